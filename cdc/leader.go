@@ -1,0 +1,71 @@
+package cdc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// leadership is one relay's claim on a slot: a session advisory lock held on
+// a dedicated connection. If the process dies, Postgres ends the session and
+// the lock passes to a standby. Postgres also refuses a second reader on an
+// active slot; the lock makes the standby wait quietly instead of failing.
+type leadership struct {
+	conn *pgx.Conn
+	key  string
+}
+
+// acquire blocks until this process holds the lock for slot, or ctx ends.
+func acquire(ctx context.Context, dsn, slot string, poll time.Duration, onWait func()) (*leadership, error) {
+	key := "sluice.cdc." + slot
+	for {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err == nil {
+			var got bool
+			err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&got)
+			if err == nil && got {
+				return &leadership{conn: conn, key: key}, nil
+			}
+			conn.Close(context.Background())
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if onWait != nil {
+			onWait()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// hold returns when the lock is lost (its connection broke) or ctx ends.
+func (l *leadership) hold(ctx context.Context, every time.Duration) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			pingCtx, cancel := context.WithTimeout(ctx, every)
+			err := l.conn.Ping(pingCtx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("leadership lost: %w", err)
+			}
+		}
+	}
+}
+
+func (l *leadership) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = l.conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, l.key)
+	_ = l.conn.Close(ctx)
+}

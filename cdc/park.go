@@ -1,0 +1,75 @@
+package cdc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// isPermanent reports whether Kafka refused a record for good: retrying the
+// same bytes can never succeed, so the record is parked instead of stalling
+// the stream.
+func isPermanent(err error) bool {
+	for _, e := range []error{kerr.MessageTooLarge, kerr.RecordListTooLarge, kerr.InvalidRecord, kerr.CorruptMessage,
+		kerr.InvalidTopicException, kerr.UnknownTopicOrPartition, kerr.InvalidRequiredAcks} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// parker stores records that cannot be published. The record counts as
+// done for the watermark only once its parked row is committed.
+type parker struct {
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	metrics *metrics
+}
+
+func newParker(pool *pgxpool.Pool, log *slog.Logger, m *metrics) *parker {
+	return &parker{pool: pool, log: log, metrics: m}
+}
+
+// park runs in the background: it is called from produce callbacks, which
+// must not block other partitions' acknowledgements.
+func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Record, lsn pglogrepl.LSN, reason error) {
+	go func() {
+		var topic *string
+		var key, payload, headers []byte
+		if rec != nil {
+			topic, key, payload = &rec.Topic, rec.Key, rec.Value
+			h := map[string]string{}
+			for _, kv := range rec.Headers {
+				h[kv.Key] = string(kv.Value)
+			}
+			headers, _ = json.Marshal(h)
+		}
+		for attempt := 1; ; attempt++ {
+			_, err := p.pool.Exec(ctx, `INSERT INTO cdc_parked (slot, lsn, topic, key, headers, payload, reason)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.metrics.slot, lsn.String(), topic, key, headers, payload, reason.Error())
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return // not parked, not acknowledged: the next session replays it
+			}
+			p.log.Warn("parking a record failed, retrying", slog.Any("error", err), slog.Int("attempt", attempt))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		p.metrics.parked.Inc()
+		p.log.Error("record parked", slog.String("lsn", lsn.String()), slog.Any("reason", reason))
+		wm.ack(t)
+	}()
+}

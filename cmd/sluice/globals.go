@@ -1,0 +1,84 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/pipeline"
+)
+
+// Globals is the configuration shared by every command.
+type Globals struct {
+	DatabaseURL   string   `name:"database-url" env:"SLUICE_DATABASE_URL" help:"Postgres URL (wal_level=logical for cdc)."`
+	KafkaBrokers  []string `name:"kafka-brokers" env:"SLUICE_KAFKA_BROKERS" sep:"," help:"Kafka seed brokers, comma-separated."`
+	KafkaTLS      bool     `name:"kafka-tls" env:"SLUICE_KAFKA_TLS" help:"Connect to Kafka over TLS."`
+	KafkaCAFile   string   `name:"kafka-ca-file" env:"SLUICE_KAFKA_CA_FILE" help:"PEM CA bundle for Kafka TLS (default: system roots)."`
+	KafkaSASL     string   `name:"kafka-sasl-mechanism" env:"SLUICE_KAFKA_SASL_MECHANISM" enum:",plain,scram-sha-256,scram-sha-512" default:"" help:"SASL mechanism: plain, scram-sha-256 or scram-sha-512."`
+	KafkaUser     string   `name:"kafka-sasl-user" env:"SLUICE_KAFKA_SASL_USER" help:"SASL user."`
+	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" help:"SASL password."`
+	SecretKey     string   `name:"secret-key" env:"SLUICE_SECRET_KEY" help:"Key ring encrypting source secrets: base64 of 32 bytes, or id:base64,... (first encrypts)."`
+	TopicPrefix   string   `name:"topic-prefix" env:"SLUICE_TOPIC_PREFIX" default:"sluice" help:"Prefix of every topic and consumer group."`
+	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
+	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
+}
+
+func (g *Globals) logger() *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(g.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if g.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func (g *Globals) kafka() kafka.Config {
+	var brokers []string
+	for _, b := range g.KafkaBrokers {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	return kafka.Config{Brokers: brokers, TLS: g.KafkaTLS, TLSCAFile: g.KafkaCAFile,
+		SASLMechanism: g.KafkaSASL, SASLUser: g.KafkaUser, SASLPassword: g.KafkaPassword}
+}
+
+func (g *Globals) topics() envelope.Topics { return envelope.Topics{Prefix: g.TopicPrefix} }
+
+// RunFlags configure the long-running commands.
+type RunFlags struct {
+	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"HTTP listen address (webhooks, /healthz, /readyz, /metrics)."`
+	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
+	TLSKey           string        `name:"tls-key" env:"SLUICE_TLS_KEY" help:"Key for --tls-cert."`
+	Migrate          bool          `name:"migrate" env:"SLUICE_MIGRATE" default:"true" negatable:"" help:"Apply pending migrations at start."`
+	Partitions       int32         `name:"topic-partitions" env:"SLUICE_TOPIC_PARTITIONS" default:"12" help:"Partitions of topics Sluice creates."`
+	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
+	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
+	Slot             string        `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
+	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
+	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
+	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
+}
+
+func (g *Globals) pipeline(f RunFlags) pipeline.Config {
+	cfg := pipeline.Config{
+		DatabaseURL:         g.DatabaseURL,
+		Kafka:               g.kafka(),
+		SecretKey:           g.SecretKey,
+		HTTPAddr:            f.HTTPAddr,
+		TLSCert:             f.TLSCert,
+		TLSKey:              f.TLSKey,
+		Topics:              g.topics(),
+		TopicSpec:           kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
+		Migrate:             f.Migrate,
+		ConsumerMaxAttempts: f.ConsumerAttempts,
+		ShutdownGrace:       f.ShutdownGrace,
+	}
+	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
+	cfg.CDCConfig.Slot = f.Slot
+	return cfg
+}

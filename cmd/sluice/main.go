@@ -1,0 +1,43 @@
+// Command sluice runs the Sluice pipeline and administers it. See README.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// CLI is the whole command line; kong fills it from flags and environment.
+type CLI struct {
+	Globals
+
+	Serve     ServeCmd     `cmd:"" help:"Run ingest, the cdc relay and the consumers in one process."`
+	Ingest    IngestCmd    `cmd:"" help:"Run only the ingest API."`
+	CDC       CDCCmd       `cmd:"" name:"cdc" help:"Run only the cdc relay (one active per slot; others stand by)."`
+	Consume   ConsumeCmd   `cmd:"" help:"Run only the consumer groups."`
+	Migrate   MigrateCmd   `cmd:"" help:"Apply pending database migrations."`
+	Tenant    TenantCmd    `cmd:"" help:"Administer tenants."`
+	Source    SourceCmd    `cmd:"" help:"Administer sources (verified webhook senders)."`
+	Workspace WorkspaceCmd `cmd:"" help:"Administer workspaces and their provider customers."`
+	Demo      DemoCmd      `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var cli CLI
+	k := kong.Parse(&cli,
+		kong.Name("sluice"),
+		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
+		kong.UsageOnError(),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+	)
+	if err := k.Run(&cli.Globals, cli.Globals.logger()); err != nil {
+		fmt.Fprintln(os.Stderr, "sluice:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/sluicehq/sluice/internal/pipeline"
+)
+
+// ServeCmd runs every stage.
+type ServeCmd struct{ RunFlags }
+
+// IngestCmd runs the ingest API.
+type IngestCmd struct{ RunFlags }
+
+// CDCCmd runs the relay.
+type CDCCmd struct{ RunFlags }
+
+// ConsumeCmd runs the consumer groups.
+type ConsumeCmd struct{ RunFlags }
+
+func (c *ServeCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	return run(ctx, g, log, c.RunFlags, true, true, true)
+}
+
+func (c *IngestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	return run(ctx, g, log, c.RunFlags, true, false, false)
+}
+
+func (c *CDCCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	return run(ctx, g, log, c.RunFlags, false, true, false)
+}
+
+func (c *ConsumeCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	return run(ctx, g, log, c.RunFlags, false, false, true)
+}
+
+func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, cdc, consume bool) error {
+	cfg := g.pipeline(f)
+	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
+	p, err := pipeline.Start(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	log.Info("sluice running", slog.String("stages", cfg.String()), slog.String("http", p.Addr().String()))
+	err = p.Wait()
+	log.Info("sluice stopped")
+	return err
+}

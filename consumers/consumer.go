@@ -1,0 +1,209 @@
+// Package consumers applies business effects from Kafka to Postgres.
+//
+// A Group is one Kafka consumer group running one Handler. Each assigned
+// partition gets its own worker; a worker applies a batch of records in ONE
+// Postgres transaction and commits the Kafka offsets only after that
+// transaction committed. A crash between the two replays the batch, which is
+// harmless because handlers are idempotent by construction (business keys,
+// monotonic versions): that is how effects happen exactly once on top of
+// at-least-once delivery.
+package consumers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+)
+
+// Record is a Kafka record with its parsed envelope.
+type Record struct {
+	*kgo.Record
+	Event envelope.Event
+}
+
+// Handler applies one record's effect inside the batch transaction. It must
+// be idempotent: the same record may be applied again after a crash or a
+// rewind, and must then change nothing. It must not call remote services:
+// anything that leaves Postgres is written as an outbox row in tx.
+type Handler interface {
+	Apply(ctx context.Context, tx pgx.Tx, rec Record) error
+}
+
+// Config tunes a consumer group.
+type Config struct {
+	// Group is the Kafka consumer group id; stable, so lag tools follow it.
+	Group string
+	// Topics are the topics consumed.
+	Topics []string
+	// DeadLetterTopic receives, through the outbox, records that failed for
+	// good. Default "<group>.dlq".
+	DeadLetterTopic string
+	// MaxPoll bounds records fetched per poll (memory). Default 5000.
+	MaxPoll int
+	// MaxAttempts is how often a permanently failing record is tried before
+	// it is dead-lettered. Default 3.
+	MaxAttempts int
+	// Backoff is the first retry pause, doubled up to MaxBackoff, with jitter.
+	// Defaults 200ms and 30s.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.DeadLetterTopic == "" {
+		c.DeadLetterTopic = c.Group + ".dlq"
+	}
+	if c.MaxPoll <= 0 {
+		c.MaxPoll = 5000
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 3
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = 200 * time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 30 * time.Second
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if c.Group == "" || len(c.Topics) == 0 {
+		return errors.New("consumers: a group needs a name and topics")
+	}
+	return nil
+}
+
+// Group runs one consumer group.
+type Group struct {
+	cfg      Config
+	log      *slog.Logger
+	pool     *pgxpool.Pool
+	handler  Handler
+	kafkaOpt []kgo.Opt
+	metrics  *metrics
+
+	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
+}
+
+type partitionKey struct {
+	topic     string
+	partition int32
+}
+
+// NewGroup builds a consumer group; kafkaOpts reach the cluster.
+func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler, kafkaOpts []kgo.Opt, reg prometheus.Registerer) (*Group, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Group{
+		cfg: cfg, log: log.With(slog.String("group", cfg.Group)), pool: pool, handler: handler,
+		kafkaOpt: kafkaOpts, metrics: newMetrics(reg, cfg.Group), workers: map[partitionKey]*worker{},
+	}, nil
+}
+
+// Run consumes until ctx ends, then finishes in-flight batches, commits their
+// offsets and leaves the group.
+func (g *Group) Run(ctx context.Context) error {
+	opts := append([]kgo.Opt{
+		kgo.ConsumerGroup(g.cfg.Group),
+		kgo.ConsumeTopics(g.cfg.Topics...),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.OnPartitionsAssigned(g.assigned),
+		kgo.OnPartitionsRevoked(g.revoked),
+		kgo.OnPartitionsLost(g.revoked),
+	}, g.kafkaOpt...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("consumer group %s: %w", g.cfg.Group, err)
+	}
+	defer cl.Close()
+	g.log.Info("consuming", slog.Any("topics", g.cfg.Topics))
+
+	for {
+		fetches := cl.PollRecords(ctx, g.cfg.MaxPoll)
+		if fetches.IsClientClosed() || ctx.Err() != nil {
+			break
+		}
+		fetches.EachError(func(topic string, partition int32, err error) {
+			if !errors.Is(err, context.Canceled) {
+				g.log.Warn("fetch error", slog.String("topic", topic), slog.Int("partition", int(partition)), slog.Any("error", err))
+			}
+		})
+		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+			if len(p.Records) == 0 {
+				return
+			}
+			if w, ok := g.workers[partitionKey{p.Topic, p.Partition}]; ok {
+				w.batches <- p.Records
+			}
+		})
+		cl.AllowRebalance()
+	}
+	// Stop every worker after its current batch, commit, then leave.
+	g.stopWorkers(g.all())
+	cl.AllowRebalance()
+	return nil
+}
+
+func (g *Group) assigned(_ context.Context, cl *kgo.Client, assigned map[string][]int32) {
+	for topic, partitions := range assigned {
+		for _, p := range partitions {
+			w := newWorker(g, cl, topic, p)
+			g.workers[partitionKey{topic, p}] = w
+			go w.run()
+		}
+	}
+}
+
+func (g *Group) revoked(_ context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	var keys []partitionKey
+	for topic, partitions := range revoked {
+		for _, p := range partitions {
+			keys = append(keys, partitionKey{topic, p})
+		}
+	}
+	g.stopWorkers(keys)
+}
+
+func (g *Group) all() []partitionKey {
+	keys := make([]partitionKey, 0, len(g.workers))
+	for k := range g.workers {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func (g *Group) stopWorkers(keys []partitionKey) {
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		w, ok := g.workers[k]
+		if !ok {
+			continue
+		}
+		delete(g.workers, k)
+		close(w.quit)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-w.done
+		}()
+	}
+	wg.Wait()
+}

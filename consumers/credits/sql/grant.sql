@@ -1,0 +1,17 @@
+-- One grant per business key, however many events mention the invoice. The
+-- balance moves, and the confirmation e-mail intent is written, only when
+-- the grant is new: all in one statement, in the batch's transaction.
+WITH g AS (
+    INSERT INTO credit_grants (tenant_id, workspace_id, source_id, source_account, object_id,
+                               operation, credits, event_id, inbox_id)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    ON CONFLICT ON CONSTRAINT credit_grants_business_key DO NOTHING
+    RETURNING workspace_id, tenant_id, credits
+), balance AS (
+    INSERT INTO balances (workspace_id, tenant_id, credits)
+    SELECT workspace_id, tenant_id, credits FROM g
+    ON CONFLICT (workspace_id) DO UPDATE
+        SET credits = balances.credits + EXCLUDED.credits, updated_at = now()
+)
+INSERT INTO outbox (topic, key, headers, payload)
+SELECT $10, $11, $12, $13 FROM g

@@ -1,0 +1,23 @@
+package consumers
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	applied      prometheus.Counter
+	deadLettered prometheus.Counter
+	transient    prometheus.Counter
+	batchSeconds prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer, group string) *metrics {
+	labels := prometheus.Labels{"group": group}
+	m := &metrics{
+		applied:      prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_records_applied_total", Help: "Records applied (effects committed or found already done).", ConstLabels: labels}),
+		deadLettered: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_dead_letters_total", Help: "Records dead-lettered after their attempts ran out.", ConstLabels: labels}),
+		transient:    prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_transient_failures_total", Help: "Batches retried after a transient failure.", ConstLabels: labels}),
+		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch.",
+			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
+	}
+	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.batchSeconds)
+	return m
+}

@@ -1,0 +1,220 @@
+package consumers
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+)
+
+//go:embed sql/dead_letter.sql
+var deadLetterSQL string
+
+// Dead-letter headers, added to the original record's headers.
+const (
+	HeaderDLQTopic       = "sluice_dlq_topic"
+	HeaderDLQPartition   = "sluice_dlq_partition"
+	HeaderDLQOffset      = "sluice_dlq_offset"
+	HeaderDLQGroup       = "sluice_dlq_group"
+	HeaderDLQAttempts    = "sluice_dlq_attempts"
+	HeaderDLQReason      = "sluice_dlq_reason"
+	HeaderDLQFirstFailed = "sluice_dlq_first_failed_at"
+	HeaderDLQLastFailed  = "sluice_dlq_last_failed_at"
+)
+
+// worker applies one partition's records, in order, one batch at a time.
+type worker struct {
+	g         *Group
+	cl        *kgo.Client
+	topic     string
+	partition int32
+	log       *slog.Logger
+
+	batches chan []*kgo.Record
+	quit    chan struct{}
+	done    chan struct{}
+
+	failures map[int64]*failure // by offset, for permanent failures in progress
+}
+
+type failure struct {
+	attempts int
+	first    time.Time
+	last     time.Time
+	reason   string
+}
+
+func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker {
+	return &worker{
+		g: g, cl: cl, topic: topic, partition: partition,
+		log:      g.log.With(slog.String("topic", topic), slog.Int("partition", int(partition))),
+		batches:  make(chan []*kgo.Record, 2),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+		failures: map[int64]*failure{},
+	}
+}
+
+func (w *worker) run() {
+	defer close(w.done)
+	for {
+		select {
+		case <-w.quit:
+			return
+		case recs := <-w.batches:
+			if !w.process(recs) {
+				return
+			}
+		}
+	}
+}
+
+// process applies recs until they are all committed, retrying in place. It
+// returns false when told to quit before that (revoke or shutdown while
+// retrying); the uncommitted records are then consumed again by whoever owns
+// the partition next.
+func (w *worker) process(recs []*kgo.Record) bool {
+	// The transaction runs on a context that quit does not cancel, so a batch
+	// that started finishes cleanly; quit interrupts only the waits.
+	ctx := context.Background()
+	dead := map[int]*failure{}
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		failedAt, err := w.apply(ctx, recs, dead)
+		if err == nil {
+			w.g.metrics.batchSeconds.Observe(time.Since(start).Seconds())
+			w.g.metrics.applied.Add(float64(len(recs) - len(dead)))
+			break
+		}
+		if failedAt >= 0 && IsPermanent(err) {
+			rec := recs[failedAt]
+			f := w.failures[rec.Offset]
+			if f == nil {
+				f = &failure{first: time.Now()}
+				w.failures[rec.Offset] = f
+			}
+			f.attempts++
+			f.last, f.reason = time.Now(), err.Error()
+			w.log.Warn("record failed", slog.Int64("offset", rec.Offset), slog.String("key", string(rec.Key)),
+				slog.Int("attempt", f.attempts), slog.Any("error", err))
+			if f.attempts >= w.g.cfg.MaxAttempts {
+				dead[failedAt] = f
+				continue
+			}
+		} else {
+			w.g.metrics.transient.Inc()
+			w.log.Warn("batch failed, retrying", slog.Int("attempt", attempt), slog.Any("error", err))
+		}
+		if !w.wait(backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, attempt)) {
+			return false
+		}
+	}
+	for i, f := range dead {
+		w.g.metrics.deadLettered.Inc()
+		w.log.Error("record dead-lettered", slog.Int64("offset", recs[i].Offset), slog.String("key", string(recs[i].Key)),
+			slog.Int("attempts", f.attempts), slog.String("reason", f.reason))
+		delete(w.failures, recs[i].Offset)
+	}
+	// Offsets go to Kafka only now that the effects are committed. A failed
+	// commit (partition revoked meanwhile) only means a harmless replay.
+	if err := w.cl.CommitRecords(ctx, recs[len(recs)-1]); err != nil {
+		w.log.Warn("offset commit failed", slog.Any("error", err))
+	}
+	return true
+}
+
+// apply runs one transaction over recs. On failure it returns the index of
+// the record at fault, or -1 when the transaction itself failed.
+func (w *worker) apply(ctx context.Context, recs []*kgo.Record, dead map[int]*failure) (int, error) {
+	tx, err := w.g.pool.Begin(ctx)
+	if err != nil {
+		return -1, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
+	for i, r := range recs {
+		if f, ok := dead[i]; ok {
+			if err := w.deadLetter(ctx, tx, r, f); err != nil {
+				return -1, err
+			}
+			continue
+		}
+		if err := w.applyOne(ctx, tx, r); err != nil {
+			return i, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return -1, fmt.Errorf("commit: %w", err)
+	}
+	return -1, nil
+}
+
+func (w *worker) applyOne(ctx context.Context, tx pgx.Tx, r *kgo.Record) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = Permanentf("handler panic: %v", p)
+		}
+	}()
+	headers := make(map[string]string, len(r.Headers))
+	for _, h := range r.Headers {
+		headers[h.Key] = string(h.Value)
+	}
+	ev, err := envelope.Parse(headers)
+	if err != nil {
+		return Permanent(err)
+	}
+	return w.g.handler.Apply(ctx, tx, Record{Record: r, Event: ev})
+}
+
+func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, r *kgo.Record, f *failure) error {
+	headers := make(map[string]string, len(r.Headers)+8)
+	for _, h := range r.Headers {
+		headers[h.Key] = string(h.Value)
+	}
+	// The original envelope travels on; sluice_outboxid would name the wrong row.
+	delete(headers, envelope.HeaderOutboxID)
+	original, _ := json.Marshal(headers)
+	headers[HeaderDLQTopic] = r.Topic
+	headers[HeaderDLQPartition] = strconv.Itoa(int(r.Partition))
+	headers[HeaderDLQOffset] = strconv.FormatInt(r.Offset, 10)
+	headers[HeaderDLQGroup] = w.g.cfg.Group
+	headers[HeaderDLQAttempts] = strconv.Itoa(f.attempts)
+	headers[HeaderDLQReason] = f.reason
+	headers[HeaderDLQFirstFailed] = f.first.UTC().Format(time.RFC3339Nano)
+	headers[HeaderDLQLastFailed] = f.last.UTC().Format(time.RFC3339Nano)
+	dlqHeaders, _ := json.Marshal(headers)
+	_, err := tx.Exec(ctx, deadLetterSQL, w.g.cfg.Group, r.Topic, r.Partition, r.Offset, r.Key, original, r.Value,
+		f.reason, f.attempts, f.first, f.last, w.g.cfg.DeadLetterTopic, dlqHeaders)
+	if err != nil {
+		return fmt.Errorf("write dead letter: %w", err)
+	}
+	return nil
+}
+
+// wait sleeps for d unless told to quit.
+func (w *worker) wait(d time.Duration) bool {
+	select {
+	case <-w.quit:
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// backoff is exponential with full jitter between half and all of the step.
+func backoff(base, ceiling time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < ceiling; i++ {
+		d *= 2
+	}
+	d = min(d, ceiling)
+	return d/2 + rand.N(d/2+1)
+}

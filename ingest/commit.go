@@ -1,0 +1,294 @@
+package ingest
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Outcome is what became of one delivery once its transaction committed.
+type Outcome string
+
+const (
+	OutcomeAccepted    Outcome = "accepted"    // new inbox row, published
+	OutcomeDuplicate   Outcome = "duplicate"   // same key, same content
+	OutcomeConflict    Outcome = "conflict"    // same key, other content: kept aside
+	OutcomeQuarantined Outcome = "quarantined" // failed its schema: kept with the reason
+	OutcomeUnhandled   Outcome = "unhandled"   // no handler for the type yet: kept
+)
+
+var (
+	// ErrOverloaded: the commit queue is full; answer 503 with Retry-After.
+	ErrOverloaded = errors.New("ingest: commit queue full")
+	// ErrNotCommitted: the commit failed or its outcome is unknown; the
+	// provider must retry, and the event key makes the retry harmless.
+	ErrNotCommitted = errors.New("ingest: delivery not committed")
+)
+
+// delivery is one authenticated request, ready to store.
+type delivery struct {
+	TenantID   string
+	SourceID   string
+	Account    string
+	EventID    string
+	EventType  string
+	ObjectType string
+	ObjectID   string
+	EventTime  *time.Time
+	Status     string // published, unhandled, quarantined
+	Reason     string
+	Body       []byte
+	Sum        [sha256.Size]byte
+	// Outbox side, for published deliveries.
+	Topic   *string
+	Key     []byte
+	Headers map[string]string
+	Payload []byte // nil when the body travels by claim
+}
+
+type result struct {
+	outcome Outcome
+	inboxID int64
+	err     error
+}
+
+type request struct {
+	d    *delivery
+	done chan result
+}
+
+// CommitConfig tunes group commit.
+type CommitConfig struct {
+	// Committers is how many transactions may be open at once. Default 4.
+	Committers int
+	// MaxBatch caps deliveries per transaction. Default 256.
+	MaxBatch int
+	// QueueSize bounds deliveries waiting for a committer; beyond it ingest
+	// answers 503. Default 8192.
+	QueueSize int
+	// Timeout bounds one transaction. Default 5s.
+	Timeout time.Duration
+}
+
+func (c CommitConfig) WithDefaults() CommitConfig {
+	if c.Committers <= 0 {
+		c.Committers = 4
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 256
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = 8192
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	return c
+}
+
+// committer is group commit: concurrent requests share transactions. It does
+// not wait to fill a batch: a committer takes whatever is queued when it
+// becomes free, so a lone request commits at once and a flood commits in
+// large batches, each request answered only after its batch committed.
+type committer struct {
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	cfg     CommitConfig
+	metrics *metrics
+	queue   chan *request
+	wg      sync.WaitGroup
+}
+
+func newCommitter(pool *pgxpool.Pool, log *slog.Logger, cfg CommitConfig, m *metrics) *committer {
+	cfg = cfg.WithDefaults()
+	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: make(chan *request, cfg.QueueSize)}
+}
+
+func (c *committer) start() {
+	for range c.cfg.Committers {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.loop()
+		}()
+	}
+}
+
+// stop waits for every queued delivery to be committed. Call it after the
+// HTTP server stopped handing in new ones.
+func (c *committer) stop() {
+	close(c.queue)
+	c.wg.Wait()
+}
+
+func (c *committer) submit(ctx context.Context, d *delivery) result {
+	r := &request{d: d, done: make(chan result, 1)}
+	select {
+	case c.queue <- r:
+	default:
+		return result{err: ErrOverloaded}
+	}
+	select {
+	case res := <-r.done:
+		return res
+	case <-ctx.Done():
+		// The batch may still commit; the provider's retry will then be a
+		// duplicate. What matters is never to say 2xx without knowing.
+		return result{err: fmt.Errorf("%w: %w", ErrNotCommitted, ctx.Err())}
+	}
+}
+
+func (c *committer) loop() {
+	batch := make([]*request, 0, c.cfg.MaxBatch)
+	for first := range c.queue {
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < c.cfg.MaxBatch {
+			select {
+			case r, ok := <-c.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		c.commitBatch(batch)
+	}
+}
+
+func (c *committer) commitBatch(batch []*request) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	results, err := c.write(ctx, batch)
+	c.metrics.commitSeconds.Observe(time.Since(start).Seconds())
+	c.metrics.batchSize.Observe(float64(len(batch)))
+	if err != nil {
+		c.log.Error("ingest commit failed", slog.Int("deliveries", len(batch)), slog.Any("error", err))
+		for _, r := range batch {
+			r.done <- result{err: fmt.Errorf("%w: %w", ErrNotCommitted, err)}
+		}
+		return
+	}
+	for i, r := range batch {
+		r.done <- results[i]
+	}
+}
+
+// write runs one transaction for the whole batch. Deliveries are sorted by
+// event key so concurrent batches take unique-index locks in one order and
+// do not deadlock.
+func (c *committer) write(ctx context.Context, batch []*request) ([]result, error) {
+	slices.SortFunc(batch, func(a, b *request) int {
+		return cmp.Or(cmp.Compare(a.d.SourceID, b.d.SourceID), cmp.Compare(a.d.Account, b.d.Account), cmp.Compare(a.d.EventID, b.d.EventID))
+	})
+	results := make([]result, len(batch))
+
+	tx, err := c.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // after Commit it is a no-op
+
+	var b pgx.Batch
+	for _, r := range batch {
+		d := r.d
+		var headers []byte
+		if d.Topic != nil {
+			if headers, err = json.Marshal(d.Headers); err != nil {
+				return nil, fmt.Errorf("encode headers: %w", err)
+			}
+		}
+		b.Queue(acceptSQL, d.TenantID, d.SourceID, d.Account, d.EventID, d.EventType, d.ObjectType, d.ObjectID,
+			d.EventTime, d.Status, d.Reason, d.Sum[:], d.Body, d.Topic, d.Key, headers, d.Payload)
+	}
+	var existing []int
+	br := tx.SendBatch(ctx, &b)
+	for i, r := range batch {
+		var id int64
+		switch err := br.QueryRow().Scan(&id); {
+		case errors.Is(err, pgx.ErrNoRows):
+			existing = append(existing, i)
+		case err != nil:
+			br.Close()
+			return nil, fmt.Errorf("insert inbox: %w", err)
+		default:
+			results[i] = result{outcome: statusOutcome(r.d.Status), inboxID: id}
+		}
+	}
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("insert inbox: %w", err)
+	}
+	if len(existing) > 0 {
+		if err := c.classify(ctx, tx, batch, existing, results); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return results, nil
+}
+
+// classify tells duplicates from conflicts for deliveries whose event key
+// was already taken, and keeps conflicting newcomers.
+func (c *committer) classify(ctx context.Context, tx pgx.Tx, batch []*request, idx []int, results []result) error {
+	for _, i := range idx {
+		d := batch[i].d
+		var (
+			id   int64
+			sum  []byte
+			body []byte
+		)
+		if err := tx.QueryRow(ctx, existingSQL, d.SourceID, d.Account, d.EventID).Scan(&id, &sum, &body); err != nil {
+			return fmt.Errorf("read existing event: %w", err)
+		}
+		if bytes.Equal(sum, d.Sum[:]) || sameJSON(body, d.Body) {
+			results[i] = result{outcome: OutcomeDuplicate, inboxID: id}
+			continue
+		}
+		if _, err := tx.Exec(ctx, conflictSQL, id, d.Sum[:], d.Body); err != nil {
+			return fmt.Errorf("keep conflict: %w", err)
+		}
+		results[i] = result{outcome: OutcomeConflict, inboxID: id}
+	}
+	return nil
+}
+
+func statusOutcome(status string) Outcome {
+	switch status {
+	case "quarantined":
+		return OutcomeQuarantined
+	case "unhandled":
+		return OutcomeUnhandled
+	default:
+		return OutcomeAccepted
+	}
+}
+
+// sameJSON reports whether two bodies hold the same JSON value: providers
+// sometimes re-serialise a redelivery with other whitespace or key order.
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}

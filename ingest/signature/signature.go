@@ -1,0 +1,49 @@
+// Package signature authenticates webhook deliveries over the exact bytes
+// received, before anything parses them. Each provider scheme is a Verifier;
+// all comparisons are constant-time, and every failure is one of the errors
+// below so the HTTP layer can answer 401 without saying more than it should.
+package signature
+
+import (
+	"errors"
+	"net/http"
+	"time"
+)
+
+var (
+	// ErrMissing: the signature header is absent or unreadable.
+	ErrMissing = errors.New("signature: missing or malformed signature header")
+	// ErrMismatch: no signature matched any active secret.
+	ErrMismatch = errors.New("signature: no signature matches")
+	// ErrStale: the signed timestamp is outside the tolerance window.
+	ErrStale = errors.New("signature: timestamp outside tolerance")
+)
+
+// Delivery is what a verifier sees of a request.
+type Delivery struct {
+	Header http.Header
+	Body   []byte
+	Now    time.Time
+}
+
+// Verified is what a verifier vouches for.
+type Verified struct {
+	// SignedAt is the timestamp covered by the signature, when the scheme
+	// signs one.
+	SignedAt time.Time
+}
+
+// Verifier checks one scheme. secrets are the source's active secrets, in
+// the form the provider hands them out (e.g. "whsec_...").
+type Verifier interface {
+	Verify(d Delivery, secrets [][]byte) (Verified, error)
+}
+
+// DefaultTolerance is how far a signed timestamp may be from now, in either
+// direction, unless a source says otherwise.
+const DefaultTolerance = 5 * time.Minute
+
+func withinTolerance(signed, now time.Time, tolerance time.Duration) bool {
+	d := now.Sub(signed)
+	return d <= tolerance && d >= -tolerance
+}

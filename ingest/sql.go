@@ -1,0 +1,15 @@
+package ingest
+
+import _ "embed"
+
+// Queries live in sql/ so they can be read (and run in psql) as SQL.
+var (
+	//go:embed sql/source.sql
+	sourceSQL string
+	//go:embed sql/accept.sql
+	acceptSQL string
+	//go:embed sql/existing.sql
+	existingSQL string
+	//go:embed sql/conflict.sql
+	conflictSQL string
+)

@@ -1,0 +1,8 @@
+-- A source with its secrets that have not expired.
+SELECT s.tenant_id::text, s.kind, s.account, s.disabled_at IS NOT NULL,
+       ss.key_id, ss.ciphertext
+FROM sources s
+LEFT JOIN source_secrets ss
+       ON ss.source_id = s.id AND (ss.expires_at IS NULL OR ss.expires_at > now())
+WHERE s.id = $1
+ORDER BY ss.created_at DESC

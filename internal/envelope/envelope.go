@@ -1,0 +1,163 @@
+// Package envelope is Sluice's Kafka record format: the CloudEvents Kafka
+// binding in binary mode. The record value is the verified body exactly as
+// received; everything about the event travels in headers.
+//
+// Ingest writes these headers into the outbox row, the relay copies them to
+// Kafka untouched, and consumers read them back: one definition keeps the
+// three stages agreeing without importing each other.
+package envelope
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Header names (CloudEvents Kafka binding, binary content mode, plus Sluice's
+// own extensions).
+const (
+	HeaderSpecVersion   = "ce_specversion"
+	HeaderID            = "ce_id"
+	HeaderSource        = "ce_source"
+	HeaderType          = "ce_type"
+	HeaderSubject       = "ce_subject"
+	HeaderTime          = "ce_time"
+	HeaderTenantID      = "ce_tenantid"
+	HeaderSourceAccount = "ce_sourceaccount"
+	HeaderPartitionKey  = "ce_partitionkey"
+	HeaderContentType   = "content-type"
+	HeaderTraceParent   = "traceparent"
+	// HeaderInboxID is the processing id: the inbox row the event came from.
+	HeaderInboxID = "sluice_inboxid"
+	// HeaderOutboxID names the outbox row a record was relayed from; two
+	// records with the same value are one row published twice.
+	HeaderOutboxID = "sluice_outboxid"
+	// HeaderClaim is set instead of a value when the body was too large for
+	// Kafka; it names the inbox row that holds it.
+	HeaderClaim = "sluice_claim"
+)
+
+// SpecVersion is the CloudEvents version Sluice emits.
+const SpecVersion = "1.0"
+
+// MaxInlineBody is the largest body carried as the record value; larger
+// bodies travel by claim so a 25 MiB payload never meets Kafka's size limit.
+const MaxInlineBody = 256 << 10
+
+// Event is what a consumer knows about a record.
+type Event struct {
+	ID            string // provider event id
+	Source        string // /tenants/{tenant}/sources/{source}
+	Type          string // {kind}.{provider type}, e.g. stripe.invoice.paid
+	Subject       string // object id
+	Time          time.Time
+	TenantID      string
+	SourceID      string
+	SourceAccount string
+	PartitionKey  string
+	ContentType   string
+	TraceParent   string
+	InboxID       string
+	Claim         string
+}
+
+// Key is the resource key: every event about one resource shares it, and so
+// shares one Kafka partition and its order.
+func Key(tenantID, objectType, objectID string) string {
+	return tenantID + "/" + objectType + "/" + objectID
+}
+
+// SourceURI is the ce_source of events from one source.
+func SourceURI(tenantID, sourceID string) string {
+	return "/tenants/" + tenantID + "/sources/" + sourceID
+}
+
+// Headers returns the record headers for e, ready to store with the outbox row.
+func (e Event) Headers() map[string]string {
+	h := map[string]string{
+		HeaderSpecVersion:   SpecVersion,
+		HeaderID:            e.ID,
+		HeaderSource:        e.Source,
+		HeaderType:          e.Type,
+		HeaderTenantID:      e.TenantID,
+		HeaderSourceAccount: e.SourceAccount,
+		HeaderPartitionKey:  e.PartitionKey,
+	}
+	setIf := func(k, v string) {
+		if v != "" {
+			h[k] = v
+		}
+	}
+	setIf(HeaderSubject, e.Subject)
+	setIf(HeaderContentType, e.ContentType)
+	setIf(HeaderTraceParent, e.TraceParent)
+	setIf(HeaderInboxID, e.InboxID)
+	setIf(HeaderClaim, e.Claim)
+	if !e.Time.IsZero() {
+		h[HeaderTime] = e.Time.UTC().Format(time.RFC3339Nano)
+	}
+	return h
+}
+
+// Parse reads an Event back from record headers.
+func Parse(headers map[string]string) (Event, error) {
+	if v := headers[HeaderSpecVersion]; v != SpecVersion {
+		return Event{}, fmt.Errorf("envelope: %s = %q, want %q", HeaderSpecVersion, v, SpecVersion)
+	}
+	e := Event{
+		ID:            headers[HeaderID],
+		Source:        headers[HeaderSource],
+		Type:          headers[HeaderType],
+		Subject:       headers[HeaderSubject],
+		TenantID:      headers[HeaderTenantID],
+		SourceAccount: headers[HeaderSourceAccount],
+		PartitionKey:  headers[HeaderPartitionKey],
+		ContentType:   headers[HeaderContentType],
+		TraceParent:   headers[HeaderTraceParent],
+		InboxID:       headers[HeaderInboxID],
+		Claim:         headers[HeaderClaim],
+	}
+	if e.ID == "" || e.Type == "" || e.TenantID == "" {
+		return Event{}, errors.New("envelope: missing ce_id, ce_type or ce_tenantid")
+	}
+	if rest, ok := strings.CutPrefix(e.Source, "/tenants/"); ok {
+		if _, sourceID, ok := strings.Cut(rest, "/sources/"); ok {
+			e.SourceID = sourceID
+		}
+	}
+	if t := headers[HeaderTime]; t != "" {
+		parsed, err := time.Parse(time.RFC3339Nano, t)
+		if err != nil {
+			return Event{}, fmt.Errorf("envelope: %s: %w", HeaderTime, err)
+		}
+		e.Time = parsed
+	}
+	return e, nil
+}
+
+// NewTraceParent starts a W3C trace for an event that arrived without one.
+func NewTraceParent() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return "00-" + hex.EncodeToString(b[:16]) + "-" + hex.EncodeToString(b[16:]) + "-01"
+}
+
+// Topics names Sluice's topics under a prefix ("sluice" by default), so
+// several deployments or test runs can share one cluster.
+type Topics struct{ Prefix string }
+
+// Resource is the topic of one resource type, e.g. sluice.invoices.
+func (t Topics) Resource(suffix string) string { return t.prefix() + "." + suffix }
+
+// DeadLetter is the dead-letter topic of one consumer group.
+func (t Topics) DeadLetter(group string) string { return group + ".dlq" }
+
+func (t Topics) prefix() string {
+	if t.Prefix == "" {
+		return "sluice"
+	}
+	return t.Prefix
+}

@@ -1,0 +1,125 @@
+// Package kafka builds franz-go clients from Sluice's configuration and
+// creates the topics Sluice owns. It holds no pipeline logic: the relay
+// produces and the consumers consume with clients made here.
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Config says how to reach the cluster. Managed clusters need TLS and SASL;
+// a local broker needs only Brokers.
+type Config struct {
+	Brokers       []string
+	ClientID      string
+	TLS           bool
+	TLSCAFile     string // PEM bundle; empty uses the system roots
+	SASLMechanism string // "", "plain", "scram-sha-256" or "scram-sha-512"
+	SASLUser      string
+	SASLPassword  string
+}
+
+// Options turns the configuration into client options.
+func (c Config) Options() ([]kgo.Opt, error) {
+	if len(c.Brokers) == 0 {
+		return nil, errors.New("kafka: no brokers configured (set SLUICE_KAFKA_BROKERS)")
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...)}
+	if c.ClientID != "" {
+		opts = append(opts, kgo.ClientID(c.ClientID))
+	}
+	if c.TLS || c.TLSCAFile != "" {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if c.TLSCAFile != "" {
+			pem, err := os.ReadFile(c.TLSCAFile)
+			if err != nil {
+				return nil, fmt.Errorf("kafka: read CA file: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("kafka: no certificate in %s", c.TLSCAFile)
+			}
+			cfg.RootCAs = pool
+		}
+		opts = append(opts, kgo.DialTLSConfig(cfg))
+	}
+	switch strings.ToLower(c.SASLMechanism) {
+	case "":
+	case "plain":
+		opts = append(opts, kgo.SASL(plain.Auth{User: c.SASLUser, Pass: c.SASLPassword}.AsMechanism()))
+	case "scram-sha-256":
+		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASLUser, Pass: c.SASLPassword}.AsSha256Mechanism()))
+	case "scram-sha-512":
+		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASLUser, Pass: c.SASLPassword}.AsSha512Mechanism()))
+	default:
+		return nil, fmt.Errorf("kafka: unknown SASL mechanism %q", c.SASLMechanism)
+	}
+	return opts, nil
+}
+
+// NewClient makes a client with the configuration plus extra options.
+func NewClient(c Config, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts, err := c.Options()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(opts, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: new client: %w", err)
+	}
+	return cl, nil
+}
+
+// TopicSpec is how Sluice creates its topics.
+type TopicSpec struct {
+	Partitions  int32         // default 12
+	Replication int16         // 1 locally, 3 in production
+	Retention   time.Duration // how far back a rewind can go; default 7 days
+}
+
+// WithDefaults fills unset fields.
+func (s TopicSpec) WithDefaults() TopicSpec {
+	if s.Partitions <= 0 {
+		s.Partitions = 12
+	}
+	if s.Replication <= 0 {
+		s.Replication = 1
+	}
+	if s.Retention <= 0 {
+		s.Retention = 7 * 24 * time.Hour
+	}
+	return s
+}
+
+// EnsureTopics creates the topics that do not exist yet. Existing topics are
+// left as they are: changing partitions would move keys between partitions
+// and break per-resource order, so that is an operator's decision.
+func EnsureTopics(ctx context.Context, adm *kadm.Client, spec TopicSpec, topics ...string) error {
+	spec = spec.WithDefaults()
+	retention := strconv.FormatInt(spec.Retention.Milliseconds(), 10)
+	resp, err := adm.CreateTopics(ctx, spec.Partitions, spec.Replication,
+		map[string]*string{"retention.ms": &retention}, topics...)
+	if err != nil {
+		return fmt.Errorf("kafka: create topics: %w", err)
+	}
+	for _, r := range resp.Sorted() {
+		if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("kafka: create topic %s: %w", r.Topic, r.Err)
+		}
+	}
+	return nil
+}

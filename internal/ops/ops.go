@@ -1,0 +1,109 @@
+// Package ops is the HTTP listener every Sluice process has: liveness,
+// readiness and Prometheus metrics, plus whatever routes a component adds
+// (ingest adds its webhook routes). It owns graceful shutdown: on stop it
+// refuses new connections and waits for in-flight requests.
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Check is one readiness dependency.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// Server is the process's HTTP server.
+type Server struct {
+	Engine *gin.Engine
+	log    *slog.Logger
+	addr   string
+	tls    struct{ cert, key string }
+}
+
+// New builds the server with /healthz, /readyz and /metrics.
+func New(addr string, log *slog.Logger, gatherer prometheus.Gatherer, checks []Check) *Server {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(gin.Recovery())
+	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	e.GET("/readyz", func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		failed := gin.H{}
+		for _, chk := range checks {
+			if err := chk.Fn(ctx); err != nil {
+				failed[chk.Name] = err.Error()
+			}
+		}
+		if len(failed) > 0 {
+			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "failed": failed})
+			return
+		}
+		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	})
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
+	return &Server{Engine: e, log: log, addr: addr}
+}
+
+// UseTLS serves HTTPS with the given certificate and key files.
+func (s *Server) UseTLS(certFile, keyFile string) { s.tls.cert, s.tls.key = certFile, keyFile }
+
+// Listen binds the address now, so callers learn of a taken port at start
+// and tests can listen on :0.
+func (s *Server) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", s.addr, err)
+	}
+	return ln, nil
+}
+
+// Serve serves on ln until ctx ends, then stops accepting and waits up to
+// grace for in-flight requests to be answered.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.Engine,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() {
+		var err error
+		if s.tls.cert != "" {
+			err = srv.ServeTLS(ln, s.tls.cert, s.tls.key)
+		} else {
+			err = srv.Serve(ln)
+		}
+		errc <- err
+	}()
+	s.log.Info("http listening", slog.String("addr", ln.Addr().String()))
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("http shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("http server: %w", err)
+	}
+	return nil
+}

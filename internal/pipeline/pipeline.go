@@ -1,0 +1,252 @@
+// Package pipeline assembles Sluice's stages into one process: ingest, the
+// cdc relay and the consumer groups, each optional, sharing one Postgres
+// pool, one metrics registry and one HTTP listener. `sluice serve` runs all
+// of them; `sluice ingest|cdc|consume` run one. The stages never import each
+// other: they meet only here and in Postgres and Kafka.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/schemas"
+)
+
+// Config is one process's configuration.
+type Config struct {
+	DatabaseURL string
+	Kafka       kafka.Config
+	SecretKey   string
+	HTTPAddr    string
+	TLSCert     string
+	TLSKey      string
+	Topics      envelope.Topics
+	TopicSpec   kafka.TopicSpec
+	// Which stages run here.
+	Ingest, CDC, Consume bool
+	// Migrate applies pending migrations at start.
+	Migrate bool
+
+	IngestConfig ingest.Config
+	CDCConfig    cdc.Config
+	// ConsumerMaxAttempts and ConsumerBackoff tune every group.
+	ConsumerMaxAttempts int
+	ConsumerBackoff     time.Duration
+	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
+	ShutdownGrace time.Duration
+}
+
+func (c Config) validate() error {
+	if c.DatabaseURL == "" {
+		return errors.New("SLUICE_DATABASE_URL is required")
+	}
+	if (c.CDC || c.Consume) && len(c.Kafka.Brokers) == 0 {
+		return errors.New("SLUICE_KAFKA_BROKERS is required for cdc and consume")
+	}
+	if c.Ingest && c.SecretKey == "" {
+		return errors.New("SLUICE_SECRET_KEY is required to serve ingest (base64 of 32 random bytes; `make run` generates one)")
+	}
+	if !c.Ingest && !c.CDC && !c.Consume {
+		return errors.New("nothing to run")
+	}
+	return nil
+}
+
+// CreditsGroup is the consumer group that grants credits.
+func CreditsGroup(t envelope.Topics) string { return t.Resource("credits") }
+
+// Process is a running Sluice process.
+type Process struct {
+	addr net.Addr
+	done chan struct{}
+	err  error
+}
+
+// Addr is where the HTTP listener is.
+func (p *Process) Addr() net.Addr { return p.addr }
+
+// Wait blocks until the process stopped (its context ended and everything
+// drained) and returns the first error.
+func (p *Process) Wait() error {
+	<-p.done
+	return p.err
+}
+
+// Start validates cfg, connects, and starts the configured stages. They run
+// until ctx ends.
+func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = 20 * time.Second
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	pool, err := pg.Connect(ctx, cfg.DatabaseURL, 0)
+	if err != nil {
+		return nil, err
+	}
+	cleanup := []func(){pool.Close}
+	fail := func(err error) (*Process, error) {
+		for _, f := range cleanup {
+			f()
+		}
+		return nil, err
+	}
+	if cfg.Migrate {
+		if err := pg.Migrate(ctx, pool, log); err != nil {
+			return fail(err)
+		}
+	}
+	checks := []ops.Check{{Name: "postgres", Fn: pool.Ping}}
+
+	var kafkaOpts []kgo.Opt
+	if cfg.CDC || cfg.Consume {
+		cfg.Kafka.ClientID = "sluice"
+		if kafkaOpts, err = cfg.Kafka.Options(); err != nil {
+			return fail(err)
+		}
+		admin, err := kafka.NewClient(cfg.Kafka)
+		if err != nil {
+			return fail(err)
+		}
+		cleanup = append(cleanup, admin.Close)
+		adm := kadm.NewClient(admin)
+		checks = append(checks, ops.Check{Name: "kafka", Fn: func(ctx context.Context) error {
+			_, err := adm.ApiVersions(ctx)
+			return err
+		}})
+		catalogue, err := schemas.Load()
+		if err != nil {
+			return fail(err)
+		}
+		topics := []string{cfg.Topics.Resource(credits.NotificationsTopic), cfg.Topics.DeadLetter(CreditsGroup(cfg.Topics))}
+		for _, suffix := range catalogue.Topics() {
+			topics = append(topics, cfg.Topics.Resource(suffix))
+		}
+		if err := kafka.EnsureTopics(ctx, adm, cfg.TopicSpec, topics...); err != nil {
+			return fail(err)
+		}
+	}
+
+	httpSrv := ops.New(cfg.HTTPAddr, log, reg, checks)
+	if cfg.TLSCert != "" {
+		httpSrv.UseTLS(cfg.TLSCert, cfg.TLSKey)
+	}
+	var ingestSvc *ingest.Service
+	if cfg.Ingest {
+		ring, err := keyring.Parse(cfg.SecretKey)
+		if err != nil {
+			return fail(err)
+		}
+		catalogue, err := schemas.Load()
+		if err != nil {
+			return fail(err)
+		}
+		ic := cfg.IngestConfig
+		ic.Topics = cfg.Topics
+		ingestSvc = ingest.New(ic, log.With(slog.String("component", "ingest")), pool, ring, catalogue, reg)
+		ingestSvc.Register(httpSrv.Engine)
+	}
+	ln, err := httpSrv.Listen()
+	if err != nil {
+		return fail(err)
+	}
+
+	var runners []func(context.Context) error
+	if cfg.CDC {
+		cc := cfg.CDCConfig
+		cc.DatabaseURL = cfg.DatabaseURL
+		relay := cdc.New(cc, log.With(slog.String("component", "cdc")), pool, kafkaOpts, reg)
+		runners = append(runners, relay.Run)
+	}
+	if cfg.Consume {
+		group, err := consumers.NewGroup(consumers.Config{
+			Group:           CreditsGroup(cfg.Topics),
+			Topics:          []string{cfg.Topics.Resource(credits.Topic)},
+			DeadLetterTopic: cfg.Topics.DeadLetter(CreditsGroup(cfg.Topics)),
+			MaxAttempts:     cfg.ConsumerMaxAttempts,
+			Backoff:         cfg.ConsumerBackoff,
+		}, log.With(slog.String("component", "consumer")), pool, credits.Handler{Topics: cfg.Topics}, kafkaOpts, reg)
+		if err != nil {
+			ln.Close()
+			return fail(err)
+		}
+		runners = append(runners, group.Run)
+	}
+
+	// One stage failing for good stops the others: a half-running process
+	// would look healthy while losing work.
+	ctx, cancel := context.WithCancel(ctx)
+	p := &Process{addr: ln.Addr(), done: make(chan struct{})}
+	var (
+		wg    sync.WaitGroup
+		errMu sync.Mutex
+	)
+	record := func(err error) {
+		if err == nil || errors.Is(err, context.Canceled) {
+			return
+		}
+		errMu.Lock()
+		if p.err == nil {
+			p.err = err
+		}
+		errMu.Unlock()
+		cancel()
+	}
+	if ingestSvc != nil {
+		ingestSvc.Start()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Stop accepting and answer in-flight requests first; only then
+		// drain the commit queue those requests are waiting on.
+		record(httpSrv.Serve(ctx, ln, cfg.ShutdownGrace))
+		if ingestSvc != nil {
+			ingestSvc.Stop()
+		}
+	}()
+	for _, run := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			record(run(ctx))
+		}()
+	}
+	go func() {
+		wg.Wait()
+		cancel()
+		for _, f := range cleanup {
+			f()
+		}
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// String describes which stages a configuration runs.
+func (c Config) String() string {
+	return fmt.Sprintf("ingest=%v cdc=%v consume=%v", c.Ingest, c.CDC, c.Consume)
+}
