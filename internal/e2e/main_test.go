@@ -1,0 +1,137 @@
+// Package e2e holds the scenarios of DESIGN.md run end to end: signed HTTP
+// requests into a real `sluice serve` pipeline (ingest, relay, consumers in
+// one process) over a real Postgres and a real Kafka, with assertions on the
+// database and on the topics, never on logs.
+//
+// One pipeline (one slot, one relay) serves every test in the package; tests
+// isolate themselves with their own tenant, source, customer and event ids,
+// and so run in parallel.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// suite is what every test shares. It is package state because TestMain
+// builds it once for the whole package.
+var suite struct {
+	baseURL string
+	pool    *pgxpool.Pool
+	store   tenancy.Store
+	topics  envelope.Topics
+	brokers []string
+	group   string
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	services, err := testenv.Find()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	db, err := services.NewDatabase(ctx, "e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: database:", err)
+		return 1
+	}
+	defer db.Drop()
+
+	secretKey, _ := keyring.Generate()
+	suffix := testenv.RandomSuffix()
+	topics := envelope.Topics{Prefix: "e2e" + suffix + ".sluice"}
+	cfg := pipeline.Config{
+		DatabaseURL: db.URL,
+		Kafka:       kafka.Config{Brokers: services.Brokers},
+		SecretKey:   secretKey,
+		HTTPAddr:    "127.0.0.1:0",
+		Topics:      topics,
+		TopicSpec:   kafka.TopicSpec{Partitions: 3, Retention: time.Hour},
+		Ingest:      true, CDC: true, Consume: true,
+		ConsumerBackoff: 20 * time.Millisecond,
+	}
+	cfg.CDCConfig.Slot = "sluice_e2e_" + suffix
+	cfg.CDCConfig.HeartbeatInterval = time.Second
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	proc, err := pipeline.Start(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: start pipeline:", err)
+		return 1
+	}
+
+	pool, err := pg.Connect(ctx, db.URL, 8)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer pool.Close()
+	ring, _ := keyring.Parse(secretKey)
+	suite.baseURL = "http://" + proc.Addr().String()
+	suite.pool = pool
+	suite.store = tenancy.Store{Pool: pool, Ring: ring}
+	suite.topics = topics
+	suite.brokers = services.Brokers
+	suite.group = pipeline.CreditsGroup(topics)
+
+	// Rows committed before the slot exists would never be streamed: wait
+	// for the relay to hold its slot before any test sends a webhook.
+	if err := waitForSlot(ctx, pool, cfg.CDCConfig.Slot, time.Minute); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	code := m.Run()
+	cancel()
+	if err := proc.Wait(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: pipeline stopped with:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+func waitForSlot(ctx context.Context, pool *pgxpool.Pool, slot string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		var active bool
+		err := pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&active)
+		if err == nil && active {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("relay did not open slot %s within %s", slot, timeout)
+}
+
+// kafkaClient reads topics directly, outside any group, for assertions.
+func kafkaClient(t *testing.T, topics ...string) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...), kgo.ConsumeTopics(topics...),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
