@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `make run`: the whole pipeline on this machine, with a demo that sends one
+# signed invoice.paid and shows the grant it causes. Runs in the foreground
+# until Ctrl-C. Expects `make up` and `make build` to have run (make does).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+env_file=.run/env
+# The key ring that encrypts source secrets: generated once, kept in .run/env.
+if ! grep -q '^SLUICE_SECRET_KEY=' "$env_file"; then
+  echo "SLUICE_SECRET_KEY=$(head -c 32 /dev/urandom | base64 -w0)" >>"$env_file"
+fi
+set -a
+. "$env_file"
+set +a
+export SLUICE_HTTP_ADDR=${SLUICE_HTTP_ADDR:-127.0.0.1:8080}
+base_url="http://${SLUICE_HTTP_ADDR/#:/127.0.0.1:}"
+
+bin/sluice migrate
+bin/sluice serve >.run/sluice.log 2>&1 &
+serve_pid=$!
+stop() {
+  kill -TERM "$serve_pid" 2>/dev/null || true
+  wait "$serve_pid" 2>/dev/null || true
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+deadline=$((SECONDS + 60))
+until curl -fsS "$base_url/readyz" >/dev/null 2>&1; do
+  if ! kill -0 "$serve_pid" 2>/dev/null; then
+    echo "sluice serve exited; its log:" >&2
+    tail -n 30 .run/sluice.log >&2
+    exit 1
+  fi
+  if ((SECONDS > deadline)); then
+    echo "sluice serve not ready after 60s; its log (.run/sluice.log):" >&2
+    tail -n 30 .run/sluice.log >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+
+bin/sluice demo --url "$base_url"
+
+cat <<EOT
+
+Sluice is running (pid $serve_pid; log .run/sluice.log).
+  ingest      POST $base_url/v1/ingest/{source_id}
+  health      $base_url/healthz   ready: $base_url/readyz
+  metrics     $base_url/metrics
+  postgres    $SLUICE_DATABASE_URL
+  kafka       $SLUICE_KAFKA_BROKERS
+  lag         dev/kafka/bin/kafka-consumer-groups --bootstrap-server $SLUICE_KAFKA_BROKERS --describe --group sluice.credits
+  topics      dev/kafka/bin/kafka-topics --bootstrap-server $SLUICE_KAFKA_BROKERS --list
+Ctrl-C stops it (services keep running: make down stops them).
+EOT
+wait "$serve_pid"
