@@ -151,7 +151,12 @@ func (g *Group) Run(ctx context.Context) error {
 				return
 			}
 			if w, ok := g.workers[partitionKey{p.Topic, p.Partition}]; ok {
-				w.batches <- p.Records
+				// A worker retrying through an outage stops taking batches;
+				// waiting here is the backpressure, and shutdown ends it.
+				select {
+				case w.batches <- p.Records:
+				case <-ctx.Done():
+				}
 			}
 		})
 		cl.AllowRebalance()

@@ -103,7 +103,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	pool, err := pg.Connect(ctx, cfg.DatabaseURL, 0)
+	// Committers, partition workers, the relay's helpers and source lookups
+	// each hold a connection at times; 40 covers 12 partitions with room.
+	pool, err := pg.Connect(ctx, cfg.DatabaseURL, 40)
 	if err != nil {
 		return nil, err
 	}
