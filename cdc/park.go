@@ -15,10 +15,12 @@ import (
 
 // isPermanent reports whether Kafka refused a record for good: retrying the
 // same bytes can never succeed, so the record is parked instead of stalling
-// the stream.
+// the stream. An unknown topic is not among them: a topic just created is
+// unknown to some brokers for a moment, and a missing one is a deployment
+// error to fix, not a reason to drop records.
 func isPermanent(err error) bool {
 	for _, e := range []error{kerr.MessageTooLarge, kerr.RecordListTooLarge, kerr.InvalidRecord, kerr.CorruptMessage,
-		kerr.InvalidTopicException, kerr.UnknownTopicOrPartition, kerr.InvalidRequiredAcks} {
+		kerr.InvalidTopicException, kerr.InvalidRequiredAcks} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -177,7 +177,7 @@ func (r *Relay) producer() (*kgo.Client, error) {
 		kgo.ProducerLinger(5 * time.Millisecond),
 		// Retriable errors are retried without limit (franz-go's default):
 		// the watermark holds the slot meanwhile. A topic that stays unknown
-		// is a refusal for good and its records are parked.
+		// fails its records, which ends the session; the next one replays.
 		kgo.UnknownTopicRetries(10),
 	}, r.kafkaOpt...)
 	cl, err := kgo.NewClient(opts...)

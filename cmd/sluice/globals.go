@@ -8,7 +8,6 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/pipeline"
 )
 
 // Globals is the configuration shared by every command.
@@ -64,8 +63,8 @@ type RunFlags struct {
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
 }
 
-func (g *Globals) pipeline(f RunFlags) pipeline.Config {
-	cfg := pipeline.Config{
+func (g *Globals) pipelineConfig(f RunFlags) pipelineConfig {
+	cfg := pipelineConfig{
 		DatabaseURL:         g.DatabaseURL,
 		Kafka:               g.kafka(),
 		SecretKey:           g.SecretKey,

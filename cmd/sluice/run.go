@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-
-	"github.com/sluicehq/sluice/internal/pipeline"
 )
 
 // ServeCmd runs every stage.
@@ -36,9 +34,9 @@ func (c *ConsumeCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 }
 
 func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, cdc, consume bool) error {
-	cfg := g.pipeline(f)
+	cfg := g.pipelineConfig(f)
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
-	p, err := pipeline.Start(ctx, cfg, log)
+	p, err := startPipeline(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-// Package e2e holds the scenarios of DESIGN.md run end to end: signed HTTP
+// The e2e tests hold the scenarios of DESIGN.md run end to end: signed HTTP
 // requests into a real `sluice serve` pipeline (ingest, relay, consumers in
 // one process) over a real Postgres and a real Kafka, with assertions on the
 // database and on the topics, never on logs.
@@ -6,7 +6,8 @@
 // One pipeline (one slot, one relay) serves every test in the package; tests
 // isolate themselves with their own tenant, source, customer and event ids,
 // and so run in parallel.
-package e2e
+
+package main
 
 import (
 	"context"
@@ -23,7 +24,6 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -40,10 +40,10 @@ var suite struct {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(runSuite(m))
 }
 
-func run(m *testing.M) int {
+func runSuite(m *testing.M) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	services, err := testenv.Find()
@@ -61,7 +61,7 @@ func run(m *testing.M) int {
 	secretKey, _ := keyring.Generate()
 	suffix := testenv.RandomSuffix()
 	topics := envelope.Topics{Prefix: "e2e" + suffix + ".sluice"}
-	cfg := pipeline.Config{
+	cfg := pipelineConfig{
 		DatabaseURL: db.URL,
 		Kafka:       kafka.Config{Brokers: services.Brokers},
 		SecretKey:   secretKey,
@@ -74,7 +74,7 @@ func run(m *testing.M) int {
 	cfg.CDCConfig.Slot = "sluice_e2e_" + suffix
 	cfg.CDCConfig.HeartbeatInterval = time.Second
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	proc, err := pipeline.Start(ctx, cfg, log)
+	proc, err := startPipeline(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: start pipeline:", err)
 		return 1
@@ -92,7 +92,7 @@ func run(m *testing.M) int {
 	suite.store = tenancy.Store{Pool: pool, Ring: ring}
 	suite.topics = topics
 	suite.brokers = services.Brokers
-	suite.group = pipeline.CreditsGroup(topics)
+	suite.group = creditsGroup(topics)
 
 	// Rows committed before the slot exists would never be streamed: wait
 	// for the relay to hold its slot before any test sends a webhook.

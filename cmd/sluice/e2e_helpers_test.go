@@ -1,4 +1,4 @@
-package e2e
+package main
 
 import (
 	"bytes"
@@ -91,8 +91,11 @@ func (f tenantFixture) inboxRows(t *testing.T) int {
 	return count(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1`, f.tenantID)
 }
 
+// outboxRows counts the tenant's published webhook events (not the e-mail
+// intents consumers write as their second hop).
 func (f tenantFixture) outboxRows(t *testing.T) int {
-	return count(t, `SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1`, f.tenantID)
+	return count(t, `SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1 AND topic = $2`,
+		f.tenantID, suite.topics.Resource("invoices"))
 }
 
 func (f tenantFixture) grants(t *testing.T) int {

@@ -1,9 +1,10 @@
-// Package pipeline assembles Sluice's stages into one process: ingest, the
-// cdc relay and the consumer groups, each optional, sharing one Postgres
-// pool, one metrics registry and one HTTP listener. `sluice serve` runs all
-// of them; `sluice ingest|cdc|consume` run one. The stages never import each
-// other: they meet only here and in Postgres and Kafka.
-package pipeline
+package main
+
+// The pipeline assembles Sluice's stages into one process: ingest, the cdc
+// relay and the consumer groups, each optional, sharing one Postgres pool,
+// one metrics registry and one HTTP listener. `sluice serve` runs all of
+// them; `sluice ingest|cdc|consume` run one. The stages never import each
+// other: they meet only here, at the top, and in Postgres and Kafka.
 
 import (
 	"context"
@@ -31,8 +32,8 @@ import (
 	"github.com/sluicehq/sluice/schemas"
 )
 
-// Config is one process's configuration.
-type Config struct {
+// pipelineConfig is one process's configuration.
+type pipelineConfig struct {
 	DatabaseURL string
 	Kafka       kafka.Config
 	SecretKey   string
@@ -55,7 +56,7 @@ type Config struct {
 	ShutdownGrace time.Duration
 }
 
-func (c Config) validate() error {
+func (c pipelineConfig) validate() error {
 	if c.DatabaseURL == "" {
 		return errors.New("SLUICE_DATABASE_URL is required")
 	}
@@ -71,29 +72,29 @@ func (c Config) validate() error {
 	return nil
 }
 
-// CreditsGroup is the consumer group that grants credits.
-func CreditsGroup(t envelope.Topics) string { return t.Resource("credits") }
+// creditsGroup is the consumer group that grants credits.
+func creditsGroup(t envelope.Topics) string { return t.Resource("credits") }
 
-// Process is a running Sluice process.
-type Process struct {
+// process is a running Sluice process.
+type process struct {
 	addr net.Addr
 	done chan struct{}
 	err  error
 }
 
 // Addr is where the HTTP listener is.
-func (p *Process) Addr() net.Addr { return p.addr }
+func (p *process) Addr() net.Addr { return p.addr }
 
 // Wait blocks until the process stopped (its context ended and everything
 // drained) and returns the first error.
-func (p *Process) Wait() error {
+func (p *process) Wait() error {
 	<-p.done
 	return p.err
 }
 
-// Start validates cfg, connects, and starts the configured stages. They run
+// startPipeline validates cfg, connects, and starts the configured stages. They run
 // until ctx ends.
-func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) {
+func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*process, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 		return nil, err
 	}
 	cleanup := []func(){pool.Close}
-	fail := func(err error) (*Process, error) {
+	fail := func(err error) (*process, error) {
 		for _, f := range cleanup {
 			f()
 		}
@@ -143,7 +144,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 		if err != nil {
 			return fail(err)
 		}
-		topics := []string{cfg.Topics.Resource(credits.NotificationsTopic), cfg.Topics.DeadLetter(CreditsGroup(cfg.Topics))}
+		topics := []string{cfg.Topics.Resource(credits.NotificationsTopic), cfg.Topics.DeadLetter(creditsGroup(cfg.Topics))}
 		for _, suffix := range catalogue.Topics() {
 			topics = append(topics, cfg.Topics.Resource(suffix))
 		}
@@ -185,9 +186,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 	}
 	if cfg.Consume {
 		group, err := consumers.NewGroup(consumers.Config{
-			Group:           CreditsGroup(cfg.Topics),
+			Group:           creditsGroup(cfg.Topics),
 			Topics:          []string{cfg.Topics.Resource(credits.Topic)},
-			DeadLetterTopic: cfg.Topics.DeadLetter(CreditsGroup(cfg.Topics)),
+			DeadLetterTopic: cfg.Topics.DeadLetter(creditsGroup(cfg.Topics)),
 			MaxAttempts:     cfg.ConsumerMaxAttempts,
 			Backoff:         cfg.ConsumerBackoff,
 		}, log.With(slog.String("component", "consumer")), pool, credits.Handler{Topics: cfg.Topics}, kafkaOpts, reg)
@@ -201,7 +202,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 	// One stage failing for good stops the others: a half-running process
 	// would look healthy while losing work.
 	ctx, cancel := context.WithCancel(ctx)
-	p := &Process{addr: ln.Addr(), done: make(chan struct{})}
+	p := &process{addr: ln.Addr(), done: make(chan struct{})}
 	var (
 		wg    sync.WaitGroup
 		errMu sync.Mutex
@@ -249,6 +250,6 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 }
 
 // String describes which stages a configuration runs.
-func (c Config) String() string {
+func (c pipelineConfig) String() string {
 	return fmt.Sprintf("ingest=%v cdc=%v consume=%v", c.Ingest, c.CDC, c.Consume)
 }
