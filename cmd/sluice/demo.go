@@ -62,7 +62,7 @@ func (c *DemoCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	fmt.Printf("sent signed invoice.paid in_demo_%s: %s %s", suffix, resp.Status, answer)
+	fmt.Printf("sent signed invoice.paid in_demo_%s: %s %s\n", suffix, resp.Status, bytes.TrimSpace(answer))
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("webhook refused: %s", resp.Status)
 	}
