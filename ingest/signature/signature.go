@@ -1,11 +1,15 @@
 // Package signature authenticates webhook deliveries over the exact bytes
 // received, before anything parses them. Each provider scheme is a Verifier;
-// all comparisons are constant-time, and every failure is one of the errors
-// below so the HTTP layer can answer 401 without saying more than it should.
+// all comparisons are constant-time, the work one request can cause is
+// bounded (at most MaxSignatures candidate signatures per request), and every
+// failure is one of the errors below so the HTTP layer can answer 401
+// without saying more than it should.
 package signature
 
 import (
+	"crypto/hmac"
 	"errors"
+	"hash"
 	"net/http"
 	"time"
 )
@@ -43,7 +47,34 @@ type Verifier interface {
 // direction, unless a source says otherwise.
 const DefaultTolerance = 5 * time.Minute
 
+// MaxSignatures bounds the candidate signatures read from one request, so a
+// header listing thousands of them costs no more than a normal one.
+const MaxSignatures = 8
+
 func withinTolerance(signed, now time.Time, tolerance time.Duration) bool {
+	if tolerance <= 0 {
+		tolerance = DefaultTolerance
+	}
 	d := now.Sub(signed)
 	return d <= tolerance && d >= -tolerance
+}
+
+// anyMatch computes the MAC of the signed parts under every secret and
+// compares it, in constant time, with every candidate. It never stops early,
+// so timing does not reveal which secret or candidate matched.
+func anyMatch(newHash func() hash.Hash, secrets [][]byte, candidates [][]byte, parts ...[]byte) bool {
+	matched := false
+	for _, secret := range secrets {
+		mac := hmac.New(newHash, secret)
+		for _, p := range parts {
+			mac.Write(p)
+		}
+		expected := mac.Sum(nil)
+		for _, c := range candidates {
+			if hmac.Equal(expected, c) {
+				matched = true
+			}
+		}
+	}
+	return matched
 }

@@ -20,9 +20,6 @@ type Stripe struct {
 // StripeHeader is the header Stripe signs with.
 const StripeHeader = "Stripe-Signature"
 
-// maxStripeSignatures bounds the work one request can cause.
-const maxStripeSignatures = 8
-
 func (s Stripe) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 	header := d.Header.Get(StripeHeader)
 	if header == "" {
@@ -39,7 +36,7 @@ func (s Stripe) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 		case "t":
 			ts = v
 		case "v1":
-			if len(sigs) == maxStripeSignatures {
+			if len(sigs) == MaxSignatures {
 				continue
 			}
 			if sig, err := hex.DecodeString(v); err == nil && len(sig) == sha256.Size {
@@ -52,30 +49,13 @@ func (s Stripe) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 		return Verified{}, ErrMissing
 	}
 	signedAt := time.Unix(unix, 0)
-	tolerance := s.Tolerance
-	if tolerance <= 0 {
-		tolerance = DefaultTolerance
-	}
 
 	// Check the signature before the clock, so a stale but genuine request
 	// and a forged one are told apart in metrics, never in the answer.
-	matched := false
-	for _, secret := range secrets {
-		mac := hmac.New(sha256.New, secret)
-		mac.Write([]byte(ts))
-		mac.Write([]byte{'.'})
-		mac.Write(d.Body)
-		expected := mac.Sum(nil)
-		for _, sig := range sigs {
-			if hmac.Equal(expected, sig) {
-				matched = true
-			}
-		}
-	}
-	if !matched {
+	if !anyMatch(sha256.New, secrets, sigs, []byte(ts), []byte{'.'}, d.Body) {
 		return Verified{}, ErrMismatch
 	}
-	if !withinTolerance(signedAt, d.Now, tolerance) {
+	if !withinTolerance(signedAt, d.Now, s.Tolerance) {
 		return Verified{}, ErrStale
 	}
 	return Verified{SignedAt: signedAt}, nil
