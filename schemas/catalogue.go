@@ -30,7 +30,12 @@ type Entry struct {
 	Version    int    `json:"version"`    // schema version
 	ObjectType string `json:"objectType"` // resource type, part of the resource key
 	Topic      string `json:"topic"`      // topic suffix: the resource type's topic
-	File       string `json:"-"`
+	// Where ingest finds the object id and the event time in the body (JSON
+	// pointers), when not where the kind's default puts them.
+	ObjectIDPointer  string `json:"objectId,omitempty"`
+	EventTimePointer string `json:"eventTime,omitempty"`
+	EventTimeFormat  string `json:"eventTimeFormat,omitempty"` // "unix" or "rfc3339"
+	File             string `json:"-"`
 
 	schema *jsonschema.Schema
 }
