@@ -1,0 +1,289 @@
+// Command bench measures the Sluice pipeline on this machine, each figure
+// beside a baseline measured in the same run (`make bench`; BENCH_QUICK=1
+// for a short run). It starts sluice stages as separate processes against a
+// database and topics of its own, drives them with a load generator, and
+// prints a table and .run/bench/results.json.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/tenancy"
+)
+
+type bench struct {
+	quick     bool
+	run       string
+	bin       string
+	self      string
+	adminURL  string
+	dbName    string
+	dbURL     string
+	brokers   string
+	secretKey string
+	prefix    string
+	outDir    string
+	pool      *pgxpool.Pool
+	targets   []target // filled per ingest address
+	sources   []benchSource
+	results   map[string]float64
+	notes     []string
+}
+
+type benchSource struct {
+	tenantID, sourceID, account, secret string
+	customers                           []string
+}
+
+// sizes of each step, full and quick.
+func (b *bench) runs() int { return pick(b.quick, 1, 3) }
+func (b *bench) window() time.Duration {
+	return pick(b.quick, 4*time.Second, 10*time.Second)
+}
+func (b *bench) backlog() int { return pick(b.quick, 40_000, 200_000) }
+func (b *bench) bigBacklog() int { return pick(b.quick, 100_000, 1_000_000) }
+
+func pick[T any](quick bool, q, full T) T {
+	if quick {
+		return q
+	}
+	return full
+}
+
+func main() {
+	log.SetFlags(log.Ltime)
+	if len(os.Args) == 3 && os.Args[1] == "null-server" {
+		log.Fatal(nullServer(os.Args[2]))
+	}
+	ctx := context.Background()
+	b, err := setup(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.cleanup()
+	began := time.Now()
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"null ceiling", b.nullCeiling},
+		{"ingest, relay and consumers paused", b.ingestPaused},
+		{"ingest, whole pipeline", b.ingestFull},
+		{"relay backlog and pg_recvlogical", b.relayBacklog},
+		{"consumers backlog", b.consumeBacklog},
+		{"relay latency at 5,000 rows/s", b.relayLatency},
+		{"end to end at 2,000 events/s", b.endToEnd},
+		{"pgbench baselines", b.pgbench},
+		{"peak RSS under a backlog", b.rssBacklog},
+	}
+	for _, s := range steps {
+		log.Printf("== %s", s.name)
+		if err := s.fn(ctx); err != nil {
+			b.cleanup()
+			log.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	b.results["bench_seconds"] = time.Since(began).Seconds()
+	b.report()
+}
+
+func setup(ctx context.Context) (*bench, error) {
+	b := &bench{quick: os.Getenv("BENCH_QUICK") == "1", results: map[string]float64{}}
+	b.run = time.Now().UTC().Format("0102150405")
+	root, _ := os.Getwd()
+	b.bin = filepath.Join(root, "bin/sluice")
+	b.outDir = filepath.Join(root, ".run/bench")
+	if err := os.MkdirAll(b.outDir, 0o755); err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	b.self = self
+	b.adminURL, b.brokers = os.Getenv("SLUICE_DATABASE_URL"), os.Getenv("SLUICE_KAFKA_BROKERS")
+	if b.adminURL == "" || b.brokers == "" {
+		return nil, fmt.Errorf("SLUICE_DATABASE_URL and SLUICE_KAFKA_BROKERS must be set (make bench sets them)")
+	}
+	if _, err := os.Stat(b.bin); err != nil {
+		return nil, fmt.Errorf("%s missing: run make build", b.bin)
+	}
+	b.prefix = "bench" + b.run
+	b.dbName = "sluice_bench_" + b.run
+	admin, err := pgx.Connect(ctx, b.adminURL)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close(ctx)
+	// Earlier interrupted runs may have left databases and slots behind.
+	rows, _ := admin.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'sluice_bench_%'`)
+	stale, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+	for _, name := range stale {
+		dropDatabase(ctx, admin, name)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+b.dbName); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(b.adminURL)
+	u.Path = "/" + b.dbName
+	b.dbURL = u.String()
+	if b.pool, err = pg.Connect(ctx, b.dbURL, 16); err != nil {
+		return nil, err
+	}
+	if err := pg.Migrate(ctx, b.pool, discardLogger()); err != nil {
+		return nil, err
+	}
+	if b.secretKey, err = keyring.Generate(); err != nil {
+		return nil, err
+	}
+	ring, _ := keyring.Parse(b.secretKey)
+	store := tenancy.Store{Pool: b.pool, Ring: ring}
+	for i := range 8 {
+		s := benchSource{account: fmt.Sprintf("acct_bench_%d", i), secret: fmt.Sprintf("whsec_bench_%s_%d", b.run, i)}
+		if s.tenantID, err = store.CreateTenant(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
+			return nil, err
+		}
+		if s.sourceID, err = store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
+			return nil, err
+		}
+		for c := range 100 {
+			cust := fmt.Sprintf("cus_bench_%d_%d", i, c)
+			if _, err := store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
+				return nil, err
+			}
+			s.customers = append(s.customers, cust)
+		}
+		b.sources = append(b.sources, s)
+	}
+	log.Printf("bench database %s, topic prefix %s, %s mode", b.dbName, b.prefix, pick(b.quick, "quick", "full"))
+	return b, nil
+}
+
+func (b *bench) cleanup() {
+	if b.pool != nil {
+		b.pool.Close()
+		b.pool = nil
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, b.adminURL)
+	if err != nil {
+		return
+	}
+	defer admin.Close(ctx)
+	dropDatabase(ctx, admin, b.dbName)
+}
+
+func dropDatabase(ctx context.Context, admin *pgx.Conn, name string) {
+	_, _ = admin.Exec(ctx, `SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE database = $1 AND active_pid IS NOT NULL`, name)
+	_, _ = admin.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = $1`, name)
+	_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+}
+
+// sluiceEnv is the environment of a sluice stage started by the bench.
+func (b *bench) sluiceEnv(addr, slot string) []string {
+	return []string{
+		"SLUICE_DATABASE_URL=" + b.dbURL,
+		"SLUICE_KAFKA_BROKERS=" + b.brokers,
+		"SLUICE_SECRET_KEY=" + b.secretKey,
+		"SLUICE_TOPIC_PREFIX=" + b.prefix,
+		"SLUICE_HTTP_ADDR=" + addr,
+		"SLUICE_SLOT=" + slot,
+		"SLUICE_LOG_LEVEL=warn",
+	}
+}
+
+func (b *bench) startSluice(stage, addr, slot string) (*proc, error) {
+	return start("sluice-"+stage, b.bin, []string{stage}, b.sluiceEnv(addr, slot), addr, "/readyz", b.outDir)
+}
+
+func (b *bench) generatorFor(addr string, conns int) *generator {
+	var ts []target
+	for _, s := range b.sources {
+		ts = append(ts, target{url: "http://" + addr + "/v1/ingest/" + s.sourceID, secret: s.secret, customers: s.customers})
+	}
+	return newGenerator(ts, conns, b.run+fmt.Sprint(time.Now().UnixNano()%1e6))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (b *bench) note(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	b.notes = append(b.notes, line)
+	log.Print(line)
+}
+
+func (b *bench) report() {
+	keys := []struct{ key, label, unit string }{
+		{"null_ceiling_per_s", "null endpoint (HTTP + signing ceiling)", "req/s"},
+		{"ingest_events_per_s", "ingest, relay+consumers paused, saturated", "events/s"},
+		{"ingest_ratio_of_null", "  as a share of the null ceiling", "ratio"},
+		{"ingest_p50_ms_at_1000", "ingest p50 at 1,000/s", "ms"},
+		{"ingest_p99_ms_at_1000", "ingest p99 at 1,000/s", "ms"},
+		{"ingest_p50_ms_at_5000", "ingest p50 at 5,000/s", "ms"},
+		{"ingest_p99_ms_at_5000", "ingest p99 at 5,000/s", "ms"},
+		{"ingest_full_pipeline_events_per_s", "ingest, whole pipeline running, saturated", "events/s"},
+		{"pgbench_single_tps", "pgbench: 1 event per transaction", "events/s"},
+		{"pgbench_batch100_events_per_s", "pgbench: 100 events per transaction", "events/s"},
+		{"relay_rows_per_s", "relay: backlog acknowledged by Kafka", "rows/s"},
+		{"pg_recvlogical_rows_per_s", "pg_recvlogical on the same WAL", "rows/s"},
+		{"relay_ratio_of_pg_recvlogical", "  relay as a share of pg_recvlogical", "ratio"},
+		{"relay_p50_ms_at_5000", "relay commit -> consumer visible, p50 at 5,000/s", "ms"},
+		{"relay_p99_ms_at_5000", "relay commit -> consumer visible, p99 at 5,000/s", "ms"},
+		{"consume_events_per_s", "consumers (credits group) from a backlog", "events/s"},
+		{"e2e_p50_ms_at_2000", "end to end 2xx -> effect, p50 at 2,000/s", "ms"},
+		{"e2e_p99_ms_at_2000", "end to end 2xx -> effect, p99 at 2,000/s", "ms"},
+		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
+		{"bench_seconds", "bench duration", "s"},
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\nSluice bench, %s, %s mode (medians of %d runs where repeated)\n\n", time.Now().UTC().Format("2006-01-02"), pick(b.quick, "quick", "full"), b.runs())
+	fmt.Fprintf(&sb, "| measure | value | unit |\n|---|---:|---|\n")
+	for _, k := range keys {
+		v, ok := b.results[k.key]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s |\n", k.label, format(v), k.unit)
+	}
+	for _, n := range b.notes {
+		fmt.Fprintf(&sb, "\n- %s", n)
+	}
+	fmt.Println(sb.String())
+	_ = os.WriteFile(filepath.Join(b.outDir, "results.md"), []byte(sb.String()+"\n"), 0o644)
+	out, _ := json.MarshalIndent(b.results, "", "  ")
+	if err := os.WriteFile(filepath.Join(b.outDir, "results.json"), out, 0o644); err != nil {
+		log.Print(err)
+	}
+	log.Printf("wrote %s", filepath.Join(b.outDir, "results.json"))
+}
+
+func format(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// proc is a process the bench started (a sluice stage or the null server).
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	addr string
+	log  string
+
+	mu      sync.Mutex
+	peakRSS int64 // bytes, sampled (VmHWM would miss nothing but is per process lifetime; both agree at the end)
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// start runs bin with args and env, waits until addr answers path.
+func start(name, bin string, args []string, env []string, addr, readyPath, logDir string) (*proc, error) {
+	logPath := fmt.Sprintf("%s/%s.log", logDir, name)
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, addr: addr, log: logPath, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	go p.sampleRSS()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + readyPath)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				return p, nil
+			}
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("%s exited at start; see %s", name, logPath)
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.terminate()
+			return nil, fmt.Errorf("%s not ready after 60s; see %s", name, logPath)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (p *proc) sampleRSS() {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+			if rss := readRSS(p.cmd.Process.Pid, "VmHWM:"); rss > 0 {
+				p.mu.Lock()
+				p.peakRSS = max(p.peakRSS, rss)
+				p.mu.Unlock()
+			}
+		}
+	}
+}
+
+// peak is the process's peak resident set size in MiB so far.
+func (p *proc) peak() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return float64(p.peakRSS) / (1 << 20)
+}
+
+// terminate sends SIGTERM (a graceful drain) and waits.
+func (p *proc) terminate() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func readRSS(pid int, field string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), field); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// waitFor polls cond every 50ms until it holds or the deadline passes.
+func waitFor(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if err == nil && ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s waiting for %s (last error %v)", timeout, what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

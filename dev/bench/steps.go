@@ -1,0 +1,518 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+const (
+	nullAddr  = "127.0.0.1:18090"
+	stageAddr = "127.0.0.1:18091"
+	conns     = 64
+)
+
+func (b *bench) nullCeiling(context.Context) error {
+	p, err := start("null", b.self, []string{"null-server", nullAddr}, nil, nullAddr, "/", b.outDir)
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	var rates []float64
+	for range b.runs() {
+		r := b.generatorFor(nullAddr, conns).saturate(conns, b.window())
+		rates = append(rates, r.rate())
+		log.Printf("null: %.0f req/s (%d errors)", r.rate(), r.errors)
+	}
+	b.results["null_ceiling_per_s"] = median(rates)
+	return nil
+}
+
+func (b *bench) ingestPaused(context.Context) error {
+	p, err := b.startSluice("ingest", stageAddr, "bench_unused")
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	var rates []float64
+	for range b.runs() {
+		r := b.generatorFor(stageAddr, conns).saturate(conns, b.window())
+		rates = append(rates, r.rate())
+		log.Printf("ingest: %.0f events/s accepted, %d rejected, %d errors, p99 %.1f ms", r.rate(), r.rejected, r.errors, ms(r.percentile(0.99)))
+	}
+	b.results["ingest_events_per_s"] = median(rates)
+	b.results["ingest_ratio_of_null"] = median(rates) / b.results["null_ceiling_per_s"]
+	for _, rate := range []int{1000, 5000} {
+		r := b.generatorFor(stageAddr, 4*conns).paced(rate, 4*conns, b.window())
+		b.results[fmt.Sprintf("ingest_p50_ms_at_%d", rate)] = ms(r.percentile(0.50))
+		b.results[fmt.Sprintf("ingest_p99_ms_at_%d", rate)] = ms(r.percentile(0.99))
+		log.Printf("ingest at %d/s: achieved %.0f/s, p50 %.2f ms, p99 %.2f ms, %d rejected, %d errors",
+			rate, r.rate(), ms(r.percentile(0.5)), ms(r.percentile(0.99)), r.rejected, r.errors)
+	}
+	b.note("ingest alone peaked at %.0f MiB RSS", p.peak())
+	return nil
+}
+
+func (b *bench) ingestFull(ctx context.Context) error {
+	p, err := b.startSluice("serve", stageAddr, "bench_serve")
+	if err != nil {
+		return err
+	}
+	r := b.generatorFor(stageAddr, conns).saturate(conns, b.window())
+	b.results["ingest_full_pipeline_events_per_s"] = r.rate()
+	b.results["peak_rss_mb"] = p.peak()
+	log.Printf("ingest with the whole pipeline: %.0f events/s, p99 %.1f ms", r.rate(), ms(r.percentile(0.99)))
+	p.terminate()
+	// Its slot would make later steps relay this run's leftovers first.
+	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot('bench_serve')`)
+	return err
+}
+
+// insertOutbox writes n invoice.paid rows in the record format, as ingest
+// would, in transactions of chunk rows. Invoices are unique, customers are
+// mapped, so each row is one grant for the consumers.
+func (b *bench) insertOutbox(ctx context.Context, n, chunk int, tag string) error {
+	var tenants, sources, accounts, customers []string
+	for _, s := range b.sources {
+		for _, c := range s.customers[:10] {
+			tenants, sources, accounts, customers = append(tenants, s.tenantID), append(sources, s.sourceID), append(accounts, s.account), append(customers, c)
+		}
+	}
+	const q = `
+INSERT INTO outbox (topic, key, headers, payload)
+SELECT $1,
+       convert_to(t.tenant || '/invoice/in_' || $2 || '_' || g, 'UTF8'),
+       jsonb_build_object('ce_specversion', '1.0', 'ce_id', 'evt_' || $2 || '_' || g,
+           'ce_source', '/tenants/' || t.tenant || '/sources/' || t.source, 'ce_type', 'stripe.invoice.paid',
+           'ce_subject', 'in_' || $2 || '_' || g, 'ce_tenantid', t.tenant, 'ce_sourceaccount', t.account,
+           'ce_partitionkey', t.tenant || '/invoice/in_' || $2 || '_' || g, 'content-type', 'application/json'),
+       convert_to(format('{"id":"evt_%s_%s","object":"event","type":"invoice.paid","created":%s,"data":{"object":{"id":"in_%s_%s","object":"invoice","customer":"%s","amount_paid":2000,"currency":"usd","status":"paid","description":"%s"}}}',
+           $2, g, extract(epoch FROM now())::bigint, $2, g, t.customer, repeat('x', 640)), 'UTF8')
+FROM generate_series($3::bigint, $4::bigint) g
+JOIN LATERAL (SELECT ($5::text[])[1 + g % $9] AS tenant, ($6::text[])[1 + g % $9] AS source,
+                     ($7::text[])[1 + g % $9] AS account, ($8::text[])[1 + g % $9] AS customer) t ON true`
+	topic := b.prefix + ".invoices"
+	for from := 1; from <= n; from += chunk {
+		to := min(n, from+chunk-1)
+		if _, err := b.pool.Exec(ctx, q, topic, tag, from, to, tenants, sources, accounts, customers, len(tenants)); err != nil {
+			return fmt.Errorf("insert outbox rows: %w", err)
+		}
+	}
+	return nil
+}
+
+func (b *bench) admin() (*kadm.Client, func(), error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+func (b *bench) endOffsets(ctx context.Context, adm *kadm.Client) (int64, error) {
+	ends, err := adm.ListEndOffsets(ctx, b.prefix+".invoices")
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+	return sum, nil
+}
+
+func (b *bench) committed(ctx context.Context, adm *kadm.Client) (int64, error) {
+	offs, err := adm.FetchOffsets(ctx, b.prefix+".credits")
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	offs.Each(func(o kadm.OffsetResponse) {
+		if o.At > 0 {
+			sum += o.At
+		}
+	})
+	return sum, nil
+}
+
+func (b *bench) relayBacklog(ctx context.Context) error {
+	adm, done, err := b.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	// Two slots at one position: the relay reads one, pg_recvlogical the
+	// other, so both decode exactly the same WAL.
+	for _, slot := range []string{"bench_relay", "bench_recv"} {
+		if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
+			return err
+		}
+	}
+	before, err := b.endOffsets(ctx, adm)
+	if err != nil {
+		return err
+	}
+	n := b.backlog()
+	t := time.Now()
+	if err := b.insertOutbox(ctx, n, 5000, "rb"+b.run); err != nil {
+		return err
+	}
+	log.Printf("relay: %d outbox rows written in %s", n, time.Since(t).Round(time.Millisecond))
+	var endLSN string
+	if err := b.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&endLSN); err != nil {
+		return err
+	}
+
+	p, err := b.startSluice("cdc", stageAddr, "bench_relay")
+	if err != nil {
+		return err
+	}
+	var t0 time.Time
+	if err := waitFor(ctx, time.Minute, "the relay to open its slot", func() (bool, error) {
+		var active bool
+		err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = 'bench_relay'`).Scan(&active)
+		t0 = time.Now()
+		return active, err
+	}); err != nil {
+		p.terminate()
+		return err
+	}
+	err = waitFor(ctx, 10*time.Minute, "Kafka to acknowledge the backlog", func() (bool, error) {
+		end, err := b.endOffsets(ctx, adm)
+		return end-before >= int64(n), err
+	})
+	relayTook := time.Since(t0)
+	p.terminate()
+	if err != nil {
+		return err
+	}
+	b.results["relay_rows_per_s"] = float64(n) / relayTook.Seconds()
+	log.Printf("relay: %d rows acknowledged in %s: %.0f rows/s", n, relayTook.Round(time.Millisecond), b.results["relay_rows_per_s"])
+
+	bindir, err := exec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		return fmt.Errorf("pg_config: %w", err)
+	}
+	recv := exec.CommandContext(ctx, filepath.Join(strings.TrimSpace(string(bindir)), "pg_recvlogical"),
+		"-d", b.dbURL, "--slot", "bench_recv", "--start", "--endpos", endLSN, "--no-loop",
+		"-o", "proto_version=1", "-o", "publication_names=sluice_outbox", "-f", os.DevNull)
+	t = time.Now()
+	if out, err := recv.CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_recvlogical: %w: %s", err, out)
+	}
+	took := time.Since(t)
+	b.results["pg_recvlogical_rows_per_s"] = float64(n) / took.Seconds()
+	b.results["relay_ratio_of_pg_recvlogical"] = b.results["relay_rows_per_s"] / b.results["pg_recvlogical_rows_per_s"]
+	log.Printf("pg_recvlogical: %d rows in %s: %.0f rows/s", n, took.Round(time.Millisecond), b.results["pg_recvlogical_rows_per_s"])
+	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot('bench_recv')`)
+	return err
+}
+
+func (b *bench) consumeBacklog(ctx context.Context) error {
+	adm, done, err := b.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	end, err := b.endOffsets(ctx, adm)
+	if err != nil {
+		return err
+	}
+	start0, err := b.committed(ctx, adm)
+	if err != nil {
+		return err
+	}
+	p, err := b.startSluice("consume", stageAddr, "bench_unused")
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	// Time from the first commit, so joining the group is not counted.
+	var t0 time.Time
+	var c0 int64
+	if err := waitFor(ctx, time.Minute, "the first commit", func() (bool, error) {
+		c, err := b.committed(ctx, adm)
+		c0, t0 = c, time.Now()
+		return c > start0, err
+	}); err != nil {
+		return err
+	}
+	var c1 int64
+	if err := waitFor(ctx, 15*time.Minute, "the credits group to catch up", func() (bool, error) {
+		c, err := b.committed(ctx, adm)
+		c1 = c
+		return c >= end, err
+	}); err != nil {
+		return err
+	}
+	took := time.Since(t0)
+	b.results["consume_events_per_s"] = float64(c1-c0) / took.Seconds()
+	log.Printf("consumers: %d records applied in %s: %.0f events/s", c1-c0, took.Round(time.Millisecond), b.results["consume_events_per_s"])
+	return nil
+}
+
+// relayLatency inserts outbox rows at 5,000/s while the relay runs and reads
+// them back from Kafka: commit (row created) to visible to a consumer.
+func (b *bench) relayLatency(ctx context.Context) error {
+	p, err := b.startSluice("cdc", stageAddr, "bench_relay")
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...), kgo.ConsumeTopics(b.prefix+".invoices"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()), kgo.FetchMaxWait(5*time.Millisecond))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	// Make sure the reader sits at the end before writing.
+	if err := cl.Ping(ctx); err != nil {
+		return err
+	}
+	seenCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	seen := map[int64]time.Time{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for seenCtx.Err() == nil {
+			fetches := cl.PollFetches(seenCtx)
+			now := time.Now()
+			mu.Lock()
+			fetches.EachRecord(func(r *kgo.Record) {
+				for _, h := range r.Headers {
+					if h.Key == "sluice_outboxid" {
+						id, _ := strconv.ParseInt(string(h.Value), 10, 64)
+						seen[id] = now
+					}
+				}
+			})
+			mu.Unlock()
+		}
+	}()
+	time.Sleep(time.Second) // let the reader's first fetch settle at the end offset
+	tag := "rl" + b.run
+	const rate, tick = 5000, 10 * time.Millisecond
+	perTick := int(rate * tick / time.Second)
+	var first int64
+	_ = b.pool.QueryRow(ctx, `SELECT COALESCE(max(id), 0) FROM outbox`).Scan(&first)
+	deadline := time.Now().Add(b.window())
+	next := time.Now()
+	for i := 0; time.Now().Before(deadline); i++ {
+		if err := b.insertOutbox(ctx, perTick, perTick, fmt.Sprintf("%s_%d", tag, i)); err != nil {
+			return err
+		}
+		next = next.Add(tick)
+		time.Sleep(time.Until(next))
+	}
+	var last int64
+	_ = b.pool.QueryRow(ctx, `SELECT max(id) FROM outbox`).Scan(&last)
+	_ = waitFor(ctx, time.Minute, "the rows to reach Kafka", func() (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := seen[last]
+		return ok, nil
+	})
+	stopReading()
+	wg.Wait()
+	rows, err := b.pool.Query(ctx, `SELECT id, created_at FROM outbox WHERE id > $1 AND id <= $2`, first, last)
+	if err != nil {
+		return err
+	}
+	var lat result
+	for rows.Next() {
+		var id int64
+		var created time.Time
+		if err := rows.Scan(&id, &created); err != nil {
+			return err
+		}
+		if at, ok := seen[id]; ok {
+			lat.latencies = append(lat.latencies, at.Sub(created))
+		}
+	}
+	if len(lat.latencies) == 0 {
+		return fmt.Errorf("no record came back")
+	}
+	b.results["relay_p50_ms_at_5000"] = ms(lat.percentile(0.5))
+	b.results["relay_p99_ms_at_5000"] = ms(lat.percentile(0.99))
+	log.Printf("relay latency over %d rows: p50 %.1f ms, p99 %.1f ms", len(lat.latencies), b.results["relay_p50_ms_at_5000"], b.results["relay_p99_ms_at_5000"])
+	return nil
+}
+
+func (b *bench) waitConsumed(ctx context.Context, adm *kadm.Client, timeout time.Duration) error {
+	return waitFor(ctx, timeout, "the credits group to catch up", func() (bool, error) {
+		end, err := b.endOffsets(ctx, adm)
+		if err != nil {
+			return false, err
+		}
+		c, err := b.committed(ctx, adm)
+		return c >= end, err
+	})
+}
+
+// endToEnd paces signed webhooks at 2,000/s through `sluice serve` and
+// measures from each 2xx to the grant it caused (the grant's processed_at,
+// its transaction's start: a slight underestimate of the commit).
+func (b *bench) endToEnd(ctx context.Context) error {
+	adm, done, err := b.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	p, err := b.startSluice("serve", stageAddr, "bench_e2e")
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	if err := b.waitConsumed(ctx, adm, 10*time.Minute); err != nil {
+		return err
+	}
+	answered := map[string]time.Time{}
+	var mu sync.Mutex
+	g := b.generatorFor(stageAddr, 2*conns)
+	g.onSuccess = func(ev sentEvent, at time.Time) {
+		mu.Lock()
+		if _, ok := answered[ev.eventID]; !ok {
+			answered[ev.eventID] = at
+		}
+		mu.Unlock()
+	}
+	r := g.paced(2000, 2*conns, b.window())
+	log.Printf("e2e load: %.0f events/s accepted, %d rejected, %d errors", r.rate(), r.rejected, r.errors)
+	if err := b.waitConsumed(ctx, adm, 5*time.Minute); err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(answered))
+	for id := range answered {
+		ids = append(ids, id)
+	}
+	rows, err := b.pool.Query(ctx, `SELECT event_id, processed_at FROM credit_grants WHERE event_id = ANY($1)`, ids)
+	if err != nil {
+		return err
+	}
+	var lat result
+	for rows.Next() {
+		var id string
+		var at time.Time
+		if err := rows.Scan(&id, &at); err != nil {
+			return err
+		}
+		lat.latencies = append(lat.latencies, at.Sub(answered[id]))
+	}
+	if len(lat.latencies) == 0 {
+		return fmt.Errorf("no grant came from the load")
+	}
+	b.results["e2e_p50_ms_at_2000"] = ms(lat.percentile(0.5))
+	b.results["e2e_p99_ms_at_2000"] = ms(lat.percentile(0.99))
+	b.results["peak_rss_mb"] = max(b.results["peak_rss_mb"], p.peak())
+	log.Printf("e2e over %d grants: p50 %.1f ms, p99 %.1f ms", len(lat.latencies), b.results["e2e_p50_ms_at_2000"], b.results["e2e_p99_ms_at_2000"])
+	return nil
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// pgbench runs Postgres alone on copies of the inbox and outbox tables that
+// no publication includes: what one event per transaction and 100 events per
+// transaction cost here, to read ingest's figure against.
+func (b *bench) pgbench(ctx context.Context) error {
+	if _, err := b.pool.Exec(ctx, `CREATE TABLE bench_inbox (LIKE inbox INCLUDING ALL);
+		CREATE TABLE bench_outbox (LIKE outbox INCLUDING ALL)`); err != nil {
+		return err
+	}
+	insert := func(rows string) string {
+		return fmt.Sprintf(`WITH i AS (INSERT INTO bench_inbox (tenant_id, source_id, source_account, event_id, event_type, status, body_sha256, body)
+  SELECT gen_random_uuid(), gen_random_uuid(), 'acct', 'evt_' || :client_id || '_' || :n || '_' || g, 'invoice.paid', 'published',
+         sha256(convert_to(repeat('x', 1000) || g, 'UTF8')), convert_to(repeat('x', 1000), 'UTF8')
+  FROM generate_series(1, %s) g ON CONFLICT DO NOTHING RETURNING id)
+INSERT INTO bench_outbox (topic, key, headers, payload, inbox_id)
+  SELECT 'bench', '\x00', '{"ce_specversion":"1.0"}', convert_to(repeat('x', 1000), 'UTF8'), id FROM i;`, rows)
+	}
+	bindir, err := exec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		return err
+	}
+	pgbenchBin := filepath.Join(strings.TrimSpace(string(bindir)), "pgbench")
+	for _, c := range []struct {
+		key  string
+		rows int
+	}{{"pgbench_single_tps", 1}, {"pgbench_batch100_events_per_s", 100}} {
+		script := filepath.Join(b.outDir, fmt.Sprintf("pgbench_%d.sql", c.rows))
+		body := "\\set n random(1, 1000000000)\n" + insert(strconv.Itoa(c.rows)) + "\n"
+		if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+			return err
+		}
+		var vals []float64
+		for range b.runs() {
+			out, err := exec.CommandContext(ctx, pgbenchBin, "-n", "-c", "16", "-j", "2", "-T", strconv.Itoa(int(b.window().Seconds())),
+				"-f", script, b.dbURL).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("pgbench: %w: %s", err, out)
+			}
+			m := tpsLine.FindSubmatch(out)
+			if m == nil {
+				return fmt.Errorf("pgbench printed no tps: %s", out)
+			}
+			tps, _ := strconv.ParseFloat(string(m[1]), 64)
+			vals = append(vals, tps*float64(c.rows))
+		}
+		b.results[c.key] = median(vals)
+		log.Printf("pgbench %d event(s) per transaction: %.0f events/s", c.rows, median(vals))
+	}
+	_, err = b.pool.Exec(ctx, `DROP TABLE bench_inbox, bench_outbox`)
+	return err
+}
+
+// rssBacklog starts `sluice serve` with a large backlog waiting in its slot
+// (and so, once relayed, in Kafka) and samples its memory until it drained.
+func (b *bench) rssBacklog(ctx context.Context) error {
+	adm, done, err := b.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot('bench_rss', 'pgoutput')`); err != nil {
+		return err
+	}
+	n := b.bigBacklog()
+	t := time.Now()
+	if err := b.insertOutbox(ctx, n, 10000, "rss"+b.run); err != nil {
+		return err
+	}
+	log.Printf("rss: %d-row backlog written in %s", n, time.Since(t).Round(time.Second))
+	p, err := b.startSluice("serve", stageAddr, "bench_rss")
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	t = time.Now()
+	before, _ := b.endOffsets(ctx, adm)
+	if err := waitFor(ctx, 20*time.Minute, "the relay to publish the backlog", func() (bool, error) {
+		end, err := b.endOffsets(ctx, adm)
+		return end-before >= int64(n), err
+	}); err != nil {
+		return err
+	}
+	if err := b.waitConsumed(ctx, adm, 20*time.Minute); err != nil {
+		return err
+	}
+	peak := p.peak()
+	b.results["peak_rss_mb"] = max(b.results["peak_rss_mb"], peak)
+	b.results["backlog_rows"] = float64(n)
+	b.note("sluice serve drained a %d-event backlog (slot, then Kafka) in %s with a peak RSS of %.0f MiB",
+		n, time.Since(t).Round(time.Second), peak)
+	return nil
+}
