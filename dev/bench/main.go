@@ -54,7 +54,7 @@ func (b *bench) runs() int { return pick(b.quick, 1, 3) }
 func (b *bench) window() time.Duration {
 	return pick(b.quick, 4*time.Second, 10*time.Second)
 }
-func (b *bench) backlog() int { return pick(b.quick, 40_000, 200_000) }
+func (b *bench) backlog() int    { return pick(b.quick, 40_000, 200_000) }
 func (b *bench) bigBacklog() int { return pick(b.quick, 100_000, 1_000_000) }
 
 func pick[T any](quick bool, q, full T) T {
