@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -56,6 +58,25 @@ func New(addr string, log *slog.Logger, gatherer prometheus.Gatherer, checks []C
 	})
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
 	return &Server{Engine: e, log: log, addr: addr}
+}
+
+// EnableProfiling serves Go's pprof handlers under /debug/pprof/. Off by
+// default: profiles reveal internals and cost CPU while taken.
+func (s *Server) EnableProfiling() {
+	s.Engine.GET("/debug/pprof/*profile", gin.WrapF(func(w http.ResponseWriter, r *http.Request) {
+		switch strings.TrimPrefix(r.URL.Path, "/debug/pprof/") {
+		case "profile":
+			pprof.Profile(w, r)
+		case "trace":
+			pprof.Trace(w, r)
+		case "symbol":
+			pprof.Symbol(w, r)
+		case "cmdline":
+			pprof.Cmdline(w, r)
+		default:
+			pprof.Index(w, r)
+		}
+	}))
 }
 
 // UseTLS serves HTTPS with the given certificate and key files.
