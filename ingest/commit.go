@@ -49,6 +49,7 @@ type delivery struct {
 	EventTime  *time.Time
 	Status     string // published, unhandled, quarantined
 	Reason     string
+	ReceivedAt time.Time
 	Body       []byte
 	Sum        [sha256.Size]byte
 	// Outbox side, for published deliveries.
@@ -78,6 +79,10 @@ type CommitConfig struct {
 	// QueueSize bounds deliveries waiting for a committer; beyond it ingest
 	// answers 503. Default 8192.
 	QueueSize int
+	// TenantQueueSize bounds one tenant's waiting deliveries, so a flood
+	// fills its own queue, not everyone's. At least one /v1/events batch
+	// (1,000). Default 2048.
+	TenantQueueSize int
 	// Timeout bounds one transaction. Default 5s.
 	Timeout time.Duration
 }
@@ -92,6 +97,9 @@ func (c CommitConfig) WithDefaults() CommitConfig {
 	if c.QueueSize <= 0 {
 		c.QueueSize = 8192
 	}
+	if c.TenantQueueSize <= 0 {
+		c.TenantQueueSize = min(2048, c.QueueSize)
+	}
 	if c.Timeout <= 0 {
 		c.Timeout = 5 * time.Second
 	}
@@ -102,18 +110,22 @@ func (c CommitConfig) WithDefaults() CommitConfig {
 // not wait to fill a batch: a committer takes whatever is queued when it
 // becomes free, so a lone request commits at once and a flood commits in
 // large batches, each request answered only after its batch committed.
+// Batches are filled round-robin across tenants (fairQueue).
 type committer struct {
 	pool    *pgxpool.Pool
 	log     *slog.Logger
 	cfg     CommitConfig
 	metrics *metrics
-	queue   chan *request
+	queue   *fairQueue
 	wg      sync.WaitGroup
+	// skipAttempts leaves out the delivery attempt log; only benchmarks
+	// set it, to measure what the log costs.
+	skipAttempts bool
 }
 
 func newCommitter(pool *pgxpool.Pool, log *slog.Logger, cfg CommitConfig, m *metrics) *committer {
 	cfg = cfg.WithDefaults()
-	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: make(chan *request, cfg.QueueSize)}
+	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: newFairQueue(cfg.TenantQueueSize, cfg.QueueSize)}
 }
 
 func (c *committer) start() {
@@ -129,42 +141,50 @@ func (c *committer) start() {
 // stop waits for every queued delivery to be committed. Call it after the
 // HTTP server stopped handing in new ones.
 func (c *committer) stop() {
-	close(c.queue)
+	c.queue.close()
 	c.wg.Wait()
 }
 
 func (c *committer) submit(ctx context.Context, d *delivery) result {
-	r := &request{d: d, done: make(chan result, 1)}
-	select {
-	case c.queue <- r:
-	default:
-		return result{err: ErrOverloaded}
+	return c.submitAll(ctx, d.TenantID, []*delivery{d})[0]
+}
+
+// submitAll queues deliveries of one tenant together (all or none) and
+// waits for each one's result. They may commit in different transactions.
+func (c *committer) submitAll(ctx context.Context, tenant string, ds []*delivery) []result {
+	rs := make([]*request, len(ds))
+	for i, d := range ds {
+		rs[i] = &request{d: d, done: make(chan result, 1)}
 	}
-	select {
-	case res := <-r.done:
-		return res
-	case <-ctx.Done():
-		// The batch may still commit; the provider's retry will then be a
-		// duplicate. What matters is never to say 2xx without knowing.
-		return result{err: fmt.Errorf("%w: %w", ErrNotCommitted, ctx.Err())}
+	out := make([]result, len(ds))
+	if !c.queue.push(tenant, rs...) {
+		for i := range out {
+			out[i] = result{err: ErrOverloaded}
+		}
+		return out
 	}
+	for i, r := range rs {
+		select {
+		case out[i] = <-r.done:
+		case <-ctx.Done():
+			// The batch may still commit; the provider's retry will then
+			// be a duplicate. What matters is never to say 2xx without
+			// knowing.
+			for j := i; j < len(out); j++ {
+				out[j] = result{err: fmt.Errorf("%w: %w", ErrNotCommitted, ctx.Err())}
+			}
+			return out
+		}
+	}
+	return out
 }
 
 func (c *committer) loop() {
 	batch := make([]*request, 0, c.cfg.MaxBatch)
-	for first := range c.queue {
-		batch = append(batch[:0], first)
-	fill:
-		for len(batch) < c.cfg.MaxBatch {
-			select {
-			case r, ok := <-c.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-			default:
-				break fill
-			}
+	for {
+		var ok bool
+		if batch, ok = c.queue.take(batch[:0], c.cfg.MaxBatch); !ok {
+			return
 		}
 		c.commitBatch(batch)
 	}
@@ -238,6 +258,11 @@ func (c *committer) write(ctx context.Context, batch []*request) ([]result, erro
 			return nil, err
 		}
 	}
+	if !c.skipAttempts {
+		if err := recordAttempts(ctx, tx, batch, results); err != nil {
+			return nil, err
+		}
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
@@ -245,8 +270,16 @@ func (c *committer) write(ctx context.Context, batch []*request) ([]result, erro
 }
 
 // classify tells duplicates from conflicts for deliveries whose event key
-// was already taken, and keeps conflicting newcomers.
+// was already taken, and keeps conflicting newcomers. The reads are
+// pipelined, so a burst of redeliveries costs one round trip, not one each.
 func (c *committer) classify(ctx context.Context, tx pgx.Tx, batch []*request, idx []int, results []result) error {
+	var reads pgx.Batch
+	for _, i := range idx {
+		d := batch[i].d
+		reads.Queue(existingSQL, d.SourceID, d.Account, d.EventID)
+	}
+	var conflicts pgx.Batch
+	br := tx.SendBatch(ctx, &reads)
 	for _, i := range idx {
 		d := batch[i].d
 		var (
@@ -254,17 +287,49 @@ func (c *committer) classify(ctx context.Context, tx pgx.Tx, batch []*request, i
 			sum  []byte
 			body []byte
 		)
-		if err := tx.QueryRow(ctx, existingSQL, d.SourceID, d.Account, d.EventID).Scan(&id, &sum, &body); err != nil {
+		if err := br.QueryRow().Scan(&id, &sum, &body); err != nil {
+			br.Close()
 			return fmt.Errorf("read existing event: %w", err)
 		}
 		if bytes.Equal(sum, d.Sum[:]) || sameJSON(body, d.Body) {
 			results[i] = result{outcome: OutcomeDuplicate, inboxID: id}
 			continue
 		}
-		if _, err := tx.Exec(ctx, conflictSQL, id, d.Sum[:], d.Body); err != nil {
+		conflicts.Queue(conflictSQL, id, d.Sum[:], d.Body)
+		results[i] = result{outcome: OutcomeConflict, inboxID: id}
+	}
+	if err := br.Close(); err != nil {
+		return fmt.Errorf("read existing event: %w", err)
+	}
+	if conflicts.Len() > 0 {
+		if err := tx.SendBatch(ctx, &conflicts).Close(); err != nil {
 			return fmt.Errorf("keep conflict: %w", err)
 		}
-		results[i] = result{outcome: OutcomeConflict, inboxID: id}
+	}
+	return nil
+}
+
+// recordAttempts appends the batch's delivery attempts, outcomes included,
+// in one statement of the batch's own transaction: the record is durable
+// exactly when the answer is.
+func recordAttempts(ctx context.Context, tx pgx.Tx, batch []*request, results []result) error {
+	n := len(batch)
+	var (
+		at       = make([]time.Time, n)
+		tenants  = make([]string, n)
+		sources  = make([]string, n)
+		accounts = make([]string, n)
+		events   = make([]string, n)
+		outcomes = make([]string, n)
+		inboxIDs = make([]int64, n)
+	)
+	for i, r := range batch {
+		d := r.d
+		at[i], tenants[i], sources[i], accounts[i], events[i] = d.ReceivedAt, d.TenantID, d.SourceID, d.Account, d.EventID
+		outcomes[i], inboxIDs[i] = string(results[i].outcome), results[i].inboxID
+	}
+	if _, err := tx.Exec(ctx, attemptsSQL, at, tenants, sources, accounts, events, outcomes, inboxIDs); err != nil {
+		return fmt.Errorf("record delivery attempts: %w", err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -30,14 +31,35 @@ import (
 
 // Config tunes the ingest API.
 type Config struct {
-	// MaxBodyBytes caps a webhook body; larger requests get 413 before the
-	// rest is read. Default 1 MiB.
+	// MaxBodyBytes caps a webhook body unless the source sets its own limit;
+	// larger requests get 413 before the rest is read. Default 1 MiB
+	// (GitHub sources: 25 MiB, GitHub's own cap).
 	MaxBodyBytes int64
-	// Tolerance is how far a signed timestamp may be from now. Default 5m.
+	// Tolerance is how far a signed timestamp may be from now, both ways,
+	// unless the source sets its own. Default 5m.
 	Tolerance time.Duration
-	// SourceCacheTTL is how long a source (and its secrets) is cached; a
-	// disabled source or a rotated secret takes effect within it. Default 5s.
+	// SourceCacheTTL is how long a source (its secrets, settings) and an API
+	// key are cached; a disabled source, a rotated secret or a revoked key
+	// takes effect within it. Default 5s.
 	SourceCacheTTL time.Duration
+	// TenantRate and TenantBurst are each tenant's token bucket, in events
+	// per second, after authentication; beyond it the answer is 429 with
+	// Retry-After. Per instance: N instances admit up to N times the rate.
+	// Defaults 1000/s and 2000.
+	TenantRate  float64
+	TenantBurst int
+	// AuthFailureRate and AuthFailureBurst bound failed authentications per
+	// source: beyond them a failure is answered 429 instead of 401 (a valid
+	// signature still passes, so an attacker knowing the URL cannot lock the
+	// provider out). Defaults 10/s and 50.
+	AuthFailureRate  float64
+	AuthFailureBurst int
+	// TrustedProxies are the networks whose X-Forwarded-For is believed when
+	// checking a source's IP allowlist. Empty (the default): the peer
+	// address is the client, whatever the header says.
+	TrustedProxies []netip.Prefix
+	// MaxBatchBodyBytes caps a POST /v1/events body. Default 8 MiB.
+	MaxBatchBodyBytes int64
 	// Topics names the topics events are published to.
 	Topics envelope.Topics
 	Commit CommitConfig
@@ -54,19 +76,36 @@ func (c Config) WithDefaults() Config {
 	if c.SourceCacheTTL <= 0 {
 		c.SourceCacheTTL = 5 * time.Second
 	}
+	if c.TenantRate <= 0 {
+		c.TenantRate = 1000
+	}
+	if c.TenantBurst <= 0 {
+		c.TenantBurst = int(max(2*c.TenantRate, 1))
+	}
+	if c.AuthFailureRate <= 0 {
+		c.AuthFailureRate = 10
+	}
+	if c.AuthFailureBurst <= 0 {
+		c.AuthFailureBurst = 50
+	}
+	if c.MaxBatchBodyBytes <= 0 {
+		c.MaxBatchBodyBytes = 8 << 20
+	}
 	c.Commit = c.Commit.WithDefaults()
 	return c
 }
 
-// Service handles webhook deliveries.
+// Service handles webhook deliveries and first-party event batches.
 type Service struct {
-	cfg       Config
-	log       *slog.Logger
-	sources   *sources
-	catalogue *schemas.Catalogue
-	committer *committer
-	metrics   *metrics
-	verifiers map[string]signature.Verifier
+	cfg          Config
+	log          *slog.Logger
+	sources      *sources
+	apiKeys      *apiKeys
+	catalogue    *schemas.Catalogue
+	committer    *committer
+	metrics      *metrics
+	tenantLimit  *limiters
+	failureLimit *limiters
 }
 
 // New builds the service; Start must be called before it handles requests.
@@ -74,15 +113,15 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 	cfg = cfg.WithDefaults()
 	m := newMetrics(reg)
 	return &Service{
-		cfg:       cfg,
-		log:       log,
-		sources:   newSources(pool, ring, cfg.SourceCacheTTL),
-		catalogue: catalogue,
-		committer: newCommitter(pool, log, cfg.Commit, m),
-		metrics:   m,
-		verifiers: map[string]signature.Verifier{
-			"stripe": signature.Stripe{Tolerance: cfg.Tolerance},
-		},
+		cfg:          cfg,
+		log:          log,
+		sources:      newSources(pool, ring, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
+		apiKeys:      newAPIKeys(pool, cfg.SourceCacheTTL),
+		catalogue:    catalogue,
+		committer:    newCommitter(pool, log, cfg.Commit, m),
+		metrics:      m,
+		tenantLimit:  newLimiters(cfg.TenantRate, cfg.TenantBurst),
+		failureLimit: newLimiters(cfg.AuthFailureRate, cfg.AuthFailureBurst),
 	}
 }
 
@@ -96,6 +135,7 @@ func (s *Service) Stop() { s.committer.stop() }
 // Register adds the ingest routes.
 func (s *Service) Register(r gin.IRouter) {
 	r.POST("/v1/ingest/:source_id", s.handleWebhook)
+	r.POST("/v1/events", s.handleEvents)
 }
 
 // rejection is a request refused before anything was stored.
@@ -105,14 +145,47 @@ type rejection struct {
 	msg    string // what the caller is told
 }
 
-func (s *Service) reject(c *gin.Context, r rejection, attrs ...any) {
+// retryAfter, when set, is sent as Retry-After (429 and 503).
+func (s *Service) reject(c *gin.Context, r rejection, retryAfter time.Duration, attrs ...slog.Attr) {
 	s.metrics.requests.WithLabelValues(r.reason).Inc()
-	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "webhook rejected",
-		append([]slog.Attr{slog.String("reason", r.reason), slog.Int("status", r.status), slog.String("source_id", c.Param("source_id"))}, argsToAttrs(attrs)...)...)
-	if r.status == http.StatusServiceUnavailable {
-		c.Header("Retry-After", "1")
+	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request rejected",
+		append([]slog.Attr{slog.String("reason", r.reason), slog.Int("status", r.status), slog.String("path", c.FullPath()), slog.String("source_id", c.Param("source_id"))}, attrs...)...)
+	if r.status == http.StatusServiceUnavailable && retryAfter <= 0 {
+		retryAfter = time.Second
+	}
+	if retryAfter > 0 {
+		c.Header("Retry-After", retryAfterSeconds(retryAfter))
 	}
 	c.AbortWithStatusJSON(r.status, gin.H{"error": r.msg})
+}
+
+var (
+	rejectUnknownSource = rejection{http.StatusNotFound, "unknown_source", "unknown source"}
+	rejectMediaType     = rejection{http.StatusUnsupportedMediaType, "unsupported_media_type", "content type must be application/json"}
+	rejectRateLimited   = rejection{http.StatusTooManyRequests, "rate_limited", "tenant rate limit exceeded, retry later"}
+	rejectOverloaded    = rejection{http.StatusServiceUnavailable, "overloaded", "not stored, retry later"}
+	rejectNotCommitted  = rejection{http.StatusServiceUnavailable, "not_committed", "not stored, retry later"}
+)
+
+// readBody reads at most limit bytes: 413 from the announced length before
+// reading anything, or as soon as the stream passes the limit.
+func (s *Service) readBody(c *gin.Context, limit int64) ([]byte, bool) {
+	tooLarge := rejection{http.StatusRequestEntityTooLarge, "too_large", "body exceeds " + strconv.FormatInt(limit, 10) + " bytes"}
+	if c.Request.ContentLength > limit {
+		s.reject(c, tooLarge, 0)
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.reject(c, tooLarge, 0)
+			return nil, false
+		}
+		s.reject(c, rejection{http.StatusBadRequest, "unreadable_body", "could not read body"}, 0, slog.Any("error", err))
+		return nil, false
+	}
+	return body, true
 }
 
 func (s *Service) handleWebhook(c *gin.Context) {
@@ -120,73 +193,68 @@ func (s *Service) handleWebhook(c *gin.Context) {
 	start := time.Now()
 	sourceID := c.Param("source_id")
 	if _, err := uuid.Parse(sourceID); err != nil {
-		s.reject(c, rejection{http.StatusNotFound, "unknown_source", "unknown source"})
+		s.reject(c, rejectUnknownSource, 0)
 		return
 	}
 	src, err := s.sources.get(ctx, sourceID)
 	switch {
-	case errors.Is(err, errUnknownSource):
-		s.reject(c, rejection{http.StatusNotFound, "unknown_source", "unknown source"})
+	case errors.Is(err, errUnknownSource), err == nil && src.Verifier == nil:
+		s.reject(c, rejectUnknownSource, 0)
 		return
 	case err != nil:
-		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, "error", err)
+		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
 		return
 	}
-	if ct := c.ContentType(); ct != "application/json" {
-		s.reject(c, rejection{http.StatusUnsupportedMediaType, "unsupported_media_type", "content type must be application/json"})
+	tenant := slog.String("tenant_id", src.TenantID)
+	if ip := clientIP(c.Request, s.cfg.TrustedProxies); !src.allows(ip) {
+		s.reject(c, rejection{http.StatusForbidden, "ip_not_allowed", "address not allowed for this source"}, 0, tenant, slog.String("client_ip", ip.String()))
 		return
 	}
-	limit := s.cfg.MaxBodyBytes
-	if c.Request.ContentLength > limit {
-		s.reject(c, rejection{http.StatusRequestEntityTooLarge, "too_large", "body exceeds " + strconv.FormatInt(limit, 10) + " bytes"})
+	if c.ContentType() != "application/json" {
+		s.reject(c, rejectMediaType, 0, tenant)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			s.reject(c, rejection{http.StatusRequestEntityTooLarge, "too_large", "body exceeds " + strconv.FormatInt(limit, 10) + " bytes"})
+	body, ok := s.readBody(c, src.MaxBody)
+	if !ok {
+		return
+	}
+	if _, err := src.Verifier.Verify(signature.Delivery{Header: c.Request.Header, Body: body, Now: time.Now()}, src.Secrets); err != nil {
+		if wait, ok := s.failureLimit.take(src.ID, 1, time.Now()); !ok {
+			s.reject(c, rejection{http.StatusTooManyRequests, "auth_rate_limited", "too many failed authentications"}, wait, tenant)
 			return
 		}
-		s.reject(c, rejection{http.StatusBadRequest, "unreadable_body", "could not read body"}, "error", err)
-		return
-	}
-
-	verifier, ok := s.verifiers[src.Kind]
-	if !ok {
-		s.reject(c, rejection{http.StatusNotImplemented, "unsupported_kind", "source kind not supported"}, "kind", src.Kind)
-		return
-	}
-	if _, err := verifier.Verify(signature.Delivery{Header: c.Request.Header, Body: body, Now: time.Now()}, src.Secrets); err != nil {
 		reason := "bad_signature"
 		if errors.Is(err, signature.ErrStale) {
 			reason = "stale_timestamp"
 		}
-		s.reject(c, rejection{http.StatusUnauthorized, reason, "invalid signature"}, "tenant_id", src.TenantID, "error", err)
+		s.reject(c, rejection{http.StatusUnauthorized, reason, "invalid signature"}, 0, tenant, slog.Any("error", err))
 		return
 	}
 
 	// Authenticated from here on.
-	pe, err := readEvent(src.Kind, body)
+	pe, err := readEvent(src, c.Request.Header, body, s.catalogue)
 	if err != nil {
-		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", err.Error()}, "tenant_id", src.TenantID)
+		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", err.Error()}, 0, tenant)
 		return
 	}
-	d := s.delivery(src, pe, body, c.Request.Header)
+	if wait, ok := s.tenantLimit.take(src.TenantID, 1, time.Now()); !ok {
+		s.reject(c, rejectRateLimited, wait, tenant, slog.String("event_id", pe.ID))
+		return
+	}
+	d := s.delivery(src, pe, body, validTrace(c.GetHeader("traceparent")), start)
 	res := s.committer.submit(ctx, d)
-	log := s.log.With(slog.String("tenant_id", src.TenantID), slog.String("source_id", src.ID),
-		slog.String("event_id", pe.ID), slog.String("event_type", pe.Type))
+	attrs := []slog.Attr{tenant, slog.String("source_id", src.ID), slog.String("event_id", pe.ID), slog.String("event_type", pe.Type)}
 	if res.err != nil {
-		reason := "not_committed"
+		r := rejectNotCommitted
 		if errors.Is(res.err, ErrOverloaded) {
-			reason = "overloaded"
+			r = rejectOverloaded
 		}
-		s.reject(c, rejection{http.StatusServiceUnavailable, reason, "not stored, retry later"}, "tenant_id", src.TenantID, "event_id", pe.ID, "error", res.err)
+		s.reject(c, r, 0, append(attrs, slog.Any("error", res.err))...)
 		return
 	}
 	s.metrics.requests.WithLabelValues(string(res.outcome)).Inc()
 	s.metrics.latency.Observe(time.Since(start).Seconds())
-	log.LogAttrs(ctx, slog.LevelDebug, "webhook stored", slog.String("outcome", string(res.outcome)), slog.Int64("inbox_id", res.inboxID))
+	s.log.LogAttrs(ctx, slog.LevelDebug, "webhook stored", append(attrs, slog.String("outcome", string(res.outcome)), slog.Int64("inbox_id", res.inboxID))...)
 	status := http.StatusAccepted
 	if res.outcome == OutcomeDuplicate {
 		status = http.StatusOK
@@ -195,8 +263,8 @@ func (s *Service) handleWebhook(c *gin.Context) {
 }
 
 // delivery decides where an authenticated event goes: published on its
-// resource topic, kept as unhandled, or quarantined with the schema error.
-func (s *Service) delivery(src *source, pe providerEvent, body []byte, h http.Header) *delivery {
+// resource topic, kept as unhandled, or quarantined with the reason.
+func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace string, received time.Time) *delivery {
 	d := &delivery{
 		TenantID:   src.TenantID,
 		SourceID:   src.ID,
@@ -208,21 +276,25 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, h http.He
 		Status:     "unhandled",
 		Body:       body,
 		Sum:        sha256.Sum256(body),
+		ReceivedAt: received,
 	}
 	if !pe.Time.IsZero() {
 		d.EventTime = &pe.Time
 	}
-	entry, known := s.catalogue.Lookup(src.Kind, pe.Type)
-	if !known {
+	entry := pe.Entry
+	if entry == nil {
 		return d
 	}
 	if err := entry.Validate(body); err != nil {
 		d.Status, d.Reason = "quarantined", err.Error()
 		return d
 	}
+	if pe.Problem != "" {
+		d.Status, d.Reason = "quarantined", pe.Problem
+		return d
+	}
 	d.Status, d.ObjectType = "published", entry.ObjectType
 	key := envelope.Key(src.TenantID, entry.ObjectType, pe.ObjectID)
-	trace := h.Get("traceparent")
 	if trace == "" {
 		trace = envelope.NewTraceParent()
 	}
@@ -244,13 +316,4 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, h http.He
 		d.Payload = body
 	}
 	return d
-}
-
-func argsToAttrs(args []any) []slog.Attr {
-	var out []slog.Attr
-	for i := 0; i+1 < len(args); i += 2 {
-		k, _ := args[i].(string)
-		out = append(out, slog.Any(k, args[i+1]))
-	}
-	return out
 }

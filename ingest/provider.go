@@ -1,10 +1,18 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/schemas"
 )
 
 // providerEvent is what ingest reads from an authenticated body: enough to
@@ -16,41 +24,207 @@ type providerEvent struct {
 	Time       time.Time
 	ObjectID   string
 	ObjectType string
+	// Entry is the catalogue's schema for the type; nil when none handles it.
+	Entry *schemas.Entry
+	// Problem, for a known type, says why the event cannot be published
+	// (e.g. no object id where the catalogue points): it is quarantined.
+	Problem string
 }
 
 var errNoEventID = errors.New("body names no event id or type")
 
-// readEvent extracts the event fields for a source kind.
-func readEvent(kind string, body []byte) (providerEvent, error) {
-	switch kind {
-	case "stripe":
-		return readStripe(body)
-	default:
-		return providerEvent{}, fmt.Errorf("source kind %q is not supported yet", kind)
-	}
+// maxIdentifier bounds event ids, types and object ids: they are keys and
+// headers, not content.
+const maxIdentifier = 512
+
+// HMACSettings is a generic HMAC source's configuration: the scheme, and
+// where the event id and type are found. A locator is "header:<Name>" or a
+// JSON pointer into the body ("/id").
+type HMACSettings struct {
+	signature.HMACConfig
+	EventID   string `json:"eventId"`
+	EventType string `json:"eventType"`
+	// ObjectID and EventTime are JSON pointers, used when the catalogue
+	// entry for the type names none.
+	ObjectID        string `json:"objectId,omitempty"`
+	EventTime       string `json:"eventTime,omitempty"`
+	EventTimeFormat string `json:"eventTimeFormat,omitempty"` // unix (default) or rfc3339
 }
 
-func readStripe(body []byte) (providerEvent, error) {
-	var e struct {
-		ID      string `json:"id"`
-		Type    string `json:"type"`
-		Created int64  `json:"created"`
-		Data    struct {
-			Object struct {
-				ID     string `json:"id"`
-				Object string `json:"object"`
-			} `json:"object"`
-		} `json:"data"`
+// Validate reports settings that could never authenticate or read an event.
+func (h HMACSettings) Validate() error {
+	if err := h.HMACConfig.Validate(); err != nil {
+		return err
 	}
-	if err := json.Unmarshal(body, &e); err != nil {
-		return providerEvent{}, fmt.Errorf("body is not a Stripe event: %w", err)
+	for name, loc := range map[string]string{"eventId": h.EventID, "eventType": h.EventType} {
+		if !strings.HasPrefix(loc, "header:") && !strings.HasPrefix(loc, "/") {
+			return fmt.Errorf("hmac: %s must be header:<Name> or a JSON pointer like /id, not %q", name, loc)
+		}
 	}
-	if e.ID == "" || e.Type == "" {
+	switch h.EventTimeFormat {
+	case "", "unix", "rfc3339":
+	default:
+		return fmt.Errorf("hmac: eventTimeFormat must be unix or rfc3339, not %q", h.EventTimeFormat)
+	}
+	return nil
+}
+
+func (h HMACSettings) verifier(tolerance time.Duration) (signature.Verifier, error) {
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	return signature.NewHMAC(h.HMACConfig, tolerance)
+}
+
+// readEvent extracts the event fields of an authenticated body, following
+// the source kind's conventions; the catalogue entry's pointers, when it has
+// them, say where the object id and event time are instead.
+func readEvent(src *source, h http.Header, body []byte, catalogue *schemas.Catalogue) (providerEvent, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return providerEvent{}, fmt.Errorf("body is not JSON: %w", err)
+	}
+	var (
+		pe                  providerEvent
+		timePtr, timeFormat string
+		objectPtr           string
+	)
+	switch src.Kind {
+	case "stripe":
+		pe.ID, _ = pointerString(doc, "/id")
+		pe.Type, _ = pointerString(doc, "/type")
+		pe.ObjectType, _ = pointerString(doc, "/data/object/object")
+		objectPtr, timePtr, timeFormat = "/data/object/id", "/created", "unix"
+	case "github":
+		pe.ID = h.Get("X-GitHub-Delivery")
+		pe.Type = h.Get("X-GitHub-Event")
+		if action, ok := pointerString(doc, "/action"); ok && action != "" && pe.Type != "" {
+			pe.Type += "." + action
+		}
+	case "standard_webhooks":
+		pe.ID = h.Get(signature.StandardIDHeader)
+		pe.Type, _ = pointerString(doc, "/type")
+		objectPtr, timePtr, timeFormat = "/data/id", "/timestamp", "rfc3339"
+	case "hmac":
+		f := src.Fields
+		pe.ID = locate(f.EventID, h, doc)
+		pe.Type = locate(f.EventType, h, doc)
+		objectPtr, timePtr, timeFormat = f.ObjectID, f.EventTime, f.EventTimeFormat
+	default:
+		return providerEvent{}, fmt.Errorf("source kind %q has no webhook format", src.Kind)
+	}
+	if pe.ID == "" || pe.Type == "" {
 		return providerEvent{}, errNoEventID
 	}
-	pe := providerEvent{ID: e.ID, Type: e.Type, ObjectID: e.Data.Object.ID, ObjectType: e.Data.Object.Object}
-	if e.Created > 0 {
-		pe.Time = time.Unix(e.Created, 0).UTC()
+	if entry, ok := catalogue.Lookup(src.Kind, pe.Type); ok {
+		pe.Entry = entry
+		if entry.ObjectIDPointer != "" {
+			objectPtr = entry.ObjectIDPointer
+		}
+		if entry.EventTimePointer != "" {
+			timePtr, timeFormat = entry.EventTimePointer, entry.EventTimeFormat
+		}
+	}
+	if objectPtr != "" {
+		pe.ObjectID, _ = pointerString(doc, objectPtr)
+	}
+	if timePtr != "" {
+		pe.Time = pointerTime(doc, timePtr, timeFormat)
+	}
+	if pe.Entry != nil && pe.ObjectID == "" {
+		pe.Problem = fmt.Sprintf("%s: no object id at %s", pe.Type, objectPtr)
+	}
+	if err := checkIdentifiers(pe.ID, pe.Type, pe.ObjectID); err != nil {
+		return providerEvent{}, err
 	}
 	return pe, nil
+}
+
+// checkIdentifiers refuses ids that could not be stored as keys: one bad
+// delivery must not fail a transaction shared with other tenants' requests.
+func checkIdentifiers(ids ...string) error {
+	for _, id := range ids {
+		if len(id) > maxIdentifier || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+			return fmt.Errorf("event id, type or object id is not a short UTF-8 string")
+		}
+	}
+	return nil
+}
+
+// locate reads a configured locator: "header:<Name>" or a JSON pointer.
+func locate(loc string, h http.Header, doc any) string {
+	if name, ok := strings.CutPrefix(loc, "header:"); ok {
+		return h.Get(name)
+	}
+	s, _ := pointerString(doc, loc)
+	return s
+}
+
+// pointer resolves an RFC 6901 JSON pointer.
+func pointer(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// pointerString reads a string or a number (as written) at ptr.
+func pointerString(doc any, ptr string) (string, bool) {
+	v, ok := pointer(doc, ptr)
+	if !ok {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	}
+	return "", false
+}
+
+// pointerTime reads a unix time (seconds) or an RFC 3339 string at ptr; the
+// zero time when absent or unreadable (the schema says whether it matters).
+func pointerTime(doc any, ptr, format string) time.Time {
+	s, ok := pointerString(doc, ptr)
+	if !ok {
+		return time.Time{}
+	}
+	if format == "rfc3339" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return time.Time{}
+		}
+		return t.UTC()
+	}
+	unix, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || unix <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(unix, 0).UTC()
 }

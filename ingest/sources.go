@@ -2,14 +2,16 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/keyring"
 )
 
@@ -26,15 +28,49 @@ type source struct {
 	Account  string
 	Disabled bool
 	Secrets  [][]byte
+	// MaxBody caps the body: the source's own limit or the kind's default.
+	MaxBody int64
+	// Allow lists the networks deliveries may come from; empty allows any.
+	Allow []netip.Prefix
+	// Verifier checks the source's scheme with its settings (nil for the
+	// api kind, which has no webhook endpoint).
+	Verifier signature.Verifier
+	// Fields says where an hmac source's event id and type are found.
+	Fields *HMACSettings
 }
+
+// allows reports whether a client address may deliver for the source.
+func (s *source) allows(ip netip.Addr) bool {
+	if len(s.Allow) == 0 {
+		return true
+	}
+	for _, p := range s.Allow {
+		if p.Contains(ip.Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceDefaults are the instance settings a source falls back to.
+type sourceDefaults struct {
+	Tolerance    time.Duration
+	MaxBodyBytes int64
+}
+
+// githubMaxBody is GitHub's own payload cap: a GitHub source accepts
+// whatever GitHub may send unless it says otherwise, because GitHub never
+// redelivers on its own.
+const githubMaxBody = 25 << 20
 
 // sources reads sources from Postgres and keeps them briefly, so a burst of
 // deliveries costs one query per source. A disabled or rotated source takes
 // effect within the cache TTL.
 type sources struct {
-	pool *pgxpool.Pool
-	ring *keyring.Ring
-	ttl  time.Duration
+	pool     *pgxpool.Pool
+	ring     *keyring.Ring
+	ttl      time.Duration
+	defaults sourceDefaults
 
 	mu    sync.Mutex
 	cache map[string]cachedSource
@@ -45,10 +81,12 @@ type cachedSource struct {
 	fetched time.Time
 }
 
-func newSources(pool *pgxpool.Pool, ring *keyring.Ring, ttl time.Duration) *sources {
-	return &sources{pool: pool, ring: ring, ttl: ttl, cache: map[string]cachedSource{}}
+func newSources(pool *pgxpool.Pool, ring *keyring.Ring, ttl time.Duration, defaults sourceDefaults) *sources {
+	return &sources{pool: pool, ring: ring, ttl: ttl, defaults: defaults, cache: map[string]cachedSource{}}
 }
 
+// get returns an enabled source. With webhook set, a source without a
+// webhook scheme (the api kind) is unknown too.
 func (s *sources) get(ctx context.Context, id string) (*source, error) {
 	now := time.Now()
 	s.mu.Lock()
@@ -76,7 +114,13 @@ func (s *sources) load(ctx context.Context, id string) (*source, error) {
 		return nil, fmt.Errorf("load source: %w", err)
 	}
 	defer rows.Close()
-	var src *source
+	var (
+		src       *source
+		tolerance *int32
+		maxBody   *int64
+		hmacCfg   []byte
+		allow     []netip.Prefix
+	)
 	for rows.Next() {
 		var (
 			tenantID, kind, account string
@@ -84,11 +128,11 @@ func (s *sources) load(ctx context.Context, id string) (*source, error) {
 			keyID                   *string
 			ciphertext              []byte
 		)
-		if err := rows.Scan(&tenantID, &kind, &account, &disabled, &keyID, &ciphertext); err != nil {
+		if err := rows.Scan(&tenantID, &kind, &account, &disabled, &tolerance, &maxBody, &hmacCfg, &allow, &keyID, &ciphertext); err != nil {
 			return nil, fmt.Errorf("load source: %w", err)
 		}
 		if src == nil {
-			src = &source{ID: id, TenantID: tenantID, Kind: kind, Account: account, Disabled: disabled}
+			src = &source{ID: id, TenantID: tenantID, Kind: kind, Account: account, Disabled: disabled, Allow: allow}
 		}
 		if keyID == nil {
 			continue
@@ -99,8 +143,40 @@ func (s *sources) load(ctx context.Context, id string) (*source, error) {
 		}
 		src.Secrets = append(src.Secrets, secret)
 	}
-	if err := rows.Err(); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load source: %w", err)
+	}
+	if src == nil {
+		return nil, nil
+	}
+	tol := s.defaults.Tolerance
+	if tolerance != nil {
+		tol = time.Duration(*tolerance) * time.Second
+	}
+	src.MaxBody = s.defaults.MaxBodyBytes
+	if src.Kind == "github" {
+		src.MaxBody = githubMaxBody
+	}
+	if maxBody != nil {
+		src.MaxBody = *maxBody
+	}
+	switch src.Kind {
+	case "stripe":
+		src.Verifier = signature.Stripe{Tolerance: tol}
+	case "github":
+		src.Verifier = signature.GitHub{}
+	case "standard_webhooks":
+		src.Verifier = signature.StandardWebhooks{Tolerance: tol}
+	case "hmac":
+		var settings HMACSettings
+		if err := json.Unmarshal(hmacCfg, &settings); err != nil {
+			return nil, fmt.Errorf("source %s: hmac settings: %w", id, err)
+		}
+		v, err := settings.verifier(tol)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", id, err)
+		}
+		src.Verifier, src.Fields = v, &settings
 	}
 	return src, nil
 }

@@ -12,4 +12,8 @@ var (
 	existingSQL string
 	//go:embed sql/conflict.sql
 	conflictSQL string
+	//go:embed sql/attempts.sql
+	attemptsSQL string
+	//go:embed sql/apikey.sql
+	apiKeySQL string
 )

@@ -1,5 +1,6 @@
--- A source with its secrets that have not expired.
+-- A source, its settings, and its secrets that have not expired.
 SELECT s.tenant_id::text, s.kind, s.account, s.disabled_at IS NOT NULL,
+       s.tolerance_seconds, s.max_body_bytes, s.hmac, s.ip_allowlist,
        ss.key_id, ss.ciphertext
 FROM sources s
 LEFT JOIN source_secrets ss

@@ -5,8 +5,12 @@ package tenancy
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -37,13 +41,27 @@ func (s Store) CreateTenant(ctx context.Context, name string) (string, error) {
 	return id, nil
 }
 
-// NewSource describes a source to create.
+// NewSource describes a source to create. Zero settings mean the instance
+// defaults.
 type NewSource struct {
 	TenantID string
 	Kind     string
 	Account  string
 	Secret   string
+	// Tolerance is how far a signed timestamp may be from now.
+	Tolerance time.Duration
+	// MaxBodyBytes caps the body (at most 25 MiB).
+	MaxBodyBytes int64
+	// HMAC is the generic scheme's configuration as JSON, checked by the
+	// caller (ingest.HMACSettings); required for kind hmac.
+	HMAC []byte
+	// IPAllowlist restricts the addresses a delivery may come from (CIDRs),
+	// on top of the signature.
+	IPAllowlist []netip.Prefix
 }
+
+// MaxBodyLimit is the largest body a source may accept (GitHub's own limit).
+const MaxBodyLimit = 25 << 20
 
 // CreateSource creates a source with its first secret and returns its id.
 func (s Store) CreateSource(ctx context.Context, src NewSource) (string, error) {
@@ -53,16 +71,123 @@ func (s Store) CreateSource(ctx context.Context, src NewSource) (string, error) 
 	if src.Account == "" || src.Secret == "" {
 		return "", errors.New("a source needs an account and a secret")
 	}
-	var id string
+	if src.MaxBodyBytes < 0 || src.MaxBodyBytes > MaxBodyLimit {
+		return "", fmt.Errorf("max body bytes must be between 1 and %d", MaxBodyLimit)
+	}
+	if (src.Kind == "hmac") != (len(src.HMAC) > 0) {
+		return "", errors.New("an hmac configuration is required for kind hmac, and only for it")
+	}
+	var (
+		id        string
+		tolerance *int64
+		maxBody   *int64
+		hmacCfg   []byte
+	)
+	if src.Tolerance > 0 {
+		secs := int64((src.Tolerance + time.Second - 1) / time.Second)
+		tolerance = &secs
+	}
+	if src.MaxBodyBytes > 0 {
+		maxBody = &src.MaxBodyBytes
+	}
+	if len(src.HMAC) > 0 {
+		hmacCfg = src.HMAC
+	}
+	allow := src.IPAllowlist
+	if allow == nil {
+		allow = []netip.Prefix{}
+	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account) VALUES ($1, $2, $3) RETURNING id::text`,
-			src.TenantID, src.Kind, src.Account).Scan(&id)
+		err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account, tolerance_seconds, max_body_bytes, hmac, ip_allowlist)
+VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
+			src.TenantID, src.Kind, src.Account, tolerance, maxBody, hmacCfg, allow).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("create source: %w", err)
 		}
 		return s.addSecret(ctx, tx, id, src.Secret, nil)
 	})
 	return id, err
+}
+
+// RotateSecret adds a new secret to a source and lets every other active
+// secret expire after overlap (which may be 0: at once), so deliveries signed
+// with the old one keep verifying while the provider switches. Ingest sees
+// the change within its source cache TTL (5 s by default).
+func (s Store) RotateSecret(ctx context.Context, sourceID, secret string, overlap time.Duration) (time.Time, error) {
+	if secret == "" {
+		return time.Time{}, errors.New("a new secret is required")
+	}
+	if overlap < 0 {
+		return time.Time{}, errors.New("overlap must not be negative")
+	}
+	var expires time.Time
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		// Lock the source so two rotations at once cannot expire each
+		// other's new secret.
+		var kind string
+		err := tx.QueryRow(ctx, `SELECT kind FROM sources WHERE id = $1 FOR UPDATE`, sourceID).Scan(&kind)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("no source %s", sourceID)
+		}
+		if err != nil {
+			return fmt.Errorf("rotate secret: %w", err)
+		}
+		if kind == "api" {
+			return errors.New("the api source has no signing secret: use apikey create")
+		}
+		if err := tx.QueryRow(ctx, `UPDATE source_secrets SET expires_at = least(coalesce(expires_at, 'infinity'), now() + $2::interval)
+WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > now()) RETURNING now() + $2::interval`, sourceID, overlap).Scan(&expires); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("expire old secrets: %w", err)
+		}
+		return s.addSecret(ctx, tx, sourceID, secret, nil)
+	})
+	return expires, err
+}
+
+// DisableSource makes a source refuse every delivery (404, as if unknown),
+// for a compromised secret; ingest sees it within its source cache TTL.
+func (s Store) DisableSource(ctx context.Context, sourceID string) error {
+	tag, err := s.Pool.Exec(ctx, `UPDATE sources SET disabled_at = coalesce(disabled_at, now()) WHERE id = $1`, sourceID)
+	if err != nil {
+		return fmt.Errorf("disable source: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("no source %s", sourceID)
+	}
+	return nil
+}
+
+// apiKeyPrefix marks Sluice API keys, so a leaked one is recognisable.
+const apiKeyPrefix = "sk_sluice_"
+
+// CreateAPIKey makes a tenant API key for POST /v1/events and returns its id
+// and the key. Only the key's SHA-256 is stored: the key cannot be shown
+// again. The tenant's api source (its first-party event key space) is
+// created with the first key.
+func (s Store) CreateAPIKey(ctx context.Context, tenantID string) (id, key string, err error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", fmt.Errorf("api key: %w", err)
+	}
+	key = apiKeyPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	sum := sha256.Sum256([]byte(key))
+	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var sourceID string
+		if err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account) VALUES ($1, 'api', 'api')
+ON CONFLICT ON CONSTRAINT sources_tenant_kind_account DO UPDATE SET kind = EXCLUDED.kind
+RETURNING id::text`, tenantID).Scan(&sourceID); err != nil {
+			return fmt.Errorf("api source: %w", err)
+		}
+		if err := tx.QueryRow(ctx, `INSERT INTO api_keys (tenant_id, source_id, key_sha256) VALUES ($1, $2, $3) RETURNING id::text`,
+			tenantID, sourceID, sum[:]).Scan(&id); err != nil {
+			return fmt.Errorf("store api key: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	return id, key, nil
 }
 
 func (s Store) addSecret(ctx context.Context, tx pgx.Tx, sourceID, secret string, expires *time.Time) error {

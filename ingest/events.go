@@ -1,0 +1,204 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/schemas"
+)
+
+// MaxBatchEvents is the most events one POST /v1/events may carry.
+const MaxBatchEvents = 1000
+
+// apiKind is the source kind of a tenant's first-party events: catalogue
+// entries of kind "api" route them, like any provider's types.
+const apiKind = "api"
+
+// apiKeys resolves tenant API keys, stored as SHA-256 digests, and keeps
+// them briefly like sources: a revoked key stops working within the TTL.
+type apiKeys struct {
+	pool *pgxpool.Pool
+	ttl  time.Duration
+
+	mu    sync.Mutex
+	cache map[[sha256.Size]byte]cachedSource
+}
+
+func newAPIKeys(pool *pgxpool.Pool, ttl time.Duration) *apiKeys {
+	return &apiKeys{pool: pool, ttl: ttl, cache: map[[sha256.Size]byte]cachedSource{}}
+}
+
+// get returns the api source the key speaks for, or errUnknownSource. The
+// key is looked up by its digest: the database never sees the key.
+func (k *apiKeys) get(ctx context.Context, key string) (*source, error) {
+	sum := sha256.Sum256([]byte(key))
+	now := time.Now()
+	k.mu.Lock()
+	c, ok := k.cache[sum]
+	k.mu.Unlock()
+	if !ok || now.Sub(c.fetched) > k.ttl {
+		src := &source{Kind: apiKind}
+		err := k.pool.QueryRow(ctx, apiKeySQL, sum[:]).Scan(&src.TenantID, &src.ID, &src.Account)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			src = nil
+		case err != nil:
+			return nil, fmt.Errorf("look up api key: %w", err)
+		}
+		c = cachedSource{src: src, fetched: now}
+		k.mu.Lock()
+		k.cache[sum] = c
+		k.mu.Unlock()
+	}
+	if c.src == nil {
+		return nil, errUnknownSource
+	}
+	return c.src, nil
+}
+
+// batchEvent is one first-party event. Its raw JSON, exactly as sent, is
+// what is stored and published: the same bytes compare as duplicates.
+type batchEvent struct {
+	ID       string          `json:"id"`
+	Type     string          `json:"type"`
+	ObjectID string          `json:"object_id"`
+	Time     *time.Time      `json:"time,omitempty"`
+	Data     json.RawMessage `json:"data"`
+}
+
+// EventResult is the answer for one event of a batch.
+type EventResult struct {
+	Index   int     `json:"index"`
+	ID      string  `json:"id,omitempty"`
+	Status  int     `json:"status"`            // what a single webhook would have been answered
+	Outcome Outcome `json:"outcome,omitempty"` // when stored
+	Error   string  `json:"error,omitempty"`
+}
+
+// handleEvents is POST /v1/events: a tenant's own services send up to
+// MaxBatchEvents events at once with an API key. Each event gets its own
+// result under the webhook rules (dedup, conflict, quarantine, unhandled);
+// the answer is 200 when every event has a final result, and 503 when any
+// could not be committed (retrying the whole batch is safe: the stored
+// ones come back as duplicates).
+func (s *Service) handleEvents(c *gin.Context) {
+	ctx := c.Request.Context()
+	start := time.Now()
+	key, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	if !ok || key == "" {
+		s.reject(c, rejection{http.StatusUnauthorized, "missing_api_key", "an API key is required (Authorization: Bearer <key>)"}, 0)
+		return
+	}
+	src, err := s.apiKeys.get(ctx, key)
+	switch {
+	case errors.Is(err, errUnknownSource):
+		s.reject(c, rejection{http.StatusUnauthorized, "bad_api_key", "invalid API key"}, 0)
+		return
+	case err != nil:
+		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
+		return
+	}
+	tenant := slog.String("tenant_id", src.TenantID)
+	if c.ContentType() != "application/json" {
+		s.reject(c, rejectMediaType, 0, tenant)
+		return
+	}
+	body, ok := s.readBody(c, s.cfg.MaxBatchBodyBytes)
+	if !ok {
+		return
+	}
+	var req struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Events) == 0 {
+		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", `body must be {"events":[...]} with at least one event`}, 0, tenant)
+		return
+	}
+	if len(req.Events) > MaxBatchEvents {
+		s.reject(c, rejection{http.StatusRequestEntityTooLarge, "too_many_events", fmt.Sprintf("at most %d events per request", MaxBatchEvents)}, 0, tenant)
+		return
+	}
+	if wait, ok := s.tenantLimit.take(src.TenantID, len(req.Events), time.Now()); !ok {
+		s.reject(c, rejectRateLimited, wait, tenant)
+		return
+	}
+
+	results := make([]EventResult, len(req.Events))
+	var (
+		ds    []*delivery
+		index []int
+	)
+	trace := validTrace(c.GetHeader("traceparent"))
+	for i, raw := range req.Events {
+		results[i].Index = i
+		pe, err := readBatchEvent(raw, s.catalogue)
+		results[i].ID = pe.ID
+		if err != nil {
+			results[i].Status, results[i].Error = http.StatusBadRequest, err.Error()
+			continue
+		}
+		ds = append(ds, s.delivery(src, pe, bytes.Clone(raw), trace, start))
+		index = append(index, i)
+	}
+	status := http.StatusOK
+	for j, res := range s.committer.submitAll(ctx, src.TenantID, ds) {
+		r := &results[index[j]]
+		if res.err != nil {
+			r.Status, r.Error, status = http.StatusServiceUnavailable, "not stored, retry later", http.StatusServiceUnavailable
+			continue
+		}
+		r.Status, r.Outcome = http.StatusAccepted, res.outcome
+		if res.outcome == OutcomeDuplicate {
+			r.Status = http.StatusOK
+		}
+		s.metrics.requests.WithLabelValues(string(res.outcome)).Inc()
+	}
+	if status != http.StatusOK {
+		c.Header("Retry-After", "1")
+	}
+	s.metrics.latency.Observe(time.Since(start).Seconds())
+	s.log.LogAttrs(ctx, slog.LevelDebug, "event batch handled", tenant, slog.Int("events", len(req.Events)), slog.Int("status", status))
+	c.JSON(status, gin.H{"results": results})
+}
+
+// readBatchEvent reads one first-party event: id, type and object id are
+// required; time is optional (RFC 3339).
+func readBatchEvent(raw json.RawMessage, catalogue *schemas.Catalogue) (providerEvent, error) {
+	var e batchEvent
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return providerEvent{}, fmt.Errorf("event is not a JSON object with id, type, object_id, time and data: %w", err)
+	}
+	pe := providerEvent{ID: e.ID, Type: e.Type, ObjectID: e.ObjectID}
+	if e.Time != nil {
+		pe.Time = e.Time.UTC()
+	}
+	if e.ID == "" || e.Type == "" || e.ObjectID == "" {
+		return pe, errors.New("id, type and object_id are required")
+	}
+	if err := checkIdentifiers(e.ID, e.Type, e.ObjectID); err != nil {
+		return pe, err
+	}
+	pe.Entry, _ = catalogue.Lookup(apiKind, e.Type)
+	return pe, nil
+}
+
+// validTrace keeps a W3C traceparent only when it has the right shape.
+func validTrace(tp string) string {
+	if len(tp) != 55 || strings.Count(tp, "-") != 3 {
+		return ""
+	}
+	return tp
+}

@@ -1,0 +1,106 @@
+package ingest
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// limiters keeps one token bucket per key (a tenant, or a source for failed
+// authentications). Buckets live in this process: with N ingest instances
+// behind a load balancer a tenant's effective limit is about N times the
+// configured one. That is the documented trade: no shared store on the hot
+// path, and nothing that can fail open.
+type limiters struct {
+	limit rate.Limit
+	burst int
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+}
+
+func newLimiters(perSecond float64, burst int) *limiters {
+	return &limiters{limit: rate.Limit(perSecond), burst: burst, buckets: map[string]*rate.Limiter{}}
+}
+
+func (l *limiters) bucket(key string) *rate.Limiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[key]
+	if !ok {
+		b = rate.NewLimiter(l.limit, l.burst)
+		l.buckets[key] = b
+	}
+	return b
+}
+
+// take spends n tokens of key's bucket, or none: then it says how long until
+// n tokens are there (the Retry-After), and ok is false. A request larger
+// than the burst can never pass and is told to wait a second per burst.
+func (l *limiters) take(key string, n int, now time.Time) (retryAfter time.Duration, ok bool) {
+	b := l.bucket(key)
+	r := b.ReserveN(now, n)
+	if !r.OK() {
+		return time.Second, false
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return d, false
+	}
+	return 0, true
+}
+
+// retryAfterSeconds renders a wait as a Retry-After value: whole seconds,
+// at least one.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+}
+
+// clientIP is the address a request came from. X-Forwarded-For is believed
+// only when the peer is one of the trusted proxies: then the client is the
+// right-most address not itself a trusted proxy. Otherwise anyone could
+// claim any address and walk past an allowlist.
+func clientIP(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	peer = peer.Unmap()
+	if !inPrefixes(peer, trusted) {
+		return peer
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			// An unreadable hop: stop believing the chain here.
+			return peer
+		}
+		a = a.Unmap()
+		if !inPrefixes(a, trusted) {
+			return a
+		}
+		peer = a
+	}
+	return peer
+}
+
+func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
