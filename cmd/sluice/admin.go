@@ -89,35 +89,6 @@ func (c *TenantCreateCmd) Run(ctx context.Context, g *Globals) error {
 	return c.print(id, map[string]any{"name": c.Name})
 }
 
-// SourceCmd groups source administration.
-type SourceCmd struct {
-	Create SourceCreateCmd `cmd:"" help:"Create a source; prints its id, then its ingest URL."`
-}
-
-// SourceCreateCmd creates a source.
-type SourceCreateCmd struct {
-	Output
-	Tenant  string `required:"" help:"Tenant id."`
-	Kind    string `required:"" enum:"stripe,github,standard_webhooks,hmac" help:"Signature scheme: stripe, github, standard_webhooks or hmac."`
-	Account string `required:"" help:"Provider account the source speaks for (part of the event key)."`
-	Secret  string `required:"" env:"SLUICE_SOURCE_SECRET" help:"Signing secret as the provider shows it (e.g. whsec_...)."`
-	BaseURL string `name:"base-url" env:"SLUICE_PUBLIC_URL" default:"http://localhost:8080" help:"Public base URL, to print the ingest URL."`
-}
-
-func (c *SourceCreateCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.store(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer done()
-	id, err := s.CreateSource(ctx, tenancy.NewSource{TenantID: c.Tenant, Kind: c.Kind, Account: c.Account, Secret: c.Secret})
-	if err != nil {
-		return err
-	}
-	url := strings.TrimRight(c.BaseURL, "/") + "/v1/ingest/" + id
-	return c.print(id, map[string]any{"tenant_id": c.Tenant, "kind": c.Kind, "account": c.Account, "ingest_url": url}, url)
-}
-
 // WorkspaceCmd groups workspace administration.
 type WorkspaceCmd struct {
 	Create  WorkspaceCreateCmd  `cmd:"" help:"Create a workspace mapped from a provider customer; prints its id."`

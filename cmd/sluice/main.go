@@ -22,6 +22,7 @@ type CLI struct {
 	Migrate   MigrateCmd   `cmd:"" help:"Apply pending database migrations."`
 	Tenant    TenantCmd    `cmd:"" help:"Administer tenants."`
 	Source    SourceCmd    `cmd:"" help:"Administer sources (verified webhook senders)."`
+	APIKey    APIKeyCmd    `cmd:"" name:"apikey" help:"Administer tenant API keys (POST /v1/events)."`
 	Workspace WorkspaceCmd `cmd:"" help:"Administer workspaces and their provider customers."`
 	Demo      DemoCmd      `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/tenancy"
+)
+
+// SourceCmd groups source administration.
+type SourceCmd struct {
+	Create       SourceCreateCmd       `cmd:"" help:"Create a source; prints its id, then its ingest URL."`
+	RotateSecret SourceRotateSecretCmd `cmd:"" name:"rotate-secret" help:"Add a new secret; the old ones stay valid for --overlap."`
+	Disable      SourceDisableCmd      `cmd:"" help:"Refuse every delivery of a source (e.g. a leaked secret)."`
+}
+
+// SourceCreateCmd creates a source.
+type SourceCreateCmd struct {
+	Output
+	Tenant       string        `required:"" help:"Tenant id."`
+	Kind         string        `required:"" enum:"stripe,github,standard_webhooks,hmac" help:"Signature scheme: stripe, github, standard_webhooks or hmac."`
+	Account      string        `required:"" help:"Provider account the source speaks for (part of the event key)."`
+	Secret       string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"Signing secret as the provider shows it (e.g. whsec_...)."`
+	BaseURL      string        `name:"base-url" env:"SLUICE_PUBLIC_URL" default:"http://localhost:8080" help:"Public base URL, to print the ingest URL."`
+	Tolerance    time.Duration `help:"How far a signed timestamp may be from now, both ways (default 5m)."`
+	MaxBodyBytes int64         `name:"max-body-bytes" help:"Largest body (default 1 MiB; GitHub sources 25 MiB; at most 25 MiB)."`
+	AllowIP      []string      `name:"allow-ip" sep:"," help:"Only accept deliveries from these CIDRs, on top of the signature (X-Forwarded-For counts only from --trusted-proxies)."`
+
+	HMACHeader      string `name:"hmac-header" group:"hmac" help:"hmac: header carrying the signature."`
+	HMACAlgorithm   string `name:"hmac-algorithm" group:"hmac" enum:"sha256,sha512" default:"sha256" help:"hmac: sha256 or sha512."`
+	HMACEncoding    string `name:"hmac-encoding" group:"hmac" enum:"hex,base64" default:"hex" help:"hmac: signature encoding, hex or base64."`
+	HMACPrefix      string `name:"hmac-prefix" group:"hmac" help:"hmac: text before the signature, e.g. sha256=."`
+	HMACTimestamp   string `name:"hmac-timestamp-header" group:"hmac" help:"hmac: header with a signed unix timestamp (the MAC then covers \"timestamp.body\")."`
+	HMACEventID     string `name:"hmac-event-id" group:"hmac" help:"hmac: where the event id is: header:<Name> or a JSON pointer like /id."`
+	HMACEventType   string `name:"hmac-event-type" group:"hmac" help:"hmac: where the event type is: header:<Name> or a JSON pointer like /type."`
+	HMACObjectID    string `name:"hmac-object-id" group:"hmac" help:"hmac: JSON pointer to the object id, unless the catalogue names one."`
+	HMACEventTime   string `name:"hmac-event-time" group:"hmac" help:"hmac: JSON pointer to the event time."`
+	HMACEventFormat string `name:"hmac-event-time-format" group:"hmac" enum:"unix,rfc3339" default:"unix" help:"hmac: unix or rfc3339."`
+}
+
+func (c *SourceCreateCmd) newSource() (tenancy.NewSource, error) {
+	src := tenancy.NewSource{TenantID: c.Tenant, Kind: c.Kind, Account: c.Account, Secret: c.Secret,
+		Tolerance: c.Tolerance, MaxBodyBytes: c.MaxBodyBytes}
+	for _, cidr := range c.AllowIP {
+		p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
+		if err != nil {
+			return src, fmt.Errorf("--allow-ip %q: %w", cidr, err)
+		}
+		src.IPAllowlist = append(src.IPAllowlist, p.Masked())
+	}
+	switch c.Kind {
+	case "standard_webhooks":
+		if !signature.ValidStandardSecret(c.Secret) {
+			return src, fmt.Errorf("a standard_webhooks secret is whsec_ followed by base64")
+		}
+	case "hmac":
+		settings := ingest.HMACSettings{
+			HMACConfig: signature.HMACConfig{Header: c.HMACHeader, Algorithm: c.HMACAlgorithm, Encoding: c.HMACEncoding,
+				Prefix: c.HMACPrefix, TimestampHeader: c.HMACTimestamp},
+			EventID: c.HMACEventID, EventType: c.HMACEventType, ObjectID: c.HMACObjectID,
+			EventTime: c.HMACEventTime, EventTimeFormat: c.HMACEventFormat,
+		}
+		if err := settings.Validate(); err != nil {
+			return src, err
+		}
+		raw, err := json.Marshal(settings)
+		if err != nil {
+			return src, err
+		}
+		src.HMAC = raw
+	}
+	return src, nil
+}
+
+func (c *SourceCreateCmd) Run(ctx context.Context, g *Globals) error {
+	ns, err := c.newSource()
+	if err != nil {
+		return err
+	}
+	s, done, err := g.store(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	id, err := s.CreateSource(ctx, ns)
+	if err != nil {
+		return err
+	}
+	url := strings.TrimRight(c.BaseURL, "/") + "/v1/ingest/" + id
+	return c.print(id, map[string]any{"tenant_id": c.Tenant, "kind": c.Kind, "account": c.Account, "ingest_url": url}, url)
+}
+
+// SourceRotateSecretCmd adds a secret with overlap.
+type SourceRotateSecretCmd struct {
+	Output
+	Source  string        `required:"" help:"Source id."`
+	Secret  string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"The new signing secret."`
+	Overlap time.Duration `default:"24h" help:"How long the current secrets stay valid beside the new one (0: expire them now)."`
+}
+
+func (c *SourceRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.store(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	expires, err := s.RotateSecret(ctx, c.Source, c.Secret, c.Overlap)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("new secret added; previous secrets expire at %s (running ingest instances pick this up within 5s)", expires.UTC().Format(time.RFC3339))
+	return c.print(c.Source, map[string]any{"old_secrets_expire_at": expires.UTC()}, note)
+}
+
+// SourceDisableCmd disables a source.
+type SourceDisableCmd struct {
+	Output
+	Source string `required:"" help:"Source id."`
+}
+
+func (c *SourceDisableCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.store(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := s.DisableSource(ctx, c.Source); err != nil {
+		return err
+	}
+	return c.print(c.Source, map[string]any{"disabled": true},
+		"disabled: every delivery is refused (404) by running ingest instances within 5s (their source cache)")
+}
