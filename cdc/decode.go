@@ -1,6 +1,7 @@
 package cdc
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -44,6 +45,17 @@ func learnColumns(rel *pglogrepl.RelationMessage) (outboxColumns, error) {
 	return c, nil
 }
 
+// outboxRow is one outbox row, however it was read (the stream or the table).
+type outboxRow struct {
+	id, topic  string
+	key        []byte
+	headers    []byte // JSON object of strings
+	payload    []byte
+	hasPayload bool
+	inboxID    string
+	hasInbox   bool
+}
+
 // record turns one outbox row, as pgoutput sends it in text format, into
 // the Kafka record it stands for.
 func (c outboxColumns) record(tuple *pglogrepl.TupleData) (*kgo.Record, error) {
@@ -51,42 +63,58 @@ func (c outboxColumns) record(tuple *pglogrepl.TupleData) (*kgo.Record, error) {
 	if len(cols) <= max(c.id, c.topic, c.key, c.headers, c.payload, c.inboxID) {
 		return nil, fmt.Errorf("outbox tuple has %d columns", len(cols))
 	}
-	text := func(i int) (string, bool) {
+	text := func(i int) ([]byte, bool) {
 		if cols[i].DataType != pglogrepl.TupleDataTypeText {
-			return "", false
+			return nil, false
 		}
-		return string(cols[i].Data), true
+		return cols[i].Data, true
 	}
+	var row outboxRow
 	id, _ := text(c.id)
-	topic, ok := text(c.topic)
-	if !ok || topic == "" {
-		return nil, fmt.Errorf("outbox row %s has no topic", id)
-	}
+	topic, _ := text(c.topic)
+	row.id, row.topic = string(id), string(topic)
 	keyText, _ := text(c.key)
-	key, err := decodeBytea(keyText)
-	if err != nil {
-		return nil, fmt.Errorf("outbox row %s key: %w", id, err)
+	var err error
+	if row.key, err = decodeBytea(keyText); err != nil {
+		return nil, fmt.Errorf("outbox row %s key: %w", row.id, err)
 	}
-	headersText, _ := text(c.headers)
+	row.headers, _ = text(c.headers)
+	var payloadText []byte
+	if payloadText, row.hasPayload = text(c.payload); row.hasPayload {
+		if row.payload, err = decodeBytea(payloadText); err != nil {
+			return nil, fmt.Errorf("outbox row %s payload: %w", row.id, err)
+		}
+	}
+	var inboxID []byte
+	inboxID, row.hasInbox = text(c.inboxID)
+	row.inboxID = string(inboxID)
+	return row.record()
+}
+
+// record is the Kafka record the row stands for: the key and value as
+// stored, the stored headers plus the outbox and inbox ids, sorted by name.
+func (row outboxRow) record() (*kgo.Record, error) {
+	if row.topic == "" {
+		return nil, fmt.Errorf("outbox row %s has no topic", row.id)
+	}
 	var headers map[string]string
-	if err := json.Unmarshal([]byte(headersText), &headers); err != nil {
-		return nil, fmt.Errorf("outbox row %s headers: %w", id, err)
+	if err := json.Unmarshal(row.headers, &headers); err != nil {
+		return nil, fmt.Errorf("outbox row %s headers: %w", row.id, err)
 	}
-	headers[envelope.HeaderOutboxID] = id
-	inboxID, hasInbox := text(c.inboxID)
-	if hasInbox {
-		headers[envelope.HeaderInboxID] = inboxID
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	headers[envelope.HeaderOutboxID] = row.id
+	if row.hasInbox {
+		headers[envelope.HeaderInboxID] = row.inboxID
 	}
 	var value []byte
-	if payloadText, ok := text(c.payload); ok {
-		if value, err = decodeBytea(payloadText); err != nil {
-			return nil, fmt.Errorf("outbox row %s payload: %w", id, err)
-		}
-	} else if hasInbox {
-		headers[envelope.HeaderClaim] = "inbox/" + inboxID
+	if row.hasPayload {
+		value = row.payload
+	} else if row.hasInbox {
+		headers[envelope.HeaderClaim] = "inbox/" + row.inboxID
 	}
-
-	rec := &kgo.Record{Topic: topic, Key: key, Value: value, Headers: make([]kgo.RecordHeader, 0, len(headers))}
+	rec := &kgo.Record{Topic: row.topic, Key: row.key, Value: value, Headers: make([]kgo.RecordHeader, 0, len(headers))}
 	for k, v := range headers {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
 	}
@@ -95,10 +123,12 @@ func (c outboxColumns) record(tuple *pglogrepl.TupleData) (*kgo.Record, error) {
 }
 
 // decodeBytea reads bytea's text output (hex format, the default since 9.0).
-func decodeBytea(s string) ([]byte, error) {
-	hexPart, ok := strings.CutPrefix(s, `\x`)
+func decodeBytea(s []byte) ([]byte, error) {
+	hexPart, ok := bytes.CutPrefix(s, []byte(`\x`))
 	if !ok {
 		return nil, fmt.Errorf("bytea not in hex format")
 	}
-	return hex.DecodeString(hexPart)
+	out := make([]byte, hex.DecodedLen(len(hexPart)))
+	_, err := hex.Decode(out, hexPart)
+	return out, err
 }

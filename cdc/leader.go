@@ -44,6 +44,22 @@ func acquire(ctx context.Context, dsn, slot string, poll time.Duration, onWait f
 	}
 }
 
+// acquireQueued waits in Postgres's lock queue rather than polling: it is
+// granted the moment the holder lets go, before any polling standby can take
+// the lock. Resync uses it to step in between two attempts of a relay.
+func acquireQueued(ctx context.Context, dsn, slot string) (*leadership, error) {
+	key := "sluice.cdc." + slot
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("leader lock connection: %w", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, key); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("wait for the slot's lock: %w", err)
+	}
+	return &leadership{conn: conn, key: key}, nil
+}
+
 // hold returns when the lock is lost (its connection broke) or ctx ends.
 func (l *leadership) hold(ctx context.Context, every time.Duration) error {
 	t := time.NewTicker(every)

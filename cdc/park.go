@@ -41,8 +41,9 @@ func newParker(pool *pgxpool.Pool, log *slog.Logger, m *metrics) *parker {
 }
 
 // park runs in the background: it is called from produce callbacks, which
-// must not block other partitions' acknowledgements.
-func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Record, lsn pglogrepl.LSN, reason error) {
+// must not block other partitions' acknowledgements. size is what the record
+// counted for in the watermark.
+func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Record, size int, lsn pglogrepl.LSN, reason error) {
 	go func() {
 		var topic *string
 		var key, payload, headers []byte
@@ -55,8 +56,7 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 			headers, _ = json.Marshal(h)
 		}
 		for attempt := 1; ; attempt++ {
-			_, err := p.pool.Exec(ctx, `INSERT INTO cdc_parked (slot, lsn, topic, key, headers, payload, reason)
-				VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.metrics.slot, lsn.String(), topic, key, headers, payload, reason.Error())
+			_, err := p.pool.Exec(ctx, parkSQL, p.metrics.slot, lsn.String(), topic, key, headers, payload, reason.Error())
 			if err == nil {
 				break
 			}
@@ -72,6 +72,6 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 		}
 		p.metrics.parked.Inc()
 		p.log.Error("record parked", slog.String("lsn", lsn.String()), slog.Any("reason", reason))
-		wm.ack(t)
+		wm.ack(t, size)
 	}()
 }

@@ -5,7 +5,9 @@
 // The invariant it keeps: the LSN confirmed to Postgres never passes a record
 // that Kafka has not acknowledged. A crash at any point therefore replays
 // records (consumers are idempotent) and never loses one. One relay per slot
-// is active at a time; others wait as standbys.
+// is active at a time; others wait as standbys. A slot that is lost is never
+// silently recreated: Resync rebuilds it from the outbox table, which keeps
+// rows for a retention window after the relay confirmed them.
 package cdc
 
 import (
@@ -13,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -40,10 +44,26 @@ type Config struct {
 	// MaxInFlight bounds records sent to Kafka and not yet acknowledged; past
 	// it the relay stops reading (backpressure). Default 20000.
 	MaxInFlight int
+	// MaxInFlightBytes bounds the bytes of those records, so large bodies
+	// cannot multiply memory. Default 64 MiB.
+	MaxInFlightBytes int
+	// Linger is how long the producer waits to fill a batch. Default 5ms.
+	Linger time.Duration
 	// LeaderPoll is how often a standby tries to take over. Default 1s.
 	LeaderPoll time.Duration
 	// RetryBackoff is the pause before a failed stream is restarted. Default 1s.
 	RetryBackoff time.Duration
+	// DrainTimeout bounds how long a stopping relay waits for Kafka to
+	// acknowledge what it was sent, so it can confirm it. Default 5s.
+	DrainTimeout time.Duration
+	// Retention is how long outbox rows are kept after the relay confirmed
+	// them; a resync can reach that far back. Negative keeps rows forever.
+	// Default 24h.
+	Retention time.Duration
+	// RetentionInterval is how often expired rows are removed. Default 1m.
+	RetentionInterval time.Duration
+	// RetentionBatch is how many rows one delete removes. Default 5000.
+	RetentionBatch int
 }
 
 // WithDefaults fills unset fields.
@@ -63,14 +83,36 @@ func (c Config) WithDefaults() Config {
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = 20000
 	}
+	if c.MaxInFlightBytes <= 0 {
+		c.MaxInFlightBytes = 64 << 20
+	}
+	if c.Linger <= 0 {
+		c.Linger = 5 * time.Millisecond
+	}
 	if c.LeaderPoll <= 0 {
 		c.LeaderPoll = time.Second
 	}
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = time.Second
 	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = 5 * time.Second
+	}
+	if c.Retention == 0 {
+		c.Retention = 24 * time.Hour
+	}
+	if c.RetentionInterval <= 0 {
+		c.RetentionInterval = time.Minute
+	}
+	if c.RetentionBatch <= 0 {
+		c.RetentionBatch = 5000
+	}
 	return c
 }
+
+// promptStatus is the least time between two status updates when the
+// confirmed position moved.
+const promptStatus = 100 * time.Millisecond
 
 // heartbeatPrefix marks Sluice's own logical messages.
 const heartbeatPrefix = "sluice.heartbeat"
@@ -82,6 +124,9 @@ type Relay struct {
 	pool     *pgxpool.Pool
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
+	// current is the running session's watermark, read by the heartbeat
+	// and retention loops; nil between sessions.
+	current atomic.Pointer[watermark]
 }
 
 // New builds a relay. kafkaOpts reach the cluster (see internal/kafka); the
@@ -102,10 +147,18 @@ func (r *Relay) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		r.log.Warn("relay stopped, restarting", slog.Any("error", err), slog.Duration("backoff", r.cfg.RetryBackoff))
+		backoff := r.cfg.RetryBackoff
+		if errors.Is(err, ErrSlotLost) {
+			// Nothing will change until an operator resyncs; say so loudly
+			// but not every second.
+			backoff = 10 * r.cfg.RetryBackoff
+			r.log.Error("relay cannot stream", slog.Any("error", err))
+		} else {
+			r.log.Warn("relay stopped, restarting", slog.Any("error", err), slog.Duration("backoff", backoff))
+		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(r.cfg.RetryBackoff):
+		case <-time.After(backoff):
 		}
 	}
 	return nil
@@ -135,6 +188,9 @@ func (r *Relay) lead(ctx context.Context) error {
 		}
 	}()
 	go r.heartbeat(ctx)
+	if r.cfg.Retention > 0 {
+		go r.retain(ctx)
+	}
 	err = r.stream(ctx)
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
@@ -144,37 +200,60 @@ func (r *Relay) lead(ctx context.Context) error {
 
 // heartbeat writes a non-transactional logical message now and then. It
 // reaches the stream behind everything committed before it, so confirming
-// its position is safe once the work before it is acknowledged.
+// its position is safe once the work before it is acknowledged. The same
+// tick records progress in cdc_slots and samples the slot's lag.
 func (r *Relay) heartbeat(ctx context.Context) {
-	t := time.NewTicker(r.cfg.HeartbeatInterval)
+	every(ctx, r.cfg.HeartbeatInterval, func() {
+		if _, err := r.pool.Exec(ctx, heartbeatSQL, heartbeatPrefix); err != nil && ctx.Err() == nil {
+			r.log.Warn("heartbeat failed", slog.Any("error", err))
+		}
+		r.observeSlot(ctx)
+	})
+}
+
+// every runs fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := r.pool.Exec(ctx, `SELECT pg_logical_emit_message(false, $1, '')`, heartbeatPrefix); err != nil && ctx.Err() == nil {
-				r.log.Warn("heartbeat failed", slog.Any("error", err))
-			}
-			r.observeSlot(ctx)
+			fn()
 		}
 	}
 }
 
 func (r *Relay) observeSlot(ctx context.Context) {
 	var lagBytes int64
-	err := r.pool.QueryRow(ctx, `SELECT COALESCE(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn), 0)::bigint
-		FROM pg_replication_slots WHERE slot_name = $1`, r.cfg.Slot).Scan(&lagBytes)
-	if err == nil {
+	if err := r.pool.QueryRow(ctx, slotLagSQL, r.cfg.Slot).Scan(&lagBytes); err == nil {
 		r.metrics.slotLagBytes.Set(float64(lagBytes))
+	}
+	wm := r.current.Load()
+	if wm == nil {
+		return
+	}
+	p := wm.progress()
+	var at *time.Time
+	if !p.confirmedAt.IsZero() {
+		at = &p.confirmedAt
+	}
+	if _, err := r.pool.Exec(ctx, slotProgressSQL, r.cfg.Slot, p.confirmed.String(), at); err != nil && ctx.Err() == nil {
+		r.log.Warn("recording progress failed", slog.Any("error", err))
 	}
 }
 
 func (r *Relay) producer() (*kgo.Client, error) {
 	opts := append([]kgo.Opt{
 		kgo.RequiredAcks(kgo.AllISRAcks()),
+		// The relay bounds what it has in flight itself (MaxInFlight,
+		// MaxInFlightBytes); the client's buffers are larger so Produce never
+		// blocks the receive loop, which must keep answering Postgres.
 		kgo.MaxBufferedRecords(2 * r.cfg.MaxInFlight),
-		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.MaxBufferedBytes(2 * r.cfg.MaxInFlightBytes),
+		kgo.ProducerLinger(r.cfg.Linger),
+		kgo.ProducerBatchMaxBytes(1 << 20),
 		// Retriable errors are retried without limit (franz-go's default):
 		// the watermark holds the slot meanwhile. A topic that stays unknown
 		// fails its records, which ends the session; the next one replays.
@@ -194,23 +273,11 @@ func (r *Relay) stream(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// Records already handed to Kafka may still land; a new session
-		// replays from the confirmed position either way.
-		flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = producer.Flush(flushCtx)
-		producer.Close()
-	}()
+	defer producer.Close()
 
-	replCfg, err := pgconn.ParseConfig(r.cfg.DatabaseURL)
+	conn, err := replicationConn(ctx, r.cfg.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("parse database url: %w", err)
-	}
-	replCfg.RuntimeParams["replication"] = "database"
-	conn, err := pgconn.ConnectConfig(ctx, replCfg)
-	if err != nil {
-		return fmt.Errorf("replication connection: %w", err)
+		return err
 	}
 	defer conn.Close(context.Background())
 
@@ -229,22 +296,28 @@ func (r *Relay) stream(ctx context.Context) error {
 	}
 	r.log.Info("streaming", slog.String("from_lsn", start.String()))
 
-	s := &session{relay: r, conn: conn, producer: producer, wm: newWatermark(start),
-		parker: newParker(r.pool, r.log, r.metrics), failed: make(chan error, 1)}
-	return s.run(ctx)
+	pubCtx, stopPub := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopPub()
+	wm := newWatermark(start)
+	s := &session{relay: r, conn: conn, wm: wm, reported: start, lastCommit: start,
+		pub: newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics)}
+	r.current.Store(wm)
+	defer r.current.Store(nil)
+	err = s.run(ctx)
+	s.drain()
+	return err
 }
 
 // session holds one stream's state.
 type session struct {
-	relay    *Relay
-	conn     *pgconn.PgConn
-	producer *kgo.Client
-	wm       *watermark
-	parker   *parker
-	failed   chan error // a produce error that needs a new session
+	relay *Relay
+	conn  *pgconn.PgConn
+	wm    *watermark
+	pub   *publisher
 
 	columns    map[uint32]outboxColumns
 	tx         *txn
+	lastCommit pglogrepl.LSN // end of the last commit or message read
 	lastStatus time.Time
 	reported   pglogrepl.LSN
 }
@@ -253,7 +326,7 @@ func (s *session) run(ctx context.Context) error {
 	s.columns = map[uint32]outboxColumns{}
 	for {
 		select {
-		case err := <-s.failed:
+		case err := <-s.pub.failed:
 			return err
 		default:
 		}
@@ -285,19 +358,36 @@ func (s *session) run(ctx context.Context) error {
 	}
 }
 
-// awaitCapacity is backpressure: with too many records unacknowledged it
-// stops reading (Postgres then stops sending) but keeps reporting status, so
-// the server does not time the connection out while Kafka is slow or away.
+// drain gives Kafka a bounded moment to acknowledge what it was sent and
+// reports the final position, so a stopping relay leaves little to replay.
+// Whatever is not acknowledged by then is simply replayed by the next leader.
+func (s *session) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.relay.cfg.DrainTimeout)
+	defer cancel()
+	_ = s.pub.producer.Flush(ctx)
+	if s.conn.IsClosed() {
+		return
+	}
+	if err := s.maybeReport(ctx, true); err == nil {
+		s.relay.log.Info("relay stopped", slog.String("confirmed_lsn", s.reported.String()))
+	}
+}
+
+// awaitCapacity is backpressure: with too many records (or bytes)
+// unacknowledged it stops reading (Postgres then stops sending) but keeps
+// reporting status, so the server does not time the connection out while
+// Kafka is slow or away.
 func (s *session) awaitCapacity(ctx context.Context) error {
 	for {
-		if _, inflight := s.wm.position(); inflight < s.relay.cfg.MaxInFlight {
+		p := s.wm.progress()
+		if p.inflight < s.relay.cfg.MaxInFlight && p.bytes < s.relay.cfg.MaxInFlightBytes {
 			return nil
 		}
 		s.relay.metrics.backpressure.Inc()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-s.failed:
+		case err := <-s.pub.failed:
 			return err
 		case <-s.wm.acked:
 		case <-time.After(s.relay.cfg.StatusInterval):
@@ -309,23 +399,35 @@ func (s *session) awaitCapacity(ctx context.Context) error {
 }
 
 func (s *session) maybeReport(ctx context.Context, force bool) error {
-	if !force && time.Since(s.lastStatus) < s.relay.cfg.StatusInterval {
-		return nil
+	since := time.Since(s.lastStatus)
+	if !force && since < s.relay.cfg.StatusInterval {
+		// A position that moved is reported soon: the less a crash leaves
+		// unconfirmed, the less the next leader replays.
+		if since < promptStatus || s.wm.progress().confirmed == s.reported {
+			return nil
+		}
 	}
-	pos, inflight := s.wm.position()
+	p := s.wm.progress()
 	// All three positions are set explicitly: left at zero, pglogrepl would
 	// fill them with the write position.
 	err := pglogrepl.SendStandbyStatusUpdate(ctx, s.conn, pglogrepl.StandbyStatusUpdate{
-		WALWritePosition: pos, WALFlushPosition: pos, WALApplyPosition: pos, ClientTime: time.Now(),
+		WALWritePosition: p.confirmed, WALFlushPosition: p.confirmed, WALApplyPosition: p.confirmed, ClientTime: time.Now(),
 	})
 	if err != nil {
 		return fmt.Errorf("send status: %w", err)
 	}
 	s.lastStatus = time.Now()
-	s.relay.metrics.inflight.Set(float64(inflight))
-	if pos != s.reported {
-		s.reported = pos
-		s.relay.metrics.confirmedLSN.Set(float64(pos))
+	m := s.relay.metrics
+	m.inflight.Set(float64(p.inflight))
+	m.inflightBytes.Set(float64(p.bytes))
+	if p.oldest.IsZero() {
+		m.oldestUnconfirmed.Set(0)
+	} else {
+		m.oldestUnconfirmed.Set(max(0, time.Since(p.oldest).Seconds()))
+	}
+	if p.confirmed != s.reported {
+		s.reported = p.confirmed
+		m.confirmedLSN.Set(float64(p.confirmed))
 	}
 	return nil
 }
@@ -340,6 +442,13 @@ func (s *session) handleCopyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("parse keepalive: %w", err)
 		}
+		// The server's WAL end is confirmable only between transactions,
+		// with everything read acknowledged, and past the last commit seen:
+		// keepalives also arrive in the middle of a transaction's output.
+		if s.tx == nil && ka.ServerWALEnd > s.lastCommit && s.wm.progress().idle {
+			s.wm.mark(ka.ServerWALEnd, time.Time{})
+			s.lastCommit = ka.ServerWALEnd
+		}
 		if ka.ReplyRequested {
 			return s.maybeReport(ctx, true)
 		}
@@ -348,12 +457,12 @@ func (s *session) handleCopyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("parse xlog data: %w", err)
 		}
-		return s.handleWAL(ctx, xld)
+		return s.handleWAL(xld)
 	}
 	return nil
 }
 
-func (s *session) handleWAL(ctx context.Context, xld pglogrepl.XLogData) error {
+func (s *session) handleWAL(xld pglogrepl.XLogData) error {
 	msg, err := pglogrepl.Parse(xld.WALData)
 	if err != nil {
 		return fmt.Errorf("decode pgoutput at %s: %w", xld.WALStart, err)
@@ -366,7 +475,7 @@ func (s *session) handleWAL(ctx context.Context, xld pglogrepl.XLogData) error {
 		}
 		s.columns[m.RelationID] = cols
 	case *pglogrepl.BeginMessage:
-		s.tx = s.wm.begin()
+		s.tx = s.wm.begin(m.CommitTime)
 	case *pglogrepl.InsertMessage:
 		cols, ok := s.columns[m.RelationID]
 		if !ok {
@@ -377,48 +486,34 @@ func (s *session) handleWAL(ctx context.Context, xld pglogrepl.XLogData) error {
 		}
 		rec, err := cols.record(m.Tuple)
 		if err != nil {
-			// A row we cannot read will not become readable by retrying:
-			// park it so the stream moves on.
-			s.wm.add(s.tx)
-			s.parker.park(ctx, s.wm, s.tx, nil, xld.WALStart, err)
+			s.pub.unreadable(s.tx, xld.WALStart, err)
 			return nil
 		}
-		s.produce(ctx, rec, xld.WALStart)
+		s.pub.publish(s.tx, rec, xld.WALStart)
 	case *pglogrepl.CommitMessage:
 		if s.tx == nil {
 			return errors.New("commit outside a transaction")
 		}
 		s.wm.commit(s.tx, m.TransactionEndLSN)
 		s.tx = nil
+		s.lastCommit = max(s.lastCommit, m.TransactionEndLSN)
 	case *pglogrepl.LogicalDecodingMessage:
-		if !m.Transactional {
-			s.wm.mark(m.LSN)
+		if !m.Transactional && s.tx == nil {
+			s.wm.mark(m.LSN, heartbeatTime(m))
+			s.lastCommit = max(s.lastCommit, m.LSN)
 		}
 	}
 	return nil
 }
 
-func (s *session) produce(ctx context.Context, rec *kgo.Record, lsn pglogrepl.LSN) {
-	t := s.tx
-	s.wm.add(t)
-	s.relay.metrics.produced.Inc()
-	committedAt := time.Now()
-	s.producer.Produce(ctx, rec, func(rec *kgo.Record, err error) {
-		switch {
-		case err == nil:
-			s.relay.metrics.acked.Inc()
-			s.relay.metrics.ackSeconds.Observe(time.Since(committedAt).Seconds())
-			s.wm.ack(t)
-		case isPermanent(err):
-			s.parker.park(ctx, s.wm, t, rec, lsn, err)
-		default:
-			// Not acknowledged, so never confirmed: a new session replays it
-			// from the confirmed position. If the session is ending anyway
-			// (cancelled, client closed) there is nothing else to do.
-			select {
-			case s.failed <- fmt.Errorf("produce to %s: %w", rec.Topic, err):
-			default:
-			}
-		}
-	})
+// heartbeatTime is when a heartbeat was written; zero for other messages.
+func heartbeatTime(m *pglogrepl.LogicalDecodingMessage) time.Time {
+	if m.Prefix != heartbeatPrefix {
+		return time.Time{}
+	}
+	us, err := strconv.ParseInt(string(m.Content), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMicro(us)
 }

@@ -4,12 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
+
+// ErrSlotLost means the relay's slot existed once and is gone or was
+// invalidated: rows committed meanwhile are not in the stream, so the relay
+// will not start until `sluice cdc resync --since T` rebuilt it.
+var ErrSlotLost = errors.New("replication slot lost")
 
 // ensurePublication creates the outbox publication if it is missing. Only
 // inserts are published: rows are removed by retention, and those deletes
@@ -34,25 +40,82 @@ func ensurePublication(ctx context.Context, pool *pgxpool.Pool, name string) err
 }
 
 // slotPosition returns the slot's confirmed position, creating the slot when
-// it does not exist. A new slot starts at the current end of WAL: rows
-// committed before it are published with `sluice cdc resync`.
+// the relay never had one (a new deployment). A slot the relay had before and
+// that is now missing or invalidated is ErrSlotLost, never recreated here.
 func slotPosition(ctx context.Context, pool *pgxpool.Pool, repl *pgconn.PgConn, slot string) (pglogrepl.LSN, bool, error) {
-	var lsn *string
-	err := pool.QueryRow(ctx, `SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&lsn)
-	if err == nil && lsn != nil {
-		pos, err := pglogrepl.ParseLSN(*lsn)
-		return pos, false, err
-	}
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	var (
+		lsn, walStatus *string
+		known          bool
+		confirmedTime  *time.Time
+	)
+	if err := pool.QueryRow(ctx, slotStateSQL, slot).Scan(&lsn, &walStatus, &known, &confirmedTime); err != nil {
 		return 0, false, fmt.Errorf("look up slot %s: %w", slot, err)
 	}
-	res, err := pglogrepl.CreateReplicationSlot(ctx, repl, slot, "pgoutput", pglogrepl.CreateReplicationSlotOptions{Mode: pglogrepl.LogicalReplication})
+	since := "the last time you know every outbox row was in Kafka"
+	if confirmedTime != nil {
+		since = confirmedTime.UTC().Format(time.RFC3339) + " (its last recorded confirmation)"
+	}
+	switch {
+	case walStatus != nil && *walStatus == "lost":
+		return 0, false, fmt.Errorf("slot %s was invalidated (wal_status lost); run `sluice cdc resync --since T` with T = %s: %w", slot, since, ErrSlotLost)
+	case lsn != nil:
+		pos, err := pglogrepl.ParseLSN(*lsn)
+		return pos, false, err
+	case known:
+		return 0, false, fmt.Errorf("slot %s is gone; run `sluice cdc resync --since T` with T = %s: %w", slot, since, ErrSlotLost)
+	}
+	pos, err := createSlot(ctx, pool, repl, slot, "NOEXPORT_SNAPSHOT", nil, 0)
+	return pos, err == nil, err
+}
+
+// createSlot creates the slot and records it in cdc_slots. With snapshot
+// "EXPORT_SNAPSHOT" the replication connection holds a snapshot of exactly
+// what the slot will not stream, until its next command.
+func createSlot(ctx context.Context, pool *pgxpool.Pool, repl *pgconn.PgConn, slot, snapshot string, since *time.Time, rows int64) (pglogrepl.LSN, error) {
+	pos, _, err := createSlotSnapshot(ctx, repl, slot, snapshot)
 	if err != nil {
-		return 0, false, fmt.Errorf("create slot %s: %w", slot, err)
+		return 0, err
+	}
+	if err := recordSlot(ctx, pool, slot, pos, since, rows); err != nil {
+		return 0, err
+	}
+	return pos, nil
+}
+
+func createSlotSnapshot(ctx context.Context, repl *pgconn.PgConn, slot, snapshot string) (pglogrepl.LSN, string, error) {
+	res, err := pglogrepl.CreateReplicationSlot(ctx, repl, slot, "pgoutput",
+		pglogrepl.CreateReplicationSlotOptions{Mode: pglogrepl.LogicalReplication, SnapshotAction: snapshot})
+	if err != nil {
+		return 0, "", fmt.Errorf("create slot %s: %w", slot, err)
 	}
 	pos, err := pglogrepl.ParseLSN(res.ConsistentPoint)
 	if err != nil {
-		return 0, false, fmt.Errorf("slot %s consistent point: %w", slot, err)
+		return 0, "", fmt.Errorf("slot %s consistent point: %w", slot, err)
 	}
-	return pos, true, nil
+	return pos, res.SnapshotName, nil
+}
+
+func recordSlot(ctx context.Context, pool *pgxpool.Pool, slot string, pos pglogrepl.LSN, since *time.Time, rows int64) error {
+	var rowsArg *int64
+	if since != nil {
+		rowsArg = &rows
+	}
+	if _, err := pool.Exec(ctx, slotCreatedSQL, slot, pos.String(), since, rowsArg); err != nil {
+		return fmt.Errorf("record slot %s: %w", slot, err)
+	}
+	return nil
+}
+
+// replicationConn opens a connection in replication mode.
+func replicationConn(ctx context.Context, dsn string) (*pgconn.PgConn, error) {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	cfg.RuntimeParams["replication"] = "database"
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("replication connection: %w", err)
+	}
+	return conn, nil
 }

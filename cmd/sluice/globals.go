@@ -58,6 +58,7 @@ type RunFlags struct {
 	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
 	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
 	Slot             string        `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
+	OutboxRetention  time.Duration `name:"outbox-retention" env:"SLUICE_OUTBOX_RETENTION" default:"24h" help:"How long outbox rows are kept after the relay confirmed them (how far back cdc resync can reach); 0 keeps them."`
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
@@ -79,5 +80,9 @@ func (g *Globals) pipelineConfig(f RunFlags) pipelineConfig {
 	}
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.CDCConfig.Slot = f.Slot
+	cfg.CDCConfig.Retention = f.OutboxRetention
+	if f.OutboxRetention == 0 {
+		cfg.CDCConfig.Retention = -1 // keep rows forever
+	}
 	return cfg
 }

@@ -11,9 +11,6 @@ type ServeCmd struct{ RunFlags }
 // IngestCmd runs the ingest API.
 type IngestCmd struct{ RunFlags }
 
-// CDCCmd runs the relay.
-type CDCCmd struct{ RunFlags }
-
 // ConsumeCmd runs the consumer groups.
 type ConsumeCmd struct{ RunFlags }
 
@@ -23,10 +20,6 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error 
 
 func (c *IngestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
 	return run(ctx, g, log, c.RunFlags, true, false, false)
-}
-
-func (c *CDCCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
-	return run(ctx, g, log, c.RunFlags, false, true, false)
 }
 
 func (c *ConsumeCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
