@@ -21,15 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/sluicehq/sluice/internal/envelope"
 )
-
-// Record is a Kafka record with its parsed envelope.
-type Record struct {
-	*kgo.Record
-	Event envelope.Event
-}
 
 // Handler applies one record's effect inside the batch transaction. It must
 // be idempotent: the same record may be applied again after a crash or a
@@ -37,6 +29,17 @@ type Record struct {
 // anything that leaves Postgres is written as an outbox row in tx.
 type Handler interface {
 	Apply(ctx context.Context, tx pgx.Tx, rec Record) error
+}
+
+// Preparer is a Handler that needs something from outside Postgres (an HTTP
+// call). Prepare runs before the batch transaction opens, never inside it,
+// and leaves what it learned in rec.Prepared for Apply, which re-checks
+// local state at commit. Its errors are classified like Apply's. Prepare
+// may run again for the same record (a retried batch, a rewind), so what it
+// calls must tolerate repetition (an idempotency key).
+type Preparer interface {
+	Handler
+	Prepare(ctx context.Context, rec *Record) error
 }
 
 // Config tunes a consumer group.

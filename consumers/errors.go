@@ -3,6 +3,7 @@ package consumers
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -49,4 +50,32 @@ func IsPermanent(err error) bool {
 		}
 	}
 	return false
+}
+
+// retryAfterError is a transient failure whose cause said when to come back
+// (an HTTP 429 or 503 with Retry-After).
+type retryAfterError struct {
+	err   error
+	delay time.Duration
+}
+
+func (e retryAfterError) Error() string { return e.err.Error() }
+func (e retryAfterError) Unwrap() error { return e.err }
+
+// RetryAfter marks err as transient with a delay the retry must not beat:
+// the worker waits the longer of its own backoff and d.
+func RetryAfter(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return retryAfterError{err: err, delay: d}
+}
+
+// RetryDelay is the delay a RetryAfter error asked for.
+func RetryDelay(err error) (time.Duration, bool) {
+	var r retryAfterError
+	if errors.As(err, &r) {
+		return r.delay, true
+	}
+	return 0, false
 }

@@ -67,6 +67,13 @@ func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker 
 func (w *worker) run() {
 	defer close(w.done)
 	for {
+		// A queued batch never starts once quit is closed: select alone
+		// would pick between the two at random.
+		select {
+		case <-w.quit:
+			return
+		default:
+		}
 		select {
 		case <-w.quit:
 			return
@@ -82,19 +89,38 @@ func (w *worker) run() {
 // returns false when told to quit before that (revoke or shutdown while
 // retrying); the uncommitted records are then consumed again by whoever owns
 // the partition next.
-func (w *worker) process(recs []*kgo.Record) bool {
+func (w *worker) process(batch []*kgo.Record) bool {
 	// The transaction runs on a context that quit does not cancel, so a batch
-	// that started finishes cleanly; quit interrupts only the waits.
+	// whose transaction started finishes cleanly; quit interrupts only the
+	// waits and the remote calls of Prepare, which commit nothing.
 	ctx := context.Background()
+	remote, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.quit:
+			cancel()
+		case <-remote.Done():
+		}
+	}()
+	recs := make([]Record, len(batch))
+	parseErrs := make([]error, len(batch))
+	for i, r := range batch {
+		recs[i], parseErrs[i] = parseRecord(r)
+	}
 	dead := map[int]*failure{}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		failedAt, err := w.apply(ctx, recs, dead)
+		failedAt, err := w.prepare(remote, recs, parseErrs, dead)
+		if err == nil {
+			failedAt, err = w.apply(ctx, recs, parseErrs, dead)
+		}
 		if err == nil {
 			w.g.metrics.batchSeconds.Observe(time.Since(start).Seconds())
 			w.g.metrics.applied.Add(float64(len(recs) - len(dead)))
 			break
 		}
+		delay := backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, attempt)
 		if failedAt >= 0 && IsPermanent(err) {
 			rec := recs[failedAt]
 			f := w.failures[rec.Offset]
@@ -105,36 +131,58 @@ func (w *worker) process(recs []*kgo.Record) bool {
 			f.attempts++
 			f.last, f.reason = time.Now(), err.Error()
 			w.log.Warn("record failed", slog.Int64("offset", rec.Offset), slog.String("key", string(rec.Key)),
-				slog.Int("attempt", f.attempts), slog.Any("error", err))
+				slog.String("event_id", rec.Event.ID), slog.Int("attempt", f.attempts), slog.Any("error", err))
 			if f.attempts >= w.g.cfg.MaxAttempts {
 				dead[failedAt] = f
 				continue
 			}
+			delay = backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, f.attempts)
 		} else {
 			w.g.metrics.transient.Inc()
-			w.log.Warn("batch failed, retrying", slog.Int("attempt", attempt), slog.Any("error", err))
+			if d, ok := RetryDelay(err); ok && d > delay {
+				delay = d
+			}
+			w.log.Warn("batch failed, retrying", slog.Int("attempt", attempt), slog.Duration("in", delay), slog.Any("error", err))
 		}
-		if !w.wait(backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, attempt)) {
+		if !w.wait(delay) {
 			return false
 		}
 	}
 	for i, f := range dead {
 		w.g.metrics.deadLettered.Inc()
 		w.log.Error("record dead-lettered", slog.Int64("offset", recs[i].Offset), slog.String("key", string(recs[i].Key)),
-			slog.Int("attempts", f.attempts), slog.String("reason", f.reason))
+			slog.String("event_id", recs[i].Event.ID), slog.Int("attempts", f.attempts), slog.String("reason", f.reason))
 		delete(w.failures, recs[i].Offset)
 	}
 	// Offsets go to Kafka only now that the effects are committed. A failed
 	// commit (partition revoked meanwhile) only means a harmless replay.
-	if err := w.cl.CommitRecords(ctx, recs[len(recs)-1]); err != nil {
+	if err := w.cl.CommitRecords(ctx, batch[len(batch)-1]); err != nil {
 		w.log.Warn("offset commit failed", slog.Any("error", err))
 	}
 	return true
 }
 
+// prepare runs the handler's remote step for every live record not yet
+// prepared, outside any transaction. On failure it returns the record's index.
+func (w *worker) prepare(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure) (int, error) {
+	p, ok := w.g.handler.(Preparer)
+	if !ok {
+		return -1, nil
+	}
+	for i := range recs {
+		if _, isDead := dead[i]; isDead || parseErrs[i] != nil || recs[i].Prepared != nil {
+			continue
+		}
+		if err := safely(func() error { return p.Prepare(ctx, &recs[i]) }); err != nil {
+			return i, err
+		}
+	}
+	return -1, nil
+}
+
 // apply runs one transaction over recs. On failure it returns the index of
 // the record at fault, or -1 when the transaction itself failed.
-func (w *worker) apply(ctx context.Context, recs []*kgo.Record, dead map[int]*failure) (int, error) {
+func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure) (int, error) {
 	tx, err := w.g.pool.Begin(ctx)
 	if err != nil {
 		return -1, fmt.Errorf("begin: %w", err)
@@ -142,12 +190,15 @@ func (w *worker) apply(ctx context.Context, recs []*kgo.Record, dead map[int]*fa
 	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
 	for i, r := range recs {
 		if f, ok := dead[i]; ok {
-			if err := w.deadLetter(ctx, tx, r, f); err != nil {
+			if err := w.deadLetter(ctx, tx, r.Record, f); err != nil {
 				return -1, err
 			}
 			continue
 		}
-		if err := w.applyOne(ctx, tx, r); err != nil {
+		if parseErrs[i] != nil {
+			return i, parseErrs[i]
+		}
+		if err := safely(func() error { return w.g.handler.Apply(ctx, tx, r) }); err != nil {
 			return i, err
 		}
 	}
@@ -157,21 +208,15 @@ func (w *worker) apply(ctx context.Context, recs []*kgo.Record, dead map[int]*fa
 	return -1, nil
 }
 
-func (w *worker) applyOne(ctx context.Context, tx pgx.Tx, r *kgo.Record) (err error) {
+// safely turns a handler panic into a permanent error: a bug in one record's
+// handling must dead-letter that record, not crash the partition forever.
+func safely(fn func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = Permanentf("handler panic: %v", p)
 		}
 	}()
-	headers := make(map[string]string, len(r.Headers))
-	for _, h := range r.Headers {
-		headers[h.Key] = string(h.Value)
-	}
-	ev, err := envelope.Parse(headers)
-	if err != nil {
-		return Permanent(err)
-	}
-	return w.g.handler.Apply(ctx, tx, Record{Record: r, Event: ev})
+	return fn()
 }
 
 func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, r *kgo.Record, f *failure) error {

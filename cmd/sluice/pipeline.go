@@ -22,7 +22,8 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -52,6 +53,8 @@ type pipelineConfig struct {
 	// ConsumerMaxAttempts and ConsumerBackoff tune every group.
 	ConsumerMaxAttempts int
 	ConsumerBackoff     time.Duration
+	// Dispatch configures the notifications dispatcher (off without a URL).
+	Dispatch dispatch.Config
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
 	ShutdownGrace time.Duration
 }
@@ -144,11 +147,7 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 		if err != nil {
 			return fail(err)
 		}
-		topics := []string{cfg.Topics.Resource(credits.NotificationsTopic), cfg.Topics.DeadLetter(creditsGroup(cfg.Topics))}
-		for _, suffix := range catalogue.Topics() {
-			topics = append(topics, cfg.Topics.Resource(suffix))
-		}
-		if err := kafka.EnsureTopics(ctx, adm, cfg.TopicSpec, topics...); err != nil {
+		if err := kafka.EnsureTopics(ctx, adm, cfg.TopicSpec, groups.Topics(cfg.Topics, catalogue.Topics()...)...); err != nil {
 			return fail(err)
 		}
 	}
@@ -185,18 +184,20 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 		runners = append(runners, relay.Run)
 	}
 	if cfg.Consume {
-		group, err := consumers.NewGroup(consumers.Config{
-			Group:           creditsGroup(cfg.Topics),
-			Topics:          []string{cfg.Topics.Resource(credits.Topic)},
-			DeadLetterTopic: cfg.Topics.DeadLetter(creditsGroup(cfg.Topics)),
-			MaxAttempts:     cfg.ConsumerMaxAttempts,
-			Backoff:         cfg.ConsumerBackoff,
-		}, log.With(slog.String("component", "consumer")), pool, credits.Handler{Topics: cfg.Topics}, kafkaOpts, reg)
-		if err != nil {
-			ln.Close()
-			return fail(err)
+		for _, spec := range groups.List(cfg.Topics, pool, groups.Options{Dispatch: cfg.Dispatch}) {
+			group, err := consumers.NewGroup(consumers.Config{
+				Group:           spec.ID,
+				Topics:          spec.Topics,
+				DeadLetterTopic: spec.DeadLetterTopic,
+				MaxAttempts:     cfg.ConsumerMaxAttempts,
+				Backoff:         cfg.ConsumerBackoff,
+			}, log.With(slog.String("component", "consumer")), pool, spec.Handler, kafkaOpts, reg)
+			if err != nil {
+				ln.Close()
+				return fail(err)
+			}
+			runners = append(runners, group.Run)
 		}
-		runners = append(runners, group.Run)
 	}
 
 	// One stage failing for good stops the others: a half-running process

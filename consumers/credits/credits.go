@@ -1,18 +1,20 @@
-// Package credits grants credits for paid invoices: each eligible invoice
-// grants a fixed amount to the workspace its customer maps to, once, whatever
-// the number of events that mention it (business key: source, account,
-// invoice id, "initial-credit-grant"). A confirmation e-mail intent is written
-// to the outbox in the same transaction, so it exists exactly when the grant
-// does.
+// Package credits grants credits for paid invoices and takes them back on
+// refund. Each eligible invoice grants a fixed amount to the workspace its
+// customer maps to, once, whatever the number of events that mention it
+// (business key: source, account, invoice id, "initial-credit-grant"). A
+// refund is its own operation (business key: ..., invoice id, "refund"):
+// the first one reverses the whole grant, later ones change nothing, and an
+// invoice refunded before its grant arrived is never granted. Each effect
+// writes its e-mail intent to the outbox in the same transaction, so the
+// intent exists exactly when the effect does.
 package credits
 
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -23,14 +25,19 @@ import (
 var (
 	//go:embed sql/grant.sql
 	grantSQL string
+	//go:embed sql/grant_of.sql
+	grantOfSQL string
+	//go:embed sql/reverse.sql
+	reverseSQL string
 	//go:embed sql/workspace.sql
 	workspaceSQL string
-	//go:embed sql/claim.sql
-	claimSQL string
 )
 
 // Operation is the business-key operation of the first grant per invoice.
 const Operation = "initial-credit-grant"
+
+// RefundOperation is the business-key operation of an invoice's refund.
+const RefundOperation = "refund"
 
 // ErrNoWorkspace: the invoice's customer maps to no workspace of the tenant.
 var ErrNoWorkspace = errors.New("credits: customer maps to no workspace")
@@ -60,6 +67,16 @@ type invoicePaid struct {
 	} `json:"data"`
 }
 
+type chargeRefunded struct {
+	Data struct {
+		Object struct {
+			ID             string `json:"id"`
+			Invoice        string `json:"invoice"`
+			AmountRefunded int64  `json:"amount_refunded"`
+		} `json:"object"`
+	} `json:"data"`
+}
+
 // EmailIntent is the second-hop message: a dispatcher sends it with
 // IdempotencyKey so a retried send is not a second e-mail.
 type EmailIntent struct {
@@ -73,23 +90,20 @@ type EmailIntent struct {
 
 // Apply implements consumers.Handler.
 func (h Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+	switch rec.Event.Type {
+	case "stripe.invoice.paid":
+		return h.grant(ctx, tx, rec)
+	case "stripe.charge.refunded":
+		return h.reverse(ctx, tx, rec)
+	}
+	return nil // other invoice events have no credit effect (yet)
+}
+
+func (h Handler) grant(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	ev := rec.Event
-	if ev.Type != "stripe.invoice.paid" {
-		return nil // other invoice events have no credit effect (yet)
-	}
-	body := rec.Value
-	if ev.Claim != "" {
-		inboxID, err := strconv.ParseInt(ev.InboxID, 10, 64)
-		if err != nil {
-			return consumers.Permanentf("claim without inbox id: %q", ev.InboxID)
-		}
-		if err := tx.QueryRow(ctx, claimSQL, inboxID, ev.TenantID).Scan(&body); err != nil {
-			return fmt.Errorf("load claimed body %d: %w", inboxID, err)
-		}
-	}
 	var inv invoicePaid
-	if err := json.Unmarshal(body, &inv); err != nil {
-		return consumers.Permanentf("invoice.paid body: %w", err)
+	if err := rec.Decode(ctx, tx, &inv); err != nil {
+		return err
 	}
 	obj := inv.Data.Object
 	if obj.Status != "paid" || obj.AmountPaid <= 0 || obj.Customer == "" {
@@ -108,26 +122,52 @@ func (h Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) err
 	if credits <= 0 {
 		credits = 100
 	}
-	businessKey := ev.SourceID + "/" + ev.SourceAccount + "/" + obj.ID + "/" + Operation
-	intent := EmailIntent{
-		Kind: "credits-granted", IdempotencyKey: businessKey + "/confirmation-email",
-		TenantID: ev.TenantID, WorkspaceID: workspaceID, Credits: credits, InvoiceID: obj.ID,
-	}
-	payload, _ := json.Marshal(intent)
-	key := envelope.Key(ev.TenantID, "workspace", workspaceID)
-	headers, _ := json.Marshal(envelope.Event{
-		ID: intent.IdempotencyKey, Source: envelope.SourceURI(ev.TenantID, ev.SourceID), Type: "sluice.email.credits_granted",
-		Subject: workspaceID, TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, PartitionKey: key,
-		ContentType: "application/json", TraceParent: ev.TraceParent,
-	}.Headers())
-	var inboxID *int64
-	if id, err := strconv.ParseInt(ev.InboxID, 10, 64); err == nil {
-		inboxID = &id
-	}
+	businessKey := rec.BusinessKey(obj.ID, Operation)
+	intent := h.email(rec, "credits-granted", businessKey, workspaceID, credits, obj.ID)
 	_, err = tx.Exec(ctx, grantSQL, ev.TenantID, workspaceID, ev.SourceID, ev.SourceAccount, obj.ID, Operation,
-		credits, ev.ID, inboxID, h.Topics.Resource(NotificationsTopic), []byte(key), headers, payload)
+		credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload, RefundOperation)
 	if err != nil {
 		return fmt.Errorf("grant credits: %w", err)
 	}
 	return nil
+}
+
+func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+	ev := rec.Event
+	var ch chargeRefunded
+	if err := rec.Decode(ctx, tx, &ch); err != nil {
+		return err
+	}
+	invoiceID := ch.Data.Object.Invoice
+	if invoiceID == "" {
+		return consumers.Permanentf("charge.refunded: charge %s names no invoice", ch.Data.Object.ID)
+	}
+	if ch.Data.Object.AmountRefunded <= 0 {
+		return nil // nothing was refunded
+	}
+	var (
+		grantID     *int64
+		workspaceID *string
+		credits     int64
+	)
+	err := tx.QueryRow(ctx, grantOfSQL, ev.SourceID, ev.SourceAccount, invoiceID, Operation).Scan(&grantID, &workspaceID, &credits)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("find grant: %w", err)
+	}
+	var intent consumers.Intent
+	if workspaceID != nil {
+		intent = h.email(rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
+	}
+	_, err = tx.Exec(ctx, reverseSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, invoiceID, RefundOperation,
+		grantID, workspaceID, credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload)
+	if err != nil {
+		return fmt.Errorf("reverse credits: %w", err)
+	}
+	return nil
+}
+
+func (h Handler) email(rec consumers.Record, kind, businessKey, workspaceID string, credits int64, invoiceID string) consumers.Intent {
+	key := businessKey + "/confirmation-email"
+	return consumers.NewIntent(h.Topics.Resource(NotificationsTopic), rec, "sluice.email."+strings.ReplaceAll(kind, "-", "_"), key, "workspace", workspaceID,
+		EmailIntent{Kind: kind, IdempotencyKey: key, TenantID: rec.Event.TenantID, WorkspaceID: workspaceID, Credits: credits, InvoiceID: invoiceID})
 }

@@ -1,10 +1,14 @@
 -- One grant per business key, however many events mention the invoice. The
 -- balance moves, and the confirmation e-mail intent is written, only when
--- the grant is new: all in one statement, in the batch's transaction.
+-- the grant is new: all in one statement, in the batch's transaction. An
+-- invoice already refunded ($14: the refund operation) earns nothing: the
+-- refund came first, and granting now would hand out refunded credits.
 WITH g AS (
     INSERT INTO credit_grants (tenant_id, workspace_id, source_id, source_account, object_id,
                                operation, credits, event_id, inbox_id)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9
+    WHERE NOT EXISTS (SELECT 1 FROM credit_reversals
+                      WHERE source_id = $3 AND source_account = $4 AND object_id = $5 AND operation = $14)
     ON CONFLICT ON CONSTRAINT credit_grants_business_key DO NOTHING
     RETURNING workspace_id, tenant_id, credits
 ), balance AS (

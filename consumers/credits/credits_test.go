@@ -1,0 +1,69 @@
+package credits_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/consumertest"
+	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/internal/envelope"
+)
+
+func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
+
+func paid(f consumertest.Fixture, topic, eventID, invoiceID string) *kgo.Record {
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"invoice.paid","created":%d,"data":{"object":{"id":%q,"object":"invoice","customer":%q,"amount_paid":1000,"status":"paid"}}}`,
+		eventID, time.Now().Unix(), invoiceID, f.Customer)
+	return consumertest.Record(topic, f.Event(eventID, "stripe.invoice.paid", "invoice", invoiceID, time.Now()), body)
+}
+
+// refunded is a charge.refunded routed to its invoice, as ingest routes it.
+func refunded(f consumertest.Fixture, topic, eventID, invoiceID string) *kgo.Record {
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"charge.refunded","created":%d,"data":{"object":{"id":"ch_%s","object":"charge","invoice":%q,"amount_refunded":1000,"refunded":true}}}`,
+		eventID, time.Now().Unix(), eventID, invoiceID)
+	return consumertest.Record(topic, f.Event(eventID, "stripe.charge.refunded", "invoice", invoiceID, time.Now()), body)
+}
+
+// A refund is its own operation: it reverses the grant once, whatever the
+// number of refund events; a refund that arrives before the grant stops it.
+func TestRefundReversesTheGrantOnce(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 3)
+	h := credits.Handler{Topics: envelope.Topics{Prefix: topic}}
+
+	recs := env.Produce(t,
+		paid(f, topic, "evt_p1", "in_1"), paid(f, topic, "evt_p2", "in_2"), paid(f, topic, "evt_p3", "in_3"),
+		refunded(f, topic, "evt_r1", "in_1"), refunded(f, topic, "evt_r1b", "in_1"), paid(f, topic, "evt_p1b", "in_1"),
+		refunded(f, topic, "evt_r4", "in_4"), paid(f, topic, "evt_p4", "in_4"),
+	)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}}, h, nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+
+	balance, err := env.Store.Balance(t.Context(), f.WorkspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if balance != 200 {
+		t.Errorf("balance = %d, want 200 (in_2 and in_3; in_1 refunded, in_4 refunded before paid)", balance)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); n != 3 {
+		t.Errorf("grants = %d, want 3", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM credit_reversals WHERE tenant_id = $1 AND object_id = 'in_1' AND credits = 100`, f.TenantID); n != 1 {
+		t.Errorf("reversals of in_1 = %d, want 1", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM credit_reversals WHERE tenant_id = $1 AND object_id = 'in_4' AND credits = 0 AND grant_id IS NULL`, f.TenantID); n != 1 {
+		t.Errorf("reversals of in_4 = %d, want 1 with nothing taken back", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM outbox WHERE topic = $1 AND headers->>'ce_tenantid' = $2 AND headers->>'ce_type' = 'sluice.email.credits_reversed'`,
+		envelope.Topics{Prefix: topic}.Resource("notifications"), f.TenantID); n != 1 {
+		t.Errorf("reversal e-mails = %d, want 1", n)
+	}
+}

@@ -1,0 +1,183 @@
+// Package dispatch delivers second-hop intents (the e-mails and alerts other
+// handlers write to the notifications topic) to an external HTTP service.
+//
+// Invariant: every intent is delivered until the service acknowledges it
+// with a 2xx, always with the same Idempotency-Key header (the intent's
+// ce_id, derived from the business key of the effect that caused it), and
+// the delivery is recorded in dispatch_log only after that 2xx. The HTTP
+// call happens before the batch transaction opens (consumers.Preparer),
+// never inside it.
+//
+// Uncertain outcome: when the service accepted a request but its answer was
+// lost (timeout, connection reset), Sluice cannot know whether the send
+// happened, so it treats the failure as transient and sends again with the
+// same Idempotency-Key; the service is expected to deduplicate on that key
+// (as Stripe's and most e-mail APIs do) and answer 2xx for a key it has
+// already processed. Delivery to the service is therefore at least once;
+// the effect (one e-mail) is exactly once only with the service's
+// cooperation, and dispatch_log says which sends were acknowledged.
+//
+// Retries: 5xx, 408, 429, timeouts and connection errors are transient
+// (retried in place with the group's backoff; a Retry-After header is
+// honoured as a lower bound); any other 4xx is permanent and the intent is
+// dead-lettered after the group's attempts.
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/consumers"
+)
+
+var (
+	//go:embed sql/sent.sql
+	sentSQL string
+	//go:embed sql/log.sql
+	logSQL string
+)
+
+// Topic is the suffix of the topic the dispatcher consumes.
+const Topic = "notifications"
+
+// HeaderIdempotencyKey carries the intent's stable key to the service.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// Config says where intents go.
+type Config struct {
+	// URL receives one POST per intent; empty turns the dispatcher off.
+	URL string
+	// Timeout bounds one request. Default 10s.
+	Timeout time.Duration
+	// Client makes the requests. Default a client with Timeout.
+	Client *http.Client
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{Timeout: c.Timeout}
+	}
+	return c
+}
+
+// Handler delivers intents; it implements consumers.Preparer.
+type Handler struct {
+	cfg   Config
+	pool  *pgxpool.Pool
+	group string
+}
+
+// New builds the dispatcher of consumer group group; pool is read outside
+// transactions to skip intents already delivered.
+func New(cfg Config, pool *pgxpool.Pool, group string) *Handler {
+	return &Handler{cfg: cfg.WithDefaults(), pool: pool, group: group}
+}
+
+// delivery is what Prepare learned: the service's 2xx, or that an earlier
+// run already had one.
+type delivery struct {
+	status  int
+	already bool
+}
+
+// Prepare implements consumers.Preparer: it calls the service unless the
+// intent was already delivered.
+func (h *Handler) Prepare(ctx context.Context, rec *consumers.Record) error {
+	key := rec.Event.ID
+	if key == "" || rec.Value == nil {
+		return consumers.Permanentf("intent without idempotency key or body")
+	}
+	var sent bool
+	if err := h.pool.QueryRow(ctx, sentSQL, key).Scan(&sent); err != nil {
+		return fmt.Errorf("dispatch log: %w", err)
+	}
+	if sent {
+		rec.Prepared = delivery{already: true}
+		return nil
+	}
+	status, err := h.send(ctx, rec)
+	if err != nil {
+		return err
+	}
+	rec.Prepared = delivery{status: status}
+	return nil
+}
+
+func (h *Handler) send(ctx context.Context, rec *consumers.Record) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.cfg.URL, bytes.NewReader(rec.Value))
+	if err != nil {
+		return 0, consumers.Permanentf("dispatch request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderIdempotencyKey, rec.Event.ID)
+	req.Header.Set("Ce-Type", rec.Event.Type)
+	if rec.Event.TraceParent != "" {
+		req.Header.Set("traceparent", rec.Event.TraceParent)
+	}
+	resp, err := h.cfg.Client.Do(req)
+	if err != nil {
+		// Uncertain outcome: the service may have accepted. Transient, so the
+		// same key is sent again.
+		return 0, fmt.Errorf("dispatch %s: %w", rec.Event.Type, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return resp.StatusCode, nil
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout:
+		err := fmt.Errorf("dispatch %s: service answered %d", rec.Event.Type, resp.StatusCode)
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return 0, consumers.RetryAfter(err, d)
+		}
+		return 0, err
+	default:
+		return 0, consumers.Permanentf("dispatch %s: service refused with %d", rec.Event.Type, resp.StatusCode)
+	}
+}
+
+// Apply implements consumers.Handler: it records the acknowledged delivery.
+func (h *Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+	d, ok := rec.Prepared.(delivery)
+	if !ok {
+		return errors.New("dispatch: record reached Apply unprepared")
+	}
+	if d.already {
+		return nil
+	}
+	_, err := tx.Exec(ctx, logSQL, rec.Event.ID, h.group, rec.Topic, rec.Partition, rec.Offset, d.status)
+	if err != nil {
+		return fmt.Errorf("dispatch log: %w", err)
+	}
+	return nil
+}
+
+// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+var _ consumers.Preparer = (*Handler)(nil)

@@ -1,0 +1,93 @@
+// Package groups is the list of consumer groups Sluice runs: each one's
+// stable id (<prefix>.<name>, so Kafka UI and kafka-consumer-groups follow
+// it across releases), the topics it reads, its dead-letter topic
+// (<group>.dlq) and its handler. `sluice serve|consume` run them, and
+// `sluice dlq|lag|replay` find them here, so the names live in one place.
+package groups
+
+import (
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/consumers/feedback"
+	"github.com/sluicehq/sluice/consumers/installations"
+	"github.com/sluicehq/sluice/consumers/subscriptions"
+	"github.com/sluicehq/sluice/consumers/verifications"
+	"github.com/sluicehq/sluice/internal/envelope"
+)
+
+// Group is one consumer group.
+type Group struct {
+	ID              string
+	Topics          []string
+	DeadLetterTopic string
+	Handler         consumers.Handler
+}
+
+// Options configure the groups that need more than topics.
+type Options struct {
+	// Dispatch configures the notifications dispatcher; it runs only when
+	// Dispatch.URL is set.
+	Dispatch dispatch.Config
+}
+
+// List returns the groups of a deployment, in a stable order. pool is the
+// dispatcher's, for its reads outside transactions.
+func List(t envelope.Topics, pool *pgxpool.Pool, o Options) []Group {
+	group := func(name string, h consumers.Handler, topics ...string) Group {
+		id := t.Resource(name)
+		g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: h}
+		for _, s := range topics {
+			g.Topics = append(g.Topics, t.Resource(s))
+		}
+		return g
+	}
+	list := []Group{
+		group("credits", credits.Handler{Topics: t}, credits.Topic),
+		group("subscriptions", subscriptions.Handler{}, subscriptions.Topic),
+		group("installations", installations.Handler{}, installations.Topic),
+		group("verifications", verifications.Handler{}, verifications.Topic),
+		group("feedback", feedback.Handler{Topics: t}, feedback.Topic),
+	}
+	if o.Dispatch.URL != "" {
+		id := t.Resource("dispatch")
+		list = append(list, group("dispatch", dispatch.New(o.Dispatch, pool, id), dispatch.Topic))
+	}
+	return list
+}
+
+// Find returns the group with id.
+func Find(t envelope.Topics, pool *pgxpool.Pool, o Options, id string) (Group, bool) {
+	for _, g := range List(t, pool, o) {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Group{}, false
+}
+
+// Topics lists every topic the groups read or write (dead letters and the
+// notifications topic included) and the topics of extra suffixes (the
+// catalogue's), once each, for creation at start.
+func Topics(t envelope.Topics, extra ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(topic string) {
+		if !seen[topic] {
+			seen[topic] = true
+			out = append(out, topic)
+		}
+	}
+	for _, g := range List(t, nil, Options{Dispatch: dispatch.Config{URL: "-"}}) {
+		for _, topic := range g.Topics {
+			add(topic)
+		}
+		add(g.DeadLetterTopic)
+	}
+	for _, suffix := range extra {
+		add(t.Resource(suffix))
+	}
+	return out
+}

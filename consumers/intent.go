@@ -1,0 +1,32 @@
+package consumers
+
+import (
+	"encoding/json"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+)
+
+// Intent is a second-hop message (an e-mail, an alert) written as an outbox
+// row in the same transaction as the effect that caused it, so it exists
+// exactly when the effect does. Its ce_id is the idempotency key the
+// dispatcher sends with it.
+type Intent struct {
+	Topic   string
+	Key     []byte
+	Headers []byte // JSON object, as the outbox stores it
+	Payload []byte
+}
+
+// NewIntent builds the outbox row of an intent about object subject of
+// objectType, caused by rec. payload is marshalled to JSON.
+func NewIntent(topic string, rec Record, ceType, idempotencyKey, objectType, subject string, payload any) Intent {
+	ev := rec.Event
+	key := envelope.Key(ev.TenantID, objectType, subject)
+	body, _ := json.Marshal(payload)
+	headers, _ := json.Marshal(envelope.Event{
+		ID: idempotencyKey, Source: envelope.SourceURI(ev.TenantID, ev.SourceID), Type: ceType,
+		Subject: subject, TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, PartitionKey: key,
+		ContentType: "application/json", TraceParent: ev.TraceParent,
+	}.Headers())
+	return Intent{Topic: topic, Key: []byte(key), Headers: headers, Payload: body}
+}
