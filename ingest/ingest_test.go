@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -28,7 +29,8 @@ import (
 
 // bundle is one test's ingest service over the package's database.
 type bundle struct {
-	pool     *pgxpool.Pool
+	pool     *pgxpool.Pool // direct, for assertions
+	store    tenancy.Store
 	srv      *httptest.Server
 	tenantID string
 	sourceID string
@@ -55,23 +57,37 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// setup gives each test its own ingest service, tenant and source, on the
-// package's database.
+// setup gives each test its own ingest service, tenant and Stripe source, on
+// the package's database.
 func setup(t *testing.T, cfg ingest.Config) *bundle {
 	t.Helper()
+	return setupVia(t, cfg, dbURL)
+}
+
+// setupVia is setup with the service reaching Postgres at serviceURL (e.g.
+// through a proxy the test cuts); assertions still use the direct URL.
+func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
+	t.Helper()
 	ctx := context.Background()
-	pool, err := pg.Connect(ctx, dbURL, 8)
+	pool, err := pg.Connect(ctx, dbURL, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	servicePool := pool
+	if serviceURL != dbURL {
+		if servicePool, err = pg.Connect(ctx, serviceURL, 8); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(servicePool.Close)
+	}
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
 	catalogue, err := schemas.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := ingest.New(cfg, slog.New(slog.DiscardHandler), pool, ring, catalogue, prometheus.NewRegistry())
+	svc := ingest.New(cfg, slog.New(slog.DiscardHandler), servicePool, ring, catalogue, prometheus.NewRegistry())
 	svc.Start()
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
@@ -83,23 +99,63 @@ func setup(t *testing.T, cfg ingest.Config) *bundle {
 		svc.Stop()
 	})
 
-	store := tenancy.Store{Pool: pool, Ring: ring}
-	s := testenv.RandomSuffix()
-	b := &bundle{pool: pool, srv: srv, secret: "whsec_" + s}
-	if b.tenantID, err = store.CreateTenant(ctx, t.Name()); err != nil {
-		t.Fatal(err)
-	}
-	if b.sourceID, err = store.CreateSource(ctx, tenancy.NewSource{TenantID: b.tenantID, Kind: "stripe", Account: "acct_" + s, Secret: b.secret}); err != nil {
-		t.Fatal(err)
-	}
+	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, srv: srv, secret: "whsec_" + testenv.RandomSuffix()}
+	b.tenantID = b.newTenant(t)
+	b.sourceID = b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "stripe", Secret: b.secret})
 	return b
+}
+
+func (b *bundle) newTenant(t *testing.T) string {
+	t.Helper()
+	id, err := b.store.CreateTenant(context.Background(), t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// newSource creates a source; an empty account gets a random one.
+func (b *bundle) newSource(t *testing.T, ns tenancy.NewSource) string {
+	t.Helper()
+	if ns.Account == "" {
+		ns.Account = "acct_" + testenv.RandomSuffix()
+	}
+	id, err := b.store.CreateSource(context.Background(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// post sends body to path with the given headers (Content-Type defaults to
+// JSON) and returns the status and the answer's body.
+func (b *bundle) post(t *testing.T, path string, body []byte, h http.Header) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+path, bytes.NewReader(body))
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	if req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, answer
+}
+
+func stripeHeader(secret string, body []byte, at time.Time) http.Header {
+	return http.Header{"Stripe-Signature": {webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: secret, Timestamp: at}).Header}}
 }
 
 func (b *bundle) send(t *testing.T, body []byte, mutate func(*http.Request)) int {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/v1/ingest/"+b.sourceID, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Stripe-Signature", webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: b.secret, Timestamp: time.Now()}).Header)
+	req.Header.Set("Stripe-Signature", stripeHeader(b.secret, body, time.Now()).Get("Stripe-Signature"))
 	if mutate != nil {
 		mutate(req)
 	}
@@ -113,8 +169,13 @@ func (b *bundle) send(t *testing.T, body []byte, mutate func(*http.Request)) int
 
 func (b *bundle) count(t *testing.T, query string) int {
 	t.Helper()
+	return b.countFor(t, query, b.tenantID)
+}
+
+func (b *bundle) countFor(t *testing.T, query string, args ...any) int {
+	t.Helper()
 	var n int
-	if err := b.pool.QueryRow(context.Background(), query, b.tenantID).Scan(&n); err != nil {
+	if err := b.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -126,6 +187,17 @@ func (b *bundle) inbox(t *testing.T) int {
 
 func (b *bundle) outbox(t *testing.T) int {
 	return b.count(t, `SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text`)
+}
+
+// storedFor counts every row a tenant's deliveries can leave: inbox,
+// conflicts, outbox, attempts and effects.
+func (b *bundle) storedFor(t *testing.T, tenantID string) int {
+	t.Helper()
+	return b.countFor(t, `SELECT (SELECT count(*) FROM inbox WHERE tenant_id = $1)
+	 + (SELECT count(*) FROM inbox_conflicts c JOIN inbox i ON i.id = c.inbox_id WHERE i.tenant_id = $1)
+	 + (SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text)
+	 + (SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1)
+	 + (SELECT count(*) FROM credit_grants WHERE tenant_id = $1)`, tenantID)
 }
 
 func event(id, typ string, object string) []byte {

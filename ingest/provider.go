@@ -76,10 +76,15 @@ func (h HMACSettings) verifier(tolerance time.Duration) (signature.Verifier, err
 	return signature.NewHMAC(h.HMACConfig, tolerance)
 }
 
+// lookup finds the catalogue entry of a type (*schemas.Catalogue).
+type lookup interface {
+	Lookup(kind, typ string) (*schemas.Entry, bool)
+}
+
 // readEvent extracts the event fields of an authenticated body, following
 // the source kind's conventions; the catalogue entry's pointers, when it has
 // them, say where the object id and event time are instead.
-func readEvent(src *source, h http.Header, body []byte, catalogue *schemas.Catalogue) (providerEvent, error) {
+func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (providerEvent, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var doc any

@@ -1,0 +1,113 @@
+package ingest_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	svix "github.com/svix/svix-webhooks/go"
+
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/tenancy"
+)
+
+// stored is the inbox row of one event.
+type stored struct {
+	tenantID, eventType, objectID, status string
+	eventTime                             *time.Time
+}
+
+func (b *bundle) stored(t *testing.T, sourceID, eventID string) stored {
+	t.Helper()
+	var s stored
+	err := b.pool.QueryRow(context.Background(), `SELECT tenant_id::text, event_type, object_id, status, event_time
+FROM inbox WHERE source_id = $1 AND event_id = $2`, sourceID, eventID).Scan(&s.tenantID, &s.eventType, &s.objectID, &s.status, &s.eventTime)
+	if err != nil {
+		t.Fatalf("inbox row for %s: %v", eventID, err)
+	}
+	return s
+}
+
+func TestGitHubDeliveryIsKeyedByDeliveryIDAndTypedByEventAndAction(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{})
+	secret := "gh-" + b.secret
+	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: secret})
+	body := []byte(`{"action":"created","installation":{"id":4242,"account":{"login":"octo"}}}`)
+	h := http.Header{
+		"X-Hub-Signature-256": {signature.SignGitHub(secret, body)},
+		"X-Github-Delivery":   {"72d3162e-cc78-11e3-81ab-4c9367dc0958"},
+		"X-Github-Event":      {"installation"},
+	}
+	if status, answer := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusAccepted {
+		t.Fatalf("status %d: %s", status, answer)
+	}
+	// A redelivery keeps X-GitHub-Delivery: a duplicate, not a new event.
+	if status, _ := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusOK {
+		t.Fatalf("redelivery: status %d, want 200", status)
+	}
+	got := b.stored(t, src, "72d3162e-cc78-11e3-81ab-4c9367dc0958")
+	if got.eventType != "installation.created" || got.tenantID != b.tenantID {
+		t.Fatalf("stored %+v", got)
+	}
+	if n := b.count(t, `SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1`); n != 2 {
+		t.Fatalf("delivery attempts = %d, want 2 (the duplicate included)", n)
+	}
+}
+
+func TestStandardWebhooksSignedBySvixIsStoredWithItsEventTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{})
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	secret := "whsec_" + base64.StdEncoding.EncodeToString(key)
+	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "standard_webhooks", Secret: secret})
+	body := []byte(`{"type":"verification.approved","timestamp":"2026-03-04T05:06:07Z","data":{"id":"ver_9","status":"approved"}}`)
+	wh, err := svix.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	sig, _ := wh.Sign("msg_9", now, body)
+	h := http.Header{"Webhook-Id": {"msg_9"}, "Webhook-Timestamp": {strconv.FormatInt(now.Unix(), 10)}, "Webhook-Signature": {sig}}
+	if status, answer := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusAccepted {
+		t.Fatalf("status %d: %s", status, answer)
+	}
+	got := b.stored(t, src, "msg_9")
+	if got.eventType != "verification.approved" || got.eventTime == nil || !got.eventTime.Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) {
+		t.Fatalf("stored %+v (time %v)", got, got.eventTime)
+	}
+}
+
+func TestGenericHMACSourceReadsConfiguredLocators(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{})
+	settings := ingest.HMACSettings{
+		HMACConfig: signature.HMACConfig{Header: "X-Acme-Signature", Algorithm: "sha512", Encoding: "base64", TimestampHeader: "X-Acme-Time"},
+		EventID:    "header:X-Acme-Event", EventType: "/event", ObjectID: "/thing/id", EventTime: "/at",
+	}
+	raw, _ := json.Marshal(settings)
+	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "hmac", Secret: "acme-secret", HMAC: raw})
+	body := []byte(`{"event":"thing.made","at":1700000000,"thing":{"id":"t_1"}}`)
+	v, _ := signature.NewHMAC(settings.HMACConfig, 0)
+	h := v.Sign("acme-secret", body, time.Now())
+	h.Set("X-Acme-Event", "ae_1")
+	if status, answer := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusAccepted {
+		t.Fatalf("status %d: %s", status, answer)
+	}
+	got := b.stored(t, src, "ae_1")
+	if got.eventType != "thing.made" || got.objectID != "t_1" || got.eventTime == nil || got.eventTime.Unix() != 1700000000 {
+		t.Fatalf("stored %+v", got)
+	}
+	bad := v.Sign("another-secret", body, time.Now())
+	bad.Set("X-Acme-Event", "ae_2")
+	if status, _ := b.post(t, "/v1/ingest/"+src, body, bad); status != http.StatusUnauthorized {
+		t.Fatalf("wrong secret: status %d, want 401", status)
+	}
+}

@@ -1,0 +1,108 @@
+package ingest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/schemas"
+)
+
+// fakeCatalogue stands in for entries the catalogue may or may not have yet.
+type fakeCatalogue map[string]*schemas.Entry
+
+func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, bool) {
+	e, ok := f[kind+" "+typ]
+	return e, ok
+}
+
+func TestReadEventFollowsTheContractPerKind(t *testing.T) {
+	t.Parallel()
+	catalogue := fakeCatalogue{
+		"stripe charge.refunded":                  {ObjectType: "invoice", ObjectIDPointer: "/data/object/invoice"},
+		"github installation.created":             {ObjectType: "installation", ObjectIDPointer: "/installation/id"},
+		"standard_webhooks verification.approved": {ObjectType: "verification"},
+		"standard_webhooks feedback.created":      {ObjectType: "feedback", ObjectIDPointer: "/data/feedback/id", EventTimePointer: "/data/at", EventTimeFormat: "unix"},
+		"hmac order.shipped":                      {ObjectType: "order"},
+	}
+	hmacSrc := &source{Kind: "hmac", Fields: &HMACSettings{EventID: "header:X-Event-Id", EventType: "/kind", ObjectID: "/order/ref", EventTime: "/at", EventTimeFormat: "rfc3339"}}
+	header := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	cases := map[string]struct {
+		src         *source
+		h           http.Header
+		body        string
+		want        providerEvent
+		quarantined bool
+	}{
+		"stripe defaults": {&source{Kind: "stripe"}, nil,
+			`{"id":"evt_1","type":"invoice.paid","created":1700000000,"data":{"object":{"id":"in_1","object":"invoice"}}}`,
+			providerEvent{ID: "evt_1", Type: "invoice.paid", ObjectID: "in_1", ObjectType: "invoice", Time: time.Unix(1700000000, 0).UTC()}, false},
+		"stripe refund routed to its invoice": {&source{Kind: "stripe"}, nil,
+			`{"id":"evt_2","type":"charge.refunded","created":1700000001,"data":{"object":{"id":"ch_1","object":"charge","invoice":"in_1"}}}`,
+			providerEvent{ID: "evt_2", Type: "charge.refunded", ObjectID: "in_1", ObjectType: "charge", Time: time.Unix(1700000001, 0).UTC()}, false},
+		"github with action": {&source{Kind: "github"}, header("X-GitHub-Delivery", "d-1", "X-GitHub-Event", "installation"),
+			`{"action":"created","installation":{"id":42}}`,
+			providerEvent{ID: "d-1", Type: "installation.created", ObjectID: "42"}, false},
+		"github without action": {&source{Kind: "github"}, header("X-GitHub-Delivery", "d-2", "X-GitHub-Event", "ping"),
+			`{"zen":"Keep it logically awesome."}`,
+			providerEvent{ID: "d-2", Type: "ping"}, false},
+		"standard webhooks defaults": {&source{Kind: "standard_webhooks"}, header(signature.StandardIDHeader, "msg_1"),
+			`{"type":"verification.approved","timestamp":"2026-01-02T03:04:05Z","data":{"id":"ver_1"}}`,
+			providerEvent{ID: "msg_1", Type: "verification.approved", ObjectID: "ver_1", Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, false},
+		"standard webhooks pointers from the entry": {&source{Kind: "standard_webhooks"}, header(signature.StandardIDHeader, "msg_2"),
+			`{"type":"feedback.created","timestamp":"2026-01-02T03:04:05Z","data":{"id":"x","at":1700000002,"feedback":{"id":"fb_1"}}}`,
+			providerEvent{ID: "msg_2", Type: "feedback.created", ObjectID: "fb_1", Time: time.Unix(1700000002, 0).UTC()}, false},
+		"hmac configured locators": {hmacSrc, header("X-Event-Id", "e-1"),
+			`{"kind":"order.shipped","at":"2026-02-03T04:05:06.5Z","order":{"ref":"o~/1"}}`,
+			providerEvent{ID: "e-1", Type: "order.shipped", ObjectID: "o~/1", Time: time.Date(2026, 2, 3, 4, 5, 6, 5e8, time.UTC)}, false},
+		"known type without its object id": {&source{Kind: "github"}, header("X-GitHub-Delivery", "d-3", "X-GitHub-Event", "installation"),
+			`{"action":"created"}`,
+			providerEvent{ID: "d-3", Type: "installation.created"}, true},
+	}
+	for name, tc := range cases {
+		h := tc.h
+		if h == nil {
+			h = http.Header{}
+		}
+		got, err := readEvent(tc.src, h, []byte(tc.body), catalogue)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got.ID != tc.want.ID || got.Type != tc.want.Type || got.ObjectID != tc.want.ObjectID || !got.Time.Equal(tc.want.Time) {
+			t.Errorf("%s: got id=%q type=%q object=%q time=%v, want id=%q type=%q object=%q time=%v", name,
+				got.ID, got.Type, got.ObjectID, got.Time, tc.want.ID, tc.want.Type, tc.want.ObjectID, tc.want.Time)
+		}
+		if (got.Problem != "") != tc.quarantined {
+			t.Errorf("%s: problem %q, quarantined want %v", name, got.Problem, tc.quarantined)
+		}
+	}
+}
+
+func TestReadEventRefusesWhatCannotBeAKey(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		src  *source
+		h    http.Header
+		body string
+	}{
+		"not json":           {&source{Kind: "stripe"}, http.Header{}, `{"id":`},
+		"no id":              {&source{Kind: "stripe"}, http.Header{}, `{"type":"invoice.paid"}`},
+		"github no delivery": {&source{Kind: "github"}, http.Header{"X-Github-Event": {"ping"}}, `{}`},
+		"nul in id":          {&source{Kind: "stripe"}, http.Header{}, `{"id":"evt\u0000","type":"x"}`},
+		"huge id":            {&source{Kind: "stripe"}, http.Header{}, `{"id":"` + strings.Repeat("x", 600) + `","type":"x"}`},
+	}
+	for name, tc := range cases {
+		if _, err := readEvent(tc.src, tc.h, []byte(tc.body), fakeCatalogue{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
