@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/testenv"
 )
 
 // Tenant fairness: tenant A floods at ten times its limit while tenant B
@@ -108,4 +109,41 @@ func TestFloodingTenantDoesNotRaiseAnotherTenantsLatency(t *testing.T) {
 	if with > 3*base {
 		t.Fatalf("B's p99 with A flooding is %v, more than 3x its p99 alone (%v)", with, base)
 	}
+}
+
+// The commit path is shared fairly: a tenant whose flood overflows its own
+// commit queue gets 503s, while another tenant's deliveries still find room
+// and are accepted. The rate limit is set out of the way to reach the queue.
+func TestFloodFillingTheCommitQueueOnlyOverloadsItsOwnTenant(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{TenantRate: 1e6, Commit: ingest.CommitConfig{Committers: 1, MaxBatch: 8, QueueSize: 64, TenantQueueSize: 16}})
+	tenantA := b.newTenant(t)
+	secretA := "whsec_a" + b.secret
+	sourceA := b.newSource(t, tenancy.NewSource{TenantID: tenantA, Kind: "stripe", Secret: secretA})
+
+	var seqA atomic.Int64
+	var overloadedA, acceptedA atomic.Int64
+	stop := make(chan struct{})
+	wg := repeat(48, stop, func() {
+		id := fmt.Sprintf("evt_qa%d", seqA.Add(1))
+		switch b.sendSigned(sourceA, secretA, paid(id, "in_"+id)) {
+		case http.StatusServiceUnavailable:
+			overloadedA.Add(1)
+		case http.StatusAccepted:
+			acceptedA.Add(1)
+		}
+	})
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	testenv.Eventually(t, 20*time.Second, "tenant A overflowing its commit queue", func() (bool, error) { return overloadedA.Load() > 0, nil })
+	clientB := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 30 * time.Second}
+	for i := range 30 {
+		id := fmt.Sprintf("evt_qb%d", i)
+		if s := b.sendSignedWith(clientB, b.sourceID, b.secret, paid(id, "in_"+id)); s != http.StatusAccepted {
+			t.Fatalf("tenant B's delivery %d answered %d while A overflowed its queue", i, s)
+		}
+	}
+	t.Logf("tenant A: %d accepted, %d overloaded", acceptedA.Load(), overloadedA.Load())
 }
