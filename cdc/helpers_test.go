@@ -3,6 +3,7 @@ package cdc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -12,12 +13,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -80,7 +83,7 @@ func (b *bundle) urlWith(params map[string]string) string {
 	for k, v := range params {
 		q.Set(k, v)
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // pgx reads + literally
 	return u.String()
 }
 
@@ -172,8 +175,11 @@ func (p *process) kill(sig syscall.Signal) {
 func (b *bundle) slotHolder(ctx context.Context) (string, int32) {
 	var app string
 	var pid int32
-	_ = b.pool.QueryRow(ctx, `SELECT a.application_name, a.pid FROM pg_replication_slots s
+	err := b.pool.QueryRow(ctx, `SELECT a.application_name, a.pid FROM pg_replication_slots s
 		JOIN pg_stat_activity a ON a.pid = s.active_pid WHERE s.slot_name = $1`, b.slot).Scan(&app, &pid)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		b.t.Fatalf("look up the slot's holder: %v", err)
+	}
 	return app, pid
 }
 

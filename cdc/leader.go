@@ -18,7 +18,9 @@ type leadership struct {
 }
 
 // acquire blocks until this process holds the lock for slot, or ctx ends.
-func acquire(ctx context.Context, dsn, slot string, poll time.Duration, onWait func()) (*leadership, error) {
+// onWait hears of every failed attempt: err is nil when another relay holds
+// the lock, and says why otherwise (Postgres unreachable...).
+func acquire(ctx context.Context, dsn, slot string, poll time.Duration, onWait func(err error)) (*leadership, error) {
 	key := "sluice.cdc." + slot
 	for {
 		conn, err := pgx.Connect(ctx, dsn)
@@ -34,7 +36,7 @@ func acquire(ctx context.Context, dsn, slot string, poll time.Duration, onWait f
 			return nil, ctx.Err()
 		}
 		if onWait != nil {
-			onWait()
+			onWait(err)
 		}
 		select {
 		case <-ctx.Done():

@@ -166,8 +166,11 @@ func (r *Relay) Run(ctx context.Context) error {
 
 func (r *Relay) lead(ctx context.Context) error {
 	waiting := false
-	l, err := acquire(ctx, r.cfg.DatabaseURL, r.cfg.Slot, r.cfg.LeaderPoll, func() {
-		if !waiting {
+	l, err := acquire(ctx, r.cfg.DatabaseURL, r.cfg.Slot, r.cfg.LeaderPoll, func(err error) {
+		switch {
+		case err != nil:
+			r.log.Warn("cannot take the slot's lock", slog.Any("error", err))
+		case !waiting:
 			waiting = true
 			r.log.Info("standing by: another relay holds the slot")
 		}
@@ -258,6 +261,10 @@ func (r *Relay) producer() (*kgo.Client, error) {
 		// the watermark holds the slot meanwhile. A topic that stays unknown
 		// fails its records, which ends the session; the next one replays.
 		kgo.UnknownTopicRetries(10),
+		// A connection cut right after the dial (a proxy or load balancer
+		// in front of a broker that is down) is an outage to wait out, not
+		// the misconfiguration franz-go assumes by default.
+		kgo.AlwaysRetryEOF(),
 	}, r.kafkaOpt...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -364,11 +371,26 @@ func (s *session) run(ctx context.Context) error {
 func (s *session) drain() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.relay.cfg.DrainTimeout)
 	defer cancel()
-	_ = s.pub.producer.Flush(ctx)
-	if s.conn.IsClosed() {
-		return
+	flushed := make(chan struct{})
+	go func() {
+		_ = s.pub.producer.Flush(ctx)
+		close(flushed)
+	}()
+	for done := false; !done && !s.conn.IsClosed(); {
+		select {
+		case <-flushed:
+			done = true
+		case <-ctx.Done():
+			done = true
+		case <-time.After(s.relay.cfg.StatusInterval):
+		}
+		// Status keeps flowing while Kafka drains, as in backpressure.
+		if err := s.maybeReport(ctx, done); err != nil {
+			return
+		}
 	}
-	if err := s.maybeReport(ctx, true); err == nil {
+	<-flushed
+	if !s.conn.IsClosed() {
 		s.relay.log.Info("relay stopped", slog.String("confirmed_lsn", s.reported.String()))
 	}
 }
