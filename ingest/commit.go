@@ -118,8 +118,8 @@ type committer struct {
 	metrics *metrics
 	queue   *fairQueue
 	wg      sync.WaitGroup
-	// skipAttempts leaves out the delivery attempt log; only benchmarks
-	// set it, to measure what the log costs.
+	// skipAttempts leaves out the duplicates' records; only benchmarks set
+	// it, to measure what the delivery log costs.
 	skipAttempts bool
 }
 
@@ -309,27 +309,26 @@ func (c *committer) classify(ctx context.Context, tx pgx.Tx, batch []*request, i
 	return nil
 }
 
-// recordAttempts appends the batch's delivery attempts, outcomes included,
-// in one statement of the batch's own transaction: the record is durable
-// exactly when the answer is.
+// recordAttempts makes every attempt of the batch durable with its answer.
+// A new event's record is its inbox row and a conflict's its conflict row,
+// both already written; a duplicate's is a small row beside the original
+// (see the delivery_log view), all of them in one statement.
 func recordAttempts(ctx context.Context, tx pgx.Tx, batch []*request, results []result) error {
-	n := len(batch)
 	var (
-		at       = make([]time.Time, n)
-		tenants  = make([]string, n)
-		sources  = make([]string, n)
-		accounts = make([]string, n)
-		events   = make([]string, n)
-		outcomes = make([]string, n)
-		inboxIDs = make([]int64, n)
+		inboxIDs []int64
+		at       []time.Time
 	)
 	for i, r := range batch {
-		d := r.d
-		at[i], tenants[i], sources[i], accounts[i], events[i] = d.ReceivedAt, d.TenantID, d.SourceID, d.Account, d.EventID
-		outcomes[i], inboxIDs[i] = string(results[i].outcome), results[i].inboxID
+		if results[i].outcome == OutcomeDuplicate {
+			inboxIDs = append(inboxIDs, results[i].inboxID)
+			at = append(at, r.d.ReceivedAt)
+		}
 	}
-	if _, err := tx.Exec(ctx, attemptsSQL, at, tenants, sources, accounts, events, outcomes, inboxIDs); err != nil {
-		return fmt.Errorf("record delivery attempts: %w", err)
+	if len(inboxIDs) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, attemptsSQL, inboxIDs, at); err != nil {
+		return fmt.Errorf("record duplicate deliveries: %w", err)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func TestConcurrentDuplicatesUnderLoadAreAcceptedOnce(t *testing.T) {
 	if n := b.outbox(t); n != events {
 		t.Fatalf("outbox rows = %d, want %d", n, events)
 	}
-	if n := b.count(t, `SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1`); n != events*copies {
+	if n := b.count(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1`); n != events*copies {
 		t.Fatalf("attempts = %d, want one per request (%d)", n, events*copies)
 	}
 }

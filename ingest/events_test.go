@@ -69,7 +69,7 @@ func TestEventBatchGivesPerEventResultsUnderTheWebhookRules(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1 AND event_id = 'e1' AND event_time = '2026-01-01T00:00:00Z'`); n != 1 {
 		t.Fatal("the event time was not kept")
 	}
-	if n := b.count(t, `SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1`); n != 4 {
+	if n := b.count(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1`); n != 4 {
 		t.Fatalf("attempts = %d, want 4 (2 new, 1 duplicate, 1 conflict)", n)
 	}
 }

@@ -196,7 +196,7 @@ func (b *bundle) storedFor(t *testing.T, tenantID string) int {
 	return b.countFor(t, `SELECT (SELECT count(*) FROM inbox WHERE tenant_id = $1)
 	 + (SELECT count(*) FROM inbox_conflicts c JOIN inbox i ON i.id = c.inbox_id WHERE i.tenant_id = $1)
 	 + (SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text)
-	 + (SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1)
+	 + (SELECT count(*) FROM delivery_log WHERE tenant_id = $1)
 	 + (SELECT count(*) FROM credit_grants WHERE tenant_id = $1)`, tenantID)
 }
 

@@ -56,7 +56,7 @@ func TestGitHubDeliveryIsKeyedByDeliveryIDAndTypedByEventAndAction(t *testing.T)
 	if got.eventType != "installation.created" || got.tenantID != b.tenantID {
 		t.Fatalf("stored %+v", got)
 	}
-	if n := b.count(t, `SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1`); n != 2 {
+	if n := b.count(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1`); n != 2 {
 		t.Fatalf("delivery attempts = %d, want 2 (the duplicate included)", n)
 	}
 }

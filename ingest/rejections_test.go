@@ -148,7 +148,7 @@ func TestTenantOverItsRateGets429WithRetryAfterAndNothingStored(t *testing.T) {
 	if n := b.countFor(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1 AND event_id = 'evt_limited'`, b.tenantID); n != 0 {
 		t.Fatal("a rate-limited event was stored")
 	}
-	if n := b.countFor(t, `SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1 AND event_id = 'evt_limited'`, b.tenantID); n != 0 {
+	if n := b.countFor(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1 AND event_id = 'evt_limited'`, b.tenantID); n != 0 {
 		t.Fatal("a rate-limited event left an attempt row")
 	}
 	// Another tenant has its own bucket.
@@ -175,7 +175,7 @@ func TestFailedAuthenticationsAreLimitedPerSource(t *testing.T) {
 	if got := b.send(t, paid("evt_f", "in_f"), nil); got != http.StatusAccepted {
 		t.Fatalf("genuine delivery after the failures: status %d", got)
 	}
-	if n := b.count(t, `SELECT count(*) FROM delivery_attempts WHERE tenant_id = $1`); n != 1 {
+	if n := b.count(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1`); n != 1 {
 		t.Fatalf("attempts = %d, want only the genuine one", n)
 	}
 }

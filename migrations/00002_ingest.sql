@@ -1,6 +1,6 @@
 -- +goose Up
 -- Ingest: per-source settings, the first-party API source kind, tenant API
--- keys, and the delivery attempt log.
+-- keys, and the delivery log.
 
 -- Per-source settings; NULL means the instance default (5 minutes; 1 MiB,
 -- 25 MiB for GitHub sources). hmac holds the generic HMAC scheme and where
@@ -30,25 +30,35 @@ CREATE TABLE api_keys (
     CONSTRAINT api_keys_key_sha256 UNIQUE (key_sha256)
 );
 
--- One compact row per authenticated delivery attempt, duplicates included,
--- written in the batch transaction that decided its outcome: what support
--- reads to answer "did you get event X, and when?". Append-only and
--- time-ordered, hence a BRIN index for retention by time.
-CREATE TABLE delivery_attempts (
-    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    received_at    timestamptz NOT NULL,
-    tenant_id      uuid NOT NULL,
-    source_id      uuid NOT NULL,
-    source_account text NOT NULL,
-    event_id       text NOT NULL,
-    outcome        text NOT NULL,
-    inbox_id       bigint
+-- Every authenticated delivery attempt leaves a compact durable record,
+-- written in the batch transaction that decided its outcome. The first
+-- attempt's record is its inbox row (received_at, event key, status) and a
+-- conflict's is its inbox_conflicts row; only a duplicate, which stores
+-- nothing else, needs a row of its own here. So the common path (a new
+-- event) pays nothing extra. delivery_log shows all three as one list:
+-- what support reads to answer "did you get event X, when, and how often?".
+CREATE TABLE inbox_duplicates (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    inbox_id    bigint NOT NULL, -- no foreign key: a row lock per duplicate would cost more than it guards
+    received_at timestamptz NOT NULL
 );
-CREATE INDEX delivery_attempts_received_at ON delivery_attempts USING brin (received_at);
-CREATE INDEX delivery_attempts_event_key ON delivery_attempts (source_id, event_id);
+CREATE INDEX inbox_duplicates_inbox_id ON inbox_duplicates (inbox_id);
+CREATE INDEX inbox_duplicates_received_at ON inbox_duplicates USING brin (received_at);
+
+CREATE VIEW delivery_log AS
+SELECT i.received_at, i.tenant_id, i.source_id, i.source_account, i.event_id,
+       CASE i.status WHEN 'published' THEN 'accepted' ELSE i.status END AS outcome, i.id AS inbox_id
+FROM inbox i
+UNION ALL
+SELECT d.received_at, i.tenant_id, i.source_id, i.source_account, i.event_id, 'duplicate', i.id
+FROM inbox_duplicates d JOIN inbox i ON i.id = d.inbox_id
+UNION ALL
+SELECT c.received_at, i.tenant_id, i.source_id, i.source_account, i.event_id, 'conflict', i.id
+FROM inbox_conflicts c JOIN inbox i ON i.id = c.inbox_id;
 
 -- +goose Down
-DROP TABLE delivery_attempts, api_keys;
+DROP VIEW delivery_log;
+DROP TABLE inbox_duplicates, api_keys;
 DELETE FROM sources WHERE kind = 'api';
 ALTER TABLE sources DROP CONSTRAINT sources_kind_check;
 ALTER TABLE sources ADD CONSTRAINT sources_kind_check

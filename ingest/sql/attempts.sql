@@ -1,4 +1,4 @@
--- One compact row per authenticated delivery attempt of a batch, duplicates
--- included: arrays in, one statement per transaction.
-INSERT INTO delivery_attempts (received_at, tenant_id, source_id, source_account, event_id, outcome, inbox_id)
-SELECT * FROM unnest($1::timestamptz[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+-- The duplicates of a batch: each attempt that stored nothing else leaves
+-- its time beside the row it duplicated. Arrays in, one statement.
+INSERT INTO inbox_duplicates (inbox_id, received_at)
+SELECT * FROM unnest($1::bigint[], $2::timestamptz[])
