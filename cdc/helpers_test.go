@@ -90,6 +90,7 @@ func (b *bundle) urlWith(params map[string]string) string {
 // relay runs an in-process relay until the test ends (or stop is called).
 type relay struct {
 	*Relay
+	reg  *prometheus.Registry
 	stop func()
 	done chan struct{}
 }
@@ -102,7 +103,8 @@ func (b *bundle) startRelay(cfg Config, dbURL string, kafkaOpts ...kgo.Opt) *rel
 		kafkaOpts = []kgo.Opt{kgo.SeedBrokers(b.brokers...)}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r := &relay{Relay: New(cfg, log, b.pool, kafkaOpts, prometheus.NewRegistry()), done: make(chan struct{})}
+	reg := prometheus.NewRegistry()
+	r := &relay{Relay: New(cfg, log, b.pool, kafkaOpts, reg), reg: reg, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(r.done)
@@ -435,4 +437,19 @@ func (c *collector) seen() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.total
+}
+
+// gauge reads one of the relay's gauges.
+func (r *relay) gauge(t *testing.T, name string) (float64, bool) {
+	t.Helper()
+	families, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) > 0 {
+			return f.GetMetric()[0].GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
 }

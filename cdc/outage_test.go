@@ -29,8 +29,11 @@ func TestKafkaOutageBackpressureAndResumeWithoutRestart(t *testing.T) {
 
 	proxy.Cut()
 	cutAt := time.Now()
-	peak := 0
+	peak, oldest := 0, 0.0
 	for time.Since(cutAt) < 30*time.Second {
+		if age, ok := r.gauge(t, "sluice_cdc_oldest_unconfirmed_seconds"); ok {
+			oldest = max(oldest, age)
+		}
 		if wm := r.current.Load(); wm != nil {
 			peak = max(peak, wm.progress().inflight)
 		}
@@ -41,7 +44,11 @@ func TestKafkaOutageBackpressureAndResumeWithoutRestart(t *testing.T) {
 	}
 	during := load.rows.Load()
 	proxy.Restore()
-	t.Logf("Kafka cut for 30 s: %d rows committed meanwhile, peak in flight %d (bound %d)", during, peak, maxInFlight)
+	t.Logf("Kafka cut for 30 s: %d rows committed meanwhile, peak in flight %d (bound %d), oldest unconfirmed change %.1f s old",
+		during, peak, maxInFlight, oldest)
+	if oldest < 20 {
+		t.Errorf("the oldest unconfirmed change was at most %.1f s old during a 30 s outage", oldest)
+	}
 	if peak > maxInFlight+1 {
 		t.Errorf("%d records in flight, bound %d", peak, maxInFlight)
 	}
