@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -30,43 +29,41 @@ const apiKind = "api"
 // apiKeys resolves tenant API keys, stored as SHA-256 digests, and keeps
 // them briefly like sources: a revoked key stops working within the TTL.
 type apiKeys struct {
-	pool *pgxpool.Pool
-	ttl  time.Duration
-
-	mu    sync.Mutex
-	cache map[[sha256.Size]byte]cachedSource
+	pool  *pgxpool.Pool
+	cache *ttlCache[*source] // by the key's digest; nil value: no such key
 }
 
 func newAPIKeys(pool *pgxpool.Pool, ttl time.Duration) *apiKeys {
-	return &apiKeys{pool: pool, ttl: ttl, cache: map[[sha256.Size]byte]cachedSource{}}
+	k := &apiKeys{pool: pool}
+	k.cache = newTTLCache(ttl, k.load)
+	return k
 }
 
 // get returns the api source the key speaks for, or errUnknownSource. The
-// key is looked up by its digest: the database never sees the key.
+// key is looked up by its digest: neither the cache nor the database holds
+// the key itself.
 func (k *apiKeys) get(ctx context.Context, key string) (*source, error) {
 	sum := sha256.Sum256([]byte(key))
-	now := time.Now()
-	k.mu.Lock()
-	c, ok := k.cache[sum]
-	k.mu.Unlock()
-	if !ok || now.Sub(c.fetched) > k.ttl {
-		src := &source{Kind: apiKind}
-		err := k.pool.QueryRow(ctx, apiKeySQL, sum[:]).Scan(&src.TenantID, &src.ID, &src.Account)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			src = nil
-		case err != nil:
-			return nil, fmt.Errorf("look up api key: %w", err)
-		}
-		c = cachedSource{src: src, fetched: now}
-		k.mu.Lock()
-		k.cache[sum] = c
-		k.mu.Unlock()
+	src, err := k.cache.get(ctx, string(sum[:]))
+	if err != nil {
+		return nil, err
 	}
-	if c.src == nil {
+	if src == nil {
 		return nil, errUnknownSource
 	}
-	return c.src, nil
+	return src, nil
+}
+
+func (k *apiKeys) load(ctx context.Context, digest string) (*source, error) {
+	src := &source{Kind: apiKind}
+	err := k.pool.QueryRow(ctx, apiKeySQL, []byte(digest)).Scan(&src.TenantID, &src.ID, &src.Account)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("look up api key: %w", err)
+	}
+	return src, nil
 }
 
 // batchEvent is one first-party event. Its raw JSON, exactly as sent, is

@@ -1,8 +1,13 @@
 package ingest
 
 import (
+	"context"
 	"net/http"
 	"net/netip"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -98,5 +103,40 @@ func TestFairQueueServesTenantsInTurn(t *testing.T) {
 	}
 	if total != 101 {
 		t.Fatalf("drained %d, want 101", total)
+	}
+}
+
+func TestCacheSharesConcurrentLoadsAndStaysBounded(t *testing.T) {
+	t.Parallel()
+	var loads atomic.Int32
+	release := make(chan struct{})
+	c := newTTLCache(time.Minute, func(ctx context.Context, key string) (int, error) {
+		loads.Add(1)
+		<-release
+		return len(key), nil
+	})
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if v, err := c.get(context.Background(), "abc"); err != nil || v != 3 {
+				t.Errorf("get = %d, %v", v, err)
+			}
+		}()
+	}
+	for loads.Load() == 0 {
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	if n := loads.Load(); n != 1 {
+		t.Fatalf("%d loads for one key requested at once, want 1", n)
+	}
+	for i := range maxCached + 100 {
+		c.put(strconv.Itoa(i), i, time.Now())
+	}
+	if n := len(c.items); n > maxCached {
+		t.Fatalf("cache holds %d entries, bound is %d", n, maxCached)
 	}
 }

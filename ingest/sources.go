@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -69,43 +68,26 @@ const githubMaxBody = 25 << 20
 type sources struct {
 	pool     *pgxpool.Pool
 	ring     *keyring.Ring
-	ttl      time.Duration
 	defaults sourceDefaults
-
-	mu    sync.Mutex
-	cache map[string]cachedSource
-}
-
-type cachedSource struct {
-	src     *source // nil: known not to exist
-	fetched time.Time
+	cache    *ttlCache[*source] // nil value: known not to exist
 }
 
 func newSources(pool *pgxpool.Pool, ring *keyring.Ring, ttl time.Duration, defaults sourceDefaults) *sources {
-	return &sources{pool: pool, ring: ring, ttl: ttl, defaults: defaults, cache: map[string]cachedSource{}}
+	s := &sources{pool: pool, ring: ring, defaults: defaults}
+	s.cache = newTTLCache(ttl, s.load)
+	return s
 }
 
-// get returns an enabled source. With webhook set, a source without a
-// webhook scheme (the api kind) is unknown too.
+// get returns an enabled source, or errUnknownSource.
 func (s *sources) get(ctx context.Context, id string) (*source, error) {
-	now := time.Now()
-	s.mu.Lock()
-	c, ok := s.cache[id]
-	s.mu.Unlock()
-	if !ok || now.Sub(c.fetched) > s.ttl {
-		src, err := s.load(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		c = cachedSource{src: src, fetched: now}
-		s.mu.Lock()
-		s.cache[id] = c
-		s.mu.Unlock()
+	src, err := s.cache.get(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	if c.src == nil || c.src.Disabled {
+	if src == nil || src.Disabled {
 		return nil, errUnknownSource
 	}
-	return c.src, nil
+	return src, nil
 }
 
 func (s *sources) load(ctx context.Context, id string) (*source, error) {
