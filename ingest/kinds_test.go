@@ -34,12 +34,28 @@ FROM inbox WHERE source_id = $1 AND event_id = $2`, sourceID, eventID).Scan(&s.t
 	return s
 }
 
+// assertPublished checks the outbox row of an event: resource key, type and
+// provider time, as the catalogue contract says.
+func (b *bundle) assertPublished(t *testing.T, sourceID, eventID, key, ceType, ceTime string) {
+	t.Helper()
+	var gotKey []byte
+	var headers map[string]string
+	err := b.pool.QueryRow(context.Background(), `SELECT o.key, o.headers FROM outbox o JOIN inbox i ON i.id = o.inbox_id
+WHERE i.source_id = $1 AND i.event_id = $2`, sourceID, eventID).Scan(&gotKey, &headers)
+	if err != nil {
+		t.Fatalf("outbox row for %s: %v", eventID, err)
+	}
+	if string(gotKey) != key || headers["ce_type"] != ceType || headers["ce_time"] != ceTime || headers["ce_id"] != eventID {
+		t.Fatalf("outbox key %s headers %v, want key %s type %s time %s", gotKey, headers, key, ceType, ceTime)
+	}
+}
+
 func TestGitHubDeliveryIsKeyedByDeliveryIDAndTypedByEventAndAction(t *testing.T) {
 	t.Parallel()
 	b := setup(t, ingest.Config{})
 	secret := "gh-" + b.secret
 	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: secret})
-	body := []byte(`{"action":"created","installation":{"id":4242,"account":{"login":"octo"}}}`)
+	body := []byte(`{"action":"created","installation":{"id":4242,"account":{"id":7,"login":"octo"},"updated_at":"2026-05-06T07:08:09Z"}}`)
 	h := http.Header{
 		"X-Hub-Signature-256": {signature.SignGitHub(secret, body)},
 		"X-Github-Delivery":   {"72d3162e-cc78-11e3-81ab-4c9367dc0958"},
@@ -53,9 +69,10 @@ func TestGitHubDeliveryIsKeyedByDeliveryIDAndTypedByEventAndAction(t *testing.T)
 		t.Fatalf("redelivery: status %d, want 200", status)
 	}
 	got := b.stored(t, src, "72d3162e-cc78-11e3-81ab-4c9367dc0958")
-	if got.eventType != "installation.created" || got.tenantID != b.tenantID {
+	if got.eventType != "installation.created" || got.tenantID != b.tenantID || got.status != "published" || got.objectID != "4242" {
 		t.Fatalf("stored %+v", got)
 	}
+	b.assertPublished(t, src, "72d3162e-cc78-11e3-81ab-4c9367dc0958", b.tenantID+"/installation/4242", "github.installation.created", "2026-05-06T07:08:09Z")
 	if n := b.count(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1`); n != 2 {
 		t.Fatalf("delivery attempts = %d, want 2 (the duplicate included)", n)
 	}
@@ -80,9 +97,10 @@ func TestStandardWebhooksSignedBySvixIsStoredWithItsEventTime(t *testing.T) {
 		t.Fatalf("status %d: %s", status, answer)
 	}
 	got := b.stored(t, src, "msg_9")
-	if got.eventType != "verification.approved" || got.eventTime == nil || !got.eventTime.Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) {
+	if got.eventType != "verification.approved" || got.status != "published" || got.eventTime == nil || !got.eventTime.Equal(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)) {
 		t.Fatalf("stored %+v (time %v)", got, got.eventTime)
 	}
+	b.assertPublished(t, src, "msg_9", b.tenantID+"/verification/ver_9", "standard_webhooks.verification.approved", "2026-03-04T05:06:07Z")
 }
 
 func TestGenericHMACSourceReadsConfiguredLocators(t *testing.T) {
@@ -109,5 +127,27 @@ func TestGenericHMACSourceReadsConfiguredLocators(t *testing.T) {
 	bad.Set("X-Acme-Event", "ae_2")
 	if status, _ := b.post(t, "/v1/ingest/"+src, body, bad); status != http.StatusUnauthorized {
 		t.Fatalf("wrong secret: status %d, want 401", status)
+	}
+}
+
+// A refund shares its invoice's resource key (the catalogue points at
+// data.object.invoice), so it lands on the invoice's partition, in order.
+func TestStripeRefundIsKeyedByTheInvoiceItRefunds(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{})
+	refund := event("evt_refund", "charge.refunded", `{"id":"ch_1","object":"charge","invoice":"in_77","amount_refunded":100}`)
+	if got := b.send(t, refund, nil); got != http.StatusAccepted {
+		t.Fatalf("status %d", got)
+	}
+	got := b.stored(t, b.sourceID, "evt_refund")
+	if got.status != "published" || got.objectID != "in_77" {
+		t.Fatalf("stored %+v", got)
+	}
+	var key []byte
+	if err := b.pool.QueryRow(context.Background(), `SELECT o.key FROM outbox o JOIN inbox i ON i.id = o.inbox_id WHERE i.source_id = $1 AND i.event_id = 'evt_refund'`, b.sourceID).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	if string(key) != b.tenantID+"/invoice/in_77" {
+		t.Fatalf("key %s, want the invoice's", key)
 	}
 }
