@@ -1,11 +1,14 @@
 // Package ingest is the front door: it authenticates each webhook over its
-// raw body, maps the verified source to its tenant, and stores the delivery
-// in the inbox and the outbox in one transaction shared with other requests
-// (group commit).
+// raw body with the source's scheme and active secrets, maps the verified
+// source to its tenant (never the payload), limits each tenant after
+// authentication, and stores the delivery in the inbox and the outbox in one
+// transaction shared with other requests (group commit). POST /v1/events
+// does the same for a tenant's own batches, authenticated by an API key.
 //
 // The invariant it keeps: a 2xx is sent only after the delivery's transaction
 // committed. On any doubt the answer is 5xx and the provider retries; the
-// unique event key makes the retry harmless.
+// unique event key makes the retry harmless. A refused request stores
+// nothing. Limits live in this process (per instance) and fail closed.
 package ingest
 
 import (
@@ -148,7 +151,13 @@ type rejection struct {
 // retryAfter, when set, is sent as Retry-After (429 and 503).
 func (s *Service) reject(c *gin.Context, r rejection, retryAfter time.Duration, attrs ...slog.Attr) {
 	s.metrics.requests.WithLabelValues(r.reason).Inc()
-	s.log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request rejected",
+	level := slog.LevelInfo
+	if r.status == http.StatusTooManyRequests {
+		// Counted in metrics; one line per refused request of a flood
+		// would drown the log.
+		level = slog.LevelDebug
+	}
+	s.log.LogAttrs(c.Request.Context(), level, "request rejected",
 		append([]slog.Attr{slog.String("reason", r.reason), slog.Int("status", r.status), slog.String("path", c.FullPath()), slog.String("source_id", c.Param("source_id"))}, attrs...)...)
 	if r.status == http.StatusServiceUnavailable && retryAfter <= 0 {
 		retryAfter = time.Second
