@@ -114,7 +114,7 @@ func (c *SourceRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	note := fmt.Sprintf("new secret added; previous secrets expire at %s (running ingest instances pick this up within 5s)", expires.UTC().Format(time.RFC3339))
+	note := fmt.Sprintf("new secret added; previous secrets stop working by %s (running ingest instances pick this up within 5s)", expires.UTC().Format(time.RFC3339))
 	return c.print(c.Source, map[string]any{"old_secrets_expire_at": expires.UTC()}, note)
 }
 
