@@ -76,7 +76,7 @@ func TestEventBatchGivesPerEventResultsUnderTheWebhookRules(t *testing.T) {
 
 func TestEventBatchLimits(t *testing.T) {
 	t.Parallel()
-	b := setup(t, ingest.Config{TenantRate: 0.1, TenantBurst: 1000})
+	b := setup(t, ingest.Config{TenantRate: 0.01, TenantBurst: 1000})
 	_, key, err := b.store.CreateAPIKey(context.Background(), b.tenantID)
 	if err != nil {
 		t.Fatal(err)

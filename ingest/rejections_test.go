@@ -127,7 +127,7 @@ func TestChunkedBodyOverTheLimitIsRefused(t *testing.T) {
 
 func TestTenantOverItsRateGets429WithRetryAfterAndNothingStored(t *testing.T) {
 	t.Parallel()
-	b := setup(t, ingest.Config{TenantRate: 0.5, TenantBurst: 2})
+	b := setup(t, ingest.Config{TenantRate: 0.01, TenantBurst: 2})
 	for i := range 2 {
 		if got := b.send(t, paid(fmt.Sprintf("evt_ok%d", i), "in_rl"), nil); got != http.StatusAccepted {
 			t.Fatalf("within the burst: status %d", got)
