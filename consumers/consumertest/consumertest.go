@@ -164,15 +164,17 @@ func (e *Env) Produce(tb testing.TB, recs ...*kgo.Record) []*kgo.Record {
 type Running struct {
 	ID     string
 	cancel context.CancelFunc
-	done   chan error
+	done   chan struct{}
+	err    error
 }
 
 // Stop ends the group after its in-flight batches and waits for it.
 func (r *Running) Stop(tb testing.TB) {
 	tb.Helper()
 	r.cancel()
-	if err := <-r.done; err != nil {
-		tb.Errorf("group %s: %v", r.ID, err)
+	<-r.done
+	if r.err != nil {
+		tb.Errorf("group %s: %v", r.ID, r.err)
 	}
 }
 
@@ -195,10 +197,12 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Running{ID: cfg.Group, cancel: cancel, done: make(chan error, 1)}
-	go func() { r.done <- g.Run(ctx) }()
-	var stopOnce sync.Once
-	tb.Cleanup(func() { stopOnce.Do(func() { cancel(); <-r.done }) })
+	r := &Running{ID: cfg.Group, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.err = g.Run(ctx)
+	}()
+	tb.Cleanup(func() { cancel(); <-r.done })
 	return r
 }
 

@@ -1,0 +1,172 @@
+package consumers_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/consumertest"
+	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
+
+func invoicePaid(f consumertest.Fixture, topic, eventID, invoiceID, customer string) *kgo.Record {
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"invoice.paid","created":%d,"data":{"object":{"id":%q,"object":"invoice","customer":%q,"amount_paid":1000,"status":"paid"}}}`,
+		eventID, time.Now().Unix(), invoiceID, customer)
+	return consumertest.Record(topic, f.Event(eventID, "stripe.invoice.paid", "invoice", invoiceID, time.Now()), body)
+}
+
+// Invariant 8 at the runtime: a permanently failing record among good ones,
+// all on one partition, becomes a dead letter after MaxAttempts (row and
+// outbox row for <group>.dlq with the original and the dlq headers); the
+// records after it are applied.
+func TestPoisonRecordIsDeadLetteredAndItsPartitionFlows(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	var recs []*kgo.Record
+	for i := range 10 {
+		customer := f.Customer
+		if i == 3 {
+			customer = "cus_unmapped" // no workspace: permanent
+		}
+		recs = append(recs, invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), customer))
+	}
+	env.Produce(t, recs...)
+	h := credits.Handler{Topics: envelope.Topics{Prefix: topic}}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxAttempts: 4}, h, nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+
+	if n := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); n != 9 {
+		t.Errorf("grants = %d, want 9 (every record but the poison, those after it included)", n)
+	}
+	var (
+		offset          int64
+		attempts        int
+		reason          string
+		first, last     time.Time
+		dlqTopic        string
+		headers         map[string]string
+		originalHeaders map[string]string
+	)
+	err := env.Pool.QueryRow(context.Background(), `SELECT d."offset", d.attempts, d.reason, d.first_failed_at, d.last_failed_at, d.headers, o.topic, o.headers
+		FROM dead_letters d JOIN outbox o ON o.headers->>'sluice_dlq_group' = d.consumer_group AND o.headers->>'sluice_dlq_offset' = d."offset"::text
+		WHERE d.consumer_group = $1`, g.ID).Scan(&offset, &attempts, &reason, &first, &last, &originalHeaders, &dlqTopic, &headers)
+	if err != nil {
+		t.Fatalf("dead letter with its outbox row: %v", err)
+	}
+	if offset != recs[3].Offset || attempts != 4 || reason == "" || last.Before(first) {
+		t.Errorf("dead letter at %d after %d attempts (%q, %s..%s)", offset, attempts, reason, first, last)
+	}
+	if dlqTopic != g.ID+".dlq" {
+		t.Errorf("dlq topic = %s", dlqTopic)
+	}
+	for k, want := range map[string]string{
+		envelope.HeaderID: "evt_3", envelope.HeaderType: "stripe.invoice.paid", consumers.HeaderDLQTopic: topic,
+		consumers.HeaderDLQPartition: "0", consumers.HeaderDLQOffset: fmt.Sprint(recs[3].Offset),
+		consumers.HeaderDLQGroup: g.ID, consumers.HeaderDLQAttempts: "4",
+	} {
+		if headers[k] != want {
+			t.Errorf("dlq header %s = %q, want %q", k, headers[k], want)
+		}
+	}
+	if headers[consumers.HeaderDLQReason] == "" || headers[consumers.HeaderDLQFirstFailed] == "" || originalHeaders[envelope.HeaderID] != "evt_3" {
+		t.Errorf("dlq headers %v, original %v", headers, originalHeaders)
+	}
+}
+
+// A database outage of 20 s during consumption (through a proxy the test
+// cuts): transient errors are retried in place, nothing is dead-lettered or
+// skipped, and every effect is there after.
+func TestDatabaseOutageDelaysButLosesNothing(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 3)
+	proxy := testenv.NewProxy(t, pgHost(t, env.DB.URL))
+	pool, err := pg.Connect(context.Background(), viaProxy(t, env.DB.URL, proxy.Addr()), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+
+	const n = 300
+	var recs []*kgo.Record
+	for i := range n {
+		recs = append(recs, invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer))
+	}
+	h := credits.Handler{Topics: envelope.Topics{Prefix: topic}}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 20, MaxBackoff: 2 * time.Second}, h, pool)
+	env.Produce(t, recs[:n/3]...)
+	testenv.Eventually(t, time.Minute, "some grants before the outage", func() (bool, error) {
+		return env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID) > 0, nil
+	})
+	proxy.Cut()
+	env.Produce(t, recs[n/3:]...)
+	outage := time.Now()
+	for time.Since(outage) < 20*time.Second {
+		time.Sleep(time.Second) // the outage itself, not a synchronisation
+	}
+	proxy.Restore()
+	env.WaitCommitted(t, g.ID, 2*time.Minute, recs...)
+
+	if got := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); got != n {
+		t.Errorf("grants = %d, want %d", got, n)
+	}
+	balance, err := env.Store.Balance(context.Background(), f.WorkspaceID)
+	if err != nil || balance != 100*n {
+		t.Errorf("balance = %d (%v), want %d", balance, err, 100*n)
+	}
+	if got := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1`, g.ID); got != 0 {
+		t.Errorf("dead letters = %d, want 0", got)
+	}
+}
+
+// failing fails every record transiently and counts its attempts.
+type failing struct{ attempts atomic.Int64 }
+
+func (h *failing) Apply(context.Context, pgx.Tx, consumers.Record) error {
+	h.attempts.Add(1)
+	return errors.New("dependency down")
+}
+
+// Shutdown abandons a batch that is retrying: the group stops promptly and
+// commits nothing past it, so the next owner starts from that record.
+func TestShutdownAbandonsARetryingBatchWithoutCommitting(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	recs := env.Produce(t, invoicePaid(f, topic, "evt_1", "in_1", f.Customer))
+	h := &failing{}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: time.Second, MaxBackoff: time.Minute}, h, nil)
+	testenv.Eventually(t, time.Minute, "retries", func() (bool, error) { return h.attempts.Load() >= 3, nil })
+
+	stopped := make(chan struct{})
+	go func() { g.Stop(t); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the group did not stop while its batch was retrying")
+	}
+	offsets, err := env.Admin.FetchOffsets(context.Background(), g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := offsets.Lookup(topic, 0); ok && o.At > recs[0].Offset {
+		t.Errorf("committed %d past the failing record %d", o.At, recs[0].Offset)
+	}
+}
