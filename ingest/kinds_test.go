@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,5 +150,21 @@ func TestStripeRefundIsKeyedByTheInvoiceItRefunds(t *testing.T) {
 	}
 	if string(key) != b.tenantID+"/invoice/in_77" {
 		t.Fatalf("key %s, want the invoice's", key)
+	}
+}
+
+// GitHub sends up to 25 MB and never redelivers on its own, so a GitHub
+// source takes bodies past the instance default (1 MiB) unless told otherwise.
+func TestGitHubSourceAcceptsBodiesPastTheDefaultLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{MaxBodyBytes: 1 << 20})
+	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: "gh-big"})
+	body := []byte(`{"zen":"` + strings.Repeat("z", 2<<20) + `"}`)
+	h := http.Header{"X-Hub-Signature-256": {signature.SignGitHub("gh-big", body)}, "X-Github-Delivery": {"big-1"}, "X-Github-Event": {"ping"}}
+	if status, answer := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusAccepted {
+		t.Fatalf("2 MiB GitHub delivery: status %d: %s", status, answer)
+	}
+	if status, _ := b.post(t, "/v1/ingest/"+b.sourceID, body, stripeHeader(b.secret, body, time.Now())); status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("2 MiB Stripe delivery: status %d, want 413", status)
 	}
 }
