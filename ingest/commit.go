@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -191,12 +192,21 @@ func (c *committer) loop() {
 }
 
 func (c *committer) commitBatch(batch []*request) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
-	defer cancel()
 	start := time.Now()
-	results, err := c.write(ctx, batch)
+	results, err := c.writeWithin(batch)
 	c.metrics.commitSeconds.Observe(time.Since(start).Seconds())
 	c.metrics.batchSize.Observe(float64(len(batch)))
+	var pgErr *pgconn.PgError
+	if err != nil && len(batch) > 1 && errors.As(err, &pgErr) {
+		// The database refused a statement: one delivery it cannot take
+		// must not fail the others (other tenants') sharing the
+		// transaction, so each is committed alone.
+		c.log.Warn("ingest batch refused, committing one by one", slog.Int("deliveries", len(batch)), slog.Any("error", err))
+		for _, r := range batch {
+			c.commitBatch([]*request{r})
+		}
+		return
+	}
 	if err != nil {
 		c.log.Error("ingest commit failed", slog.Int("deliveries", len(batch)), slog.Any("error", err))
 		for _, r := range batch {
@@ -207,6 +217,12 @@ func (c *committer) commitBatch(batch []*request) {
 	for i, r := range batch {
 		r.done <- results[i]
 	}
+}
+
+func (c *committer) writeWithin(batch []*request) ([]result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
+	defer cancel()
+	return c.write(ctx, batch)
 }
 
 // write runs one transaction for the whole batch. Deliveries are sorted by

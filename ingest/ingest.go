@@ -295,7 +295,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		return d
 	}
 	if err := entry.Validate(body); err != nil {
-		d.Status, d.Reason = "quarantined", err.Error()
+		d.Status, d.Reason = "quarantined", storableText(err.Error())
 		return d
 	}
 	if pe.Problem != "" {

@@ -141,18 +141,18 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 	if pe.Entry != nil && pe.ObjectID == "" {
 		pe.Problem = fmt.Sprintf("%s: no object id at %s", pe.Type, objectPtr)
 	}
-	if err := checkIdentifiers(pe.ID, pe.Type, pe.ObjectID); err != nil {
+	if err := checkIdentifiers(pe.ID, pe.Type, pe.ObjectID, pe.ObjectType); err != nil {
 		return providerEvent{}, err
 	}
 	return pe, nil
 }
 
-// checkIdentifiers refuses ids that could not be stored as keys: one bad
-// delivery must not fail a transaction shared with other tenants' requests.
+// checkIdentifiers refuses ids that could not be stored as keys (text with
+// no NUL, bounded): such a delivery would fail the transaction it shares.
 func checkIdentifiers(ids ...string) error {
 	for _, id := range ids {
 		if len(id) > maxIdentifier || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
-			return fmt.Errorf("event id, type or object id is not a short UTF-8 string")
+			return errors.New("event id, type or object id is not a short UTF-8 string")
 		}
 	}
 	return nil
@@ -232,4 +232,18 @@ func pointerTime(doc any, ptr, format string) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(unix, 0).UTC()
+}
+
+// maxReason bounds a quarantine reason.
+const maxReason = 2000
+
+// storableText makes a message safe for a text column: valid UTF-8, no NUL,
+// bounded. Schema errors may quote the offending value, which came from the
+// sender.
+func storableText(s string) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if len(s) > maxReason {
+		s = strings.ToValidUTF8(s[:maxReason], "")
+	}
+	return s
 }

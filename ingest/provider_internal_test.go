@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/schemas"
@@ -104,5 +105,15 @@ func TestReadEventRefusesWhatCannotBeAKey(t *testing.T) {
 		if _, err := readEvent(tc.src, tc.h, []byte(tc.body), fakeCatalogue{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestQuarantineReasonIsStorable(t *testing.T) {
+	t.Parallel()
+	if got := storableText("a\x00b\xff"); got != "ab\uFFFD" {
+		t.Fatalf("storableText = %q", got)
+	}
+	if got := storableText(strings.Repeat("é", maxReason)); len(got) > maxReason || !utf8.ValidString(got) {
+		t.Fatalf("long reason: %d bytes, valid %v", len(got), utf8.ValidString(got))
 	}
 }
