@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 )
@@ -61,6 +62,7 @@ type RunFlags struct {
 	OutboxRetention  time.Duration `name:"outbox-retention" env:"SLUICE_OUTBOX_RETENTION" default:"24h" help:"How long outbox rows are kept after the relay confirmed them (how far back cdc resync can reach); 0 keeps them."`
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
+	DispatchURL      string        `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"Service receiving notification intents (POST, Idempotency-Key header); empty: the dispatcher does not run."`
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
 }
 
@@ -76,6 +78,7 @@ func (g *Globals) pipelineConfig(f RunFlags) pipelineConfig {
 		TopicSpec:           kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
 		Migrate:             f.Migrate,
 		ConsumerMaxAttempts: f.ConsumerAttempts,
+		Dispatch:            dispatch.Config{URL: f.DispatchURL},
 		ShutdownGrace:       f.ShutdownGrace,
 	}
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody

@@ -25,6 +25,9 @@ type CLI struct {
 	APIKey    APIKeyCmd    `cmd:"" name:"apikey" help:"Administer tenant API keys (POST /v1/events)."`
 	Workspace WorkspaceCmd `cmd:"" help:"Administer workspaces and their provider customers."`
 	Demo      DemoCmd      `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
+	DLQ       DLQCmd       `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
+	Lag       LagCmd       `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
+	Replay    ReplayCmd    `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
 }
 
 func main() {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// Invariant 8 end to end: an invoice whose customer maps to no workspace is
+// dead-lettered after the bounded attempts and reaches <group>.dlq in
+// Kafka, with the original headers and the dlq ones; the invoices after it
+// are granted; once the customer is mapped, `sluice dlq replay` applies it
+// once, and a second replay applies nothing.
+func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newTenant(t)
+	s := testenv.RandomSuffix()
+	orphan := "cus_orphan_" + s
+	poisonID := "evt_poison_" + s
+	if code := f.sendSigned(t, invoicePaid(poisonID, "in_poison_"+s, orphan, 1000)); code/100 != 2 {
+		t.Fatalf("poison: status %d", code)
+	}
+	var goodIDs []string
+	for i := range 6 {
+		id := fmt.Sprintf("evt_good_%s_%d", s, i)
+		goodIDs = append(goodIDs, id)
+		if code := f.sendSigned(t, invoicePaid(id, fmt.Sprintf("in_good_%s_%d", s, i), f.customer, 1000)); code/100 != 2 {
+			t.Fatalf("good %d: status %d", i, code)
+		}
+	}
+	dlq := suite.topics.DeadLetter(suite.group)
+	dead := recordsFor(t, dlq, 1, poisonID)[0]
+	h := headerMap(dead)
+	for k, want := range map[string]string{
+		envelope.HeaderID: poisonID, envelope.HeaderType: "stripe.invoice.paid", envelope.HeaderTenantID: f.tenantID,
+		consumers.HeaderDLQGroup: suite.group, consumers.HeaderDLQTopic: suite.topics.Resource("invoices"), consumers.HeaderDLQAttempts: "3",
+	} {
+		if h[k] != want {
+			t.Errorf("dlq header %s = %q, want %q", k, h[k], want)
+		}
+	}
+	for _, k := range []string{consumers.HeaderDLQPartition, consumers.HeaderDLQOffset, consumers.HeaderDLQReason, consumers.HeaderDLQFirstFailed, consumers.HeaderDLQLastFailed} {
+		if h[k] == "" {
+			t.Errorf("dlq header %s missing", k)
+		}
+	}
+	waitConsumed(t, recordsFor(t, suite.topics.Resource("invoices"), len(goodIDs), goodIDs...)...)
+	if got := f.grants(t); got != len(goodIDs) {
+		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
+	}
+
+	letters, err := consumers.ListDeadLetters(ctx, suite.pool, suite.group, false, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	for _, d := range letters {
+		if d.EventID == poisonID {
+			id = d.ID
+		}
+	}
+	if id == 0 {
+		t.Fatalf("dlq list has no letter for %s", poisonID)
+	}
+	replay := func() error {
+		_, err := replayDeadLetters(ctx, suite.pool, suite.topics, groups.Options{}, id, "", slog.New(slog.DiscardHandler))
+		return err
+	}
+	if err := replay(); err == nil {
+		t.Fatal("replay before the fix succeeded")
+	}
+	if _, err := suite.store.CreateWorkspace(ctx, f.tenantID, orphan, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(); err != nil {
+		t.Fatalf("replay after the fix: %v", err)
+	}
+	if err := replay(); !errors.Is(err, consumers.ErrAlreadyReplayed) {
+		t.Fatalf("second replay: %v, want ErrAlreadyReplayed", err)
+	}
+	if got := f.grants(t); got != len(goodIDs)+1 {
+		t.Errorf("grants = %d, want %d", got, len(goodIDs)+1)
+	}
+	if n := count(t, `SELECT count(*) FROM dead_letters WHERE id = $1 AND replayed_at IS NOT NULL`, id); n != 1 {
+		t.Errorf("dead letter not marked replayed")
+	}
+}
+
+// `sluice replay` refuses a group with members, like kafka-consumer-groups.
+func TestReplayRefusesAGroupWithActiveMembers(t *testing.T) {
+	t.Parallel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	testenv.Eventually(t, time.Minute, "the credits group to be stable", func() (bool, error) {
+		d, err := adm.DescribeGroups(context.Background(), suite.group)
+		return err == nil && d[suite.group].State == "Stable", err
+	})
+	_, err = rewind(context.Background(), adm, suite.topics, suite.group, rewindTarget{earliest: true}, true)
+	if !errors.Is(err, ErrGroupActive) {
+		t.Fatalf("rewind of a running group: %v, want ErrGroupActive", err)
+	}
+}

@@ -1,0 +1,356 @@
+package main
+
+// Operating consumer groups: dead letters (list, replay through the
+// group's own handler), lag per group and partition, and rewinding a
+// stopped group's offsets, the way kafka-consumer-groups --reset-offsets
+// does it (dry run unless --execute; refused while the group has members).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
+)
+
+// DLQCmd groups dead-letter commands.
+type DLQCmd struct {
+	List   DLQListCmd   `cmd:"" help:"List dead letters, newest first."`
+	Replay DLQReplayCmd `cmd:"" help:"Apply dead letters again through their group's handler (once each)."`
+}
+
+// DLQListCmd lists dead letters.
+type DLQListCmd struct {
+	Output
+	Group    string `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
+	Replayed bool   `name:"replayed" help:"Include dead letters already replayed."`
+	Limit    int    `name:"limit" default:"100" help:"At most this many."`
+}
+
+func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	letters, err := consumers.ListDeadLetters(ctx, pool, c.Group, c.Replayed, c.Limit)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(letters)
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
+	for _, d := range letters {
+		replayed := "-"
+		if d.ReplayedAt != nil {
+			replayed = d.ReplayedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s/%d@%d\t%s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Group, d.Topic, d.Partition, d.Offset,
+			d.EventID, d.EventType, d.Attempts, d.LastFailedAt.UTC().Format(time.RFC3339), replayed, oneLine(d.Reason))
+	}
+	return w.Flush()
+}
+
+// DLQReplayCmd replays dead letters.
+type DLQReplayCmd struct {
+	ID          int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter."`
+	Group       string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
+	DispatchURL string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters."`
+}
+
+func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	n, err := replayDeadLetters(ctx, pool, g.topics(), groups.Options{Dispatch: dispatch.Config{URL: c.DispatchURL}}, c.ID, c.Group, log)
+	fmt.Printf("replayed %d dead letter(s)\n", n)
+	return err
+}
+
+// replayDeadLetters replays letter id, or every pending letter of group.
+// It stops at the first failure: the letters after it stay pending.
+func replayDeadLetters(ctx context.Context, pool *pgxpool.Pool, t envelope.Topics, o groups.Options, id int64, group string, log *slog.Logger) (int, error) {
+	handlerOf := func(group string) (consumers.Handler, error) {
+		spec, ok := groups.Find(t, pool, o, group)
+		if !ok {
+			return nil, fmt.Errorf("no consumer group %s here (topic prefix %s; the dispatcher needs --dispatch-url)", group, t.Resource(""))
+		}
+		return spec.Handler, nil
+	}
+	ids := []int64{id}
+	if group != "" {
+		letters, err := consumers.ListDeadLetters(ctx, pool, group, false, 1_000_000)
+		if err != nil {
+			return 0, err
+		}
+		ids = ids[:0]
+		for _, d := range slices.Backward(letters) { // oldest first: the order they failed in
+			ids = append(ids, d.ID)
+		}
+	}
+	replayed := 0
+	for _, id := range ids {
+		if err := consumers.ReplayDeadLetter(ctx, pool, id, handlerOf); err != nil {
+			return replayed, err
+		}
+		log.Info("dead letter replayed", slog.Int64("id", id))
+		replayed++
+	}
+	return replayed, nil
+}
+
+// LagCmd prints lag per group and partition.
+type LagCmd struct {
+	Output
+	Group []string `name:"group" help:"Groups to show (default: every group Sluice runs, the dispatcher's included)."`
+}
+
+func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
+	adm, done, err := g.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	names := c.Group
+	if len(names) == 0 {
+		for _, spec := range groups.List(g.topics(), nil, groups.Options{Dispatch: dispatch.Config{URL: "-"}}) {
+			names = append(names, spec.ID)
+		}
+	}
+	rows, err := groupLag(ctx, adm, names...)
+	if err != nil {
+		return err
+	}
+	return printLag(os.Stdout, c.Output.Output, rows)
+}
+
+// lagRow is one partition of one group: committed is -1 when the group
+// never committed there.
+type lagRow struct {
+	Group     string `json:"group"`
+	State     string `json:"state"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Committed int64  `json:"committed"`
+	Start     int64  `json:"start"`
+	End       int64  `json:"end"`
+	Lag       int64  `json:"lag"`
+	Member    string `json:"member,omitempty"`
+}
+
+// groupLag reads committed, log start and end offsets (kadm's Lag, which
+// counts from the log start when segments were deleted).
+func groupLag(ctx context.Context, adm *kadm.Client, names ...string) ([]lagRow, error) {
+	lags, err := adm.Lag(ctx, names...)
+	if err != nil {
+		return nil, fmt.Errorf("lag: %w", err)
+	}
+	var rows []lagRow
+	for _, l := range lags.Sorted() {
+		if err := l.Error(); errors.Is(err, kerr.GroupIDNotFound) {
+			rows = append(rows, lagRow{Group: l.Group, State: "never ran", Committed: -1, Lag: -1})
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("lag of %s: %w", l.Group, err)
+		}
+		for _, m := range l.Lag.Sorted() {
+			r := lagRow{Group: l.Group, State: l.State, Topic: m.Topic, Partition: m.Partition,
+				Committed: m.Commit.At, Start: m.Start.Offset, End: m.End.Offset, Lag: m.Lag}
+			if m.Member != nil {
+				r.Member = m.Member.ClientID + "/" + m.Member.ClientHost
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+func printLag(out io.Writer, format string, rows []lagRow) error {
+	if format == "json" {
+		return json.NewEncoder(out).Encode(rows)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", r.Group, r.State, r.Topic, r.Partition, r.Committed, r.Start, r.End, r.Lag, r.Member)
+	}
+	return w.Flush()
+}
+
+// ReplayCmd rewinds a stopped group.
+type ReplayCmd struct {
+	Group      string    `name:"group" required:"" help:"The consumer group to rewind (e.g. sluice.credits). It must have no active member."`
+	ToEarliest bool      `name:"to-earliest" xor:"to" required:"" help:"Rewind to the oldest record Kafka still keeps."`
+	ToLatest   bool      `name:"to-latest" xor:"to" required:"" help:"Skip to the end (nothing is applied again)."`
+	ToTime     time.Time `name:"to-time" xor:"to" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Rewind to the first record at or after this time (RFC 3339)."`
+	ToOffset   *int64    `name:"to-offset" xor:"to" required:"" help:"Move every partition to this offset (kept within each partition's start and end)."`
+	Execute    bool      `name:"execute" help:"Commit the new offsets; without it, print them only (dry run)."`
+}
+
+func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
+	adm, done, err := g.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	target := rewindTarget{earliest: c.ToEarliest, latest: c.ToLatest, time: c.ToTime, offset: -1}
+	if c.ToOffset != nil {
+		target.offset = *c.ToOffset
+	}
+	moves, err := rewind(ctx, adm, g.topics(), c.Group, target, c.Execute)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW")
+	for _, m := range moves {
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\n", m.Topic, m.Partition, m.Current, m.New)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if !c.Execute {
+		fmt.Println("dry run: nothing committed; add --execute to move the group")
+	}
+	return nil
+}
+
+// rewindTarget is one of: earliest, latest, a time, an offset (>= 0).
+type rewindTarget struct {
+	earliest, latest bool
+	time             time.Time
+	offset           int64
+}
+
+type offsetMove struct {
+	Topic     string
+	Partition int32
+	Current   int64 // -1: never committed
+	New       int64
+}
+
+// ErrGroupActive: a rewind was asked of a group with members.
+var ErrGroupActive = errors.New("the group has active members: stop its consumers first")
+
+// rewind computes, and with execute commits, new offsets for every
+// partition of the group's topics. Like kafka-consumer-groups
+// --reset-offsets, it refuses unless the group is Empty or Dead: moving the
+// offsets under running members would be overwritten by their next commit.
+func rewind(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target rewindTarget, execute bool) ([]offsetMove, error) {
+	described, err := adm.DescribeGroups(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("describe group %s: %w", group, err)
+	}
+	d := described[group]
+	if d.Err != nil {
+		return nil, fmt.Errorf("describe group %s: %w", group, d.Err)
+	}
+	if d.State != "Empty" && d.State != "Dead" {
+		return nil, fmt.Errorf("group %s is %s with %d member(s): %w", group, d.State, len(d.Members), ErrGroupActive)
+	}
+	spec, ok := groups.Find(t, nil, groups.Options{Dispatch: dispatch.Config{URL: "-"}}, group)
+	if !ok {
+		return nil, fmt.Errorf("no consumer group %s (topic prefix %s)", group, t.Resource(""))
+	}
+	starts, err := adm.ListStartOffsets(ctx, spec.Topics...)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start offsets: %w", err)
+	}
+	ends, err := adm.ListEndOffsets(ctx, spec.Topics...)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("end offsets: %w", err)
+	}
+	var atTime kadm.ListedOffsets
+	if !target.time.IsZero() {
+		// A partition with nothing at or after the time lists its end.
+		if atTime, err = adm.ListOffsetsAfterMilli(ctx, target.time.UnixMilli(), spec.Topics...); err == nil {
+			err = atTime.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("offsets at %s: %w", target.time.Format(time.RFC3339), err)
+		}
+	}
+	committed, err := adm.FetchOffsets(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("committed offsets of %s: %w", group, err)
+	}
+	var moves []offsetMove
+	next := kadm.Offsets{}
+	starts.Each(func(start kadm.ListedOffset) {
+		end, _ := ends.Lookup(start.Topic, start.Partition)
+		m := offsetMove{Topic: start.Topic, Partition: start.Partition, Current: -1}
+		if c, ok := committed.Lookup(start.Topic, start.Partition); ok {
+			m.Current = c.At
+		}
+		switch {
+		case target.earliest:
+			m.New = start.Offset
+		case target.latest:
+			m.New = end.Offset
+		case !target.time.IsZero():
+			o, _ := atTime.Lookup(start.Topic, start.Partition)
+			m.New = o.Offset
+		default:
+			m.New = min(max(target.offset, start.Offset), end.Offset)
+		}
+		moves = append(moves, m)
+		next.AddOffset(m.Topic, m.Partition, m.New, -1)
+	})
+	slices.SortFunc(moves, func(a, b offsetMove) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition - b.Partition)
+	})
+	if !execute {
+		return moves, nil
+	}
+	// The broker refuses commits from outside a group with members, so a
+	// consumer that joined since the check makes this fail, not race.
+	if err := adm.CommitAllOffsets(ctx, group, next); err != nil {
+		return nil, fmt.Errorf("commit offsets of %s: %w", group, err)
+	}
+	return moves, nil
+}
+
+func (g *Globals) admin() (*kadm.Client, func(), error) {
+	cl, err := kafka.NewClient(g.kafka())
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}

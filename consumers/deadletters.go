@@ -1,0 +1,112 @@
+package consumers
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+var (
+	//go:embed sql/dead_letter_get.sql
+	deadLetterGetSQL string
+	//go:embed sql/dead_letter_mark.sql
+	deadLetterMarkSQL string
+	//go:embed sql/dead_letter_list.sql
+	deadLetterListSQL string
+)
+
+// DeadLetter is a dead_letters row, without its payload.
+type DeadLetter struct {
+	ID            int64      `json:"id"`
+	Group         string     `json:"group"`
+	Topic         string     `json:"topic"`
+	Partition     int32      `json:"partition"`
+	Offset        int64      `json:"offset"`
+	EventID       string     `json:"event_id"`
+	EventType     string     `json:"event_type"`
+	Reason        string     `json:"reason"`
+	Attempts      int        `json:"attempts"`
+	FirstFailedAt time.Time  `json:"first_failed_at"`
+	LastFailedAt  time.Time  `json:"last_failed_at"`
+	ReplayedAt    *time.Time `json:"replayed_at,omitempty"`
+}
+
+// ListDeadLetters returns up to limit dead letters of group ("" for all),
+// newest first; replayed ones only when withReplayed.
+func ListDeadLetters(ctx context.Context, pool *pgxpool.Pool, group string, withReplayed bool, limit int) ([]DeadLetter, error) {
+	rows, err := pool.Query(ctx, deadLetterListSQL, group, withReplayed, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list dead letters: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
+		var d DeadLetter
+		err := r.Scan(&d.ID, &d.Group, &d.Topic, &d.Partition, &d.Offset, &d.EventID, &d.EventType,
+			&d.Reason, &d.Attempts, &d.FirstFailedAt, &d.LastFailedAt, &d.ReplayedAt)
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list dead letters: %w", err)
+	}
+	return out, nil
+}
+
+// ErrAlreadyReplayed: the dead letter was replayed before (or is being
+// replayed by someone else right now).
+var ErrAlreadyReplayed = errors.New("consumers: dead letter already replayed")
+
+// ReplayDeadLetter applies dead letter id again through its group's own
+// idempotent handler (handlerOf finds it) and marks it replayed in the same
+// transaction: the effect and the mark commit together or not at all. A
+// Preparer's remote step runs before that transaction.
+func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handlerOf func(group string) (Handler, error)) error {
+	var (
+		letterGroup string
+		r           kgo.Record
+		headers     map[string]string
+		replayedAt  *time.Time
+	)
+	err := pool.QueryRow(ctx, deadLetterGetSQL, id).Scan(&letterGroup, &r.Topic, &r.Partition, &r.Offset, &r.Key, &headers, &r.Value, &replayedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("dead letter %d does not exist", id)
+	}
+	if err != nil {
+		return fmt.Errorf("load dead letter %d: %w", id, err)
+	}
+	h, err := handlerOf(letterGroup)
+	if err != nil {
+		return fmt.Errorf("dead letter %d: %w", id, err)
+	}
+	if replayedAt != nil {
+		return fmt.Errorf("dead letter %d at %s: %w", id, replayedAt.Format(time.RFC3339), ErrAlreadyReplayed)
+	}
+	for k, v := range headers {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	rec, err := parseRecord(&r)
+	if err != nil {
+		return fmt.Errorf("dead letter %d: %w", id, err)
+	}
+	if p, ok := h.(Preparer); ok {
+		if err := safely(func() error { return p.Prepare(ctx, &rec) }); err != nil {
+			return fmt.Errorf("replay dead letter %d: %w", id, err)
+		}
+	}
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var marked int64
+		if err := tx.QueryRow(ctx, deadLetterMarkSQL, id).Scan(&marked); errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("dead letter %d: %w", id, ErrAlreadyReplayed)
+		} else if err != nil {
+			return fmt.Errorf("mark dead letter %d: %w", id, err)
+		}
+		if err := safely(func() error { return h.Apply(ctx, tx, rec) }); err != nil {
+			return fmt.Errorf("replay dead letter %d: %w", id, err)
+		}
+		return nil
+	})
+}
