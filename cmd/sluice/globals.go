@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net/netip"
 	"log/slog"
 	"os"
 	"strings"
@@ -64,9 +66,15 @@ type RunFlags struct {
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
 	DispatchURL      string        `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"Service receiving notification intents (POST, Idempotency-Key header); empty: the dispatcher does not run."`
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
+	TenantRate       float64       `name:"tenant-rate" env:"SLUICE_TENANT_RATE" default:"1000" help:"Events/s per tenant on this instance, after authentication (429 beyond)."`
+	TenantBurst      int           `name:"tenant-burst" env:"SLUICE_TENANT_BURST" default:"2000" help:"Burst of the per-tenant bucket."`
+	TrustedProxies   []string      `name:"trusted-proxies" env:"SLUICE_TRUSTED_PROXIES" sep:"," help:"CIDRs whose X-Forwarded-For is believed for source IP allowlists."`
+	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"4" help:"Concurrent group-commit transactions."`
+	CommitBatch      int           `name:"ingest-batch" env:"SLUICE_INGEST_BATCH" default:"256" help:"Most deliveries per group-commit transaction."`
+	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
 }
 
-func (g *Globals) pipelineConfig(f RunFlags) pipelineConfig {
+func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
 	cfg := pipelineConfig{
 		DatabaseURL:         g.DatabaseURL,
 		Kafka:               g.kafka(),
@@ -80,12 +88,25 @@ func (g *Globals) pipelineConfig(f RunFlags) pipelineConfig {
 		ConsumerMaxAttempts: f.ConsumerAttempts,
 		Dispatch:            dispatch.Config{URL: f.DispatchURL},
 		ShutdownGrace:       f.ShutdownGrace,
+		Profiling:           f.Pprof,
 	}
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
+	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst
+	cfg.IngestConfig.Commit.Committers, cfg.IngestConfig.Commit.MaxBatch = f.Committers, f.CommitBatch
+	for _, cidr := range f.TrustedProxies {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return cfg, fmt.Errorf("--trusted-proxies: %w", err)
+		}
+		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
+	}
 	cfg.CDCConfig.Slot = f.Slot
 	cfg.CDCConfig.Retention = f.OutboxRetention
 	if f.OutboxRetention == 0 {
 		cfg.CDCConfig.Retention = -1 // keep rows forever
 	}
-	return cfg
+	return cfg, nil
 }

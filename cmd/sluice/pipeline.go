@@ -57,6 +57,8 @@ type pipelineConfig struct {
 	Dispatch dispatch.Config
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
 	ShutdownGrace time.Duration
+	// Profiling serves /debug/pprof/ on the HTTP listener.
+	Profiling bool
 }
 
 func (c pipelineConfig) validate() error {
@@ -153,6 +155,9 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 	}
 
 	httpSrv := ops.New(cfg.HTTPAddr, log, reg, checks)
+	if cfg.Profiling {
+		httpSrv.EnableProfiling()
+	}
 	if cfg.TLSCert != "" {
 		httpSrv.UseTLS(cfg.TLSCert, cfg.TLSKey)
 	}

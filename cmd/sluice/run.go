@@ -27,7 +27,10 @@ func (c *ConsumeCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 }
 
 func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, cdc, consume bool) error {
-	cfg := g.pipelineConfig(f)
+	cfg, err := g.pipelineConfig(f)
+	if err != nil {
+		return err
+	}
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
 	p, err := startPipeline(ctx, cfg, log)
 	if err != nil {
