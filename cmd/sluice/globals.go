@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"net/netip"
 	"log/slog"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
