@@ -1,0 +1,185 @@
+package dispatch_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/consumertest"
+	"github.com/sluicehq/sluice/consumers/dispatch"
+)
+
+func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
+
+// service is a fake e-mail API that deduplicates on Idempotency-Key, like
+// the services the dispatcher's policy relies on. behave decides, per
+// request of a key (1-based), what happens before deduplication.
+type service struct {
+	mu       sync.Mutex
+	requests map[string][]time.Time // by key
+	sent     map[string]int         // e-mails actually sent, by key
+	behave   func(w http.ResponseWriter, key string, n int) bool
+}
+
+func newService(t *testing.T, behave func(w http.ResponseWriter, key string, n int) bool) (*service, string) {
+	s := &service{requests: map[string][]time.Time{}, sent: map[string]int{}, behave: behave}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get(dispatch.HeaderIdempotencyKey)
+		s.mu.Lock()
+		s.requests[key] = append(s.requests[key], time.Now())
+		n := len(s.requests[key])
+		s.mu.Unlock()
+		if s.behave != nil && !s.behave(w, key, n) {
+			return
+		}
+		s.mu.Lock()
+		if s.sent[key] == 0 {
+			s.sent[key]++ // a key already sent is acknowledged, not sent again
+		}
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(srv.Close)
+	return s, srv.URL
+}
+
+func (s *service) counts(key string) (requests, sent int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests[key]), s.sent[key]
+}
+
+func intents(f consumertest.Fixture, topic string, n int) ([]*kgo.Record, []string) {
+	var recs []*kgo.Record
+	var keys []string
+	for i := range n {
+		key := fmt.Sprintf("%s/%s/in_%d/initial-credit-grant/confirmation-email", f.SourceID, f.Account, i)
+		ev := f.Event(key, "sluice.email.credits_granted", "workspace", f.WorkspaceID, time.Now())
+		recs = append(recs, consumertest.Record(topic, ev, fmt.Appendf(nil, `{"kind":"credits-granted","idempotency_key":%q}`, key)))
+		keys = append(keys, key)
+	}
+	return recs, keys
+}
+
+// The written policy, exercised: the service accepts (sends the e-mail) but
+// the answer is lost. The dispatcher cannot know, so it sends again with the
+// same Idempotency-Key; the service acknowledges without sending twice; the
+// send is logged once, after the 2xx. A rewind then calls nothing.
+func TestLostResponseIsRetriedWithTheSameKeyAndLoggedOnce(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "notifications", 2)
+	recs, keys := intents(f, topic, 5)
+	lost := keys[2]
+	svc, url := newService(t, nil)
+	// The service sends the e-mail, then the answer is lost (the
+	// connection closes before any response).
+	svc.behave = func(w http.ResponseWriter, key string, n int) bool {
+		if key == lost && n == 1 {
+			svc.mu.Lock()
+			svc.sent[key]++
+			svc.mu.Unlock()
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return false
+		}
+		return true
+	}
+	env.Produce(t, recs...)
+	cfg := consumers.Config{Topics: []string{topic}}
+	cfg.Group = topic + ".dispatch"
+	h := dispatch.New(dispatch.Config{URL: url, Timeout: 5 * time.Second}, env.Pool, cfg.Group)
+	g := env.Run(t, cfg, h, nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+
+	for _, key := range keys {
+		requests, sent := svc.counts(key)
+		if sent != 1 {
+			t.Errorf("%s: sent %d e-mails, want 1", key, sent)
+		}
+		wantRequests := 1
+		if key == lost {
+			wantRequests = 2
+		}
+		if requests != wantRequests {
+			t.Errorf("%s: %d requests, want %d", key, requests, wantRequests)
+		}
+		if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = $1 AND status = 202`, key); n != 1 {
+			t.Errorf("%s: %d dispatch log rows, want 1", key, n)
+		}
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1`, g.ID); n != 0 {
+		t.Errorf("dead letters = %d", n)
+	}
+
+	// A rewind (a new group reading from the start) finds every key logged.
+	g.Stop(t)
+	again := env.Run(t, consumers.Config{Topics: []string{topic}, Group: topic + ".dispatch.again"}, h, nil)
+	env.WaitCommitted(t, again.ID, time.Minute, recs...)
+	for _, key := range keys {
+		if requests, _ := svc.counts(key); requests > 2 || (key != lost && requests != 1) {
+			t.Errorf("%s: %d requests after a rewind", key, requests)
+		}
+	}
+}
+
+// 429 with Retry-After is waited out (at least the asked delay), 5xx is
+// retried, and a 4xx refusal is dead-lettered after the group's attempts.
+func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "notifications", 1)
+	recs, keys := intents(f, topic, 3)
+	throttled, failing, refused := keys[0], keys[1], keys[2]
+	svc, url := newService(t, nil)
+	svc.behave = func(w http.ResponseWriter, key string, n int) bool {
+		switch {
+		case key == throttled && n == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return false
+		case key == failing && n <= 2:
+			w.WriteHeader(http.StatusBadGateway)
+			return false
+		case key == refused:
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			return false
+		}
+		return true
+	}
+	env.Produce(t, recs...)
+	group := topic + ".dispatch"
+	h := dispatch.New(dispatch.Config{URL: url}, env.Pool, group)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group, MaxAttempts: 3}, h, nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+
+	svc.mu.Lock()
+	at := svc.requests[throttled]
+	svc.mu.Unlock()
+	if len(at) != 2 || at[1].Sub(at[0]) < time.Second {
+		t.Errorf("throttled key: requests at %v, want 2 at least 1s apart", at)
+	}
+	if requests, sent := svc.counts(failing); requests != 3 || sent != 1 {
+		t.Errorf("failing key: %d requests, %d sent; want 3, 1", requests, sent)
+	}
+	if requests, sent := svc.counts(refused); requests != 3 || sent != 0 {
+		t.Errorf("refused key: %d requests, %d sent; want 3 (the attempts), 0", requests, sent)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1 AND headers->>'ce_id' = $2`, g.ID, refused); n != 1 {
+		t.Errorf("refused key: %d dead letters, want 1", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != 2 {
+		t.Errorf("dispatch log rows = %d, want 2 (never the refused one)", n)
+	}
+}
