@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"slices"
 	"sync"
 	"time"
 
@@ -240,128 +238,203 @@ func (c *committer) writeWithin(batch []*request) ([]result, error) {
 	return c.write(ctx, batch)
 }
 
-// write runs one transaction for the whole batch. Deliveries are sorted by
-// event key so concurrent batches take unique-index locks in one order and
-// do not deadlock.
+// write stores a batch. The common case is one statement in its own
+// transaction, one round trip (sql/accept.sql): new deliveries, duplicates
+// and their attempt records. What needs a second look (content that differs
+// under a taken key, a second copy inside the batch, a key a concurrent batch
+// took meanwhile) is settled in one more transaction. Each delivery's result
+// is set only once the transaction holding its rows committed.
 func (c *committer) write(ctx context.Context, batch []*request) ([]result, error) {
-	slices.SortFunc(batch, func(a, b *request) int {
-		return cmp.Or(cmp.Compare(a.d.SourceID, b.d.SourceID), cmp.Compare(a.d.Account, b.d.Account), cmp.Compare(a.d.EventID, b.d.EventID))
-	})
 	results := make([]result, len(batch))
-
-	tx, err := c.pool.Begin(ctx)
+	a, err := newAcceptArgs(batch)
 	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
+		return nil, err
 	}
-	defer tx.Rollback(context.Background()) //nolint:errcheck // after Commit it is a no-op
-
-	var b pgx.Batch
-	for _, r := range batch {
-		d := r.d
-		var headers []byte
-		if d.Topic != nil {
-			if headers, err = json.Marshal(d.Headers); err != nil {
-				return nil, fmt.Errorf("encode headers: %w", err)
-			}
-		}
-		b.Queue(acceptSQL, d.TenantID, d.SourceID, d.Account, d.EventID, d.EventType, d.ObjectType, d.ObjectID,
-			d.EventTime, d.Status, d.Reason, d.Sum[:], d.Body, d.Topic, d.Key, headers, d.Payload)
-	}
-	var existing []int
-	br := tx.SendBatch(ctx, &b)
-	for i, r := range batch {
-		var id int64
-		switch err := br.QueryRow().Scan(&id); {
-		case errors.Is(err, pgx.ErrNoRows):
-			existing = append(existing, i)
-		case err != nil:
-			br.Close()
-			return nil, fmt.Errorf("insert inbox: %w", err)
-		default:
-			results[i] = result{outcome: statusOutcome(r.d.Status), inboxID: id}
-		}
-	}
-	if err := br.Close(); err != nil {
+	rows, err := c.pool.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
+		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.payload,
+		a.arrival, a.receivedAt, !c.skipAttempts)
+	if err != nil {
 		return nil, fmt.Errorf("insert inbox: %w", err)
 	}
-	if len(existing) > 0 {
-		if err := c.classify(ctx, tx, batch, existing, results); err != nil {
-			return nil, err
+	done := make([]bool, len(batch))
+	stored := map[int][]byte{}
+	for rows.Next() {
+		var (
+			i    int32
+			id   int64
+			kind string
+			body []byte
+		)
+		if err := rows.Scan(&i, &id, &kind, &body); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("insert inbox: %w", err)
+		}
+		switch kind {
+		case "accepted":
+			results[i], done[i] = result{outcome: statusOutcome(batch[i].d.Status), inboxID: id}, true
+		case "duplicate":
+			results[i], done[i] = result{outcome: OutcomeDuplicate, inboxID: id}, true
+		default: // differs: decided below, against the stored body
+			results[i].inboxID, stored[int(i)] = id, body
 		}
 	}
-	if !c.skipAttempts {
-		if err := recordAttempts(ctx, tx, batch, results); err != nil {
-			return nil, err
+	// Reading every row and the command's completion means the statement's
+	// transaction committed (or failed, and nothing is answered as stored).
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("insert inbox: %w", err)
+	}
+	var rest []int
+	for i := range batch {
+		if !done[i] {
+			rest = append(rest, i)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("commit: %w", err)
+	if len(rest) == 0 {
+		return results, nil
+	}
+	if err := c.settle(ctx, batch, rest, stored, results); err != nil {
+		return nil, err
 	}
 	return results, nil
 }
 
-// classify tells duplicates from conflicts for deliveries whose event key
-// was already taken, and keeps conflicting newcomers. The reads are
-// pipelined, so a burst of redeliveries costs one round trip, not one each.
-func (c *committer) classify(ctx context.Context, tx pgx.Tx, batch []*request, idx []int, results []result) error {
-	var reads pgx.Batch
-	for _, i := range idx {
-		d := batch[i].d
-		reads.Queue(existingSQL, d.SourceID, d.Account, d.EventID)
+// settle classifies, in one transaction, the deliveries the accepting
+// statement could not: each is a duplicate or a conflict of the row that
+// holds its key.
+func (c *committer) settle(ctx context.Context, batch []*request, idx []int, stored map[int][]byte, results []result) error {
+	tx, err := c.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
 	}
-	var conflicts pgx.Batch
-	br := tx.SendBatch(ctx, &reads)
+	defer tx.Rollback(context.Background()) //nolint:errcheck // after Commit it is a no-op
+	var lookups []int
+	for _, i := range idx {
+		if _, ok := stored[i]; !ok {
+			lookups = append(lookups, i)
+		}
+	}
+	if err := c.lookUp(ctx, tx, batch, lookups, stored, results); err != nil {
+		return err
+	}
+	var (
+		conflicts pgx.Batch
+		dupIDs    []int64
+		dupAt     []time.Time
+	)
 	for _, i := range idx {
 		d := batch[i].d
-		var (
-			id   int64
-			sum  []byte
-			body []byte
-		)
-		if err := br.QueryRow().Scan(&id, &sum, &body); err != nil {
-			br.Close()
-			return fmt.Errorf("read existing event: %w", err)
-		}
-		if bytes.Equal(sum, d.Sum[:]) || sameJSON(body, d.Body) {
-			results[i] = result{outcome: OutcomeDuplicate, inboxID: id}
+		body := stored[i]
+		if body == nil || sameJSON(body, d.Body) {
+			results[i].outcome = OutcomeDuplicate
+			dupIDs, dupAt = append(dupIDs, results[i].inboxID), append(dupAt, d.ReceivedAt)
 			continue
 		}
-		conflicts.Queue(conflictSQL, id, d.Sum[:], d.Body)
-		results[i] = result{outcome: OutcomeConflict, inboxID: id}
-	}
-	if err := br.Close(); err != nil {
-		return fmt.Errorf("read existing event: %w", err)
+		conflicts.Queue(conflictSQL, results[i].inboxID, d.Sum[:], d.Body)
+		results[i].outcome = OutcomeConflict
 	}
 	if conflicts.Len() > 0 {
 		if err := tx.SendBatch(ctx, &conflicts).Close(); err != nil {
 			return fmt.Errorf("keep conflict: %w", err)
 		}
 	}
+	if len(dupIDs) > 0 && !c.skipAttempts {
+		if _, err := tx.Exec(ctx, attemptsSQL, dupIDs, dupAt); err != nil {
+			return fmt.Errorf("record duplicate deliveries: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	return nil
 }
 
-// recordAttempts makes every attempt of the batch durable with its answer.
-// A new event's record is its inbox row and a conflict's its conflict row,
-// both already written; a duplicate's is a small row beside the original
-// (see the delivery_log view), all of them in one statement.
-func recordAttempts(ctx context.Context, tx pgx.Tx, batch []*request, results []result) error {
-	var (
-		inboxIDs []int64
-		at       []time.Time
-	)
-	for i, r := range batch {
-		if results[i].outcome == OutcomeDuplicate {
-			inboxIDs = append(inboxIDs, results[i].inboxID)
-			at = append(at, r.d.ReceivedAt)
-		}
-	}
-	if len(inboxIDs) == 0 {
+// lookUp reads the rows holding the keys of deliveries the accepting
+// statement did not answer for. stored gets nil for an identical body.
+func (c *committer) lookUp(ctx context.Context, tx pgx.Tx, batch []*request, idx []int, stored map[int][]byte, results []result) error {
+	if len(idx) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, attemptsSQL, inboxIDs, at); err != nil {
-		return fmt.Errorf("record duplicate deliveries: %w", err)
+	var reads pgx.Batch
+	for _, i := range idx {
+		d := batch[i].d
+		reads.Queue(existingSQL, d.SourceID, d.Account, d.EventID)
 	}
-	return nil
+	br := tx.SendBatch(ctx, &reads)
+	defer br.Close()
+	for _, i := range idx {
+		var (
+			id   int64
+			sum  []byte
+			body []byte
+		)
+		if err := br.QueryRow().Scan(&id, &sum, &body); err != nil {
+			return fmt.Errorf("read existing event: %w", err)
+		}
+		results[i].inboxID = id
+		if bytes.Equal(sum, batch[i].d.Sum[:]) {
+			body = nil
+		}
+		stored[i] = body
+	}
+	return br.Close()
+}
+
+// acceptArgs are a batch as the column arrays sql/accept.sql takes. A key
+// seen earlier in the same batch is left out: the statement must not insert
+// one key twice, and the later copy is classified against the first.
+type acceptArgs struct {
+	tenant, source, account, eventID, eventType, objectType, objectID []string
+	status, reason, headers                                           []string
+	topic                                                             []*string
+	eventTime                                                         []*time.Time
+	receivedAt                                                        []time.Time
+	sum, body, key, payload                                           [][]byte
+	arrival                                                           []int32
+}
+
+func newAcceptArgs(batch []*request) (*acceptArgs, error) {
+	a := &acceptArgs{}
+	type eventKey struct{ source, account, id string }
+	seen := make(map[eventKey]bool, len(batch))
+	for i, r := range batch {
+		d := r.d
+		k := eventKey{d.SourceID, d.Account, d.EventID}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		var headers string
+		if d.Topic != nil {
+			h, err := json.Marshal(d.Headers)
+			if err != nil {
+				return nil, fmt.Errorf("encode headers: %w", err)
+			}
+			headers = string(h)
+		}
+		a.tenant = append(a.tenant, d.TenantID)
+		a.source = append(a.source, d.SourceID)
+		a.account = append(a.account, d.Account)
+		a.eventID = append(a.eventID, d.EventID)
+		a.eventType = append(a.eventType, d.EventType)
+		a.objectType = append(a.objectType, d.ObjectType)
+		a.objectID = append(a.objectID, d.ObjectID)
+		a.eventTime = append(a.eventTime, d.EventTime)
+		a.status = append(a.status, d.Status)
+		a.reason = append(a.reason, d.Reason)
+		a.sum = append(a.sum, d.Sum[:])
+		a.body = append(a.body, d.Body)
+		a.topic = append(a.topic, d.Topic)
+		a.key = append(a.key, d.Key)
+		a.headers = append(a.headers, headers)
+		a.payload = append(a.payload, d.Payload)
+		a.arrival = append(a.arrival, int32(i))
+		received := d.ReceivedAt
+		if received.IsZero() {
+			received = time.Now()
+		}
+		a.receivedAt = append(a.receivedAt, received)
+	}
+	return a, nil
 }
 
 func statusOutcome(status string) Outcome {

@@ -1,15 +1,59 @@
--- Accept one delivery: the inbox row and, when the event is published, its
--- outbox row, in one statement. A second delivery of the same event key
--- inserts nothing and returns no row; the caller then tells a duplicate from
--- a conflict.
-WITH ins AS (
-    INSERT INTO inbox (tenant_id, source_id, source_account, event_id, event_type,
-                       object_type, object_id, event_time, status, reason, body_sha256, body)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+-- Accept a batch of deliveries in ONE statement, committed on its own: an
+-- inbox row per new event key and, for each published one, its outbox row;
+-- for keys already taken, whether the content is the same (a duplicate, whose
+-- attempt is recorded here too) or differs (the stored body comes back so the
+-- caller can compare it as JSON and keep a conflict).
+--
+-- The arrays are the batch, one element per delivery, no event key twice
+-- (the caller classifies later copies itself). A row is returned per
+-- delivery, except when a concurrent batch committed the same key while this
+-- one ran: the caller looks such a key up afterwards.
+--
+-- Inbox rows go in event-key order, so concurrent batches take unique-index
+-- locks in one order and cannot deadlock; outbox rows go in arrival order
+-- ($17), the order the relay then publishes them in.
+WITH input AS (
+    SELECT *
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                $8::timestamptz[], $9::text[], $10::text[], $11::bytea[], $12::bytea[],
+                $13::text[], $14::bytea[], $15::text[], $16::bytea[], $17::int[], $18::timestamptz[])
+        AS t(tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
+             event_time, status, reason, body_sha256, body, topic, key, headers, payload, arrival, received_at)
+), ins AS (
+    INSERT INTO inbox (tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
+                       event_time, received_at, status, reason, body_sha256, body)
+    SELECT tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
+           event_time, received_at, status, reason, body_sha256, body
+    FROM input
+    ORDER BY source_id, source_account, event_id
     ON CONFLICT ON CONSTRAINT inbox_event_key DO NOTHING
-    RETURNING id
+    RETURNING id, source_id, source_account, event_id
+), accepted AS (
+    SELECT input.arrival, ins.id, input.topic, input.key, input.headers, input.payload
+    FROM ins JOIN input USING (source_id, source_account, event_id)
 ), published AS (
     INSERT INTO outbox (topic, key, headers, payload, inbox_id)
-    SELECT $13::text, $14, $15, $16, ins.id FROM ins WHERE $13::text IS NOT NULL
+    SELECT topic, key, headers::jsonb, payload, id FROM accepted
+    WHERE topic IS NOT NULL
+    ORDER BY arrival
+), taken AS (
+    -- Keys in the inbox before this statement began (its snapshot does not
+    -- include the rows ins just wrote). One index probe per delivery: the
+    -- LIMIT keeps the planner from turning this into a join that could scan
+    -- the whole inbox under a plan cached while the table was small.
+    SELECT input.arrival, input.received_at, i.id, i.body_sha256 = input.body_sha256 AS same,
+           CASE WHEN i.body_sha256 <> input.body_sha256 THEN i.body END AS stored
+    FROM input
+    CROSS JOIN LATERAL (
+        SELECT id, body_sha256, body FROM inbox
+        WHERE inbox.source_id = input.source_id AND inbox.source_account = input.source_account
+          AND inbox.event_id = input.event_id
+        LIMIT 1
+    ) i
+), duplicates AS (
+    INSERT INTO inbox_duplicates (inbox_id, received_at)
+    SELECT id, received_at FROM taken WHERE same AND $19::bool
 )
-SELECT id FROM ins
+SELECT arrival, id, 'accepted' AS kind, NULL::bytea AS stored FROM accepted
+UNION ALL
+SELECT arrival, id, CASE WHEN same THEN 'duplicate' ELSE 'differs' END, stored FROM taken
