@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -48,6 +50,9 @@ func (b *bench) ingestPaused(context.Context) error {
 		return err
 	}
 	defer p.terminate()
+	if os.Getenv("BENCH_PROFILE") != "" {
+		go b.profile("ingest", stageAddr, b.window()-time.Second)
+	}
 	var rates []float64
 	for range b.runs() {
 		r := b.generatorFor(stageAddr, conns).saturate(conns, b.window())
@@ -55,6 +60,7 @@ func (b *bench) ingestPaused(context.Context) error {
 		log.Printf("ingest: %.0f events/s accepted, %d rejected, %d errors, p99 %.1f ms", r.rate(), r.rejected, r.errors, ms(r.percentile(0.99)))
 	}
 	b.results["ingest_events_per_s"] = median(rates)
+	b.logCommitStats(stageAddr)
 	b.results["ingest_ratio_of_null"] = median(rates) / b.results["null_ceiling_per_s"]
 	for _, rate := range []int{1000, 5000} {
 		r := b.generatorFor(stageAddr, 4*conns).paced(rate, 4*conns, b.window())
@@ -515,4 +521,49 @@ func (b *bench) rssBacklog(ctx context.Context) error {
 	b.note("sluice serve drained a %d-event backlog (slot, then Kafka) in %s with a peak RSS of %.0f MiB",
 		n, time.Since(t).Round(time.Second), peak)
 	return nil
+}
+
+// profile saves a CPU profile of the stage at addr (BENCH_PROFILE=1), for
+// `go tool pprof bin/sluice .run/bench/<name>.cpu.pprof`.
+func (b *bench) profile(name, addr string, d time.Duration) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
+	if err != nil {
+		log.Printf("profile %s: %v", name, err)
+		return
+	}
+	defer resp.Body.Close()
+	out := filepath.Join(b.outDir, name+".cpu.pprof")
+	f, err := os.Create(out)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = io.Copy(f, resp.Body)
+	log.Printf("profile written: %s", out)
+}
+
+// logCommitStats prints the mean group-commit batch size and transaction
+// time, read from the stage's own metrics: what bounds ingest.
+func (b *bench) logCommitStats(addr string) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	val := func(name string) float64 {
+		for _, line := range strings.Split(string(body), "\n") {
+			if rest, ok := strings.CutPrefix(line, name+" "); ok {
+				v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+				return v
+			}
+		}
+		return 0
+	}
+	batches := val("sluice_ingest_commit_batch_size_count")
+	if batches == 0 {
+		return
+	}
+	b.note("ingest group commit: %.0f transactions, mean %.1f deliveries each, mean %.1f ms per transaction",
+		batches, val("sluice_ingest_commit_batch_size_sum")/batches, 1000*val("sluice_ingest_commit_seconds_sum")/val("sluice_ingest_commit_seconds_count"))
 }
