@@ -294,7 +294,11 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	if entry == nil {
 		return d
 	}
-	if err := entry.Validate(body); err != nil {
+	validate := func() error { return entry.Validate(body) }
+	if pe.doc != nil { // parsed already by readEvent
+		validate = func() error { return entry.ValidateDoc(pe.doc) }
+	}
+	if err := validate(); err != nil {
 		d.Status, d.Reason = "quarantined", storableText(err.Error())
 		return d
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,6 +30,9 @@ type providerEvent struct {
 	// Problem, for a known type, says why the event cannot be published
 	// (e.g. no object id where the catalogue points): it is quarantined.
 	Problem string
+	// doc is the parsed body, kept so schema validation does not parse it
+	// a second time.
+	doc any
 }
 
 var errNoEventID = errors.New("body names no event id or type")
@@ -91,8 +95,11 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 	if err := dec.Decode(&doc); err != nil {
 		return providerEvent{}, fmt.Errorf("body is not JSON: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return providerEvent{}, errors.New("body is not JSON: data after the top-level value")
+	}
 	var (
-		pe                  providerEvent
+		pe                  = providerEvent{doc: doc}
 		timePtr, timeFormat string
 		objectPtr           string
 	)

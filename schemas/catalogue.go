@@ -124,6 +124,13 @@ func (e *Entry) Validate(body []byte) error {
 	if err != nil {
 		return fmt.Errorf("body is not JSON: %w", err)
 	}
+	return e.ValidateDoc(doc)
+}
+
+// ValidateDoc is Validate for a body already decoded the way
+// encoding/json's Decoder decodes into any with UseNumber, so a caller that
+// parsed the body once need not parse it again.
+func (e *Entry) ValidateDoc(doc any) error {
 	if err := e.schema.Validate(doc); err != nil {
 		var verr *jsonschema.ValidationError
 		if errors.As(err, &verr) {
