@@ -98,6 +98,7 @@ func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handler
 		}
 	}
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		ctx := withBatch(ctx)
 		var marked int64
 		if err := tx.QueryRow(ctx, deadLetterMarkSQL, id).Scan(&marked); errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("dead letter %d: %w", id, ErrAlreadyReplayed)
@@ -105,6 +106,9 @@ func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handler
 			return fmt.Errorf("mark dead letter %d: %w", id, err)
 		}
 		if err := safely(func() error { return h.Apply(ctx, tx, rec) }); err != nil {
+			return fmt.Errorf("replay dead letter %d: %w", id, err)
+		}
+		if err := settle(ctx, tx, h); err != nil {
 			return fmt.Errorf("replay dead letter %d: %w", id, err)
 		}
 		return nil

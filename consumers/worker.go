@@ -188,6 +188,7 @@ func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, de
 		return -1, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
+	ctx = withBatch(ctx)
 	for i, r := range recs {
 		if f, ok := dead[i]; ok {
 			if err := w.deadLetter(ctx, tx, r.Record, f); err != nil {
@@ -201,6 +202,9 @@ func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, de
 		if err := safely(func() error { return w.g.handler.Apply(ctx, tx, r) }); err != nil {
 			return i, err
 		}
+	}
+	if err := settle(ctx, tx, w.g.handler); err != nil {
+		return -1, fmt.Errorf("settle batch: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return -1, fmt.Errorf("commit: %w", err)

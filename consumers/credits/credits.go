@@ -14,6 +14,8 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -31,6 +33,8 @@ var (
 	reverseSQL string
 	//go:embed sql/workspace.sql
 	workspaceSQL string
+	//go:embed sql/settle.sql
+	settleSQL string
 )
 
 // Operation is the business-key operation of the first grant per invoice.
@@ -124,12 +128,12 @@ func (h Handler) grant(ctx context.Context, tx pgx.Tx, rec consumers.Record) err
 	}
 	businessKey := rec.BusinessKey(obj.ID, Operation)
 	intent := h.email(rec, "credits-granted", businessKey, workspaceID, credits, obj.ID)
-	_, err = tx.Exec(ctx, grantSQL, ev.TenantID, workspaceID, ev.SourceID, ev.SourceAccount, obj.ID, Operation,
+	rows, err := tx.Query(ctx, grantSQL, ev.TenantID, workspaceID, ev.SourceID, ev.SourceAccount, obj.ID, Operation,
 		credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload, RefundOperation)
 	if err != nil {
 		return fmt.Errorf("grant credits: %w", err)
 	}
-	return nil
+	return collectDeltas(ctx, ev.TenantID, rows, 1)
 }
 
 func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
@@ -158,10 +162,62 @@ func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) e
 	if workspaceID != nil {
 		intent = h.email(rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
 	}
-	_, err = tx.Exec(ctx, reverseSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, invoiceID, RefundOperation,
+	rows, err := tx.Query(ctx, reverseSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, invoiceID, RefundOperation,
 		grantID, workspaceID, credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload)
 	if err != nil {
 		return fmt.Errorf("reverse credits: %w", err)
+	}
+	return collectDeltas(ctx, ev.TenantID, rows, -1)
+}
+
+// delta is a batch's net balance change for one workspace.
+type delta struct {
+	tenantID string
+	credits  int64
+}
+
+type deltasKey struct{}
+
+func batchDeltas(ctx context.Context) map[string]*delta {
+	return consumers.BatchValue(ctx, deltasKey{}, func() map[string]*delta { return map[string]*delta{} })
+}
+
+// collectDeltas adds what a grant (sign 1) or a reversal (sign -1)
+// returned, if anything, to the batch's balance changes.
+func collectDeltas(ctx context.Context, tenantID string, rows pgx.Rows, sign int64) error {
+	deltas := batchDeltas(ctx)
+	var workspaceID string
+	var credits int64
+	_, err := pgx.ForEachRow(rows, []any{&workspaceID, &credits}, func() error {
+		d := deltas[workspaceID]
+		if d == nil {
+			d = &delta{tenantID: tenantID}
+			deltas[workspaceID] = d
+		}
+		d.credits += sign * credits
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("credits effect: %w", err)
+	}
+	return nil
+}
+
+// Settle implements consumers.Settler: the batch's balance changes, in
+// workspace order, in one statement.
+func (h Handler) Settle(ctx context.Context, tx pgx.Tx) error {
+	deltas := batchDeltas(ctx)
+	if len(deltas) == 0 {
+		return nil
+	}
+	workspaces := slices.Sorted(maps.Keys(deltas))
+	tenants := make([]string, len(workspaces))
+	amounts := make([]int64, len(workspaces))
+	for i, w := range workspaces {
+		tenants[i], amounts[i] = deltas[w].tenantID, deltas[w].credits
+	}
+	if _, err := tx.Exec(ctx, settleSQL, workspaces, tenants, amounts); err != nil {
+		return fmt.Errorf("move balances: %w", err)
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
--- One grant per business key, however many events mention the invoice. The
--- balance moves, and the confirmation e-mail intent is written, only when
--- the grant is new: all in one statement, in the batch's transaction. An
--- invoice already refunded ($14: the refund operation) earns nothing: the
--- refund came first, and granting now would hand out refunded credits.
+-- One grant per business key, however many events mention the invoice; the
+-- confirmation e-mail intent is written only when the grant is new, in the
+-- batch's transaction. It returns the new grant (no row: nothing new), whose
+-- credits the batch adds to the balance when it settles. An invoice already
+-- refunded ($14: the refund operation) earns nothing: the refund came first,
+-- and granting now would hand out refunded credits.
 WITH g AS (
     INSERT INTO credit_grants (tenant_id, workspace_id, source_id, source_account, object_id,
                                operation, credits, event_id, inbox_id)
@@ -10,12 +11,9 @@ WITH g AS (
     WHERE NOT EXISTS (SELECT 1 FROM credit_reversals
                       WHERE source_id = $3 AND source_account = $4 AND object_id = $5 AND operation = $14)
     ON CONFLICT ON CONSTRAINT credit_grants_business_key DO NOTHING
-    RETURNING workspace_id, tenant_id, credits
-), balance AS (
-    INSERT INTO balances (workspace_id, tenant_id, credits)
-    SELECT workspace_id, tenant_id, credits FROM g
-    ON CONFLICT (workspace_id) DO UPDATE
-        SET credits = balances.credits + EXCLUDED.credits, updated_at = now()
+    RETURNING workspace_id, credits
+), intent AS (
+    INSERT INTO outbox (topic, key, headers, payload)
+    SELECT $10, $11, $12, $13 FROM g
 )
-INSERT INTO outbox (topic, key, headers, payload)
-SELECT $10, $11, $12, $13 FROM g
+SELECT workspace_id, credits FROM g

@@ -1,16 +1,15 @@
--- One reversal per business key. The balance drops by what the grant gave,
--- and the e-mail intent is written, only when the reversal is new and there
--- was a grant to reverse ($6 NULL: refunded before any grant; the row still
--- records the refund, which stops a later grant).
+-- One reversal per business key; the e-mail intent is written only when the
+-- reversal is new and there was a grant to reverse ($6 NULL: refunded
+-- before any grant; the row still records the refund, which stops a later
+-- grant). It returns what to take from which balance when the batch settles.
 WITH r AS (
     INSERT INTO credit_reversals (tenant_id, source_id, source_account, object_id, operation,
                                   grant_id, workspace_id, credits, event_id, inbox_id)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
     ON CONFLICT ON CONSTRAINT credit_reversals_business_key DO NOTHING
     RETURNING workspace_id, credits
-), balance AS (
-    UPDATE balances SET credits = balances.credits - r.credits, updated_at = now()
-    FROM r WHERE balances.workspace_id = r.workspace_id
+), intent AS (
+    INSERT INTO outbox (topic, key, headers, payload)
+    SELECT $11, $12, $13, $14 FROM r WHERE r.workspace_id IS NOT NULL
 )
-INSERT INTO outbox (topic, key, headers, payload)
-SELECT $11, $12, $13, $14 FROM r WHERE r.workspace_id IS NOT NULL
+SELECT workspace_id, credits FROM r WHERE workspace_id IS NOT NULL
