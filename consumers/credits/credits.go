@@ -113,13 +113,9 @@ func (h Handler) grant(ctx context.Context, tx pgx.Tx, rec consumers.Record) err
 	if obj.Status != "paid" || obj.AmountPaid <= 0 || obj.Customer == "" {
 		return nil // not eligible: nothing to grant
 	}
-	var workspaceID string
-	err := tx.QueryRow(ctx, workspaceSQL, ev.TenantID, obj.Customer).Scan(&workspaceID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return consumers.Permanent(fmt.Errorf("%w: customer %s", ErrNoWorkspace, obj.Customer))
-	}
+	workspaceID, err := workspaceOf(ctx, tx, ev.TenantID, obj.Customer)
 	if err != nil {
-		return fmt.Errorf("find workspace: %w", err)
+		return err
 	}
 
 	credits := h.Credits
@@ -168,6 +164,28 @@ func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) e
 		return fmt.Errorf("reverse credits: %w", err)
 	}
 	return collectDeltas(ctx, ev.TenantID, rows, -1)
+}
+
+type workspacesKey struct{}
+
+// workspaceOf maps a customer to its workspace, once per batch per
+// customer: a backlog holds many invoices (and redeliveries) per customer.
+func workspaceOf(ctx context.Context, tx pgx.Tx, tenantID, customer string) (string, error) {
+	known := consumers.BatchValue(ctx, workspacesKey{}, func() map[[2]string]string { return map[[2]string]string{} })
+	k := [2]string{tenantID, customer}
+	if ws, ok := known[k]; ok {
+		return ws, nil
+	}
+	var ws string
+	err := tx.QueryRow(ctx, workspaceSQL, tenantID, customer).Scan(&ws)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", consumers.Permanent(fmt.Errorf("%w: customer %s", ErrNoWorkspace, customer))
+	}
+	if err != nil {
+		return "", fmt.Errorf("find workspace: %w", err)
+	}
+	known[k] = ws
+	return ws, nil
 }
 
 // delta is a batch's net balance change for one workspace.
