@@ -2,8 +2,10 @@ package cdc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,18 +59,12 @@ type outboxRow struct {
 }
 
 // record turns one outbox row, as pgoutput sends it in text format, into
-// the Kafka record it stands for.
-func (c outboxColumns) record(tuple *pglogrepl.TupleData) (*kgo.Record, error) {
-	cols := tuple.Columns
+// the Kafka record it stands for. The record keeps references into cols.
+func (c outboxColumns) record(cols []tupleColumn) (*kgo.Record, error) {
 	if len(cols) <= max(c.id, c.topic, c.key, c.headers, c.payload, c.inboxID) {
 		return nil, fmt.Errorf("outbox tuple has %d columns", len(cols))
 	}
-	text := func(i int) ([]byte, bool) {
-		if cols[i].DataType != pglogrepl.TupleDataTypeText {
-			return nil, false
-		}
-		return cols[i].Data, true
-	}
+	text := func(i int) ([]byte, bool) { return cols[i].data, cols[i].kind == pglogrepl.TupleDataTypeText }
 	var row outboxRow
 	id, _ := text(c.id)
 	topic, _ := text(c.topic)
@@ -92,34 +88,109 @@ func (c outboxColumns) record(tuple *pglogrepl.TupleData) (*kgo.Record, error) {
 }
 
 // record is the Kafka record the row stands for: the key and value as
-// stored, the stored headers plus the outbox and inbox ids, sorted by name.
+// stored, the stored headers (in jsonb's order) plus the outbox and inbox
+// ids. It keeps references into the row's byte slices.
 func (row outboxRow) record() (*kgo.Record, error) {
 	if row.topic == "" {
 		return nil, fmt.Errorf("outbox row %s has no topic", row.id)
 	}
-	var headers map[string]string
-	if err := json.Unmarshal(row.headers, &headers); err != nil {
+	headers, err := parseHeaders(row.headers, make([]kgo.RecordHeader, 0, 16))
+	if err != nil {
 		return nil, fmt.Errorf("outbox row %s headers: %w", row.id, err)
 	}
-	if headers == nil {
-		headers = map[string]string{}
+	set := func(k, v string) {
+		headers = slices.DeleteFunc(headers, func(h kgo.RecordHeader) bool { return h.Key == k })
+		headers = append(headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
 	}
-	headers[envelope.HeaderOutboxID] = row.id
+	set(envelope.HeaderOutboxID, row.id)
 	if row.hasInbox {
-		headers[envelope.HeaderInboxID] = row.inboxID
+		set(envelope.HeaderInboxID, row.inboxID)
 	}
 	var value []byte
 	if row.hasPayload {
 		value = row.payload
 	} else if row.hasInbox {
-		headers[envelope.HeaderClaim] = "inbox/" + row.inboxID
+		set(envelope.HeaderClaim, "inbox/"+row.inboxID)
 	}
-	rec := &kgo.Record{Topic: row.topic, Key: row.key, Value: value, Headers: make([]kgo.RecordHeader, 0, len(headers))}
-	for k, v := range headers {
-		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	return &kgo.Record{Topic: row.topic, Key: row.key, Value: value, Headers: headers}, nil
+}
+
+// parseHeaders reads a flat JSON object of strings, as jsonb prints it,
+// appending to dst. Values without escapes point into src instead of being
+// copied; anything unusual is left to encoding/json.
+func parseHeaders(src []byte, dst []kgo.RecordHeader) ([]kgo.RecordHeader, error) {
+	i := skipSpace(src, 0)
+	if i >= len(src) || src[i] != '{' {
+		return slowHeaders(src, dst)
 	}
-	slices.SortFunc(rec.Headers, func(a, b kgo.RecordHeader) int { return strings.Compare(a.Key, b.Key) })
-	return rec, nil
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == '}' {
+		return dst, nil
+	}
+	for {
+		key, next, ok := jsonString(src, i)
+		if !ok {
+			return slowHeaders(src, dst)
+		}
+		i = skipSpace(src, next)
+		if i >= len(src) || src[i] != ':' {
+			return slowHeaders(src, dst)
+		}
+		value, next, ok := jsonString(src, skipSpace(src, i+1))
+		if !ok {
+			return slowHeaders(src, dst)
+		}
+		dst = append(dst, kgo.RecordHeader{Key: string(key), Value: value})
+		i = skipSpace(src, next)
+		if i >= len(src) {
+			return slowHeaders(src, dst)
+		}
+		switch src[i] {
+		case ',':
+			i = skipSpace(src, i+1)
+		case '}':
+			return dst, nil
+		default:
+			return slowHeaders(src, dst)
+		}
+	}
+}
+
+// jsonString reads a string without escapes starting at src[i].
+func jsonString(src []byte, i int) (s []byte, next int, ok bool) {
+	if i >= len(src) || src[i] != '"' {
+		return nil, 0, false
+	}
+	end := bytes.IndexByte(src[i+1:], '"')
+	if end < 0 {
+		return nil, 0, false
+	}
+	s = src[i+1 : i+1+end]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return nil, 0, false
+	}
+	return s, i + end + 2, true
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\t' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// slowHeaders is the general path: encoding/json, keys sorted.
+func slowHeaders(src []byte, dst []kgo.RecordHeader) ([]kgo.RecordHeader, error) {
+	var m map[string]string
+	if err := json.Unmarshal(src, &m); err != nil {
+		return nil, err
+	}
+	dst = dst[:0]
+	for k, v := range m {
+		dst = append(dst, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	slices.SortFunc(dst, func(a, b kgo.RecordHeader) int { return strings.Compare(a.Key, b.Key) })
+	return dst, nil
 }
 
 // decodeBytea reads bytea's text output (hex format, the default since 9.0).
@@ -128,7 +199,47 @@ func decodeBytea(s []byte) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("bytea not in hex format")
 	}
-	out := make([]byte, hex.DecodedLen(len(hexPart)))
-	_, err := hex.Decode(out, hexPart)
-	return out, err
+	// In place: each output byte is written behind the two it comes from.
+	n, err := hex.Decode(hexPart, hexPart)
+	return hexPart[:n], err
+}
+
+// tupleColumn is one column of a tuple: its kind ('t' text, 'n' null,
+// 'u' unchanged toast, 'b' binary) and its bytes.
+type tupleColumn struct {
+	kind byte
+	data []byte
+}
+
+// parseInsert decodes a pgoutput Insert message ('I', relation id, 'N',
+// tuple). It is the hot path: one copy of the message, columns point into
+// it, where pglogrepl copies every column byte by byte.
+func parseInsert(msg []byte) (relation uint32, cols []tupleColumn, err error) {
+	if len(msg) < 8 || msg[0] != 'I' || msg[5] != 'N' {
+		return 0, nil, errors.New("malformed insert message")
+	}
+	relation = binary.BigEndian.Uint32(msg[1:5])
+	buf := bytes.Clone(msg[8:])
+	n := int(binary.BigEndian.Uint16(msg[6:8]))
+	cols = make([]tupleColumn, n)
+	for i := range cols {
+		if len(buf) < 1 {
+			return 0, nil, errors.New("insert message ends early")
+		}
+		cols[i].kind = buf[0]
+		buf = buf[1:]
+		if cols[i].kind != pglogrepl.TupleDataTypeText && cols[i].kind != pglogrepl.TupleDataTypeBinary {
+			continue
+		}
+		if len(buf) < 4 {
+			return 0, nil, errors.New("insert message ends early")
+		}
+		size := int(binary.BigEndian.Uint32(buf))
+		if size < 0 || len(buf) < 4+size {
+			return 0, nil, errors.New("insert message ends early")
+		}
+		cols[i].data = buf[4 : 4+size : 4+size]
+		buf = buf[4+size:]
+	}
+	return relation, cols, nil
 }

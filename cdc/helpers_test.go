@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -36,7 +37,7 @@ import (
 // bundle is one test's world: a database with its outbox, a slot name, a
 // topic, and the shared Kafka.
 type bundle struct {
-	t       *testing.T
+	t       testing.TB
 	db      *testenv.Database
 	pool    *pgxpool.Pool
 	prefix  string // topic prefix, also given to `sluice cdc`
@@ -45,7 +46,7 @@ type bundle struct {
 	brokers []string
 }
 
-func setup(t *testing.T, name string) *bundle {
+func setup(t testing.TB, name string) *bundle {
 	t.Helper()
 	services := testenv.Require(t)
 	ctx := context.Background()
@@ -59,6 +60,19 @@ func setup(t *testing.T, name string) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	// Runs after the relays stopped (cleanups run last first) and before the
+	// database is dropped: a walsender outlives its client for a moment, and
+	// an active slot cannot be dropped.
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			var active bool
+			if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE database = current_database() AND active)`).Scan(&active); err != nil || !active {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 	suffix := testenv.RandomSuffix()
 	b := &bundle{t: t, db: db, pool: pool, prefix: "cdctest" + suffix, slot: "sluice_cdc_" + name + "_" + suffix, brokers: services.Brokers}
 	b.topic = envelope.Topics{Prefix: b.prefix}.Resource("events")
@@ -137,7 +151,7 @@ func (b *bundle) startProcess(appName string) *process {
 		b.t.Fatal(err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(sluiceBin, "cdc")
+	cmd := exec.Command(sluiceBin(b.t), "cdc")
 	cmd.Env = append(os.Environ(),
 		"SLUICE_DATABASE_URL="+b.urlWith(map[string]string{"application_name": appName}),
 		"SLUICE_KAFKA_BROKERS="+b.brokers[0],
@@ -185,10 +199,18 @@ func (b *bundle) slotHolder(ctx context.Context) (string, int32) {
 	return app, pid
 }
 
+// waitForSlot waits until a relay streams from the slot. A slot being
+// created is already active, before its consistent point: rows committed
+// then would never be streamed, so the slot counts only once the relay
+// recorded it in cdc_slots.
 func (b *bundle) waitForSlot(what string) int32 {
 	b.t.Helper()
 	var pid int32
 	testenv.Eventually(b.t, time.Minute, what, func() (bool, error) {
+		var created bool
+		if err := b.pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM cdc_slots WHERE slot = $1)`, b.slot).Scan(&created); err != nil || !created {
+			return false, err
+		}
 		_, pid = b.slotHolder(context.Background())
 		return pid != 0, nil
 	})
@@ -440,7 +462,17 @@ func (c *collector) seen() int {
 }
 
 // gauge reads one of the relay's gauges.
-func (r *relay) gauge(t *testing.T, name string) (float64, bool) {
+func (r *relay) gauge(t testing.TB, name string) (float64, bool) {
+	m := r.metric(t, name)
+	return m.GetGauge().GetValue(), m != nil
+}
+
+// counter reads one of the relay's counters.
+func (r *relay) counter(t testing.TB, name string) float64 {
+	return r.metric(t, name).GetCounter().GetValue()
+}
+
+func (r *relay) metric(t testing.TB, name string) *dto.Metric {
 	t.Helper()
 	families, err := r.reg.Gather()
 	if err != nil {
@@ -448,8 +480,8 @@ func (r *relay) gauge(t *testing.T, name string) (float64, bool) {
 	}
 	for _, f := range families {
 		if f.GetName() == name && len(f.GetMetric()) > 0 {
-			return f.GetMetric()[0].GetGauge().GetValue(), true
+			return f.GetMetric()[0]
 		}
 	}
-	return 0, false
+	return nil
 }

@@ -1,43 +1,54 @@
 // The relay's tests run against the real Postgres and Kafka of
-// internal/testenv. Each test has its own database (so its own outbox and
-// slot) and its own topic; the crash and failover tests run the relay as a
-// real `sluice cdc` process, built once here, and kill it with SIGKILL.
+// internal/testenv (they fail, never skip, without them); decode and
+// watermark tests need neither. Each integration test has its own database
+// (so its own outbox and slot) and its own topic; the crash and failover
+// tests run the relay as a real `sluice cdc` process, built once, and kill
+// it with SIGKILL.
 package cdc
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
-
-	"github.com/sluicehq/sluice/internal/testenv"
 )
 
-// sluiceBin is the `sluice` binary the process tests run.
-var sluiceBin string
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
 
-func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
+// sluiceBin builds the `sluice` binary once per test binary and returns it.
+func sluiceBin(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "sluice-cdc-test"); buildErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "sluice"), "github.com/sluicehq/sluice/cmd/sluice").CombinedOutput()
+		if err != nil {
+			buildErr = &buildError{err: err, out: string(out)}
+		}
+	})
+	if buildErr != nil {
+		tb.Fatalf("build sluice: %v", buildErr)
+	}
+	return filepath.Join(binDir, "sluice")
 }
 
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "sluice-cdc-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
-	defer os.RemoveAll(dir)
-	sluiceBin = filepath.Join(dir, "sluice")
-	build := exec.Command("go", "build", "-o", sluiceBin, "github.com/sluicehq/sluice/cmd/sluice")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "cdc tests: build sluice:", err)
-		return 1
-	}
-	if _, err := testenv.Find(); err != nil {
-		fmt.Fprintln(os.Stderr, "cdc tests:", err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(code)
 }

@@ -485,6 +485,9 @@ func (s *session) handleCopyData(ctx context.Context, data []byte) error {
 }
 
 func (s *session) handleWAL(xld pglogrepl.XLogData) error {
+	if len(xld.WALData) > 0 && xld.WALData[0] == 'I' {
+		return s.handleInsert(xld)
+	}
 	msg, err := pglogrepl.Parse(xld.WALData)
 	if err != nil {
 		return fmt.Errorf("decode pgoutput at %s: %w", xld.WALStart, err)
@@ -498,20 +501,6 @@ func (s *session) handleWAL(xld pglogrepl.XLogData) error {
 		s.columns[m.RelationID] = cols
 	case *pglogrepl.BeginMessage:
 		s.tx = s.wm.begin(m.CommitTime)
-	case *pglogrepl.InsertMessage:
-		cols, ok := s.columns[m.RelationID]
-		if !ok {
-			return fmt.Errorf("insert into unknown relation %d", m.RelationID)
-		}
-		if s.tx == nil {
-			return errors.New("insert outside a transaction")
-		}
-		rec, err := cols.record(m.Tuple)
-		if err != nil {
-			s.pub.unreadable(s.tx, xld.WALStart, err)
-			return nil
-		}
-		s.pub.publish(s.tx, rec, xld.WALStart)
 	case *pglogrepl.CommitMessage:
 		if s.tx == nil {
 			return errors.New("commit outside a transaction")
@@ -525,6 +514,27 @@ func (s *session) handleWAL(xld pglogrepl.XLogData) error {
 			s.lastCommit = max(s.lastCommit, m.LSN)
 		}
 	}
+	return nil
+}
+
+func (s *session) handleInsert(xld pglogrepl.XLogData) error {
+	relation, tuple, err := parseInsert(xld.WALData)
+	if err != nil {
+		return fmt.Errorf("decode pgoutput at %s: %w", xld.WALStart, err)
+	}
+	cols, ok := s.columns[relation]
+	if !ok {
+		return fmt.Errorf("insert into unknown relation %d", relation)
+	}
+	if s.tx == nil {
+		return errors.New("insert outside a transaction")
+	}
+	rec, err := cols.record(tuple)
+	if err != nil {
+		s.pub.unreadable(s.tx, xld.WALStart, err)
+		return nil
+	}
+	s.pub.publish(s.tx, rec, xld.WALStart)
 	return nil
 }
 

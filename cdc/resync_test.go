@@ -49,7 +49,7 @@ func TestResyncRestoresTheStreamAfterTheSlotWasDropped(t *testing.T) {
 	}
 	b.startRelay(cfg, b.db.URL) // waits, refusing, until the resync
 
-	cmd := exec.Command(sluiceBin, "cdc", "resync", "--since", since.Format(time.RFC3339Nano))
+	cmd := exec.Command(sluiceBin(t), "cdc", "resync", "--since", since.Format(time.RFC3339Nano))
 	cmd.Env = append(os.Environ(), "SLUICE_DATABASE_URL="+b.db.URL, "SLUICE_KAFKA_BROKERS="+b.brokers[0],
 		"SLUICE_SLOT="+b.slot, "SLUICE_LOG_LEVEL=warn")
 	out, err := cmd.Output()
