@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers/consumertest"
+	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -29,7 +33,9 @@ import (
 // every group to the earliest offset, once with `sluice replay` and once
 // with Kafka's own kafka-consumer-groups --reset-offsets: after each, zero
 // new grants, identical balances, projections and alerts, row for row
-// (processed_at included, so nothing was even rewritten).
+// (processed_at included, so nothing was even rewritten). The dispatcher runs
+// too, against a service that deduplicates on Idempotency-Key: every intent
+// is acknowledged once, and the rewinds call the service no more.
 func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -39,11 +45,16 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
 		t.Fatal(err)
 	}
+	svc := newDedupService(t)
+	specs := groups.List(topics, nil, groups.Options{Dispatch: dispatch.Config{URL: svc.url}})
 	var groupIDs []string
-	for _, g := range groups.List(topics, nil, groups.Options{}) {
+	for _, g := range specs {
 		groupIDs = append(groupIDs, g.ID)
 	}
 	w := newWorkload(t, topics)
+	startConsume := func(t *testing.T, bin string, topics envelope.Topics) *consumeProc {
+		return startConsumeProc(t, bin, topics, "--dispatch-url", svc.url)
+	}
 
 	// Under load: the consumer starts on an empty backlog and is killed
 	// while the producer is still writing and it is still applying.
@@ -64,17 +75,19 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 		return
 	}
 	c = startConsume(t, bin, topics)
-	waitCaughtUp(t, adm, groupIDs, topics)
+	w.waitIntentsPublished(t, adm)
+	waitCaughtUp(t, adm, specs)
 	before := w.snapshot(t)
 	w.checkExpected(t)
 	c.stop(t)
+	requests := svc.check(t, w.intents(t))
 
 	for _, g := range groupIDs {
 		runSluice(t, bin, topics, "replay", "--group", g, "--to-earliest", "--execute")
 	}
 	assertAtStart(t, adm, groupIDs)
 	c = startConsume(t, bin, topics)
-	waitCaughtUp(t, adm, groupIDs, topics)
+	waitCaughtUp(t, adm, specs)
 	if after := w.snapshot(t); after != before {
 		t.Errorf("effects changed after `sluice replay --to-earliest`:\nbefore %s\nafter  %s", before, after)
 	}
@@ -90,11 +103,14 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	}
 	assertAtStart(t, adm, groupIDs)
 	c = startConsume(t, bin, topics)
-	waitCaughtUp(t, adm, groupIDs, topics)
+	waitCaughtUp(t, adm, specs)
 	if after := w.snapshot(t); after != before {
 		t.Errorf("effects changed after kafka-consumer-groups --reset-offsets --to-earliest:\nbefore %s\nafter  %s", before, after)
 	}
 	c.stop(t)
+	if again := svc.check(t, w.intents(t)); again != requests {
+		t.Errorf("the service got %d requests after the rewinds, want none", again-requests)
+	}
 	checkLagAndDryRuns(t, adm, topics)
 }
 
@@ -284,6 +300,8 @@ func (w *workload) snapshot(t *testing.T) string {
 		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', feedback_id, operation, processed_at), ',' ORDER BY feedback_id, operation)), '') FROM feedback_alerts WHERE tenant_id = $1`,
 		`SELECT count(*)::text FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2`,
 		`SELECT count(*)::text FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text`,
+		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', idempotency_key, status, sent_at), ',' ORDER BY idempotency_key)), '') FROM dispatch_log
+			WHERE idempotency_key IN (SELECT headers->>'ce_id' FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2)`,
 	} {
 		var s string
 		args := []any{w.stripe.TenantID}
@@ -361,9 +379,9 @@ type consumeProc struct {
 	done chan error
 }
 
-func startConsume(t *testing.T, bin string, topics envelope.Topics) *consumeProc {
+func startConsumeProc(t *testing.T, bin string, topics envelope.Topics, extra ...string) *consumeProc {
 	t.Helper()
-	cmd := exec.Command(bin, "consume", "--http-addr", "127.0.0.1:0", "--topic-partitions", "3", "--no-migrate")
+	cmd := exec.Command(bin, append([]string{"consume", "--http-addr", "127.0.0.1:0", "--topic-partitions", "3", "--no-migrate"}, extra...)...)
 	cmd.Env = sluiceEnv(topics)
 	c := &consumeProc{cmd: cmd, out: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = c.out, c.out
@@ -448,10 +466,9 @@ func progress(ctx context.Context, adm *kadm.Client, group, topic string) (commi
 }
 
 // waitCaughtUp waits until every group committed every record of its topics.
-func waitCaughtUp(t *testing.T, adm *kadm.Client, groupIDs []string, topics envelope.Topics) {
+func waitCaughtUp(t *testing.T, adm *kadm.Client, specs []groups.Group) {
 	t.Helper()
 	ctx := context.Background()
-	specs := groups.List(topics, nil, groups.Options{})
 	testenv.Eventually(t, 3*time.Minute, "every group to commit its whole backlog", func() (bool, error) {
 		for _, g := range specs {
 			for _, topic := range g.Topics {
@@ -480,4 +497,73 @@ func assertAtStart(t *testing.T, adm *kadm.Client, groupIDs []string) {
 			}
 		})
 	}
+}
+
+// intents lists the idempotency keys of the notification intents the
+// workload's effects wrote.
+func (w *workload) intents(t *testing.T) []string {
+	t.Helper()
+	rows, err := suite.pool.Query(context.Background(), `SELECT headers->>'ce_id' FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2`,
+		w.stripe.TenantID, w.topics.Resource("notifications"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// waitIntentsPublished waits until the suite's relay published every intent
+// to the workload's notifications topic (the relay serves the whole database).
+func (w *workload) waitIntentsPublished(t *testing.T, adm *kadm.Client) {
+	t.Helper()
+	want := int64(len(w.intents(t)))
+	testenv.Eventually(t, 2*time.Minute, "the intents to reach the notifications topic", func() (bool, error) {
+		_, end := progress(context.Background(), adm, "-", w.topics.Resource("notifications"))
+		return end >= want, nil
+	})
+}
+
+// dedupService is an e-mail API that deduplicates on Idempotency-Key.
+type dedupService struct {
+	url      string
+	mu       sync.Mutex
+	requests int
+	sent     map[string]bool
+}
+
+func newDedupService(t *testing.T) *dedupService {
+	s := &dedupService{sent: map[string]bool{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests++
+		s.sent[r.Header.Get(dispatch.HeaderIdempotencyKey)] = true
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// check verifies every intent was acknowledged and logged once, and
+// returns the number of requests so far.
+func (s *dedupService) check(t *testing.T, keys []string) int {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		if !s.sent[k] {
+			t.Errorf("intent %s never reached the service", k)
+		}
+	}
+	if len(s.sent) != len(keys) {
+		t.Errorf("the service saw %d keys, want %d", len(s.sent), len(keys))
+	}
+	if n := count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
+		t.Errorf("dispatch log holds %d of %d intents", n, len(keys))
+	}
+	return s.requests
 }
