@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -96,4 +102,100 @@ func waitGroupPast(t *testing.T, group string, recs ...*kgo.Record) {
 		}
 		return true, nil
 	})
+}
+
+// postHeaders sends body to a source with the given headers.
+func postHeaders(t *testing.T, sourceID string, body []byte, headers map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, suite.baseURL+"/v1/ingest/"+sourceID, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+func newSource(t *testing.T, tenantID, kind, secret string) string {
+	t.Helper()
+	id, err := suite.store.CreateSource(context.Background(), tenancy.NewSource{TenantID: tenantID, Kind: kind, Account: kind + "_" + testenv.RandomSuffix(), Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// Scenarios 3 and 5 end to end, in reverse order: a GitHub installation
+// suspended, then its creation arriving late, ends suspended; an identity
+// verification approved, then a late "pending", ends approved. GitHub
+// signs no time: the installation's updated_at orders it.
+func TestInstallationAndVerificationDeliveredInReverseEndInTheNewestState(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	s := testenv.RandomSuffix()
+	ghSecret := "gh_" + s
+	github := newSource(t, f.tenantID, "github", ghSecret)
+	stdSecret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef01234567"+s))
+	standard := newSource(t, f.tenantID, "standard_webhooks", stdSecret)
+	base := time.Now().Add(-time.Minute).UTC().Truncate(time.Second)
+
+	installation := time.Now().UnixNano() % 1e9
+	var ids []string
+	for i, step := range []struct {
+		action string
+		at     time.Time
+	}{{"suspend", base.Add(time.Second)}, {"created", base}} {
+		body := fmt.Appendf(nil, `{"action":%q,"installation":{"id":%d,"account":{"id":42,"login":"octo","type":"Organization"},"updated_at":%q},"sender":{"login":"octocat"}}`,
+			step.action, installation, step.at.Format(time.RFC3339))
+		delivery := fmt.Sprintf("%s-%d", s, i)
+		ids = append(ids, delivery)
+		if code := postHeaders(t, github, body, map[string]string{
+			"X-GitHub-Event": "installation", "X-GitHub-Delivery": delivery, "X-Hub-Signature-256": signature.SignGitHub(ghSecret, body),
+		}); code/100 != 2 {
+			t.Fatalf("github %s: status %d", step.action, code)
+		}
+	}
+	verification := "ver_" + s
+	for i, step := range []struct {
+		status string
+		at     time.Time
+	}{{"approved", base.Add(time.Second)}, {"pending", base.Add(2 * time.Second)}} {
+		typ := "verification." + step.status
+		body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q}}`, typ, step.at.Format(time.RFC3339), verification)
+		msg := fmt.Sprintf("msg_%s_%d", s, i)
+		ids = append(ids, msg)
+		now := time.Now()
+		if code := postHeaders(t, standard, body, map[string]string{
+			signature.StandardIDHeader: msg, signature.StandardTimestampHeader: fmt.Sprint(now.Unix()),
+			signature.StandardSignatureHeader: signature.SignStandard(stdSecret, msg, now, body),
+		}); code/100 != 2 {
+			t.Fatalf("verification %s: status %d", step.status, code)
+		}
+	}
+	waitGroupPast(t, suite.topics.Resource("installations"), recordsFor(t, suite.topics.Resource("github"), 2, ids[:2]...)...)
+	waitGroupPast(t, suite.topics.Resource("verifications"), recordsFor(t, suite.topics.Resource("verifications"), 2, ids[2:]...)...)
+
+	var state, status string
+	if err := suite.pool.QueryRow(context.Background(), `SELECT state FROM github_installations WHERE source_id = $1 AND installation_id = $2`,
+		github, fmt.Sprint(installation)).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	if state != "suspended" {
+		t.Errorf("installation %s, want suspended", state)
+	}
+	if err := suite.pool.QueryRow(context.Background(), `SELECT status FROM verifications WHERE source_id = $1 AND verification_id = $2`,
+		standard, verification).Scan(&status); err != nil {
+		t.Fatal(err)
+	}
+	if status != "approved" {
+		t.Errorf("verification %s, want approved", status)
+	}
 }
