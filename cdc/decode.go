@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pglogrepl"
@@ -16,29 +17,38 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 )
 
-// outboxColumns is where each outbox column sits in a relation's tuples.
-// pgoutput announces a relation before its first row and again after any
-// schema change, so positions are learnt, never assumed.
+// outboxColumns is where each outbox column sits in a relation's tuples,
+// and the type of those whose binary form depends on it. pgoutput announces
+// a relation before its first row and again after any schema change, so
+// positions are learnt, never assumed.
 type outboxColumns struct {
 	id, topic, key, headers, payload, inboxID int
+	idType, headersType, inboxIDType          uint32
 }
 
+// Type OIDs the binary decoding knows.
+const (
+	oidInt4  = 23
+	oidInt8  = 20
+	oidJSONB = 3802
+)
+
 func learnColumns(rel *pglogrepl.RelationMessage) (outboxColumns, error) {
-	c := outboxColumns{-1, -1, -1, -1, -1, -1}
+	c := outboxColumns{id: -1, topic: -1, key: -1, headers: -1, payload: -1, inboxID: -1}
 	for i, col := range rel.Columns {
 		switch col.Name {
 		case "id":
-			c.id = i
+			c.id, c.idType = i, col.DataType
 		case "topic":
 			c.topic = i
 		case "key":
 			c.key = i
 		case "headers":
-			c.headers = i
+			c.headers, c.headersType = i, col.DataType
 		case "payload":
 			c.payload = i
 		case "inbox_id":
-			c.inboxID = i
+			c.inboxID, c.inboxIDType = i, col.DataType
 		}
 	}
 	if slices.Contains([]int{c.id, c.topic, c.key, c.headers, c.payload, c.inboxID}, -1) {
@@ -58,33 +68,69 @@ type outboxRow struct {
 	hasInbox   bool
 }
 
-// record turns one outbox row, as pgoutput sends it in text format, into
-// the Kafka record it stands for. The record keeps references into cols.
+// record turns one outbox row, as pgoutput sends it (binary or text
+// format), into the Kafka record it stands for. The record keeps references
+// into cols.
 func (c outboxColumns) record(cols []tupleColumn) (*kgo.Record, error) {
 	if len(cols) <= max(c.id, c.topic, c.key, c.headers, c.payload, c.inboxID) {
 		return nil, fmt.Errorf("outbox tuple has %d columns", len(cols))
 	}
-	text := func(i int) ([]byte, bool) { return cols[i].data, cols[i].kind == pglogrepl.TupleDataTypeText }
-	var row outboxRow
-	id, _ := text(c.id)
-	topic, _ := text(c.topic)
-	row.id, row.topic = string(id), string(topic)
-	keyText, _ := text(c.key)
-	var err error
-	if row.key, err = decodeBytea(keyText); err != nil {
+	var (
+		row outboxRow
+		err error
+	)
+	row.id, _, err = integerText(cols[c.id], c.idType)
+	if err != nil {
+		return nil, fmt.Errorf("outbox row id: %w", err)
+	}
+	if cols[c.topic].present() {
+		row.topic = string(cols[c.topic].data)
+	}
+	if row.key, _, err = byteaValue(cols[c.key]); err != nil {
 		return nil, fmt.Errorf("outbox row %s key: %w", row.id, err)
 	}
-	row.headers, _ = text(c.headers)
-	var payloadText []byte
-	if payloadText, row.hasPayload = text(c.payload); row.hasPayload {
-		if row.payload, err = decodeBytea(payloadText); err != nil {
-			return nil, fmt.Errorf("outbox row %s payload: %w", row.id, err)
+	row.headers = cols[c.headers].data
+	if cols[c.headers].kind == pglogrepl.TupleDataTypeBinary && c.headersType == oidJSONB {
+		// jsonb's binary form is a version byte, then the text.
+		if len(row.headers) == 0 || row.headers[0] != 1 {
+			return nil, fmt.Errorf("outbox row %s headers: unknown jsonb version", row.id)
 		}
+		row.headers = row.headers[1:]
 	}
-	var inboxID []byte
-	inboxID, row.hasInbox = text(c.inboxID)
-	row.inboxID = string(inboxID)
+	if row.payload, row.hasPayload, err = byteaValue(cols[c.payload]); err != nil {
+		return nil, fmt.Errorf("outbox row %s payload: %w", row.id, err)
+	}
+	if row.inboxID, row.hasInbox, err = integerText(cols[c.inboxID], c.inboxIDType); err != nil {
+		return nil, fmt.Errorf("outbox row %s inbox id: %w", row.id, err)
+	}
 	return row.record()
+}
+
+// integerText is an integer column in decimal; false when NULL.
+func integerText(col tupleColumn, typ uint32) (string, bool, error) {
+	switch {
+	case col.kind == pglogrepl.TupleDataTypeText:
+		return string(col.data), true, nil
+	case col.kind != pglogrepl.TupleDataTypeBinary:
+		return "", false, nil
+	case typ == oidInt8 && len(col.data) == 8:
+		return strconv.FormatInt(int64(binary.BigEndian.Uint64(col.data)), 10), true, nil
+	case typ == oidInt4 && len(col.data) == 4:
+		return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(col.data))), 10), true, nil
+	}
+	return "", false, fmt.Errorf("binary integer of type %d and %d bytes", typ, len(col.data))
+}
+
+// byteaValue is a bytea column's bytes; false when NULL.
+func byteaValue(col tupleColumn) ([]byte, bool, error) {
+	switch col.kind {
+	case pglogrepl.TupleDataTypeBinary:
+		return col.data, true, nil
+	case pglogrepl.TupleDataTypeText:
+		b, err := decodeBytea(col.data)
+		return b, true, err
+	}
+	return nil, false, nil
 }
 
 // record is the Kafka record the row stands for: the key and value as
@@ -209,6 +255,10 @@ func decodeBytea(s []byte) ([]byte, error) {
 type tupleColumn struct {
 	kind byte
 	data []byte
+}
+
+func (c tupleColumn) present() bool {
+	return c.kind == pglogrepl.TupleDataTypeText || c.kind == pglogrepl.TupleDataTypeBinary
 }
 
 // parseInsert decodes a pgoutput Insert message ('I', relation id, 'N',

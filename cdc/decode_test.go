@@ -34,7 +34,55 @@ func outboxInsert(headers string, payload []byte, inboxID []byte) []byte {
 		bytea("t/invoice/in_1"), []byte(headers), payload, inboxID)
 }
 
-var testColumns = outboxColumns{id: 0, topic: 2, key: 3, headers: 4, payload: 5, inboxID: 6}
+var testColumns = outboxColumns{id: 0, topic: 2, key: 3, headers: 4, payload: 5, inboxID: 6,
+	idType: oidInt8, headersType: oidJSONB, inboxIDType: oidInt8}
+
+// binaryOutboxInsert is the same row in pgoutput's binary format.
+func binaryOutboxInsert(headers string, payload []byte, inboxID int64) []byte {
+	msg := []byte{'I', 0, 0, 0, 7, 'N', 0, 7}
+	col := func(b []byte) {
+		if b == nil {
+			msg = append(msg, 'n')
+			return
+		}
+		msg = append(msg, 'b')
+		msg = binary.BigEndian.AppendUint32(msg, uint32(len(b)))
+		msg = append(msg, b...)
+	}
+	col(binary.BigEndian.AppendUint64(nil, 42))
+	col(binary.BigEndian.AppendUint64(nil, 0)) // created_at
+	col([]byte("sluice.invoices"))
+	col([]byte("t/invoice/in_1"))
+	col(append([]byte{1}, headers...))
+	col(payload)
+	if inboxID < 0 {
+		col(nil)
+	} else {
+		col(binary.BigEndian.AppendUint64(nil, uint64(inboxID)))
+	}
+	return msg
+}
+
+func TestDecodeBinaryFormat(t *testing.T) {
+	t.Parallel()
+	_, cols, err := parseInsert(binaryOutboxInsert(`{"ce_id": "evt_1"}`, []byte("body"), 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := testColumns.record(cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := headerMap(rec)
+	if string(rec.Value) != "body" || string(rec.Key) != "t/invoice/in_1" || got["ce_id"] != "evt_1" ||
+		got["sluice_outboxid"] != "42" || got["sluice_inboxid"] != "9" {
+		t.Fatalf("record %q %q %v", rec.Key, rec.Value, got)
+	}
+	_, cols, _ = parseInsert(binaryOutboxInsert(`{}`, nil, 11))
+	if rec, err = testColumns.record(cols); err != nil || headerMap(rec)["sluice_claim"] != "inbox/11" || rec.Value != nil {
+		t.Fatalf("claim record %v %v", rec, err)
+	}
+}
 
 func headerMap(rec *kgo.Record) map[string]string {
 	m := map[string]string{}
@@ -111,8 +159,16 @@ func TestDecodeRefusesUnreadableRows(t *testing.T) {
 }
 
 func BenchmarkDecodeOutboxInsert(b *testing.B) {
-	msg := outboxInsert(`{"ce_id": "evt_1234567890", "ce_time": "2026-11-30T01:00:00Z", "ce_type": "stripe.invoice.paid", "ce_source": "/tenants/6c0e/sources/9a57", "ce_tenantid": "6c0e1c5e-7f3a-4d0b-9a57-0c3f1f0e9b11", "content-type": "application/json", "ce_partitionkey": "t/invoice/in_1", "ce_specversion": "1.0"}`,
-		bytea(string(make([]byte, 600))), []byte("12345"))
+	b.Run("text", func(b *testing.B) { benchmarkDecode(b, false) })
+	b.Run("binary", func(b *testing.B) { benchmarkDecode(b, true) })
+}
+
+func benchmarkDecode(b *testing.B, binaryFormat bool) {
+	const headers = `{"ce_id": "evt_1234567890", "ce_time": "2026-11-30T01:00:00Z", "ce_type": "stripe.invoice.paid", "ce_source": "/tenants/6c0e/sources/9a57", "ce_tenantid": "6c0e1c5e-7f3a-4d0b-9a57-0c3f1f0e9b11", "content-type": "application/json", "ce_partitionkey": "t/invoice/in_1", "ce_specversion": "1.0"}`
+	msg := outboxInsert(headers, bytea(string(make([]byte, 600))), []byte("12345"))
+	if binaryFormat {
+		msg = binaryOutboxInsert(headers, make([]byte, 600), 12345)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		_, cols, err := parseInsert(msg)

@@ -296,7 +296,9 @@ func (r *Relay) stream(ctx context.Context) error {
 		r.log.Info("replication slot created", slog.String("lsn", start.String()))
 	}
 	err = pglogrepl.StartReplication(ctx, conn, r.cfg.Slot, start, pglogrepl.StartReplicationOptions{
-		PluginArgs: []string{"proto_version '1'", fmt.Sprintf("publication_names '%s'", r.cfg.Publication), "messages 'true'"},
+		// Binary format (PostgreSQL 14+): bytea arrives raw, not as hex
+		// twice its size that both sides would encode and decode.
+		PluginArgs: []string{"proto_version '2'", "binary 'true'", fmt.Sprintf("publication_names '%s'", r.cfg.Publication), "messages 'true'"},
 	})
 	if err != nil {
 		return fmt.Errorf("start replication at %s: %w", start, err)
