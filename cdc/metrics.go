@@ -16,6 +16,7 @@ type metrics struct {
 	confirmedLSN      prometheus.Gauge
 	slotLagBytes      prometheus.Gauge
 	ackSeconds        prometheus.Histogram
+	commitToAck       prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer, slot string) *metrics {
@@ -41,8 +42,11 @@ func newMetrics(reg prometheus.Registerer, slot string) *metrics {
 		slotLagBytes:      gauge("sluice_cdc_slot_lag_bytes", "WAL retained by the slot: current WAL LSN minus confirmed_flush_lsn."),
 		ackSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_cdc_ack_seconds", Help: "Time from reading a row off the slot to Kafka's acknowledgement.",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
+		commitToAck: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_cdc_commit_to_ack_seconds",
+			Help:        "Time from a row's commit in Postgres (its commit timestamp) to Kafka's acknowledgement; resync records have none.",
+			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}),
 	}
 	reg.MustRegister(m.leader, m.produced, m.acked, m.parked, m.retained, m.backpressure, m.inflight, m.inflightBytes,
-		m.oldestUnconfirmed, m.confirmedLSN, m.slotLagBytes, m.ackSeconds)
+		m.oldestUnconfirmed, m.confirmedLSN, m.slotLagBytes, m.ackSeconds, m.commitToAck)
 	return m
 }

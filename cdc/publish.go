@@ -38,6 +38,9 @@ func (p *publisher) publish(t *txn, rec *kgo.Record, lsn pglogrepl.LSN) {
 		case err == nil:
 			p.metrics.acked.Inc()
 			p.metrics.ackSeconds.Observe(time.Since(readAt).Seconds())
+			if !t.at.IsZero() {
+				p.metrics.commitToAck.Observe(time.Since(t.at).Seconds())
+			}
 			p.wm.ack(t, size)
 		case isPermanent(err):
 			p.parker.park(p.ctx, p.wm, t, rec, size, lsn, err)
