@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/envelope"
 )
 
 // isPermanent reports whether Kafka refused a record for good: retrying the
@@ -47,6 +49,7 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 	go func() {
 		var topic *string
 		var key, payload, headers []byte
+		attrs := []any{slog.String("lsn", lsn.String()), slog.Any("reason", reason)}
 		if rec != nil {
 			topic, key, payload = &rec.Topic, rec.Key, rec.Value
 			h := map[string]string{}
@@ -54,6 +57,8 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 				h[kv.Key] = string(kv.Value)
 			}
 			headers, _ = json.Marshal(h)
+			attrs = append(attrs, slog.String("topic", rec.Topic), slog.String("outbox_id", h[envelope.HeaderOutboxID]),
+				slog.String("event_id", h[envelope.HeaderID]))
 		}
 		for attempt := 1; ; attempt++ {
 			_, err := p.pool.Exec(ctx, parkSQL, p.metrics.slot, lsn.String(), topic, key, headers, payload, reason.Error())
@@ -71,7 +76,7 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 			}
 		}
 		p.metrics.parked.Inc()
-		p.log.Error("record parked", slog.String("lsn", lsn.String()), slog.Any("reason", reason))
+		p.log.Error("record parked", attrs...)
 		wm.ack(t, size)
 	}()
 }
