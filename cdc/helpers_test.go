@@ -111,6 +111,13 @@ type relay struct {
 
 func (b *bundle) startRelay(cfg Config, dbURL string, kafkaOpts ...kgo.Opt) *relay {
 	b.t.Helper()
+	return b.startRelayOn(b.pool, cfg, dbURL, kafkaOpts...)
+}
+
+// startRelayOn runs a relay whose pool is pool (a test may route it through
+// a proxy).
+func (b *bundle) startRelayOn(pool *pgxpool.Pool, cfg Config, dbURL string, kafkaOpts ...kgo.Opt) *relay {
+	b.t.Helper()
 	cfg.Slot = b.slot
 	cfg.DatabaseURL = dbURL
 	if kafkaOpts == nil {
@@ -118,7 +125,7 @@ func (b *bundle) startRelay(cfg Config, dbURL string, kafkaOpts ...kgo.Opt) *rel
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	reg := prometheus.NewRegistry()
-	r := &relay{Relay: New(cfg, log, b.pool, kafkaOpts, reg), reg: reg, done: make(chan struct{})}
+	r := &relay{Relay: New(cfg, log, pool, kafkaOpts, reg), reg: reg, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(r.done)

@@ -166,10 +166,14 @@ func (r *Relay) Run(ctx context.Context) error {
 
 func (r *Relay) lead(ctx context.Context) error {
 	waiting := false
+	var warned time.Time
 	l, err := acquire(ctx, r.cfg.DatabaseURL, r.cfg.Slot, r.cfg.LeaderPoll, func(err error) {
 		switch {
 		case err != nil:
-			r.log.Warn("cannot take the slot's lock", slog.Any("error", err))
+			if time.Since(warned) >= 10*time.Second { // once per outage, then now and then
+				warned = time.Now()
+				r.log.Warn("cannot take the slot's lock", slog.Any("error", err))
+			}
 		case !waiting:
 			waiting = true
 			r.log.Info("standing by: another relay holds the slot")
