@@ -397,7 +397,7 @@ func (s *session) drain() {
 	}
 	<-flushed
 	if !s.conn.IsClosed() {
-		s.relay.log.Info("relay stopped", slog.String("confirmed_lsn", s.reported.String()))
+		s.relay.log.Info("stream ended", slog.String("confirmed_lsn", s.reported.String()))
 	}
 }
 
