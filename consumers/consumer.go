@@ -51,7 +51,10 @@ type Config struct {
 	// DeadLetterTopic receives, through the outbox, records that failed for
 	// good. Default "<group>.dlq".
 	DeadLetterTopic string
-	// MaxPoll bounds records fetched per poll (memory). Default 5000.
+	// MaxPoll bounds records fetched per poll and per batch. A partition
+	// whose worker holds two batches' worth not yet applied is paused until
+	// it catches up, so memory stays under three polls' worth per partition.
+	// Default 5000.
 	MaxPoll int
 	// MaxAttempts is how often a permanently failing record is tried before
 	// it is dead-lettered. Default 3.
@@ -154,12 +157,9 @@ func (g *Group) Run(ctx context.Context) error {
 				return
 			}
 			if w, ok := g.workers[partitionKey{p.Topic, p.Partition}]; ok {
-				// A worker retrying through an outage stops taking batches;
-				// waiting here is the backpressure, and shutdown ends it.
-				select {
-				case w.batches <- p.Records:
-				case <-ctx.Done():
-				}
+				// Never blocks: a worker retrying in place pauses its own
+				// partition instead of stalling the others (and rebalances).
+				w.offer(p.Records)
 			}
 		})
 		cl.AllowRebalance()
@@ -211,6 +211,9 @@ func (g *Group) stopWorkers(keys []partitionKey) {
 		go func() {
 			defer wg.Done()
 			<-w.done
+			// Its unapplied records are dropped (never committed): whoever
+			// owns the partition next fetches them again, unpaused.
+			w.unpause()
 		}()
 	}
 	wg.Wait()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -168,5 +169,65 @@ func TestShutdownAbandonsARetryingBatchWithoutCommitting(t *testing.T) {
 	}
 	if o, ok := offsets.Lookup(topic, 0); ok && o.At > recs[0].Offset {
 		t.Errorf("committed %d past the failing record %d", o.At, recs[0].Offset)
+	}
+}
+
+// stuckOn fails transiently, forever, on records of one partition, and
+// counts what it applied elsewhere.
+type stuckOn struct {
+	partition int32
+	applied   atomic.Int64
+}
+
+func (h *stuckOn) Apply(_ context.Context, _ pgx.Tx, rec consumers.Record) error {
+	if rec.Partition == h.partition {
+		return errors.New("dependency down for this partition")
+	}
+	h.applied.Add(1)
+	return nil
+}
+
+// A partition retrying in place holds only itself: its records wait (the
+// partition is paused once enough are buffered), while the group's other
+// partitions keep flowing poll after poll.
+func TestARetryingPartitionDoesNotStallTheOthers(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 2)
+	h := &stuckOn{partition: 0}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 10, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}, h, nil)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for round := range 12 {
+		stuck := invoicePaid(f, topic, fmt.Sprintf("evt_s%d", round), "in_s", f.Customer)
+		stuck.Partition = 0
+		free := invoicePaid(f, topic, fmt.Sprintf("evt_f%d", round), "in_f", f.Customer)
+		free.Partition = 1
+		// Several polls' worth for the stuck partition each round.
+		batch := []*kgo.Record{free}
+		for i := range 15 {
+			r := *stuck
+			r.Headers = append([]kgo.RecordHeader(nil), stuck.Headers...)
+			r.Value = []byte(strings.Replace(string(stuck.Value), "evt_s", fmt.Sprintf("evt_s%d_", i), 1))
+			batch = append(batch, &r)
+		}
+		if err := cl.ProduceSync(context.Background(), batch...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		env.WaitCommitted(t, g.ID, 30*time.Second, free)
+	}
+	if got := h.applied.Load(); got != 12 {
+		t.Errorf("applied %d records of the free partition, want 12", got)
+	}
+	offsets, err := env.Admin.FetchOffsets(context.Background(), g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := offsets.Lookup(topic, 0); ok && o.At > 0 {
+		t.Errorf("the stuck partition committed %d, want nothing", o.At)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -39,7 +40,10 @@ type worker struct {
 	partition int32
 	log       *slog.Logger
 
-	batches chan []*kgo.Record
+	mu      sync.Mutex
+	pending []*kgo.Record // fetched, not yet taken into a batch
+	paused  bool          // fetching of the partition is paused
+	wake    chan struct{}
 	quit    chan struct{}
 	done    chan struct{}
 
@@ -57,7 +61,7 @@ func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker 
 	return &worker{
 		g: g, cl: cl, topic: topic, partition: partition,
 		log:      g.log.With(slog.String("topic", topic), slog.Int("partition", int(partition))),
-		batches:  make(chan []*kgo.Record, 2),
+		wake:     make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		failures: map[int64]*failure{},
@@ -67,21 +71,68 @@ func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker 
 func (w *worker) run() {
 	defer close(w.done)
 	for {
-		// A queued batch never starts once quit is closed: select alone
-		// would pick between the two at random.
+		// Pending records never start a batch once quit is closed.
 		select {
 		case <-w.quit:
 			return
 		default:
 		}
-		select {
-		case <-w.quit:
-			return
-		case recs := <-w.batches:
-			if !w.process(recs) {
+		recs := w.take()
+		if len(recs) == 0 {
+			select {
+			case <-w.quit:
 				return
+			case <-w.wake:
 			}
+			continue
 		}
+		if !w.process(recs) {
+			return
+		}
+	}
+}
+
+// offer queues records from the poll loop without blocking it. Once two
+// batches' worth wait, the partition is paused: its worker is slow or
+// retrying in place, and the other partitions must not wait for it.
+func (w *worker) offer(recs []*kgo.Record) {
+	w.mu.Lock()
+	w.pending = append(w.pending, recs...)
+	if !w.paused && len(w.pending) >= 2*w.g.cfg.MaxPoll {
+		w.paused = true
+		w.cl.PauseFetchPartitions(map[string][]int32{w.topic: {w.partition}})
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the next batch: up to MaxPoll pending records, in order. A
+// paused partition resumes once less than a batch waits, so the next fetch
+// overlaps the batch being applied.
+func (w *worker) take() []*kgo.Record {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := min(len(w.pending), w.g.cfg.MaxPoll)
+	recs := append([]*kgo.Record(nil), w.pending[:n]...)
+	w.pending = append(w.pending[:0], w.pending[n:]...)
+	if w.paused && len(w.pending) < w.g.cfg.MaxPoll {
+		w.paused = false
+		w.cl.ResumeFetchPartitions(map[string][]int32{w.topic: {w.partition}})
+	}
+	return recs
+}
+
+// unpause resumes a stopped worker's partition, so it is fetched again if
+// it comes back to this member.
+func (w *worker) unpause() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.paused {
+		w.paused = false
+		w.cl.ResumeFetchPartitions(map[string][]int32{w.topic: {w.partition}})
 	}
 }
 
