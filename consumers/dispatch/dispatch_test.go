@@ -133,15 +133,16 @@ func TestLostResponseIsRetriedWithTheSameKeyAndLoggedOnce(t *testing.T) {
 	}
 }
 
-// 429 with Retry-After is waited out (at least the asked delay), 5xx is
-// retried, and a 4xx refusal is dead-lettered after the group's attempts.
+// 429 with Retry-After is waited out (at least the asked delay), 5xx and a
+// timeout are retried with the same key, and a 4xx refusal is dead-lettered
+// after the group's attempts.
 func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	t.Parallel()
 	env := consumertest.Shared(t)
 	f := env.Tenant(t, "stripe")
 	topic := env.Topic(t, "notifications", 1)
-	recs, keys := intents(f, topic, 3)
-	throttled, failing, refused := keys[0], keys[1], keys[2]
+	recs, keys := intents(f, topic, 4)
+	throttled, failing, refused, slow := keys[0], keys[1], keys[2], keys[3]
 	svc, url := newService(t, nil)
 	svc.behave = func(w http.ResponseWriter, key string, n int) bool {
 		switch {
@@ -155,12 +156,14 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 		case key == refused:
 			w.WriteHeader(http.StatusUnprocessableEntity)
 			return false
+		case key == slow && n == 1:
+			time.Sleep(time.Second) // past the client's timeout: an uncertain outcome
 		}
 		return true
 	}
 	env.Produce(t, recs...)
 	group := topic + ".dispatch"
-	h := dispatch.New(dispatch.Config{URL: url}, env.Pool, group)
+	h := dispatch.New(dispatch.Config{URL: url, Timeout: 300 * time.Millisecond}, env.Pool, group)
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group, MaxAttempts: 3}, h, nil)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
 
@@ -176,10 +179,13 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	if requests, sent := svc.counts(refused); requests != 3 || sent != 0 {
 		t.Errorf("refused key: %d requests, %d sent; want 3 (the attempts), 0", requests, sent)
 	}
+	if requests, sent := svc.counts(slow); requests != 2 || sent != 1 {
+		t.Errorf("slow key: %d requests, %d sent; want 2 (same key after the timeout), 1", requests, sent)
+	}
 	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1 AND headers->>'ce_id' = $2`, g.ID, refused); n != 1 {
 		t.Errorf("refused key: %d dead letters, want 1", n)
 	}
-	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != 2 {
-		t.Errorf("dispatch log rows = %d, want 2 (never the refused one)", n)
+	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != 3 {
+		t.Errorf("dispatch log rows = %d, want 3 (never the refused one)", n)
 	}
 }
