@@ -35,7 +35,8 @@ test: up ## Run every test (unit and integration) against the local services.
 	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
 
 test-unit: ## Run only the tests that need no services.
-	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/ ./cdc/ ./consumers/
+	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/
+	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./cdc/
 
 bench: up build ## Measure the pipeline (see README, Performance).
 	@$(WITH_ENV) bash dev/bench.sh

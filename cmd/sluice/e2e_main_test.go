@@ -114,9 +114,12 @@ func runSuite(m *testing.M) int {
 func waitForSlot(ctx context.Context, pool *pgxpool.Pool, slot string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		var active bool
-		err := pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&active)
-		if err == nil && active {
+		// A slot is active while it is still being created; the relay records
+		// it in cdc_slots once it reached its consistent point and streams.
+		var ready bool
+		err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cdc_slots c JOIN pg_replication_slots s
+			ON s.slot_name = c.slot WHERE c.slot = $1 AND s.active)`, slot).Scan(&ready)
+		if err == nil && ready {
 			return nil
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -143,7 +143,16 @@ func dropDatabase(adminURL, name string) {
 	}
 	defer admin.Close(ctx)
 	// Slots pin WAL for the whole server: a test database must not leave one.
+	// A walsender outlives its termination for a moment, and its slot cannot
+	// be dropped while it holds it: wait for it to let go.
 	_, _ = admin.Exec(ctx, `SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE database = $1 AND active_pid IS NOT NULL`, name)
+	for ctx.Err() == nil {
+		var busy bool
+		if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE database = $1 AND active)`, name).Scan(&busy); err != nil || !busy {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	_, _ = admin.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = $1`, name)
 	_, _ = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 }
