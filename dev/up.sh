@@ -83,6 +83,10 @@ wal_level = logical
 max_replication_slots = 32
 max_wal_senders = 32
 wal_sender_timeout = 60s
+# A slot nobody reads (a stopped \`make run\`, an interrupted test) pins WAL for
+# the whole server; past this much it is invalidated instead of filling the
+# disk, and the relay then says to run \`sluice cdc resync\`.
+max_slot_wal_keep_size = 8GB
 # Durability is under test: keep the safe defaults explicitly.
 fsync = on
 synchronous_commit = on
