@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,22 +27,25 @@ import (
 )
 
 type bench struct {
-	quick     bool
-	run       string
-	bin       string
-	self      string
-	adminURL  string
-	dbName    string
-	dbURL     string
-	brokers   string
-	secretKey string
-	prefix    string
-	outDir    string
-	pool      *pgxpool.Pool
-	targets   []target // filled per ingest address
-	sources   []benchSource
-	results   map[string]float64
-	notes     []string
+	// nullAddr and stageAddr are where the null server and the sluice stage
+	// under test listen.
+	nullAddr, stageAddr string
+	quick               bool
+	run                 string
+	bin                 string
+	self                string
+	adminURL            string
+	dbName              string
+	dbURL               string
+	brokers             string
+	secretKey           string
+	prefix              string
+	outDir              string
+	pool                *pgxpool.Pool
+	targets             []target // filled per ingest address
+	sources             []benchSource
+	results             map[string]float64
+	notes               []string
 }
 
 type benchSource struct {
@@ -133,6 +137,13 @@ func setup(ctx context.Context) (*bench, error) {
 	if _, err := os.Stat(b.bin); err != nil {
 		return nil, fmt.Errorf("%s missing: run make build", b.bin)
 	}
+	// BENCH_PORT picks the two loopback ports the bench listens on (it and
+	// the next), so two benches on one machine do not measure each other.
+	port := 18090
+	if p, err := strconv.Atoi(os.Getenv("BENCH_PORT")); err == nil {
+		port = p
+	}
+	b.nullAddr, b.stageAddr = fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)
 	b.prefix = "bench" + b.run
 	b.dbName = "sluice_bench_" + b.run
 	admin, err := pgx.Connect(ctx, b.adminURL)

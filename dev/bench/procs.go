@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +30,13 @@ type proc struct {
 
 // start runs bin with args and env, waits until addr answers path.
 func start(name, bin string, args []string, env []string, addr, readyPath, logDir string) (*proc, error) {
+	// Readiness is asked over HTTP: another process on the port would answer
+	// for ours and the bench would measure it.
+	if ln, err := net.Listen("tcp", addr); err != nil {
+		return nil, fmt.Errorf("start %s: %s is taken by another process: %w", name, addr, err)
+	} else {
+		ln.Close()
+	}
 	logPath := fmt.Sprintf("%s/%s.log", logDir, name)
 	f, err := os.Create(logPath)
 	if err != nil {

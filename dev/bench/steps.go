@@ -22,21 +22,18 @@ import (
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-const (
-	nullAddr  = "127.0.0.1:18090"
-	stageAddr = "127.0.0.1:18091"
-	conns     = 64
-)
+// conns is how many concurrent clients the generator runs at saturation.
+const conns = 64
 
 func (b *bench) nullCeiling(context.Context) error {
-	p, err := start("null", b.self, []string{"null-server", nullAddr}, nil, nullAddr, "/", b.outDir)
+	p, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "/", b.outDir)
 	if err != nil {
 		return err
 	}
 	defer p.terminate()
 	var rates []float64
 	for range b.runs() {
-		r := b.generatorFor(nullAddr, conns).saturate(conns, b.window())
+		r := b.generatorFor(b.nullAddr, conns).saturate(conns, b.window())
 		rates = append(rates, r.rate())
 		log.Printf("null: %.0f req/s (%d errors)", r.rate(), r.errors)
 	}
@@ -45,25 +42,25 @@ func (b *bench) nullCeiling(context.Context) error {
 }
 
 func (b *bench) ingestPaused(context.Context) error {
-	p, err := b.startSluice("ingest", stageAddr, "bench_unused")
+	p, err := b.startSluice("ingest", b.stageAddr, "bench_unused")
 	if err != nil {
 		return err
 	}
 	defer p.terminate()
 	if os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("ingest", stageAddr, b.window()-time.Second)
+		go b.profile("ingest", b.stageAddr, b.window()-time.Second)
 	}
 	var rates []float64
 	for range b.runs() {
-		r := b.generatorFor(stageAddr, conns).saturate(conns, b.window())
+		r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
 		rates = append(rates, r.rate())
 		log.Printf("ingest: %.0f events/s accepted, %d rejected, %d errors, p99 %.1f ms", r.rate(), r.rejected, r.errors, ms(r.percentile(0.99)))
 	}
 	b.results["ingest_events_per_s"] = median(rates)
-	b.logCommitStats(stageAddr)
+	b.logCommitStats(b.stageAddr)
 	b.results["ingest_ratio_of_null"] = median(rates) / b.results["null_ceiling_per_s"]
 	for _, rate := range []int{1000, 5000} {
-		r := b.generatorFor(stageAddr, 4*conns).paced(rate, 4*conns, b.window())
+		r := b.generatorFor(b.stageAddr, 4*conns).paced(rate, 4*conns, b.window())
 		b.results[fmt.Sprintf("ingest_p50_ms_at_%d", rate)] = ms(r.percentile(0.50))
 		b.results[fmt.Sprintf("ingest_p99_ms_at_%d", rate)] = ms(r.percentile(0.99))
 		log.Printf("ingest at %d/s: achieved %.0f/s, p50 %.2f ms, p99 %.2f ms, %d rejected, %d errors",
@@ -74,11 +71,11 @@ func (b *bench) ingestPaused(context.Context) error {
 }
 
 func (b *bench) ingestFull(ctx context.Context) error {
-	p, err := b.startSluice("serve", stageAddr, "bench_serve")
+	p, err := b.startSluice("serve", b.stageAddr, "bench_serve")
 	if err != nil {
 		return err
 	}
-	r := b.generatorFor(stageAddr, conns).saturate(conns, b.window())
+	r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
 	b.results["ingest_full_pipeline_events_per_s"] = r.rate()
 	b.results["peak_rss_mb"] = p.peak()
 	log.Printf("ingest with the whole pipeline: %.0f events/s, p99 %.1f ms", r.rate(), ms(r.percentile(0.99)))
@@ -181,7 +178,7 @@ func (b *bench) relayBacklog(ctx context.Context) error {
 		return err
 	}
 
-	p, err := b.startSluice("cdc", stageAddr, "bench_relay")
+	p, err := b.startSluice("cdc", b.stageAddr, "bench_relay")
 	if err != nil {
 		return err
 	}
@@ -240,7 +237,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := b.startSluice("consume", stageAddr, "bench_unused")
+	p, err := b.startSluice("consume", b.stageAddr, "bench_unused")
 	if err != nil {
 		return err
 	}
@@ -272,7 +269,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 // relayLatency inserts outbox rows at 5,000/s while the relay runs and reads
 // them back from Kafka: commit (row created) to visible to a consumer.
 func (b *bench) relayLatency(ctx context.Context) error {
-	p, err := b.startSluice("cdc", stageAddr, "bench_relay")
+	p, err := b.startSluice("cdc", b.stageAddr, "bench_relay")
 	if err != nil {
 		return err
 	}
@@ -379,7 +376,7 @@ func (b *bench) endToEnd(ctx context.Context) error {
 		return err
 	}
 	defer done()
-	p, err := b.startSluice("serve", stageAddr, "bench_e2e")
+	p, err := b.startSluice("serve", b.stageAddr, "bench_e2e")
 	if err != nil {
 		return err
 	}
@@ -389,7 +386,7 @@ func (b *bench) endToEnd(ctx context.Context) error {
 	}
 	answered := map[string]time.Time{}
 	var mu sync.Mutex
-	g := b.generatorFor(stageAddr, 2*conns)
+	g := b.generatorFor(b.stageAddr, 2*conns)
 	g.onSuccess = func(ev sentEvent, at time.Time) {
 		mu.Lock()
 		if _, ok := answered[ev.eventID]; !ok {
@@ -499,7 +496,7 @@ func (b *bench) rssBacklog(ctx context.Context) error {
 		return err
 	}
 	log.Printf("rss: %d-row backlog written in %s", n, time.Since(t).Round(time.Second))
-	p, err := b.startSluice("serve", stageAddr, "bench_rss")
+	p, err := b.startSluice("serve", b.stageAddr, "bench_rss")
 	if err != nil {
 		return err
 	}
