@@ -69,7 +69,7 @@ type RunFlags struct {
 	TenantRate       float64       `name:"tenant-rate" env:"SLUICE_TENANT_RATE" default:"1000" help:"Events/s per tenant on this instance, after authentication (429 beyond)."`
 	TenantBurst      int           `name:"tenant-burst" env:"SLUICE_TENANT_BURST" default:"2000" help:"Burst of the per-tenant bucket."`
 	TrustedProxies   []string      `name:"trusted-proxies" env:"SLUICE_TRUSTED_PROXIES" sep:"," help:"CIDRs whose X-Forwarded-For is believed for source IP allowlists."`
-	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"4" help:"Concurrent group-commit transactions."`
+	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"2" help:"Concurrent group-commit transactions."`
 	CommitBatch      int           `name:"ingest-batch" env:"SLUICE_INGEST_BATCH" default:"256" help:"Most deliveries per group-commit transaction."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
 }
