@@ -18,6 +18,19 @@ export SLUICE_HTTP_ADDR=${SLUICE_HTTP_ADDR:-127.0.0.1:8080}
 base_url="http://${SLUICE_HTTP_ADDR/#:/127.0.0.1:}"
 
 bin/sluice migrate
+
+# A slot left behind by an earlier `make run` and invalidated since (the dev
+# server caps retained WAL, see dev/up.sh) is refused by the relay, as it must
+# be in production. Here, repair it the way an operator would: resync from the
+# last time the relay confirmed everything (or the outbox's 24 h retention).
+psql="$(pg_config --bindir)/psql"
+slot=${SLUICE_SLOT:-sluice}
+if [[ "$("$psql" "$SLUICE_DATABASE_URL" -Atc "SELECT wal_status FROM pg_replication_slots WHERE slot_name = '$slot'")" == lost ]]; then
+  since=$("$psql" "$SLUICE_DATABASE_URL" -Atc "SELECT to_char(COALESCE((SELECT confirmed_time FROM cdc_slots WHERE slot = '$slot'), now() - interval '24 hours') AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")
+  echo "slot $slot was invalidated while nothing read it: sluice cdc resync --since $since"
+  bin/sluice cdc resync --since "$since"
+fi
+
 bin/sluice serve >.run/sluice.log 2>&1 &
 serve_pid=$!
 stop() {
