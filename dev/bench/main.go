@@ -151,8 +151,10 @@ func setup(ctx context.Context) (*bench, error) {
 		return nil, err
 	}
 	defer admin.Close(ctx)
-	// Earlier interrupted runs may have left databases and slots behind.
-	rows, _ := admin.Query(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'sluice_bench_%'`)
+	// Earlier interrupted runs may have left databases and slots behind;
+	// one still in use belongs to a bench running now, and stays.
+	rows, _ := admin.Query(ctx, `SELECT datname FROM pg_database d WHERE datname LIKE 'sluice_bench_%'
+		AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`)
 	stale, _ := pgx.CollectRows(rows, pgx.RowTo[string])
 	for _, name := range stale {
 		dropDatabase(ctx, admin, name)

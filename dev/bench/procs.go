@@ -44,6 +44,8 @@ func start(name, bin string, args []string, env []string, addr, readyPath, logDi
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	// A bench that dies (Ctrl-C, timeout) takes its stages with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()

@@ -242,16 +242,21 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 		return err
 	}
 	defer p.terminate()
-	// Time from the first commit, so joining the group is not counted.
+	// Time from the moment the group is Stable (members joined, partitions
+	// assigned), so joining is not counted but the first batches are.
 	var t0 time.Time
-	var c0 int64
-	if err := waitFor(ctx, time.Minute, "the first commit", func() (bool, error) {
-		c, err := b.committed(ctx, adm)
-		c0, t0 = c, time.Now()
-		return c > start0, err
+	if err := waitFor(ctx, time.Minute, "the credits group to be stable", func() (bool, error) {
+		groups, err := adm.DescribeGroups(ctx, b.prefix+".credits")
+		if err != nil {
+			return false, err
+		}
+		g := groups[b.prefix+".credits"]
+		t0 = time.Now()
+		return g.State == "Stable" && len(g.Members) > 0, nil
 	}); err != nil {
 		return err
 	}
+	c0 := start0
 	var c1 int64
 	if err := waitFor(ctx, 15*time.Minute, "the credits group to catch up", func() (bool, error) {
 		c, err := b.committed(ctx, adm)
@@ -275,7 +280,7 @@ func (b *bench) relayLatency(ctx context.Context) error {
 	}
 	defer p.terminate()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...), kgo.ConsumeTopics(b.prefix+".invoices"),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()), kgo.FetchMaxWait(5*time.Millisecond))
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()), kgo.FetchMaxWait(10*time.Millisecond))
 	if err != nil {
 		return err
 	}
