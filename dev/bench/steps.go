@@ -42,7 +42,7 @@ func (b *bench) nullCeiling(context.Context) error {
 }
 
 func (b *bench) ingestPaused(context.Context) error {
-	p, err := b.startSluice("ingest", b.stageAddr, "bench_unused")
+	p, err := b.startSluice("ingest", b.stageAddr, b.slot("unused"))
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (b *bench) ingestPaused(context.Context) error {
 }
 
 func (b *bench) ingestFull(ctx context.Context) error {
-	p, err := b.startSluice("serve", b.stageAddr, "bench_serve")
+	p, err := b.startSluice("serve", b.stageAddr, b.slot("serve"))
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (b *bench) ingestFull(ctx context.Context) error {
 	log.Printf("ingest with the whole pipeline: %.0f events/s, p99 %.1f ms", r.rate(), ms(r.percentile(0.99)))
 	p.terminate()
 	// Its slot would make later steps relay this run's leftovers first.
-	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot('bench_serve')`)
+	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, b.slot("serve"))
 	return err
 }
 
@@ -158,7 +158,7 @@ func (b *bench) relayBacklog(ctx context.Context) error {
 	defer done()
 	// Two slots at one position: the relay reads one, pg_recvlogical the
 	// other, so both decode exactly the same WAL.
-	for _, slot := range []string{"bench_relay", "bench_recv"} {
+	for _, slot := range []string{b.slot("relay"), b.slot("recv")} {
 		if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
 			return err
 		}
@@ -178,14 +178,14 @@ func (b *bench) relayBacklog(ctx context.Context) error {
 		return err
 	}
 
-	p, err := b.startSluice("cdc", b.stageAddr, "bench_relay")
+	p, err := b.startSluice("cdc", b.stageAddr, b.slot("relay"))
 	if err != nil {
 		return err
 	}
 	var t0 time.Time
 	if err := waitFor(ctx, time.Minute, "the relay to open its slot", func() (bool, error) {
 		var active bool
-		err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = 'bench_relay'`).Scan(&active)
+		err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, b.slot("relay")).Scan(&active)
 		t0 = time.Now()
 		return active, err
 	}); err != nil {
@@ -209,7 +209,7 @@ func (b *bench) relayBacklog(ctx context.Context) error {
 		return fmt.Errorf("pg_config: %w", err)
 	}
 	recv := exec.CommandContext(ctx, filepath.Join(strings.TrimSpace(string(bindir)), "pg_recvlogical"),
-		"-d", b.dbURL, "--slot", "bench_recv", "--start", "--endpos", endLSN, "--no-loop",
+		"-d", b.dbURL, "--slot", b.slot("recv"), "--start", "--endpos", endLSN, "--no-loop",
 		"-o", "proto_version=1", "-o", "publication_names=sluice_outbox", "-f", os.DevNull)
 	t = time.Now()
 	if out, err := recv.CombinedOutput(); err != nil {
@@ -219,7 +219,7 @@ func (b *bench) relayBacklog(ctx context.Context) error {
 	b.results["pg_recvlogical_rows_per_s"] = float64(n) / took.Seconds()
 	b.results["relay_ratio_of_pg_recvlogical"] = b.results["relay_rows_per_s"] / b.results["pg_recvlogical_rows_per_s"]
 	log.Printf("pg_recvlogical: %d rows in %s: %.0f rows/s", n, took.Round(time.Millisecond), b.results["pg_recvlogical_rows_per_s"])
-	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot('bench_recv')`)
+	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, b.slot("recv"))
 	return err
 }
 
@@ -237,7 +237,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := b.startSluice("consume", b.stageAddr, "bench_unused")
+	p, err := b.startSluice("consume", b.stageAddr, b.slot("unused"))
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 // relayLatency inserts outbox rows at 5,000/s while the relay runs and reads
 // them back from Kafka: commit (row created) to visible to a consumer.
 func (b *bench) relayLatency(ctx context.Context) error {
-	p, err := b.startSluice("cdc", b.stageAddr, "bench_relay")
+	p, err := b.startSluice("cdc", b.stageAddr, b.slot("relay"))
 	if err != nil {
 		return err
 	}
@@ -381,7 +381,7 @@ func (b *bench) endToEnd(ctx context.Context) error {
 		return err
 	}
 	defer done()
-	p, err := b.startSluice("serve", b.stageAddr, "bench_e2e")
+	p, err := b.startSluice("serve", b.stageAddr, b.slot("e2e"))
 	if err != nil {
 		return err
 	}
@@ -492,7 +492,7 @@ func (b *bench) rssBacklog(ctx context.Context) error {
 		return err
 	}
 	defer done()
-	if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot('bench_rss', 'pgoutput')`); err != nil {
+	if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, b.slot("rss")); err != nil {
 		return err
 	}
 	n := b.bigBacklog()
@@ -501,7 +501,7 @@ func (b *bench) rssBacklog(ctx context.Context) error {
 		return err
 	}
 	log.Printf("rss: %d-row backlog written in %s", n, time.Since(t).Round(time.Second))
-	p, err := b.startSluice("serve", b.stageAddr, "bench_rss")
+	p, err := b.startSluice("serve", b.stageAddr, b.slot("rss"))
 	if err != nil {
 		return err
 	}
@@ -569,3 +569,7 @@ func (b *bench) logCommitStats(addr string) {
 	b.note("ingest group commit: %.0f transactions, mean %.1f deliveries each, mean %.1f ms per transaction",
 		batches, val("sluice_ingest_commit_batch_size_sum")/batches, 1000*val("sluice_ingest_commit_seconds_sum")/val("sluice_ingest_commit_seconds_count"))
 }
+
+// slot names a replication slot of this run: slot names are server-wide, so
+// two benches (or a bench and a leftover) must not share one.
+func (b *bench) slot(name string) string { return "bench_" + name + "_" + b.run }
