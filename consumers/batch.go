@@ -17,6 +17,22 @@ type Settler interface {
 	Settle(ctx context.Context, tx pgx.Tx) error
 }
 
+// BatchHandler is a Handler that can also apply a whole batch at once, with
+// a few set-based statements instead of round trips per record. ApplyBatch
+// must leave the same effects as Apply called on each record in order, and
+// stay idempotent the same way (business keys, versions). recs are the
+// batch's live records: parsed, none dead-lettered.
+//
+// When ApplyBatch fails with a permanent error (the data of some record is
+// at fault, and it need not say which), the runtime rolls back and applies
+// the same batch one record at a time through Apply, which finds the record
+// to retry and, after its attempts, dead-letter. A transient error retries
+// the whole batch, set-based again.
+type BatchHandler interface {
+	Handler
+	ApplyBatch(ctx context.Context, tx pgx.Tx, recs []Record) error
+}
+
 type batchKey struct{}
 
 // batch holds per-transaction values (see BatchValue).

@@ -59,6 +59,12 @@ type Config struct {
 	// MaxAttempts is how often a permanently failing record is tried before
 	// it is dead-lettered. Default 3.
 	MaxAttempts int
+	// Transactions bounds the group's batch transactions open at once,
+	// whatever the number of partitions it owns. A few busy transactions
+	// make better use of a database than one per partition fighting over
+	// its CPU and its hot index pages; a partition waiting for its turn
+	// meanwhile gathers a larger next batch. Default 4.
+	Transactions int
 	// Backoff is the first retry pause, doubled up to MaxBackoff, with jitter.
 	// Defaults 200ms and 30s.
 	Backoff    time.Duration
@@ -72,6 +78,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxPoll <= 0 {
 		c.MaxPoll = 5000
+	}
+	if c.Transactions <= 0 {
+		c.Transactions = 4
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 3
@@ -100,6 +109,7 @@ type Group struct {
 	handler  Handler
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
+	txSlots  chan struct{} // one per batch transaction allowed open at once
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
 }
@@ -118,6 +128,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)), pool: pool, handler: handler,
 		kafkaOpt: kafkaOpts, metrics: newMetrics(reg, cfg.Group), workers: map[partitionKey]*worker{},
+		txSlots: make(chan struct{}, cfg.Transactions),
 	}, nil
 }
 

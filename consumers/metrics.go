@@ -6,6 +6,7 @@ type metrics struct {
 	applied      prometheus.Counter
 	deadLettered prometheus.Counter
 	transient    prometheus.Counter
+	oneByOne     prometheus.Counter
 	batchSeconds prometheus.Histogram
 }
 
@@ -15,9 +16,11 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 		applied:      prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_records_applied_total", Help: "Records applied (effects committed or found already done).", ConstLabels: labels}),
 		deadLettered: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_dead_letters_total", Help: "Records dead-lettered after their attempts ran out.", ConstLabels: labels}),
 		transient:    prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_transient_failures_total", Help: "Batches retried after a transient failure.", ConstLabels: labels}),
+		oneByOne: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_batches_one_by_one_total",
+			Help: "Set-based batches refused for a record's data and applied again record by record to find it.", ConstLabels: labels}),
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch.",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
 	}
-	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.batchSeconds)
+	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.oneByOne, m.batchSeconds)
 	return m
 }

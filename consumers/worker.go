@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -160,16 +161,26 @@ func (w *worker) process(batch []*kgo.Record) bool {
 		recs[i], parseErrs[i] = parseRecord(r)
 	}
 	dead := map[int]*failure{}
+	// oneByOne: the set-based batch failed for some record's data, so the
+	// batch is applied record by record until that record is found and
+	// dead-lettered; the rest of the batch then goes set-based again.
+	oneByOne := false
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		failedAt, err := w.prepare(remote, recs, parseErrs, dead)
 		if err == nil {
-			failedAt, err = w.apply(ctx, recs, parseErrs, dead)
+			failedAt, err = w.apply(ctx, recs, parseErrs, dead, oneByOne)
 		}
 		if err == nil {
 			w.g.metrics.batchSeconds.Observe(time.Since(start).Seconds())
 			w.g.metrics.applied.Add(float64(len(recs) - len(dead)))
 			break
+		}
+		if errors.Is(err, errSetBased) && IsPermanent(err) {
+			w.g.metrics.oneByOne.Inc()
+			w.log.Info("batch refused set-based, applying it record by record", slog.Int("records", len(recs)), slog.Any("error", err))
+			oneByOne = true
+			continue // no pause: nothing was retried yet, the fault is located first
 		}
 		delay := backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, attempt)
 		if failedAt >= 0 && IsPermanent(err) {
@@ -185,6 +196,7 @@ func (w *worker) process(batch []*kgo.Record) bool {
 				slog.String("event_id", rec.Event.ID), slog.Int("attempt", f.attempts), slog.Any("error", err))
 			if f.attempts >= w.g.cfg.MaxAttempts {
 				dead[failedAt] = f
+				oneByOne = false // without it, the rest may go set-based
 				continue
 			}
 			delay = backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, f.attempts)
@@ -231,15 +243,26 @@ func (w *worker) prepare(ctx context.Context, recs []Record, parseErrs []error, 
 	return -1, nil
 }
 
-// apply runs one transaction over recs. On failure it returns the index of
-// the record at fault, or -1 when the transaction itself failed.
-func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure) (int, error) {
+// errSetBased marks a failure of a BatchHandler's ApplyBatch, which names
+// no record.
+var errSetBased = errors.New("set-based batch")
+
+// apply runs one transaction over recs: set-based when the handler is a
+// BatchHandler and oneByOne is false, else record by record. On failure it
+// returns the index of the record at fault, or -1 when the transaction
+// itself (or the set-based batch: errSetBased) failed.
+func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure, oneByOne bool) (int, error) {
+	w.g.txSlots <- struct{}{}
+	defer func() { <-w.g.txSlots }()
 	tx, err := w.g.pool.Begin(ctx)
 	if err != nil {
 		return -1, fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
 	ctx = withBatch(ctx)
+	bh, setBased := w.g.handler.(BatchHandler)
+	setBased = setBased && !oneByOne
+	live := make([]Record, 0, len(recs))
 	for i, r := range recs {
 		if f, ok := dead[i]; ok {
 			if err := w.deadLetter(ctx, tx, r.Record, f); err != nil {
@@ -250,8 +273,17 @@ func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, de
 		if parseErrs[i] != nil {
 			return i, parseErrs[i]
 		}
+		if setBased {
+			live = append(live, r)
+			continue
+		}
 		if err := safely(func() error { return w.g.handler.Apply(ctx, tx, r) }); err != nil {
 			return i, err
+		}
+	}
+	if setBased && len(live) > 0 {
+		if err := safely(func() error { return bh.ApplyBatch(ctx, tx, live) }); err != nil {
+			return -1, fmt.Errorf("%w: %w", errSetBased, err)
 		}
 	}
 	if err := settle(ctx, tx, w.g.handler); err != nil {

@@ -60,14 +60,22 @@ const Topic = "invoices"
 // NotificationsTopic is the suffix of the topic e-mail intents go to.
 const NotificationsTopic = "notifications"
 
+// The event types with a credit effect.
+const (
+	typePaid     = "stripe.invoice.paid"
+	typeRefunded = "stripe.charge.refunded"
+)
+
+type invoiceObject struct {
+	ID         string `json:"id"`
+	Customer   string `json:"customer"`
+	AmountPaid int64  `json:"amount_paid"`
+	Status     string `json:"status"`
+}
+
 type invoicePaid struct {
 	Data struct {
-		Object struct {
-			ID         string `json:"id"`
-			Customer   string `json:"customer"`
-			AmountPaid int64  `json:"amount_paid"`
-			Status     string `json:"status"`
-		} `json:"object"`
+		Object invoiceObject `json:"object"`
 	} `json:"data"`
 }
 
@@ -95,33 +103,44 @@ type EmailIntent struct {
 // Apply implements consumers.Handler.
 func (h Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	switch rec.Event.Type {
-	case "stripe.invoice.paid":
+	case typePaid:
 		return h.grant(ctx, tx, rec)
-	case "stripe.charge.refunded":
+	case typeRefunded:
 		return h.reverse(ctx, tx, rec)
 	}
 	return nil // other invoice events have no credit effect (yet)
 }
 
-func (h Handler) grant(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
-	ev := rec.Event
+// paidInvoice decodes an invoice.paid record and says whether its invoice
+// is eligible: paid, with an amount above zero, by a customer.
+func paidInvoice(ctx context.Context, tx pgx.Tx, rec consumers.Record) (invoiceObject, bool, error) {
 	var inv invoicePaid
 	if err := rec.Decode(ctx, tx, &inv); err != nil {
-		return err
+		return invoiceObject{}, false, err
 	}
 	obj := inv.Data.Object
-	if obj.Status != "paid" || obj.AmountPaid <= 0 || obj.Customer == "" {
-		return nil // not eligible: nothing to grant
+	return obj, obj.Status == "paid" && obj.AmountPaid > 0 && obj.Customer != "", nil
+}
+
+func (h Handler) credits() int64 {
+	if h.Credits <= 0 {
+		return 100
+	}
+	return h.Credits
+}
+
+func (h Handler) grant(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+	ev := rec.Event
+	obj, eligible, err := paidInvoice(ctx, tx, rec)
+	if err != nil || !eligible {
+		return err // not eligible: nothing to grant
 	}
 	workspaceID, err := workspaceOf(ctx, tx, ev.TenantID, obj.Customer)
 	if err != nil {
 		return err
 	}
 
-	credits := h.Credits
-	if credits <= 0 {
-		credits = 100
-	}
+	credits := h.credits()
 	businessKey := rec.BusinessKey(obj.ID, Operation)
 	intent := h.email(rec, "credits-granted", businessKey, workspaceID, credits, obj.ID)
 	rows, err := tx.Query(ctx, grantSQL, ev.TenantID, workspaceID, ev.SourceID, ev.SourceAccount, obj.ID, Operation,
@@ -168,10 +187,15 @@ func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) e
 
 type workspacesKey struct{}
 
+// batchWorkspaces is the batch's cache of workspaces by (tenant, customer).
+func batchWorkspaces(ctx context.Context) map[[2]string]string {
+	return consumers.BatchValue(ctx, workspacesKey{}, func() map[[2]string]string { return map[[2]string]string{} })
+}
+
 // workspaceOf maps a customer to its workspace, once per batch per
 // customer: a backlog holds many invoices (and redeliveries) per customer.
 func workspaceOf(ctx context.Context, tx pgx.Tx, tenantID, customer string) (string, error) {
-	known := consumers.BatchValue(ctx, workspacesKey{}, func() map[[2]string]string { return map[[2]string]string{} })
+	known := batchWorkspaces(ctx)
 	k := [2]string{tenantID, customer}
 	if ws, ok := known[k]; ok {
 		return ws, nil
@@ -207,18 +231,22 @@ func collectDeltas(ctx context.Context, tenantID string, rows pgx.Rows, sign int
 	var workspaceID string
 	var credits int64
 	_, err := pgx.ForEachRow(rows, []any{&workspaceID, &credits}, func() error {
-		d := deltas[workspaceID]
-		if d == nil {
-			d = &delta{tenantID: tenantID}
-			deltas[workspaceID] = d
-		}
-		d.credits += sign * credits
+		addDelta(deltas, tenantID, workspaceID, sign*credits)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("credits effect: %w", err)
 	}
 	return nil
+}
+
+func addDelta(deltas map[string]*delta, tenantID, workspaceID string, credits int64) {
+	d := deltas[workspaceID]
+	if d == nil {
+		d = &delta{tenantID: tenantID}
+		deltas[workspaceID] = d
+	}
+	d.credits += credits
 }
 
 // Settle implements consumers.Settler: the batch's balance changes, in

@@ -1,12 +1,15 @@
 package credits_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
@@ -104,5 +107,99 @@ func TestConcurrentPartitionsNeverDeadlockOnBalances(t *testing.T) {
 	}
 	if after := deadlocks(); after != before {
 		t.Errorf("%d deadlocks while applying", after-before)
+	}
+}
+
+// counted is the credits handler, counting how its batches were applied.
+type counted struct {
+	credits.Handler
+	setBased, oneByOne atomic.Int64
+}
+
+func (c *counted) ApplyBatch(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
+	c.setBased.Add(1)
+	return c.Handler.ApplyBatch(ctx, tx, recs)
+}
+
+func (c *counted) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+	c.oneByOne.Add(1)
+	return c.Handler.Apply(ctx, tx, rec)
+}
+
+// A set-based batch mixing new invoices, events already applied (a rewind),
+// new events about invoices already granted, copies within the batch and one
+// poison record (its customer maps to no workspace): the set-based batch is
+// refused, applied record by record until the poison is dead-lettered, and
+// every good invoice is granted exactly once, with one e-mail; the group
+// commits past the whole batch.
+func TestSetBasedBatchWithDuplicatesAndPoison(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	notifications := envelope.Topics{Prefix: topic}.Resource("notifications")
+
+	var first []*kgo.Record
+	for i := range 5 {
+		first = append(first, paid(f, topic, fmt.Sprintf("evt_a%d", i), fmt.Sprintf("in_%d", i)))
+	}
+	env.Produce(t, first...)
+	before := env.Run(t, consumers.Config{Topics: []string{topic}}, credits.Handler{Topics: envelope.Topics{Prefix: topic}}, nil)
+	env.WaitCommitted(t, before.ID, time.Minute, first...)
+	before.Stop(t)
+
+	var second []*kgo.Record
+	for i := range 5 { // new events about the invoices granted above
+		second = append(second, paid(f, topic, fmt.Sprintf("evt_b%d", i), fmt.Sprintf("in_%d", i)))
+	}
+	for i := 5; i < 25; i++ {
+		second = append(second, paid(f, topic, fmt.Sprintf("evt_c%d", i), fmt.Sprintf("in_%d", i)))
+		if i == 12 {
+			poison := paid(f, topic, "evt_poison", "in_poison")
+			poison.Value = []byte(strings.Replace(string(poison.Value), f.Customer, "cus_unmapped", 1))
+			second = append(second, poison)
+		}
+		if i%4 == 0 { // the same invoice again, within the batch
+			second = append(second, paid(f, topic, fmt.Sprintf("evt_d%d", i), fmt.Sprintf("in_%d", i)))
+		}
+	}
+	env.Produce(t, second...)
+
+	// A new group reads the topic from the start: all of it is one batch.
+	h := &counted{Handler: credits.Handler{Topics: envelope.Topics{Prefix: topic}}}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxAttempts: 2}, h, nil)
+	all := append(append([]*kgo.Record(nil), first...), second...)
+	env.WaitCommitted(t, g.ID, time.Minute, all...)
+
+	if n := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); n != 25 {
+		t.Errorf("grants = %d, want 25", n)
+	}
+	if n := env.Count(t, `SELECT count(DISTINCT object_id) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); n != 25 {
+		t.Errorf("granted invoices = %d, want 25", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1 AND object_id = 'in_8' AND event_id = 'evt_c8'`, f.TenantID); n != 1 {
+		t.Errorf("in_8 granted by its first event: %d rows, want 1", n)
+	}
+	balance, err := env.Store.Balance(t.Context(), f.WorkspaceID)
+	if err != nil || balance != 2500 {
+		t.Errorf("balance = %d (%v), want 2500", balance, err)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM outbox WHERE topic = $1 AND headers->>'ce_tenantid' = $2`, notifications, f.TenantID); n != 25 {
+		t.Errorf("e-mail intents = %d, want 25", n)
+	}
+	var poisonOffset int64 = -1
+	for _, r := range second {
+		if strings.Contains(string(r.Value), "cus_unmapped") {
+			poisonOffset = r.Offset
+		}
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1`, g.ID); n != 1 {
+		t.Errorf("dead letters of the group = %d, want 1", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1 AND "offset" = $2 AND headers->>'ce_id' = 'evt_poison'`, g.ID, poisonOffset); n != 1 {
+		t.Errorf("the poison (offset %d) is not the dead letter", poisonOffset)
+	}
+	if h.setBased.Load() == 0 || h.oneByOne.Load() == 0 {
+		t.Errorf("set-based batches %d, records applied one by one %d: want both", h.setBased.Load(), h.oneByOne.Load())
 	}
 }

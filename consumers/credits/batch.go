@@ -1,0 +1,151 @@
+package credits
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/consumers"
+)
+
+var (
+	//go:embed sql/grant_batch.sql
+	grantBatchSQL string
+	//go:embed sql/workspaces.sql
+	workspacesSQL string
+)
+
+// ApplyBatch implements consumers.BatchHandler. Each run of records between
+// two refunds is granted with three statements whatever its length (the
+// workspaces, the grants, the e-mails of the new ones); a refund is applied
+// alone, in its place, so the batch ends as if every record had been
+// applied in order: a grant after a refund of the same invoice finds the
+// refund and grants nothing.
+func (h Handler) ApplyBatch(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
+	from := 0
+	for i, rec := range recs {
+		if rec.Event.Type != typeRefunded {
+			continue
+		}
+		if err := h.grantAll(ctx, tx, recs[from:i]); err != nil {
+			return err
+		}
+		if err := h.reverse(ctx, tx, rec); err != nil {
+			return err
+		}
+		from = i + 1
+	}
+	return h.grantAll(ctx, tx, recs[from:])
+}
+
+// pendingGrant is an eligible invoice of a run, asked for once.
+type pendingGrant struct {
+	rec       *consumers.Record
+	invoice   invoiceObject
+	workspace string
+}
+
+// grantAll grants the eligible invoices among recs (records of other types
+// change nothing), the first event of each invoice asking for it.
+func (h Handler) grantAll(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
+	var grants []pendingGrant
+	asked := map[[3]string]bool{}
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Event.Type != typePaid {
+			continue
+		}
+		obj, ok, err := paidInvoice(ctx, tx, *rec)
+		if err != nil {
+			return err
+		}
+		k := [3]string{rec.Event.SourceID, rec.Event.SourceAccount, obj.ID}
+		if !ok || asked[k] {
+			continue // not eligible, or a later event about an invoice already asked for
+		}
+		asked[k] = true
+		grants = append(grants, pendingGrant{rec: rec, invoice: obj})
+	}
+	if len(grants) == 0 {
+		return nil
+	}
+	if err := workspacesOf(ctx, tx, grants); err != nil {
+		return err
+	}
+
+	credits := h.credits()
+	n := len(grants)
+	tenants, workspaces, sources := make([]string, n), make([]string, n), make([]string, n)
+	accounts, invoices, events, inboxIDs := make([]string, n), make([]string, n), make([]string, n), make([]*int64, n)
+	for i, g := range grants {
+		ev := g.rec.Event
+		tenants[i], workspaces[i], sources[i] = ev.TenantID, g.workspace, ev.SourceID
+		accounts[i], invoices[i], events[i], inboxIDs[i] = ev.SourceAccount, g.invoice.ID, ev.ID, g.rec.InboxID()
+	}
+	rows, err := tx.Query(ctx, grantBatchSQL, tenants, workspaces, sources, accounts, invoices, events, inboxIDs,
+		RefundOperation, Operation, credits)
+	if err != nil {
+		return fmt.Errorf("grant credits: %w", err)
+	}
+	made, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("grant credits: %w", err)
+	}
+	if len(made) == 0 {
+		return nil // all granted before: a redelivery or a rewind
+	}
+
+	deltas := batchDeltas(ctx)
+	intents := make([]consumers.Intent, len(made))
+	for i, ord := range made {
+		g := grants[ord-1]
+		addDelta(deltas, g.rec.Event.TenantID, g.workspace, credits)
+		intents[i] = h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID)
+	}
+	return consumers.WriteIntents(ctx, tx, intents)
+}
+
+// workspacesOf fills in each grant's workspace: from the batch's cache, and
+// for customers not seen yet in this batch, with one query for them all. A
+// customer that maps to none is a permanent failure of its record.
+func workspacesOf(ctx context.Context, tx pgx.Tx, grants []pendingGrant) error {
+	known := batchWorkspaces(ctx)
+	var askTenants, askCustomers []string
+	asked := map[[2]string]bool{}
+	for _, g := range grants {
+		k := [2]string{g.rec.Event.TenantID, g.invoice.Customer}
+		if _, ok := known[k]; ok || asked[k] {
+			continue
+		}
+		asked[k] = true
+		askTenants, askCustomers = append(askTenants, k[0]), append(askCustomers, k[1])
+	}
+	if len(askTenants) > 0 {
+		rows, err := tx.Query(ctx, workspacesSQL, askTenants, askCustomers)
+		if err != nil {
+			return fmt.Errorf("find workspaces: %w", err)
+		}
+		var (
+			ord int64
+			ws  string
+		)
+		_, err = pgx.ForEachRow(rows, []any{&ord, &ws}, func() error {
+			known[[2]string{askTenants[ord-1], askCustomers[ord-1]}] = ws
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("find workspaces: %w", err)
+		}
+	}
+	for i := range grants {
+		g := &grants[i]
+		ws, ok := known[[2]string{g.rec.Event.TenantID, g.invoice.Customer}]
+		if !ok {
+			return consumers.Permanent(fmt.Errorf("%w: customer %s", ErrNoWorkspace, g.invoice.Customer))
+		}
+		g.workspace = ws
+	}
+	return nil
+}
