@@ -171,6 +171,12 @@ func setup(ctx context.Context) (*bench, error) {
 	if err := pg.Migrate(ctx, b.pool, discardLogger()); err != nil {
 		return nil, err
 	}
+	// The relay creates its publication when it starts; slots made before
+	// that (for pg_recvlogical, for the backlogs) need it to exist already,
+	// since pgoutput looks publications up as of the slot's start.
+	if _, err := b.pool.Exec(ctx, `CREATE PUBLICATION sluice_outbox FOR TABLE outbox WITH (publish = 'insert')`); err != nil {
+		return nil, err
+	}
 	if b.secretKey, err = keyring.Generate(); err != nil {
 		return nil, err
 	}
