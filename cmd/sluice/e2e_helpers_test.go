@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stripe/stripe-go/v82/webhook"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -58,19 +54,7 @@ func stripeSignature(secret string, body []byte, at time.Time) string {
 // post sends a webhook for the fixture's source and returns the status.
 func (f tenantFixture) post(t *testing.T, body []byte, signature string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, suite.baseURL+"/v1/ingest/"+f.sourceID, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Stripe-Signature", signature)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
+	return postHeaders(t, f.sourceID, body, map[string]string{"Stripe-Signature": signature})
 }
 
 func (f tenantFixture) sendSigned(t *testing.T, body []byte) int {
@@ -148,23 +132,5 @@ func recordsFor(t *testing.T, topic string, want int, ids ...string) []*kgo.Reco
 // waitConsumed waits until the credits group committed past every record.
 func waitConsumed(t *testing.T, recs ...*kgo.Record) {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	testenv.Eventually(t, 60*time.Second, "the credits group to commit past the records", func() (bool, error) {
-		offsets, err := adm.FetchOffsets(context.Background(), suite.group)
-		if err != nil {
-			return false, err
-		}
-		for _, r := range recs {
-			o, ok := offsets.Lookup(r.Topic, r.Partition)
-			if !ok || o.At <= r.Offset {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
+	waitGroupPast(t, suite.group, recs...)
 }
