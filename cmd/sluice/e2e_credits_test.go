@@ -124,15 +124,17 @@ func TestSecondEventForSameInvoiceGrantsOnce(t *testing.T) {
 	s := testenv.RandomSuffix()
 	invoiceID := "in_" + s
 	first, second := "evt_a"+s, "evt_b"+s
+	// The second event is sent only once the first was applied, so the
+	// business key in Postgres (not a dedup inside one batch) must stop it.
 	for _, id := range []string{first, second} {
 		if status := f.sendSigned(t, invoicePaid(id, invoiceID, f.customer, 900)); status != http.StatusAccepted {
 			t.Fatalf("%s: status %d, want 202", id, status)
 		}
+		waitConsumed(t, recordsFor(t, suite.topics.Resource("invoices"), 1, id)...)
 	}
 	if n := f.inboxRows(t); n != 2 {
 		t.Fatalf("inbox rows = %d, want 2", n)
 	}
-	waitConsumed(t, recordsFor(t, suite.topics.Resource("invoices"), 2, first, second)...)
 	if n := f.grants(t); n != 1 {
 		t.Fatalf("grants = %d, want 1", n)
 	}
