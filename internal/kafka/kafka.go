@@ -121,5 +121,48 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, spec TopicSpec, topics 
 			return fmt.Errorf("kafka: create topic %s: %w", r.Topic, r.Err)
 		}
 	}
-	return nil
+	return waitLeaders(ctx, adm, topics)
+}
+
+// waitLeaders returns once every partition of the topics has a leader. A
+// created topic reaches the brokers' metadata a moment after CreateTopics
+// answers; a producer that writes in that moment gets
+// UNKNOWN_TOPIC_OR_PARTITION and, on a loaded machine, runs out of retries.
+func waitLeaders(ctx context.Context, adm *kadm.Client, topics []string) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for {
+		missing, err := leaderless(ctx, adm, topics)
+		if err == nil && missing == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = fmt.Errorf("topic %s has a partition without a leader", missing)
+			}
+			return fmt.Errorf("kafka: wait for new topics: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// leaderless names a topic with a partition that has no leader yet, or "".
+func leaderless(ctx context.Context, adm *kadm.Client, topics []string) (string, error) {
+	md, err := adm.Metadata(ctx, topics...)
+	if err != nil {
+		return "", err
+	}
+	for _, name := range topics {
+		td, ok := md.Topics[name]
+		if !ok || td.Err != nil || len(td.Partitions) == 0 {
+			return name, nil
+		}
+		for _, p := range td.Partitions {
+			if p.Err != nil || p.Leader < 0 {
+				return name, nil
+			}
+		}
+	}
+	return "", nil
 }
