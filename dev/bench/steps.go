@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -132,8 +134,14 @@ func (b *bench) endOffsets(ctx context.Context, adm *kadm.Client) (int64, error)
 		return 0, err
 	}
 	var sum int64
-	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
-	return sum, nil
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err == nil {
+			sum += o.Offset
+		} else if err == nil && !errors.Is(o.Err, kerr.UnknownTopicOrPartition) {
+			err = o.Err // a topic serve has not created yet counts as empty
+		}
+	})
+	return sum, err
 }
 
 func (b *bench) committed(ctx context.Context, adm *kadm.Client) (int64, error) {
@@ -501,13 +509,18 @@ func (b *bench) rssBacklog(ctx context.Context) error {
 		return err
 	}
 	log.Printf("rss: %d-row backlog written in %s", n, time.Since(t).Round(time.Second))
+	// Read before serve starts: its relay may publish before it answers
+	// /readyz, and a later reading would wait for rows already counted.
+	before, err := b.endOffsets(ctx, adm)
+	if err != nil {
+		return err
+	}
 	p, err := b.startSluice("serve", b.stageAddr, b.slot("rss"))
 	if err != nil {
 		return err
 	}
 	defer p.terminate()
 	t = time.Now()
-	before, _ := b.endOffsets(ctx, adm)
 	if err := waitFor(ctx, 20*time.Minute, "the relay to publish the backlog", func() (bool, error) {
 		end, err := b.endOffsets(ctx, adm)
 		return end-before >= int64(n), err
