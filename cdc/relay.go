@@ -42,10 +42,11 @@ type Config struct {
 	// advances when the outbox is idle but the database is not. Default 10s.
 	HeartbeatInterval time.Duration
 	// MaxInFlight bounds records sent to Kafka and not yet acknowledged; past
-	// it the relay stops reading (backpressure). Default 20000.
+	// it the relay stops reading (backpressure). Default 10000: at 50,000
+	// rows/s and Kafka acknowledging within 50 ms, 2,500 are in flight.
 	MaxInFlight int
 	// MaxInFlightBytes bounds the bytes of those records, so large bodies
-	// cannot multiply memory. Default 64 MiB.
+	// cannot multiply memory. Default 16 MiB.
 	MaxInFlightBytes int
 	// Linger is how long the producer waits to fill a batch. Default 5ms.
 	Linger time.Duration
@@ -81,10 +82,10 @@ func (c Config) WithDefaults() Config {
 		c.HeartbeatInterval = 10 * time.Second
 	}
 	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = 20000
+		c.MaxInFlight = 10000
 	}
 	if c.MaxInFlightBytes <= 0 {
-		c.MaxInFlightBytes = 64 << 20
+		c.MaxInFlightBytes = 16 << 20
 	}
 	if c.Linger <= 0 {
 		c.Linger = 5 * time.Millisecond
@@ -260,7 +261,9 @@ func (r *Relay) producer() (*kgo.Client, error) {
 		kgo.MaxBufferedRecords(2 * r.cfg.MaxInFlight),
 		kgo.MaxBufferedBytes(2 * r.cfg.MaxInFlightBytes),
 		kgo.ProducerLinger(r.cfg.Linger),
-		kgo.ProducerBatchMaxBytes(1 << 20),
+		// Consumers fetch whole batches, however small their fetch limit:
+		// a quarter MiB (compressed) keeps their memory in step with it.
+		kgo.ProducerBatchMaxBytes(256 << 10),
 		// Retriable errors are retried without limit (franz-go's default):
 		// the watermark holds the slot meanwhile. A topic that stays unknown
 		// fails its records, which ends the session; the next one replays.

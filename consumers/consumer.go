@@ -56,6 +56,11 @@ type Config struct {
 	// it catches up, so memory stays under three polls' worth per partition.
 	// Default 5000.
 	MaxPoll int
+	// MaxBufferedBytes bounds the bytes of records (keys, values, headers)
+	// the group holds, fetched and not yet applied, across all the
+	// partitions it owns; a batch takes at most a quarter of it. Default
+	// 32 MiB.
+	MaxBufferedBytes int64
 	// MaxAttempts is how often a permanently failing record is tried before
 	// it is dead-lettered. Default 3.
 	MaxAttempts int
@@ -81,6 +86,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Transactions <= 0 {
 		c.Transactions = 4
+	}
+	if c.MaxBufferedBytes <= 0 {
+		c.MaxBufferedBytes = 32 << 20
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 3
@@ -110,9 +118,14 @@ type Group struct {
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
 	txSlots  chan struct{} // one per batch transaction allowed open at once
+	budget   *budget
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
 }
+
+// batchBytes bounds one batch and one partition's queue: a quarter of the
+// group's budget, so a partition retrying in place cannot starve the others.
+func (g *Group) batchBytes() int64 { return g.cfg.MaxBufferedBytes / 4 }
 
 type partitionKey struct {
 	topic     string
@@ -125,10 +138,11 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	m := newMetrics(reg, cfg.Group)
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)), pool: pool, handler: handler,
-		kafkaOpt: kafkaOpts, metrics: newMetrics(reg, cfg.Group), workers: map[partitionKey]*worker{},
-		txSlots: make(chan struct{}, cfg.Transactions),
+		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
+		txSlots: make(chan struct{}, cfg.Transactions), budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered},
 	}, nil
 }
 
@@ -142,6 +156,17 @@ func (g *Group) Run(ctx context.Context) error {
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// franz-go buffers one fetch per broker beyond what the workers
+		// hold, 50 MiB by default, counted compressed: webhook bodies
+		// compress up to ten times, and what a fetch brings is held whole
+		// before any partition can be paused. A thirty-second of the
+		// budget, compressed, keeps a decompressed fetch within a third of
+		// it and still gives batches of thousands of records.
+		kgo.FetchMaxBytes(int32(min(g.cfg.MaxBufferedBytes/32, 1<<30))),
+		kgo.FetchMaxPartitionBytes(int32(min(g.cfg.MaxBufferedBytes/128, 1<<30))),
+		// A partition resumed after a pause joins the next fetch, which
+		// waits behind one long-polling idle partitions: keep that short.
+		kgo.FetchMaxWait(500 * time.Millisecond),
 		kgo.OnPartitionsAssigned(g.assigned),
 		kgo.OnPartitionsRevoked(g.revoked),
 		kgo.OnPartitionsLost(g.revoked),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
@@ -230,4 +231,70 @@ func TestARetryingPartitionDoesNotStallTheOthers(t *testing.T) {
 	if o, ok := offsets.Lookup(topic, 0); ok && o.At > 0 {
 		t.Errorf("the stuck partition committed %d, want nothing", o.At)
 	}
+}
+
+// A group holds no more than its byte budget however many partitions it
+// owns (give or take the poll that crossed it), and a budget far smaller
+// than the backlog only slows it: every record is applied and committed.
+func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 8)
+	var recs []*kgo.Record
+	for i := range 1600 {
+		r := invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
+		r.Key = fmt.Appendf(nil, "%s/invoice/in_%d", f.TenantID, i) // spread over the partitions
+		recs = append(recs, r)
+	}
+	// Kafka hands out whole record batches, so a fetch can exceed any
+	// limit by one batch: small batches let the budget be small.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.ProducerBatchMaxBytes(4<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	const limit = 32 << 10 // the backlog is about 20 times that
+	h := &heldBytes{}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxBufferedBytes: limit}, h, nil)
+	h.reg.Store(g.Registry)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	if got := h.applied.Load(); got < int64(len(recs)) {
+		t.Errorf("applied %d records, want %d", got, len(recs))
+	}
+	t.Logf("peak held %d bytes with a limit of %d", h.peak.Load(), limit)
+	if peak := h.peak.Load(); peak == 0 || peak > 3*limit {
+		t.Errorf("the group held up to %d bytes, want at most about %d", peak, limit)
+	}
+}
+
+// heldBytes applies nothing and samples the group's buffered bytes at
+// every record, while the group holds the most.
+type heldBytes struct {
+	reg     atomic.Pointer[prometheus.Registry]
+	applied atomic.Int64
+	peak    atomic.Int64
+}
+
+func (h *heldBytes) Apply(context.Context, pgx.Tx, consumers.Record) error {
+	h.applied.Add(1)
+	reg := h.reg.Load()
+	if reg == nil {
+		return nil
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		return err
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "sluice_consumer_buffered_bytes" {
+			v := int64(mf.GetMetric()[0].GetGauge().GetValue())
+			for old := h.peak.Load(); v > old && !h.peak.CompareAndSwap(old, v); old = h.peak.Load() {
+			}
+		}
+	}
+	return nil
 }

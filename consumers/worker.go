@@ -41,12 +41,13 @@ type worker struct {
 	partition int32
 	log       *slog.Logger
 
-	mu      sync.Mutex
-	pending []*kgo.Record // fetched, not yet taken into a batch
-	paused  bool          // fetching of the partition is paused
-	wake    chan struct{}
-	quit    chan struct{}
-	done    chan struct{}
+	mu           sync.Mutex
+	pending      []*kgo.Record // fetched, not yet taken into a batch
+	pendingBytes int64
+	paused       bool // fetching of the partition is paused
+	wake         chan struct{}
+	quit         chan struct{}
+	done         chan struct{}
 
 	failures map[int64]*failure // by offset, for permanent failures in progress
 }
@@ -71,6 +72,15 @@ func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker 
 
 func (w *worker) run() {
 	defer close(w.done)
+	// Records left unapplied are dropped (never committed): whoever owns the
+	// partition next fetches them again. Their bytes go back to the group.
+	defer func() {
+		w.mu.Lock()
+		n := w.pendingBytes
+		w.pending, w.pendingBytes = nil, 0
+		w.mu.Unlock()
+		w.g.budget.release(n)
+	}()
 	for {
 		// Pending records never start a batch once quit is closed.
 		select {
@@ -87,7 +97,9 @@ func (w *worker) run() {
 			}
 			continue
 		}
-		if !w.process(recs) {
+		ok := w.process(recs)
+		w.g.budget.release(recordBytes(recs))
+		if !ok {
 			return
 		}
 	}
@@ -95,11 +107,16 @@ func (w *worker) run() {
 
 // offer queues records from the poll loop without blocking it. Once two
 // batches' worth wait, the partition is paused: its worker is slow or
-// retrying in place, and the other partitions must not wait for it.
+// retrying in place, and the other partitions must not wait for it. It is
+// paused too when the group holds its whole byte budget.
 func (w *worker) offer(recs []*kgo.Record) {
+	n := recordBytes(recs)
+	detach(recs)
+	w.g.budget.add(n)
 	w.mu.Lock()
 	w.pending = append(w.pending, recs...)
-	if !w.paused && len(w.pending) >= 2*w.g.cfg.MaxPoll {
+	w.pendingBytes += n
+	if !w.paused && (len(w.pending) >= 2*w.g.cfg.MaxPoll || w.pendingBytes >= w.g.batchBytes() || w.g.budget.over()) {
 		w.paused = true
 		w.cl.PauseFetchPartitions(map[string][]int32{w.topic: {w.partition}})
 	}
@@ -110,20 +127,46 @@ func (w *worker) offer(recs []*kgo.Record) {
 	}
 }
 
-// take returns the next batch: up to MaxPoll pending records, in order. A
-// paused partition resumes once less than a batch waits, so the next fetch
+// take returns the next batch, in order: up to MaxPoll pending records and
+// a quarter of the group's byte budget (at least one record). A paused
+// partition resumes once less than a batch waits, so the next fetch
 // overlaps the batch being applied.
 func (w *worker) take() []*kgo.Record {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := min(len(w.pending), w.g.cfg.MaxPoll)
-	recs := append([]*kgo.Record(nil), w.pending[:n]...)
-	w.pending = append(w.pending[:0], w.pending[n:]...)
-	if w.paused && len(w.pending) < w.g.cfg.MaxPoll {
-		w.paused = false
-		w.cl.ResumeFetchPartitions(map[string][]int32{w.topic: {w.partition}})
+	n, size := 0, int64(0)
+	for n < len(w.pending) && n < w.g.cfg.MaxPoll && (n == 0 || size < w.g.batchBytes()) {
+		size += recordBytes(w.pending[n : n+1])
+		n++
 	}
+	recs := append([]*kgo.Record(nil), w.pending[:n]...)
+	left := copy(w.pending, w.pending[n:])
+	// The moved-from tail would keep taken records, and the fetch buffers
+	// they share, alive long after their batch.
+	clear(w.pending[left:])
+	w.pending = w.pending[:left]
+	w.pendingBytes -= size
+	w.resumeLocked()
 	return recs
+}
+
+// maybeResume is the budget's call once bytes were given back.
+func (w *worker) maybeResume() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.resumeLocked()
+}
+
+func (w *worker) resumeLocked() {
+	if !w.paused || len(w.pending) >= w.g.cfg.MaxPoll || w.pendingBytes >= w.g.batchBytes() {
+		return
+	}
+	if !w.g.budget.room() {
+		w.g.budget.wait(w)
+		return
+	}
+	w.paused = false
+	w.cl.ResumeFetchPartitions(map[string][]int32{w.topic: {w.partition}})
 }
 
 // unpause resumes a stopped worker's partition, so it is fetched again if

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
 	"sync"
 	"time"
 
@@ -190,11 +189,6 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 		runners = append(runners, relay.Run)
 	}
 	if cfg.Consume {
-		// Each group is its own client, and franz-go buffers up to a fetch's
-		// worth of records per client (50 MiB by default): six groups could
-		// hold 300 MiB while a backlog drains. 8 MiB per fetch, 1 MiB per
-		// partition keeps batches large and memory bounded.
-		consumerOpts := append(slices.Clone(kafkaOpts), kgo.FetchMaxBytes(8<<20), kgo.FetchMaxPartitionBytes(1<<20))
 		for _, spec := range groups.List(cfg.Topics, pool, groups.Options{Dispatch: cfg.Dispatch}) {
 			group, err := consumers.NewGroup(consumers.Config{
 				Group:           spec.ID,
@@ -202,7 +196,7 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 				DeadLetterTopic: spec.DeadLetterTopic,
 				MaxAttempts:     cfg.ConsumerMaxAttempts,
 				Backoff:         cfg.ConsumerBackoff,
-			}, log.With(slog.String("component", "consumer")), pool, spec.Handler, consumerOpts, reg)
+			}, log.With(slog.String("component", "consumer")), pool, spec.Handler, kafkaOpts, reg)
 			if err != nil {
 				ln.Close()
 				return fail(err)

@@ -162,10 +162,11 @@ func (e *Env) Produce(tb testing.TB, recs ...*kgo.Record) []*kgo.Record {
 
 // Running is a group started by Run.
 type Running struct {
-	ID     string
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error
+	ID       string
+	Registry *prometheus.Registry // the group's metrics
+	cancel   context.CancelFunc
+	done     chan struct{}
+	err      error
 }
 
 // Stop ends the group after its in-flight batches and waits for it.
@@ -192,12 +193,13 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 		pool = e.Pool
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	g, err := consumers.NewGroup(cfg, log, pool, h, []kgo.Opt{kgo.SeedBrokers(e.Brokers...)}, prometheus.NewRegistry())
+	reg := prometheus.NewRegistry()
+	g, err := consumers.NewGroup(cfg, log, pool, h, []kgo.Opt{kgo.SeedBrokers(e.Brokers...)}, reg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Running{ID: cfg.Group, cancel: cancel, done: make(chan struct{})}
+	r := &Running{ID: cfg.Group, Registry: reg, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		r.err = g.Run(ctx)
