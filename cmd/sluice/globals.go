@@ -72,6 +72,8 @@ type RunFlags struct {
 	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"2" help:"Concurrent group-commit transactions."`
 	CommitBatch      int           `name:"ingest-batch" env:"SLUICE_INGEST_BATCH" default:"256" help:"Most deliveries per group-commit transaction."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
+	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
+	MemoryLimit      int64         `name:"memory-limit-mib" env:"SLUICE_MEMORY_LIMIT_MIB" default:"200" help:"Soft limit of the Go runtime's memory, in MiB (GOMEMLIMIT wins when set); 0 for none."`
 }
 
 func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
@@ -90,6 +92,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
 		ShutdownGrace:       f.ShutdownGrace,
 		Profiling:           f.Pprof,
 	}
+	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst
 	cfg.IngestConfig.Commit.Committers, cfg.IngestConfig.Commit.MaxBatch = f.Committers, f.CommitBatch

@@ -50,8 +50,10 @@ type pipelineConfig struct {
 
 	IngestConfig ingest.Config
 	CDCConfig    cdc.Config
-	// ConsumerMaxAttempts and ConsumerBackoff tune every group.
+	// ConsumerMaxAttempts, ConsumerBackoff and ConsumerBuffer (bytes) tune
+	// every group.
 	ConsumerMaxAttempts int
+	ConsumerBuffer      int64
 	ConsumerBackoff     time.Duration
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
@@ -191,11 +193,12 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 	if cfg.Consume {
 		for _, spec := range groups.List(cfg.Topics, pool, groups.Options{Dispatch: cfg.Dispatch}) {
 			group, err := consumers.NewGroup(consumers.Config{
-				Group:           spec.ID,
-				Topics:          spec.Topics,
-				DeadLetterTopic: spec.DeadLetterTopic,
-				MaxAttempts:     cfg.ConsumerMaxAttempts,
-				Backoff:         cfg.ConsumerBackoff,
+				Group:            spec.ID,
+				Topics:           spec.Topics,
+				DeadLetterTopic:  spec.DeadLetterTopic,
+				MaxAttempts:      cfg.ConsumerMaxAttempts,
+				MaxBufferedBytes: cfg.ConsumerBuffer,
+				Backoff:          cfg.ConsumerBackoff,
 			}, log.With(slog.String("component", "consumer")), pool, spec.Handler, kafkaOpts, reg)
 			if err != nil {
 				ln.Close()

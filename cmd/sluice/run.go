@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
+	"runtime/debug"
 )
 
 // ServeCmd runs every stage.
@@ -32,6 +34,12 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 		return err
 	}
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
+	// Sluice's buffers are bounded (consumer budgets, the relay's in-flight
+	// window), about 100 MiB of live heap in all; without a limit the
+	// collector lets the heap reach twice that before it runs.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && f.MemoryLimit > 0 {
+		debug.SetMemoryLimit(f.MemoryLimit << 20)
+	}
 	p, err := startPipeline(ctx, cfg, log)
 	if err != nil {
 		return err
