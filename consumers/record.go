@@ -3,11 +3,11 @@ package consumers
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/segmentio/encoding/json"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -70,6 +70,9 @@ func parseRecord(r *kgo.Record) (Record, error) {
 
 // Decode loads the body (see Body) and unmarshals it into v. A body that is
 // not the JSON v expects is a permanent failure: retrying reads the same bytes.
+// segmentio's decoder accepts and refuses what encoding/json does, at a fifth
+// of the cost: with encoding/json, decoding bodies was a third of a
+// consumer's CPU.
 func (r Record) Decode(ctx context.Context, tx pgx.Tx, v any) error {
 	body, err := r.Body(ctx, tx)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/segmentio/encoding/json"
 )
 
 // Outcome is what became of one delivery once its transaction committed.
@@ -456,10 +456,10 @@ func statusOutcome(status string) Outcome {
 // sometimes re-serialise a redelivery with other whitespace or key order.
 func sameJSON(a, b []byte) bool {
 	var va, vb any
-	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
-	da.UseNumber()
-	db.UseNumber()
-	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
+	if _, err := json.Parse(a, &va, json.UseNumber); err != nil {
+		return false
+	}
+	if _, err := json.Parse(b, &vb, json.UseNumber); err != nil {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
