@@ -87,6 +87,12 @@ wal_sender_timeout = 60s
 # the whole server; past this much it is invalidated instead of filling the
 # disk, and the relay then says to run \`sluice cdc resync\`.
 max_slot_wal_keep_size = 8GB
+# Ingest writes hundreds of MB of WAL a minute under load; with the default
+# 1GB a checkpoint came every 15 s, and the full-page images written after
+# each one stalled commits for hundreds of ms. A production server taking
+# this volume is sized like this.
+max_wal_size = 4GB
+checkpoint_timeout = 15min
 # Durability is under test: keep the safe defaults explicitly.
 fsync = on
 synchronous_commit = on

@@ -118,6 +118,7 @@ type result struct {
 	sent, ok, rejected, errors int64
 	elapsed                    time.Duration
 	latencies                  []time.Duration // of 2xx answers
+	slow                       []time.Time     // when requests answered after 100 ms were due
 }
 
 func (r result) rate() float64 { return float64(r.ok) / r.elapsed.Seconds() }
@@ -171,6 +172,9 @@ func (g *generator) saturate(conns int, d time.Duration) result {
 // paced sends at a fixed rate for d (open loop: latency counts from when a
 // request was due, so a stall is not hidden by the generator waiting).
 func (g *generator) paced(rate int, conns int, d time.Duration) result {
+	// The first seconds open conns connections at once and grow every
+	// side's buffers; requests due then are sent but not measured.
+	const warmup = 2 * time.Second
 	interval := time.Second / time.Duration(rate)
 	due := make(chan time.Time, rate)
 	var (
@@ -178,6 +182,8 @@ func (g *generator) paced(rate int, conns int, d time.Duration) result {
 		res result
 		wg  sync.WaitGroup
 	)
+	start := time.Now()
+	measureFrom := start.Add(warmup)
 	for range conns {
 		wg.Add(1)
 		go func() {
@@ -186,9 +192,15 @@ func (g *generator) paced(rate int, conns int, d time.Duration) result {
 			for at := range due {
 				ev := g.next()
 				status, err := g.send(context.Background(), ev)
-				local.record(status, err, time.Since(at))
+				if at.Before(measureFrom) {
+					continue
+				}
 				if status/100 == 2 && g.onSuccess != nil {
 					g.onSuccess(ev, time.Now())
+				}
+				local.record(status, err, time.Since(at))
+				if time.Since(at) > 100*time.Millisecond {
+					local.slow = append(local.slow, at)
 				}
 			}
 			mu.Lock()
@@ -196,10 +208,9 @@ func (g *generator) paced(rate int, conns int, d time.Duration) result {
 			mu.Unlock()
 		}()
 	}
-	start := time.Now()
 	for i := 0; ; i++ {
 		at := start.Add(time.Duration(i) * interval)
-		if at.Sub(start) >= d {
+		if at.Sub(measureFrom) >= d {
 			break
 		}
 		if w := time.Until(at); w > 0 {
@@ -209,7 +220,7 @@ func (g *generator) paced(rate int, conns int, d time.Duration) result {
 	}
 	close(due)
 	wg.Wait()
-	res.elapsed = time.Since(start)
+	res.elapsed = time.Since(measureFrom)
 	return res
 }
 
@@ -232,4 +243,5 @@ func (r *result) merge(o result) {
 	r.rejected += o.rejected
 	r.errors += o.errors
 	r.latencies = append(r.latencies, o.latencies...)
+	r.slow = append(r.slow, o.slow...)
 }

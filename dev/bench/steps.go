@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,7 @@ func (b *bench) ingestPaused(context.Context) error {
 		b.results[fmt.Sprintf("ingest_p99_ms_at_%d", rate)] = ms(r.percentile(0.99))
 		log.Printf("ingest at %d/s: achieved %.0f/s, p50 %.2f ms, p99 %.2f ms, %d rejected, %d errors",
 			rate, r.rate(), ms(r.percentile(0.5)), ms(r.percentile(0.99)), r.rejected, r.errors)
+		logStalls(fmt.Sprintf("ingest at %d/s", rate), r.slow)
 	}
 	b.note("ingest alone peaked at %.0f MiB RSS", p.peak())
 	return nil
@@ -264,6 +266,9 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	if os.Getenv("BENCH_PROFILE") != "" {
+		go b.profile("consume", b.stageAddr, 8*time.Second)
+	}
 	c0 := start0
 	var c1 int64
 	if err := waitFor(ctx, 15*time.Minute, "the credits group to catch up", func() (bool, error) {
@@ -430,6 +435,9 @@ func (b *bench) endToEnd(ctx context.Context) error {
 			answered[ev.eventID] = at
 		}
 		mu.Unlock()
+	}
+	if os.Getenv("BENCH_PROFILE") != "" {
+		go b.profile("e2e", b.stageAddr, b.window()-time.Second)
 	}
 	r := g.paced(2000, 2*conns, b.window())
 	log.Printf("e2e load: %.0f events/s accepted, %d rejected, %d errors", r.rate(), r.rejected, r.errors)
@@ -610,3 +618,26 @@ func (b *bench) logCommitStats(addr string) {
 // slot names a replication slot of this run: slot names are server-wide, so
 // two benches (or a bench and a leftover) must not share one.
 func (b *bench) slot(name string) string { return "bench_" + name + "_" + b.run }
+
+// logStalls says in which seconds requests waited over 100 ms: a few
+// seconds of many tell a stall (a checkpoint, a pause) from a spread.
+func logStalls(what string, slow []time.Time) {
+	if len(slow) == 0 {
+		return
+	}
+	slices.SortFunc(slow, time.Time.Compare)
+	perSecond := map[string]int{}
+	var order []string
+	for _, at := range slow {
+		k := at.Format("15:04:05")
+		if perSecond[k] == 0 {
+			order = append(order, k)
+		}
+		perSecond[k]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%s:%d", k, perSecond[k]))
+	}
+	log.Printf("%s: %d requests over 100 ms, by second due: %s", what, len(slow), strings.Join(parts, " "))
+}
