@@ -74,6 +74,7 @@ type RunFlags struct {
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
 	MemoryLimit      int64         `name:"memory-limit-mib" env:"SLUICE_MEMORY_LIMIT_MIB" default:"200" help:"Soft limit of the Go runtime's memory, in MiB (GOMEMLIMIT wins when set); 0 for none."`
+	GCPercent        int           `name:"gc-percent" env:"SLUICE_GC_PERCENT" default:"400" help:"Heap growth between collections, in percent of the live heap (GOGC wins when set); the memory limit caps it."`
 }
 
 func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {

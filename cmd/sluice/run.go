@@ -34,12 +34,7 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 		return err
 	}
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
-	// Sluice's buffers are bounded (consumer budgets, the relay's in-flight
-	// window), about 100 MiB of live heap in all; without a limit the
-	// collector lets the heap reach twice that before it runs.
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && f.MemoryLimit > 0 {
-		debug.SetMemoryLimit(f.MemoryLimit << 20)
-	}
+	tuneGC(f)
 	p, err := startPipeline(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -48,4 +43,20 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 	err = p.Wait()
 	log.Info("sluice stopped")
 	return err
+}
+
+// tuneGC sets the collector for a process whose memory is bounded by its
+// buffers (consumer budgets, the relay's in-flight window: about 100 MiB of
+// live heap with the defaults) and whose work allocates a little per event.
+// The memory limit is the ceiling RSS stays under; below it, a large
+// GCPercent lets garbage pile up between collections instead of collecting
+// every few MiB: ingest accepted a third more events per second with 400
+// than with Go's 100 (make bench, same run). GOMEMLIMIT and GOGC still win.
+func tuneGC(f RunFlags) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && f.MemoryLimit > 0 {
+		debug.SetMemoryLimit(f.MemoryLimit << 20)
+	}
+	if _, set := os.LookupEnv("GOGC"); !set && f.GCPercent > 0 {
+		debug.SetGCPercent(f.GCPercent)
+	}
 }
