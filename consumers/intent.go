@@ -2,14 +2,18 @@ package consumers
 
 import (
 	"context"
-	"encoding/json"
+	_ "embed"
 	"fmt"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/segmentio/encoding/json"
 
 	"github.com/sluicehq/sluice/internal/envelope"
 )
+
+//go:embed sql/intents.sql
+var intentsSQL string
 
 // Intent is a second-hop message (an e-mail, an alert) written as an outbox
 // row in the same transaction as the effect that caused it, so it exists
@@ -36,18 +40,18 @@ func NewIntent(topic string, rec Record, ceType, idempotencyKey, objectType, sub
 	return Intent{Topic: topic, Key: []byte(key), Headers: headers, Payload: body}
 }
 
-// WriteIntents writes intents to the outbox in order, with one COPY: a batch
-// handler's many intents cost one round trip and no statement parameters.
+// WriteIntents writes intents to the outbox in order, with one statement: a
+// batch handler's many intents cost one round trip.
 func WriteIntents(ctx context.Context, tx pgx.Tx, intents []Intent) error {
 	if len(intents) == 0 {
 		return nil
 	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"outbox"}, []string{"topic", "key", "headers", "payload"},
-		pgx.CopyFromSlice(len(intents), func(i int) ([]any, error) {
-			in := intents[i]
-			return []any{in.Topic, in.Key, in.Headers, in.Payload}, nil
-		}))
-	if err != nil {
+	topics, keys := make([]string, len(intents)), make([][]byte, len(intents))
+	headers, payloads := make([][]byte, len(intents)), make([][]byte, len(intents))
+	for i, in := range intents {
+		topics[i], keys[i], headers[i], payloads[i] = in.Topic, in.Key, in.Headers, in.Payload
+	}
+	if _, err := tx.Exec(ctx, intentsSQL, topics, keys, headers, payloads); err != nil {
 		return fmt.Errorf("write intents: %w", err)
 	}
 	return nil
