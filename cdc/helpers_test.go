@@ -80,10 +80,14 @@ func setup(t testing.TB, name string) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
 	if err := kafka.EnsureTopics(ctx, kadm.NewClient(admin), kafka.TopicSpec{Partitions: 6, Retention: time.Hour}, b.topic); err != nil {
+		admin.Close()
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		_ = kafka.DeleteTopicsWithPrefix(context.Background(), kadm.NewClient(admin), b.prefix+".")
+	})
 	return b
 }
 

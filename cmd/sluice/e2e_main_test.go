@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -108,6 +109,7 @@ func runSuite(m *testing.M) int {
 			code = 1
 		}
 	}
+	deleteTopics(topics.Resource(""))
 	return code
 }
 
@@ -137,4 +139,14 @@ func kafkaClient(t *testing.T, topics ...string) *kgo.Client {
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// deleteTopics removes the suite's topics from the shared broker.
+func deleteTopics(prefix string) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...))
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	_ = kafka.DeleteTopicsWithPrefix(context.Background(), kadm.NewClient(cl), prefix)
 }

@@ -45,6 +45,7 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })
 	svc := newDedupService(t)
 	specs := groups.List(topics, nil, groups.Options{Dispatch: dispatch.Config{URL: svc.url}})
 	var groupIDs []string

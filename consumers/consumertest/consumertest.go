@@ -52,6 +52,7 @@ var (
 func Main(m *testing.M) int {
 	code := m.Run()
 	if shared != nil {
+		_ = kafka.DeleteTopicsWithPrefix(context.Background(), shared.Admin, shared.Prefix+".")
 		shared.Pool.Close()
 		shared.admin.Close()
 		shared.DB.Drop()

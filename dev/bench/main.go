@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -215,6 +216,12 @@ func (b *bench) cleanup() {
 	}
 	defer admin.Close(ctx)
 	dropDatabase(ctx, admin, b.dbName)
+	if adm, done, err := b.admin(); err == nil {
+		if err := kafka.DeleteTopicsWithPrefix(ctx, adm, b.prefix+"."); err != nil {
+			log.Printf("delete this run's topics: %v", err)
+		}
+		done()
+	}
 }
 
 func dropDatabase(ctx context.Context, admin *pgx.Conn, name string) {

@@ -166,3 +166,30 @@ func leaderless(ctx context.Context, adm *kadm.Client, topics []string) (string,
 	}
 	return "", nil
 }
+
+// DeleteTopicsWithPrefix deletes every topic whose name starts with prefix:
+// how tests and the bench leave a shared broker as they found it (thousands
+// of leftover partitions slow a development broker down).
+func DeleteTopicsWithPrefix(ctx context.Context, adm *kadm.Client, prefix string) error {
+	if prefix == "" {
+		return errors.New("kafka: refusing to delete topics without a prefix")
+	}
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka: list topics: %w", err)
+	}
+	var names []string
+	for _, name := range topics.Names() {
+		if strings.HasPrefix(name, prefix) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	resp, err := adm.DeleteTopics(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("kafka: delete topics: %w", err)
+	}
+	return resp.Error()
+}
