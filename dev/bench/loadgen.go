@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sluicehq/sluice/ingest/signature"
@@ -175,6 +176,11 @@ func (g *generator) paced(rate int, conns int, d time.Duration) result {
 	// The first seconds open conns connections at once and grow every
 	// side's buffers; requests due then are sent but not measured.
 	const warmup = 2 * time.Second
+	// What earlier steps wrote would otherwise reach the disk in the
+	// middle of this one: the kernel writes dirty pages back 30 s after
+	// they were dirtied, all at once, and the WAL fsyncs of that second
+	// then take up to a second (seen as IO:WALSync in pg_stat_activity).
+	syscall.Sync()
 	interval := time.Second / time.Duration(rate)
 	due := make(chan time.Time, rate)
 	var (

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -349,6 +350,7 @@ func (b *bench) relayLatency(ctx context.Context) error {
 	// on every side (the relay's producer, the reader's fetch sessions):
 	// rows of the warm-up are written but not measured.
 	const warmup = 3 * time.Second
+	syscall.Sync() // see paced
 	measureFrom := time.Now().Add(warmup)
 	deadline := measureFrom.Add(b.window())
 	next := time.Now()
