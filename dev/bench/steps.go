@@ -428,6 +428,26 @@ func (b *bench) endToEnd(ctx context.Context) error {
 	if err := b.waitConsumed(ctx, adm, 10*time.Minute); err != nil {
 		return err
 	}
+	// One stalled second decides a p99 of ten: like the other cheap steps,
+	// the full run repeats this one and reports the medians.
+	var p50s, p99s []float64
+	for run := range b.runs() {
+		lat, err := b.endToEndRun(ctx, adm, run == 0)
+		if err != nil {
+			return err
+		}
+		p50s, p99s = append(p50s, ms(lat.percentile(0.5))), append(p99s, ms(lat.percentile(0.99)))
+		log.Printf("e2e over %d grants: p50 %.1f ms, p99 %.1f ms", len(lat.latencies), p50s[run], p99s[run])
+	}
+	b.results["e2e_p50_ms_at_2000"] = median(p50s)
+	b.results["e2e_p99_ms_at_2000"] = median(p99s)
+	b.results["peak_rss_mb"] = max(b.results["peak_rss_mb"], p.peak())
+	return nil
+}
+
+// endToEndRun paces one window of webhooks and reads, for each 2xx, the
+// grant it caused.
+func (b *bench) endToEndRun(ctx context.Context, adm *kadm.Client, profile bool) (result, error) {
 	answered := map[string]time.Time{}
 	var mu sync.Mutex
 	g := b.generatorFor(b.stageAddr, 2*conns)
@@ -438,13 +458,13 @@ func (b *bench) endToEnd(ctx context.Context) error {
 		}
 		mu.Unlock()
 	}
-	if os.Getenv("BENCH_PROFILE") != "" {
+	if profile && os.Getenv("BENCH_PROFILE") != "" {
 		go b.profile("e2e", b.stageAddr, b.window()-time.Second)
 	}
 	r := g.paced(2000, 2*conns, b.window())
 	log.Printf("e2e load: %.0f events/s accepted, %d rejected, %d errors", r.rate(), r.rejected, r.errors)
 	if err := b.waitConsumed(ctx, adm, 5*time.Minute); err != nil {
-		return err
+		return result{}, err
 	}
 	ids := make([]string, 0, len(answered))
 	for id := range answered {
@@ -452,25 +472,22 @@ func (b *bench) endToEnd(ctx context.Context) error {
 	}
 	rows, err := b.pool.Query(ctx, `SELECT event_id, processed_at FROM credit_grants WHERE event_id = ANY($1)`, ids)
 	if err != nil {
-		return err
+		return result{}, err
 	}
+	defer rows.Close()
 	var lat result
 	for rows.Next() {
 		var id string
 		var at time.Time
 		if err := rows.Scan(&id, &at); err != nil {
-			return err
+			return result{}, err
 		}
 		lat.latencies = append(lat.latencies, at.Sub(answered[id]))
 	}
 	if len(lat.latencies) == 0 {
-		return fmt.Errorf("no grant came from the load")
+		return result{}, fmt.Errorf("no grant came from the load")
 	}
-	b.results["e2e_p50_ms_at_2000"] = ms(lat.percentile(0.5))
-	b.results["e2e_p99_ms_at_2000"] = ms(lat.percentile(0.99))
-	b.results["peak_rss_mb"] = max(b.results["peak_rss_mb"], p.peak())
-	log.Printf("e2e over %d grants: p50 %.1f ms, p99 %.1f ms", len(lat.latencies), b.results["e2e_p50_ms_at_2000"], b.results["e2e_p99_ms_at_2000"])
-	return nil
+	return lat, rows.Err()
 }
 
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
