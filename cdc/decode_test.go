@@ -8,8 +8,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// insertMessage builds a pgoutput Insert message with text columns (nil is NULL).
-func insertMessage(relation uint32, cols ...[]byte) []byte {
+// insertMessage builds a pgoutput Insert message whose columns are in
+// format ('t' text or 'b' binary); a nil column is NULL.
+func insertMessage(relation uint32, format byte, cols ...[]byte) []byte {
 	msg := []byte{'I', 0, 0, 0, 0, 'N', 0, 0}
 	binary.BigEndian.PutUint32(msg[1:], relation)
 	binary.BigEndian.PutUint16(msg[6:], uint16(len(cols)))
@@ -18,7 +19,7 @@ func insertMessage(relation uint32, cols ...[]byte) []byte {
 			msg = append(msg, 'n')
 			continue
 		}
-		msg = append(msg, 't')
+		msg = append(msg, format)
 		msg = binary.BigEndian.AppendUint32(msg, uint32(len(c)))
 		msg = append(msg, c...)
 	}
@@ -30,7 +31,7 @@ func bytea(b string) []byte { return []byte(`\x` + hex.EncodeToString([]byte(b))
 // outboxInsert is an outbox row as pgoutput sends it, in the column order
 // of migrations/00001_core.sql.
 func outboxInsert(headers string, payload []byte, inboxID []byte) []byte {
-	return insertMessage(7, []byte("42"), []byte("2026-11-30 01:00:00+00"), []byte("sluice.invoices"),
+	return insertMessage(7, 't', []byte("42"), []byte("2026-11-30 01:00:00+00"), []byte("sluice.invoices"),
 		bytea("t/invoice/in_1"), []byte(headers), payload, inboxID)
 }
 
@@ -39,28 +40,15 @@ var testColumns = outboxColumns{id: 0, topic: 2, key: 3, headers: 4, payload: 5,
 
 // binaryOutboxInsert is the same row in pgoutput's binary format.
 func binaryOutboxInsert(headers string, payload []byte, inboxID int64) []byte {
-	msg := []byte{'I', 0, 0, 0, 7, 'N', 0, 7}
-	col := func(b []byte) {
-		if b == nil {
-			msg = append(msg, 'n')
-			return
-		}
-		msg = append(msg, 'b')
-		msg = binary.BigEndian.AppendUint32(msg, uint32(len(b)))
-		msg = append(msg, b...)
+	var inbox []byte // NULL when negative
+	if inboxID >= 0 {
+		inbox = binary.BigEndian.AppendUint64(nil, uint64(inboxID))
 	}
-	col(binary.BigEndian.AppendUint64(nil, 42))
-	col(binary.BigEndian.AppendUint64(nil, 0)) // created_at
-	col([]byte("sluice.invoices"))
-	col([]byte("t/invoice/in_1"))
-	col(append([]byte{1}, headers...))
-	col(payload)
-	if inboxID < 0 {
-		col(nil)
-	} else {
-		col(binary.BigEndian.AppendUint64(nil, uint64(inboxID)))
-	}
-	return msg
+	return insertMessage(7, 'b', binary.BigEndian.AppendUint64(nil, 42),
+		binary.BigEndian.AppendUint64(nil, 0), // created_at
+		[]byte("sluice.invoices"), []byte("t/invoice/in_1"),
+		append([]byte{1}, headers...), // jsonb's binary format: version 1, then the text
+		payload, inbox)
 }
 
 func TestDecodeBinaryFormat(t *testing.T) {

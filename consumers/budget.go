@@ -35,14 +35,16 @@ func (b *budget) over() bool {
 	return b.held >= b.limit
 }
 
-// room says whether a paused partition may be fetched again: resumed
-// partitions are fetched together, which can take the group past its limit
-// by a fetch, so there must be room for one.
+// room says whether a paused partition may be fetched again.
 func (b *budget) room() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.held < b.limit*3/4
+	return b.roomLocked()
 }
+
+// roomLocked: resumed partitions are fetched together, which can take the
+// group past its limit by a fetch, so there must be room for one.
+func (b *budget) roomLocked() bool { return b.held < b.limit*3/4 }
 
 // wait registers a paused worker to be offered a resume on release.
 func (b *budget) wait(w *worker) {
@@ -63,7 +65,7 @@ func (b *budget) release(n int64) {
 	b.held -= n
 	b.gauge.Set(float64(b.held))
 	var wake []*worker
-	if b.held < b.limit*3/4 { // room()
+	if b.roomLocked() {
 		wake, b.waiting = b.waiting, nil
 	}
 	b.mu.Unlock()
@@ -75,28 +77,18 @@ func (b *budget) release(n int64) {
 // recordBytes is what records cost while held: keys, values and headers,
 // and the structures that carry them (about 250 bytes a record and 50 a
 // header once fetched and parsed), which for small events weigh as much as
-// the bytes themselves.
-func recordBytes(recs []*kgo.Record) int64 {
-	var n int64
+// the bytes themselves. data is the part detach copies.
+func recordBytes(recs []*kgo.Record) (held, data int64) {
 	for _, r := range recs {
-		n += 256 + int64(len(r.Key)+len(r.Value))
+		n := int64(len(r.Key) + len(r.Value))
+		held += 256 + n
 		for _, h := range r.Headers {
-			n += 48 + int64(len(h.Key)+len(h.Value))
-		}
-	}
-	return n
-}
-
-// dataBytes is the bytes detach copies.
-func dataBytes(recs []*kgo.Record) int64 {
-	var n int64
-	for _, r := range recs {
-		n += int64(len(r.Key) + len(r.Value))
-		for _, h := range r.Headers {
+			held += 48 + int64(len(h.Key)+len(h.Value))
 			n += int64(len(h.Value))
 		}
+		data += n
 	}
-	return n
+	return held, data
 }
 
 // detach copies the records' keys, values and header values into one buffer
@@ -104,8 +96,8 @@ func dataBytes(recs []*kgo.Record) int64 {
 // and one record held back (a partition waiting for its turn) would keep a
 // whole decompressed batch alive, ten times its compressed size for bodies
 // like webhooks': memory would follow the fetches, not the budget.
-func detach(recs []*kgo.Record) {
-	buf := make([]byte, 0, dataBytes(recs))
+func detach(recs []*kgo.Record, data int64) {
+	buf := make([]byte, 0, data)
 	keep := func(b []byte) []byte {
 		if b == nil {
 			return nil

@@ -234,22 +234,25 @@ func TestARetryingPartitionDoesNotStallTheOthers(t *testing.T) {
 }
 
 // A group holds no more than its byte budget however many partitions it
-// owns (give or take the poll that crossed it), and a budget far smaller
+// owns, give or take the fetch that crossed it, and a budget far smaller
 // than the backlog only slows it: every record is applied and committed.
 func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 	t.Parallel()
 	env := consumertest.Shared(t)
 	f := env.Tenant(t, "stripe")
-	topic := env.Topic(t, "invoices", 8)
+	const partitions = 8
+	topic := env.Topic(t, "invoices", partitions)
 	var recs []*kgo.Record
 	for i := range 1600 {
 		r := invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
 		r.Key = fmt.Appendf(nil, "%s/invoice/in_%d", f.TenantID, i) // spread over the partitions
 		recs = append(recs, r)
 	}
-	// Kafka hands out whole record batches, so a fetch can exceed any
-	// limit by one batch: small batches let the budget be small.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.ProducerBatchMaxBytes(4<<10))
+	// Kafka hands out whole record batches, at least one per partition a
+	// fetch asks for, however small its limits: small uncompressed batches
+	// keep that overshoot known.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.ProducerBatchMaxBytes(4<<10),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,9 +268,13 @@ func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 	if got := h.applied.Load(); got < int64(len(recs)) {
 		t.Errorf("applied %d records, want %d", got, len(recs))
 	}
+	// A 4 KiB batch of these records counts for about 9 KiB held (the
+	// record and header structures are counted too); without the budget
+	// the group holds the whole backlog, over 2 MB.
+	const slack = partitions * 16 << 10
 	t.Logf("peak held %d bytes with a limit of %d", h.peak.Load(), limit)
-	if peak := h.peak.Load(); peak == 0 || peak > 3*limit {
-		t.Errorf("the group held up to %d bytes, want at most about %d", peak, limit)
+	if peak := h.peak.Load(); peak == 0 || peak > limit+slack {
+		t.Errorf("the group held up to %d bytes, want at most %d (%d and a record batch per partition)", peak, limit+slack, limit)
 	}
 }
 

@@ -88,7 +88,7 @@ func (w *worker) run() {
 			return
 		default:
 		}
-		recs := w.take()
+		recs, size := w.take()
 		if len(recs) == 0 {
 			select {
 			case <-w.quit:
@@ -98,7 +98,7 @@ func (w *worker) run() {
 			continue
 		}
 		ok := w.process(recs)
-		w.g.budget.release(recordBytes(recs))
+		w.g.budget.release(size)
 		if !ok {
 			return
 		}
@@ -110,8 +110,8 @@ func (w *worker) run() {
 // retrying in place, and the other partitions must not wait for it. It is
 // paused too when the group holds its whole byte budget.
 func (w *worker) offer(recs []*kgo.Record) {
-	n := recordBytes(recs)
-	detach(recs)
+	n, data := recordBytes(recs)
+	detach(recs, data)
 	w.g.budget.add(n)
 	w.mu.Lock()
 	w.pending = append(w.pending, recs...)
@@ -127,16 +127,17 @@ func (w *worker) offer(recs []*kgo.Record) {
 	}
 }
 
-// take returns the next batch, in order: up to MaxPoll pending records and
-// a quarter of the group's byte budget (at least one record). A paused
-// partition resumes once less than a batch waits, so the next fetch
-// overlaps the batch being applied.
-func (w *worker) take() []*kgo.Record {
+// take returns the next batch, in order, and what it holds of the budget:
+// up to MaxPoll pending records and a quarter of the group's byte budget (at
+// least one record). A paused partition resumes once less than a batch
+// waits, so the next fetch overlaps the batch being applied.
+func (w *worker) take() ([]*kgo.Record, int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n, size := 0, int64(0)
 	for n < len(w.pending) && n < w.g.cfg.MaxPoll && (n == 0 || size < w.g.batchBytes()) {
-		size += recordBytes(w.pending[n : n+1])
+		held, _ := recordBytes(w.pending[n : n+1])
+		size += held
 		n++
 	}
 	recs := append([]*kgo.Record(nil), w.pending[:n]...)
@@ -147,7 +148,7 @@ func (w *worker) take() []*kgo.Record {
 	w.pending = w.pending[:left]
 	w.pendingBytes -= size
 	w.resumeLocked()
-	return recs
+	return recs, size
 }
 
 // maybeResume is the budget's call once bytes were given back.

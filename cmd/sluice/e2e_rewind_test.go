@@ -83,16 +83,22 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	c.stop(t)
 	requests := svc.check(t, w.intents(t))
 
+	// After each rewind every group starts over from the earliest offset
+	// and must end with the same effects, row for row.
+	rewound := func(how string) {
+		t.Helper()
+		assertAtStart(t, adm, groupIDs)
+		c := startConsume(t, bin, topics)
+		waitCaughtUp(t, adm, specs)
+		if after := w.snapshot(t); after != before {
+			t.Errorf("effects changed after %s:\nbefore %s\nafter  %s", how, before, after)
+		}
+		c.stop(t)
+	}
 	for _, g := range groupIDs {
 		runSluice(t, bin, topics, "replay", "--group", g, "--to-earliest", "--execute")
 	}
-	assertAtStart(t, adm, groupIDs)
-	c = startConsume(t, bin, topics)
-	waitCaughtUp(t, adm, specs)
-	if after := w.snapshot(t); after != before {
-		t.Errorf("effects changed after `sluice replay --to-earliest`:\nbefore %s\nafter  %s", before, after)
-	}
-	c.stop(t)
+	rewound("`sluice replay --to-earliest`")
 
 	kcg := filepath.Join("..", "..", "dev", "kafka", "bin", "kafka-consumer-groups")
 	for _, g := range groupIDs {
@@ -102,13 +108,7 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 			t.Fatalf("kafka-consumer-groups --reset-offsets %s: %v\n%s", g, err, out)
 		}
 	}
-	assertAtStart(t, adm, groupIDs)
-	c = startConsume(t, bin, topics)
-	waitCaughtUp(t, adm, specs)
-	if after := w.snapshot(t); after != before {
-		t.Errorf("effects changed after kafka-consumer-groups --reset-offsets --to-earliest:\nbefore %s\nafter  %s", before, after)
-	}
-	c.stop(t)
+	rewound("kafka-consumer-groups --reset-offsets --to-earliest")
 	if again := svc.check(t, w.intents(t)); again != requests {
 		t.Errorf("the service got %d requests after the rewinds, want none", again-requests)
 	}
