@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/encoding/json"
@@ -32,7 +31,7 @@ func NewIntent(topic string, rec Record, ceType, idempotencyKey, objectType, sub
 	ev := rec.Event
 	key := envelope.Key(ev.TenantID, objectType, subject)
 	body, _ := json.Marshal(payload)
-	headers := appendHeaders(make([]byte, 0, 640), envelope.Event{
+	headers, _ := json.Marshal(envelope.Event{
 		ID: idempotencyKey, Source: envelope.SourceURI(ev.TenantID, ev.SourceID), Type: ceType,
 		Subject: subject, TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, PartitionKey: key,
 		ContentType: "application/json", TraceParent: ev.TraceParent,
@@ -55,37 +54,4 @@ func WriteIntents(ctx context.Context, tx pgx.Tx, intents []Intent) error {
 		return fmt.Errorf("write intents: %w", err)
 	}
 	return nil
-}
-
-// appendHeaders appends headers as a JSON object. The outbox stores them as
-// jsonb, so key order and spacing do not matter; what matters is that a
-// batch's intents are cheap to build (json.Marshal sorts a map's keys and
-// reflects on every value).
-func appendHeaders(b []byte, headers map[string]string) []byte {
-	b = append(b, '{')
-	first := true
-	for k, v := range headers {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendJSONString(b, k)
-		b = append(b, ':')
-		b = appendJSONString(b, v)
-	}
-	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string; anything but printable ASCII
-// without quotes or backslashes takes encoding/json's path.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-			quoted, _ := json.Marshal(s)
-			return append(b, quoted...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
