@@ -65,11 +65,14 @@ type Config struct {
 	// it is dead-lettered. Default 3.
 	MaxAttempts int
 	// Transactions bounds the group's batch transactions open at once,
-	// whatever the number of partitions it owns. A few busy transactions
-	// make better use of a database than one per partition fighting over
-	// its CPU and its hot index pages; a partition waiting for its turn
-	// meanwhile gathers a larger next batch. Default 4.
+	// whatever the number of partitions it owns, when Slots is nil.
+	// Default 4.
 	Transactions int
+	// Slots, when set, bounds batch transactions across every group
+	// sharing it instead: a busy group may then open one per partition it
+	// owns while the others are idle, and all of them together stay within
+	// what the database (and the connection pool) can take.
+	Slots Slots
 	// Backoff is the first retry pause, doubled up to MaxBackoff, with jitter.
 	// Defaults 200ms and 30s.
 	Backoff    time.Duration
@@ -109,6 +112,12 @@ func (c Config) validate() error {
 	return nil
 }
 
+// Slots bounds open batch transactions; see Config.Slots.
+type Slots chan struct{}
+
+// NewSlots allows n batch transactions at once.
+func NewSlots(n int) Slots { return make(Slots, max(n, 1)) }
+
 // Group runs one consumer group.
 type Group struct {
 	cfg      Config
@@ -117,7 +126,7 @@ type Group struct {
 	handler  Handler
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
-	txSlots  chan struct{} // one per batch transaction allowed open at once
+	txSlots  Slots // one per batch transaction allowed open at once
 	budget   *budget
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
@@ -139,10 +148,14 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 		return nil, err
 	}
 	m := newMetrics(reg, cfg.Group)
+	slots := cfg.Slots
+	if slots == nil {
+		slots = NewSlots(cfg.Transactions)
+	}
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)), pool: pool, handler: handler,
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
-		txSlots: make(chan struct{}, cfg.Transactions), budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered},
+		txSlots: slots, budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered},
 	}, nil
 }
 
@@ -152,7 +165,12 @@ func (g *Group) Run(ctx context.Context) error {
 	opts := append([]kgo.Opt{
 		kgo.ConsumerGroup(g.cfg.Group),
 		kgo.ConsumeTopics(g.cfg.Topics...),
-		kgo.DisableAutoCommit(),
+		// Offsets are marked once a batch's transaction committed and sent
+		// to Kafka every second, not after each batch: a synchronous commit
+		// per batch put a broker round trip between every two batches of a
+		// partition. A crash replays at most that second, harmlessly.
+		kgo.AutoCommitMarks(),
+		kgo.AutoCommitInterval(time.Second),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -169,7 +187,7 @@ func (g *Group) Run(ctx context.Context) error {
 		kgo.FetchMaxWait(500 * time.Millisecond),
 		kgo.OnPartitionsAssigned(g.assigned),
 		kgo.OnPartitionsRevoked(g.revoked),
-		kgo.OnPartitionsLost(g.revoked),
+		kgo.OnPartitionsLost(g.lost),
 	}, g.kafkaOpt...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -202,6 +220,7 @@ func (g *Group) Run(ctx context.Context) error {
 	}
 	// Stop every worker after its current batch, commit, then leave.
 	g.stopWorkers(g.all())
+	g.commitMarked(cl)
 	cl.AllowRebalance()
 	return nil
 }
@@ -216,14 +235,35 @@ func (g *Group) assigned(_ context.Context, cl *kgo.Client, assigned map[string]
 	}
 }
 
-func (g *Group) revoked(_ context.Context, _ *kgo.Client, revoked map[string][]int32) {
+// revoked stops the workers of partitions handed to another member, then
+// commits what they applied, so the new owner starts after it.
+func (g *Group) revoked(_ context.Context, cl *kgo.Client, revoked map[string][]int32) {
+	g.stopWorkers(keysOf(revoked))
+	g.commitMarked(cl)
+}
+
+// lost stops the workers of partitions this member no longer owns (a
+// session expired): a commit would be refused, the new owner replays.
+func (g *Group) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	g.stopWorkers(keysOf(lost))
+}
+
+func (g *Group) commitMarked(cl *kgo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.CommitMarkedOffsets(ctx); err != nil {
+		g.log.Warn("offset commit failed", slog.Any("error", err))
+	}
+}
+
+func keysOf(m map[string][]int32) []partitionKey {
 	var keys []partitionKey
-	for topic, partitions := range revoked {
+	for topic, partitions := range m {
 		for _, p := range partitions {
 			keys = append(keys, partitionKey{topic, p})
 		}
 	}
-	g.stopWorkers(keys)
+	return keys
 }
 
 func (g *Group) all() []partitionKey {

@@ -8,6 +8,7 @@ type metrics struct {
 	transient    prometheus.Counter
 	oneByOne     prometheus.Counter
 	batchSeconds prometheus.Histogram
+	slotSeconds  prometheus.Histogram
 	buffered     prometheus.Gauge
 }
 
@@ -21,9 +22,12 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 			Help: "Set-based batches refused for a record's data and applied again record by record to find it.", ConstLabels: labels}),
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch.",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
+		slotSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_transaction_wait_seconds",
+			Help: "Time a batch waited for a transaction slot (Transactions, Slots) before it began.", ConstLabels: labels,
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
 		buffered: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_consumer_buffered_bytes",
 			Help: "Bytes of records fetched and not yet applied, held against the group's MaxBufferedBytes.", ConstLabels: labels}),
 	}
-	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.oneByOne, m.batchSeconds, m.buffered)
+	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.oneByOne, m.batchSeconds, m.slotSeconds, m.buffered)
 	return m
 }

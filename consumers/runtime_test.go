@@ -305,3 +305,36 @@ func (h *heldBytes) Apply(context.Context, pgx.Tx, consumers.Record) error {
 	}
 	return nil
 }
+
+// Offsets reach Kafka on a timer, not after each batch; a group that stops
+// (shutdown, or its partitions revoked) commits what it applied before it
+// lets go, so the next owner does not start over from the last tick.
+func TestStoppingCommitsWhatWasApplied(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 2)
+	var recs []*kgo.Record
+	for i := range 40 {
+		r := invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
+		r.Key = fmt.Appendf(nil, "%s/invoice/in_%d", f.TenantID, i)
+		recs = append(recs, r)
+	}
+	recs = env.Produce(t, recs...)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}}, credits.Handler{Topics: envelope.Topics{Prefix: topic}}, nil)
+	testenv.Eventually(t, time.Minute, "every grant", func() (bool, error) {
+		return env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID) == len(recs), nil
+	})
+	g.Stop(t)
+
+	// No waiting: the commit happened before Stop returned.
+	offsets, err := env.Admin.FetchOffsets(context.Background(), g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if o, ok := offsets.Lookup(r.Topic, r.Partition); !ok || o.At <= r.Offset {
+			t.Fatalf("partition %d committed %d after a clean stop, want past %d", r.Partition, o.At, r.Offset)
+		}
+	}
+}

@@ -261,11 +261,9 @@ func (w *worker) process(batch []*kgo.Record) bool {
 			slog.String("event_id", recs[i].Event.ID), slog.Int("attempts", f.attempts), slog.String("reason", f.reason))
 		delete(w.failures, recs[i].Offset)
 	}
-	// Offsets go to Kafka only now that the effects are committed. A failed
-	// commit (partition revoked meanwhile) only means a harmless replay.
-	if err := w.cl.CommitRecords(ctx, batch[len(batch)-1]); err != nil {
-		w.log.Warn("offset commit failed", slog.Any("error", err))
-	}
+	// Offsets may go to Kafka only now that the effects are committed. A
+	// lost commit (a crash, a revoke meanwhile) only means a harmless replay.
+	w.cl.MarkCommitRecords(batch[len(batch)-1])
 	return true
 }
 
@@ -296,8 +294,10 @@ var errSetBased = errors.New("set-based batch")
 // returns the index of the record at fault, or -1 when the transaction
 // itself (or the set-based batch: errSetBased) failed.
 func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure, oneByOne bool) (int, error) {
+	queued := time.Now()
 	w.g.txSlots <- struct{}{}
 	defer func() { <-w.g.txSlots }()
+	w.g.metrics.slotSeconds.Observe(time.Since(queued).Seconds())
 	tx, err := w.g.pool.Begin(ctx)
 	if err != nil {
 		return -1, fmt.Errorf("begin: %w", err)

@@ -69,9 +69,10 @@ type RunFlags struct {
 	TenantRate       float64       `name:"tenant-rate" env:"SLUICE_TENANT_RATE" default:"1000" help:"Events/s per tenant on this instance, after authentication (429 beyond)."`
 	TenantBurst      int           `name:"tenant-burst" env:"SLUICE_TENANT_BURST" default:"2000" help:"Burst of the per-tenant bucket."`
 	TrustedProxies   []string      `name:"trusted-proxies" env:"SLUICE_TRUSTED_PROXIES" sep:"," help:"CIDRs whose X-Forwarded-For is believed for source IP allowlists."`
-	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"2" help:"Concurrent group-commit transactions."`
+	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"1" help:"Concurrent group-commit transactions."`
 	CommitBatch      int           `name:"ingest-batch" env:"SLUICE_INGEST_BATCH" default:"256" help:"Most deliveries per group-commit transaction."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
+	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together (a group opens at most one per partition)."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
 	MemoryLimit      int64         `name:"memory-limit-mib" env:"SLUICE_MEMORY_LIMIT_MIB" default:"200" help:"Soft limit of the Go runtime's memory, in MiB (GOMEMLIMIT wins when set); 0 for none."`
 	GCPercent        int           `name:"gc-percent" env:"SLUICE_GC_PERCENT" default:"400" help:"Heap growth between collections, in percent of the live heap (GOGC wins when set); the memory limit caps it."`
@@ -94,6 +95,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
 		Profiling:           f.Pprof,
 	}
 	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
+	cfg.ConsumerTransactions = f.ConsumerTxs
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst
 	cfg.IngestConfig.Commit.Committers, cfg.IngestConfig.Commit.MaxBatch = f.Committers, f.CommitBatch

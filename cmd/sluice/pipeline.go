@@ -50,11 +50,12 @@ type pipelineConfig struct {
 
 	IngestConfig ingest.Config
 	CDCConfig    cdc.Config
-	// ConsumerMaxAttempts, ConsumerBackoff and ConsumerBuffer (bytes) tune
-	// every group.
-	ConsumerMaxAttempts int
-	ConsumerBuffer      int64
-	ConsumerBackoff     time.Duration
+	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes) and
+	// ConsumerTransactions tune every group.
+	ConsumerMaxAttempts  int
+	ConsumerBuffer       int64
+	ConsumerTransactions int
+	ConsumerBackoff      time.Duration
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
@@ -111,9 +112,10 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	// Committers, partition workers, the relay's helpers and source lookups
-	// each hold a connection at times; 40 covers 12 partitions with room.
-	pool, err := pg.Connect(ctx, cfg.DatabaseURL, 40)
+	// The consumers' batch transactions (ConsumerTransactions in all), the
+	// committers, the relay's helpers and source lookups each hold a
+	// connection at times.
+	pool, err := pg.Connect(ctx, cfg.DatabaseURL, max(40, int32(cfg.ConsumerTransactions)+24))
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +193,7 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 		runners = append(runners, relay.Run)
 	}
 	if cfg.Consume {
+		slots := consumers.NewSlots(cfg.ConsumerTransactions)
 		for _, spec := range groups.List(cfg.Topics, pool, groups.Options{Dispatch: cfg.Dispatch}) {
 			group, err := consumers.NewGroup(consumers.Config{
 				Group:            spec.ID,
@@ -198,6 +201,7 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 				DeadLetterTopic:  spec.DeadLetterTopic,
 				MaxAttempts:      cfg.ConsumerMaxAttempts,
 				MaxBufferedBytes: cfg.ConsumerBuffer,
+				Slots:            slots,
 				Backoff:          cfg.ConsumerBackoff,
 			}, log.With(slog.String("component", "consumer")), pool, spec.Handler, kafkaOpts, reg)
 			if err != nil {

@@ -1,6 +1,7 @@
 // Command bench measures the Sluice pipeline on this machine, each figure
 // beside a baseline measured in the same run (`make bench`; BENCH_QUICK=1
-// for a short run). It starts sluice stages as separate processes against a
+// for a short run; BENCH_ONLY=e2e,... for some steps; BENCH_SLUICE=path to
+// measure another build). It starts sluice stages as separate processes against a
 // database and topics of its own, drives them with a load generator, and
 // prints a table and .run/bench/results.json.
 package main
@@ -122,6 +123,11 @@ func setup(ctx context.Context) (*bench, error) {
 	b.run = time.Now().UTC().Format("0102150405")
 	root, _ := os.Getwd()
 	b.bin = filepath.Join(root, "bin/sluice")
+	// BENCH_SLUICE=path measures another build (an A/B of a change,
+	// alternating runs on the same machine).
+	if bin := os.Getenv("BENCH_SLUICE"); bin != "" {
+		b.bin = bin
+	}
 	b.outDir = filepath.Join(root, ".run/bench")
 	if err := os.MkdirAll(b.outDir, 0o755); err != nil {
 		return nil, err
