@@ -45,13 +45,25 @@ func WriteIntents(ctx context.Context, tx pgx.Tx, intents []Intent) error {
 	if len(intents) == 0 {
 		return nil
 	}
+	if _, err := tx.Exec(ctx, intentsSQL, intentArgs(intents)...); err != nil {
+		return fmt.Errorf("write intents: %w", err)
+	}
+	return nil
+}
+
+// QueueIntents is WriteIntents's statement added to b, for a handler that
+// sends it together with its other last statements in one round trip.
+func QueueIntents(b *pgx.Batch, intents []Intent) {
+	if len(intents) > 0 {
+		b.Queue(intentsSQL, intentArgs(intents)...)
+	}
+}
+
+func intentArgs(intents []Intent) []any {
 	topics, keys := make([]string, len(intents)), make([][]byte, len(intents))
 	headers, payloads := make([][]byte, len(intents)), make([][]byte, len(intents))
 	for i, in := range intents {
 		topics[i], keys[i], headers[i], payloads[i] = in.Topic, in.Key, in.Headers, in.Payload
 	}
-	if _, err := tx.Exec(ctx, intentsSQL, topics, keys, headers, payloads); err != nil {
-		return fmt.Errorf("write intents: %w", err)
-	}
-	return nil
+	return []any{topics, keys, headers, payloads}
 }

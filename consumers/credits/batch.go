@@ -32,6 +32,10 @@ func (h Handler) ApplyBatch(ctx context.Context, tx pgx.Tx, recs []consumers.Rec
 		if err := h.grantAll(ctx, tx, recs[from:i]); err != nil {
 			return err
 		}
+		// The grants' e-mails go out before the refund's, as they happened.
+		if err := consumers.WriteIntents(ctx, tx, takeIntents(ctx)); err != nil {
+			return err
+		}
 		if err := h.reverse(ctx, tx, rec); err != nil {
 			return err
 		}
@@ -97,14 +101,30 @@ func (h Handler) grantAll(ctx context.Context, tx pgx.Tx, recs []consumers.Recor
 		return nil // all granted before: a redelivery or a rewind
 	}
 
-	deltas := batchDeltas(ctx)
-	intents := make([]consumers.Intent, len(made))
-	for i, ord := range made {
+	// The e-mails are written when the batch settles, with the balances,
+	// in one round trip.
+	deltas, intents := batchDeltas(ctx), batchIntents(ctx)
+	for _, ord := range made {
 		g := grants[ord-1]
 		addDelta(deltas, g.rec.Event.TenantID, g.workspace, credits)
-		intents[i] = h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID)
+		*intents = append(*intents, h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
 	}
-	return consumers.WriteIntents(ctx, tx, intents)
+	return nil
+}
+
+type intentsKey struct{}
+
+// batchIntents are the e-mails of a batch's grants not written yet.
+func batchIntents(ctx context.Context) *[]consumers.Intent {
+	return consumers.BatchValue(ctx, intentsKey{}, func() *[]consumers.Intent { return new([]consumers.Intent) })
+}
+
+// takeIntents returns the batch's unwritten e-mails and forgets them.
+func takeIntents(ctx context.Context) []consumers.Intent {
+	p := batchIntents(ctx)
+	intents := *p
+	*p = nil
+	return intents
 }
 
 // workspacesOf fills in each grant's workspace: from the batch's cache, and

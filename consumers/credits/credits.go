@@ -249,21 +249,26 @@ func addDelta(deltas map[string]*delta, tenantID, workspaceID string, credits in
 	d.credits += credits
 }
 
-// Settle implements consumers.Settler: the batch's balance changes, in
-// workspace order, in one statement.
+// Settle implements consumers.Settler: the e-mails of the batch's grants
+// not written yet and its balance changes, in workspace order, in one round
+// trip.
 func (h Handler) Settle(ctx context.Context, tx pgx.Tx) error {
-	deltas := batchDeltas(ctx)
-	if len(deltas) == 0 {
+	b := &pgx.Batch{}
+	consumers.QueueIntents(b, takeIntents(ctx))
+	if deltas := batchDeltas(ctx); len(deltas) > 0 {
+		workspaces := slices.Sorted(maps.Keys(deltas))
+		tenants := make([]string, len(workspaces))
+		amounts := make([]int64, len(workspaces))
+		for i, w := range workspaces {
+			tenants[i], amounts[i] = deltas[w].tenantID, deltas[w].credits
+		}
+		b.Queue(settleSQL, workspaces, tenants, amounts)
+	}
+	if b.Len() == 0 {
 		return nil
 	}
-	workspaces := slices.Sorted(maps.Keys(deltas))
-	tenants := make([]string, len(workspaces))
-	amounts := make([]int64, len(workspaces))
-	for i, w := range workspaces {
-		tenants[i], amounts[i] = deltas[w].tenantID, deltas[w].credits
-	}
-	if _, err := tx.Exec(ctx, settleSQL, workspaces, tenants, amounts); err != nil {
-		return fmt.Errorf("move balances: %w", err)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("write e-mails and move balances: %w", err)
 	}
 	return nil
 }
