@@ -70,6 +70,14 @@ func TestRefundReversesTheGrantOnce(t *testing.T) {
 		envelope.Topics{Prefix: topic}.Resource("notifications"), f.TenantID); n != 1 {
 		t.Errorf("reversal e-mails = %d, want 1", n)
 	}
+	// in_1's records share a partition and a batch: its grant's e-mail is
+	// written (and relayed) before its refund's, as they happened.
+	if n := env.Count(t, `SELECT count(*) FROM outbox g, outbox r
+		WHERE g.topic = $1 AND g.headers->>'ce_tenantid' = $2 AND g.headers->>'ce_type' = 'sluice.email.credits_granted' AND g.headers->>'ce_id' LIKE '%in_1/%'
+		  AND r.topic = $1 AND r.headers->>'ce_tenantid' = $2 AND r.headers->>'ce_type' = 'sluice.email.credits_reversed' AND g.id < r.id`,
+		envelope.Topics{Prefix: topic}.Resource("notifications"), f.TenantID); n != 1 {
+		t.Errorf("in_1's grant e-mail before its refund e-mail: %d pairs, want 1", n)
+	}
 }
 
 // Batches of twelve partitions granting to the same workspaces at once wait
