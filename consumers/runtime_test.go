@@ -30,6 +30,16 @@ func invoicePaid(f consumertest.Fixture, topic, eventID, invoiceID, customer str
 	return consumertest.Record(topic, f.Event(eventID, "stripe.invoice.paid", "invoice", invoiceID, time.Now()), body)
 }
 
+// invoices are n paid invoices of f's customer, evt_i about in_i: keyed by
+// invoice, so they spread over the topic's partitions.
+func invoices(f consumertest.Fixture, topic string, n int) []*kgo.Record {
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
+	}
+	return recs
+}
+
 // Invariant 8 at the runtime: a permanently failing record among good ones,
 // all on one partition, becomes a dead letter after MaxAttempts (row and
 // outbox row for <group>.dlq with the original and the dlq headers); the
@@ -106,10 +116,7 @@ func TestDatabaseOutageDelaysButLosesNothing(t *testing.T) {
 	t.Cleanup(pool.Close)
 
 	const n = 300
-	var recs []*kgo.Record
-	for i := range n {
-		recs = append(recs, invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer))
-	}
+	recs := invoices(f, topic, n)
 	h := credits.Handler{Topics: envelope.Topics{Prefix: topic}}
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 20, MaxBackoff: 2 * time.Second}, h, pool)
 	env.Produce(t, recs[:n/3]...)
@@ -242,12 +249,7 @@ func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 	f := env.Tenant(t, "stripe")
 	const partitions = 8
 	topic := env.Topic(t, "invoices", partitions)
-	var recs []*kgo.Record
-	for i := range 1600 {
-		r := invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
-		r.Key = fmt.Appendf(nil, "%s/invoice/in_%d", f.TenantID, i) // spread over the partitions
-		recs = append(recs, r)
-	}
+	recs := invoices(f, topic, 1600)
 	// Kafka hands out whole record batches, at least one per partition a
 	// fetch asks for, however small its limits: small uncompressed batches
 	// keep that overshoot known.
@@ -314,13 +316,7 @@ func TestStoppingCommitsWhatWasApplied(t *testing.T) {
 	env := consumertest.Shared(t)
 	f := env.Tenant(t, "stripe")
 	topic := env.Topic(t, "invoices", 2)
-	var recs []*kgo.Record
-	for i := range 40 {
-		r := invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
-		r.Key = fmt.Appendf(nil, "%s/invoice/in_%d", f.TenantID, i)
-		recs = append(recs, r)
-	}
-	recs = env.Produce(t, recs...)
+	recs := env.Produce(t, invoices(f, topic, 40)...)
 	g := env.Run(t, consumers.Config{Topics: []string{topic}}, credits.Handler{Topics: envelope.Topics{Prefix: topic}}, nil)
 	testenv.Eventually(t, time.Minute, "every grant", func() (bool, error) {
 		return env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID) == len(recs), nil
@@ -328,13 +324,7 @@ func TestStoppingCommitsWhatWasApplied(t *testing.T) {
 	g.Stop(t)
 
 	// No waiting: the commit happened before Stop returned.
-	offsets, err := env.Admin.FetchOffsets(context.Background(), g.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if o, ok := offsets.Lookup(r.Topic, r.Partition); !ok || o.At <= r.Offset {
-			t.Fatalf("partition %d committed %d after a clean stop, want past %d", r.Partition, o.At, r.Offset)
-		}
+	if ok, err := consumertest.CommittedPast(env.Admin, g.ID, recs...); err != nil || !ok {
+		t.Fatalf("group %s has not committed past its records after a clean stop (error %v)", g.ID, err)
 	}
 }

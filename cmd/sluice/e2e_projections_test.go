@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -91,16 +92,7 @@ func waitGroupPast(t *testing.T, group string, recs ...*kgo.Record) {
 	t.Helper()
 	adm := kadmClient(t)
 	testenv.Eventually(t, time.Minute, group+" to commit past the records", func() (bool, error) {
-		offsets, err := adm.FetchOffsets(context.Background(), group)
-		if err != nil {
-			return false, err
-		}
-		for _, r := range recs {
-			if o, ok := offsets.Lookup(r.Topic, r.Partition); !ok || o.At <= r.Offset {
-				return false, nil
-			}
-		}
-		return true, nil
+		return consumertest.CommittedPast(adm, group, recs...)
 	})
 }
 

@@ -213,18 +213,23 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 func (e *Env) WaitCommitted(tb testing.TB, group string, timeout time.Duration, recs ...*kgo.Record) {
 	tb.Helper()
 	testenv.Eventually(tb, timeout, "group "+group+" to commit past the records", func() (bool, error) {
-		offsets, err := e.Admin.FetchOffsets(context.Background(), group)
-		if err != nil {
-			return false, err
-		}
-		for _, r := range recs {
-			o, ok := offsets.Lookup(r.Topic, r.Partition)
-			if !ok || o.At <= r.Offset {
-				return false, nil
-			}
-		}
-		return true, nil
+		return CommittedPast(e.Admin, group, recs...)
 	})
+}
+
+// CommittedPast reports whether group's committed offsets are past every
+// record, now.
+func CommittedPast(adm *kadm.Client, group string, recs ...*kgo.Record) (bool, error) {
+	offsets, err := adm.FetchOffsets(context.Background(), group)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range recs {
+		if o, ok := offsets.Lookup(r.Topic, r.Partition); !ok || o.At <= r.Offset {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Count runs a count query.

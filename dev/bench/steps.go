@@ -514,13 +514,21 @@ func (b *bench) endToEndRun(ctx context.Context, adm *kadm.Client, profile bool)
 // consumer's batch. It reads the topic afterwards, so it adds no load to the
 // window it explains.
 func (b *bench) logLegs(ctx context.Context, adm *kadm.Client, began time.Time, answered, effects map[string]time.Time) error {
-	ends, err := adm.ListEndOffsets(ctx, b.prefix+".invoices")
+	topic := b.prefix + ".invoices"
+	starts, err := adm.ListOffsetsAfterMilli(ctx, began.UnixMilli(), topic)
 	if err != nil {
 		return err
 	}
-	want := map[int32]int64{}
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return err
+	}
+	// Read from each partition's first record of the window to its end; a
+	// partition the window did not reach starts at its end.
+	at, want := map[int32]int64{}, map[int32]int64{}
+	starts.Each(func(o kadm.ListedOffset) { at[o.Partition] = o.Offset })
 	ends.Each(func(o kadm.ListedOffset) { want[o.Partition] = o.Offset })
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...), kgo.ConsumeTopics(b.prefix+".invoices"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(began.UnixMilli())))
 	if err != nil {
 		return err
@@ -529,7 +537,6 @@ func (b *bench) logLegs(ctx context.Context, adm *kadm.Client, began time.Time, 
 	readCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var relay, consume result
-	at := map[int32]int64{}
 	done := func() bool {
 		for p, end := range want {
 			if at[p] < end {
@@ -692,15 +699,14 @@ func metricsOf(addr string) (func(name string) float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(name string) float64 {
-		for _, line := range strings.Split(string(body), "\n") {
-			if rest, ok := strings.CutPrefix(line, name+" "); ok {
-				v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-				return v
-			}
+	samples := map[string]float64{}
+	for _, line := range strings.Split(string(body), "\n") {
+		// name{labels} value; label values may hold spaces, values do not.
+		if i := strings.LastIndexByte(line, ' '); i > 0 && !strings.HasPrefix(line, "#") {
+			samples[line[:i]], _ = strconv.ParseFloat(line[i+1:], 64)
 		}
-		return 0
-	}, nil
+	}
+	return func(name string) float64 { return samples[name] }, nil
 }
 
 // logConsumerStats prints a group's mean batch and transaction time: with
