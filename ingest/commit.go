@@ -65,6 +65,7 @@ type result struct {
 }
 
 type request struct {
+	ctx  context.Context // the HTTP request's: once it ends, nobody waits
 	d    *delivery
 	done chan result
 }
@@ -160,7 +161,7 @@ func (c *committer) submit(ctx context.Context, d *delivery) result {
 func (c *committer) submitAll(ctx context.Context, tenant string, ds []*delivery) []result {
 	rs := make([]*request, len(ds))
 	for i, d := range ds {
-		rs[i] = &request{d: d, done: make(chan result, 1)}
+		rs[i] = &request{ctx: ctx, d: d, done: make(chan result, 1)}
 	}
 	out := make([]result, len(ds))
 	if !c.queue.push(tenant, rs...) {
@@ -192,8 +193,26 @@ func (c *committer) loop() {
 		if batch, ok = c.queue.take(batch[:0], c.cfg.MaxBatch); !ok {
 			return
 		}
-		c.commitBatch(batch)
+		if batch = dropAbandoned(batch); len(batch) > 0 {
+			c.commitBatch(batch)
+		}
 	}
+}
+
+// dropAbandoned leaves out requests whose client is gone: it was answered
+// 5xx already (or never will be), so storing the delivery would only spend
+// a transaction on work the provider will redo.
+func dropAbandoned(batch []*request) []*request {
+	kept := batch[:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- result{err: fmt.Errorf("%w: %w", ErrNotCommitted, err)}
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(batch[len(kept):])
+	return kept
 }
 
 func (c *committer) commitBatch(batch []*request) {

@@ -109,12 +109,17 @@ func (s *Service) handleEvents(c *gin.Context) {
 		return
 	}
 	tenant := slog.String("tenant_id", src.TenantID)
-	if c.ContentType() != "application/json" {
+	if !isJSON(c.GetHeader("Content-Type")) {
 		s.reject(c, rejectMediaType, 0, tenant)
 		return
 	}
-	body, ok := s.readBody(c, s.cfg.MaxBatchBodyBytes)
-	if !ok {
+	// The key is checked already: the body is held, not budgeted.
+	body, ok := s.readBody(c, s.cfg.MaxBatchBodyBytes, &hold{})
+	if !ok || s.gone(c) {
+		return
+	}
+	if err := s.cfg.Shape.check(body); err != nil {
+		s.reject(c, rejection{http.StatusBadRequest, "too_complex", err.Error()}, 0, tenant)
 		return
 	}
 	var req struct {

@@ -14,11 +14,9 @@ package ingest
 import (
 	"crypto/sha256"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -63,6 +61,10 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// MaxBatchBodyBytes caps a POST /v1/events body. Default 8 MiB.
 	MaxBatchBodyBytes int64
+	// Shape bounds the structure of an authenticated JSON body.
+	Shape Shape
+	// Unverified bounds the bytes of bodies not yet authenticated.
+	Unverified Unverified
 	// Topics names the topics events are published to.
 	Topics envelope.Topics
 	Commit CommitConfig
@@ -94,6 +96,8 @@ func (c Config) WithDefaults() Config {
 	if c.MaxBatchBodyBytes <= 0 {
 		c.MaxBatchBodyBytes = 8 << 20
 	}
+	c.Shape = c.Shape.withDefaults()
+	c.Unverified = c.Unverified.withDefaults()
 	c.Commit = c.Commit.WithDefaults()
 	return c
 }
@@ -109,6 +113,7 @@ type Service struct {
 	metrics      *metrics
 	tenantLimit  *limiters
 	failureLimit *limiters
+	unverified   *byteBudget
 }
 
 // New builds the service; Start must be called before it handles requests.
@@ -125,6 +130,7 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 		metrics:      m,
 		tenantLimit:  newLimiters(cfg.TenantRate, cfg.TenantBurst),
 		failureLimit: newLimiters(cfg.AuthFailureRate, cfg.AuthFailureBurst),
+		unverified:   newByteBudget(cfg.Unverified),
 	}
 }
 
@@ -176,32 +182,20 @@ var (
 	rejectNotCommitted  = rejection{http.StatusServiceUnavailable, "not_committed", "not stored, retry later"}
 )
 
-// readBody reads at most limit bytes: 413 from the announced length before
-// reading anything, or as soon as the stream passes the limit.
-func (s *Service) readBody(c *gin.Context, limit int64) ([]byte, bool) {
-	tooLarge := rejection{http.StatusRequestEntityTooLarge, "too_large", "body exceeds " + strconv.FormatInt(limit, 10) + " bytes"}
-	if c.Request.ContentLength > limit {
-		s.reject(c, tooLarge, 0)
-		return nil, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.reject(c, tooLarge, 0)
-			return nil, false
-		}
-		s.reject(c, rejection{http.StatusBadRequest, "unreadable_body", "could not read body"}, 0, slog.Any("error", err))
-		return nil, false
-	}
-	return body, true
-}
-
 func (s *Service) handleWebhook(c *gin.Context) {
 	ctx := c.Request.Context()
 	start := time.Now()
+	if c.Request.ContentLength < 0 {
+		// A body of unknown length came chunked, perhaps with a
+		// Content-Length beside it that net/http dropped without a trace
+		// (request smuggling through a proxy that framed it by that length):
+		// whatever follows on this connection is not read (RFC 9112 6.3).
+		c.Header("Connection", "close")
+	}
 	sourceID := c.Param("source_id")
-	if _, err := uuid.Parse(sourceID); err != nil {
+	if !canonicalUUID(sourceID) {
+		// Another spelling of a real id would cost a query and a decrypt
+		// before failing; only the canonical form names a source.
 		s.reject(c, rejectUnknownSource, 0)
 		return
 	}
@@ -211,6 +205,9 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		s.reject(c, rejectUnknownSource, 0)
 		return
 	case err != nil:
+		if errors.Is(err, errSealed) {
+			s.log.ErrorContext(ctx, "source secret unreadable: check SLUICE_SECRET_KEY", slog.String("source_id", sourceID), slog.Any("error", err))
+		}
 		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
 		return
 	}
@@ -219,15 +216,19 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		s.reject(c, rejection{http.StatusForbidden, "ip_not_allowed", "address not allowed for this source"}, 0, tenant, slog.String("client_ip", ip.String()))
 		return
 	}
-	if c.ContentType() != "application/json" {
+	if !isJSON(c.GetHeader("Content-Type")) {
 		s.reject(c, rejectMediaType, 0, tenant)
 		return
 	}
-	body, ok := s.readBody(c, src.MaxBody)
-	if !ok {
+	unverified := &hold{budget: s.unverified, key: src.ID}
+	defer unverified.release()
+	body, ok := s.readBody(c, src.MaxBody, unverified)
+	if !ok || s.gone(c) {
 		return
 	}
-	if _, err := src.Verifier.Verify(signature.Delivery{Header: c.Request.Header, Body: body, Now: time.Now()}, src.Secrets); err != nil {
+	_, err = src.Verifier.Verify(signature.Delivery{Header: c.Request.Header, Body: body, Now: time.Now()}, src.Secrets)
+	unverified.release()
+	if err != nil {
 		if wait, ok := s.failureLimit.take(src.ID, 1, time.Now()); !ok {
 			s.reject(c, rejection{http.StatusTooManyRequests, "auth_rate_limited", "too many failed authentications"}, wait, tenant)
 			return
@@ -241,6 +242,10 @@ func (s *Service) handleWebhook(c *gin.Context) {
 	}
 
 	// Authenticated from here on.
+	if err := s.cfg.Shape.check(body); err != nil {
+		s.reject(c, rejection{http.StatusBadRequest, "too_complex", err.Error()}, 0, tenant)
+		return
+	}
 	pe, err := readEvent(src, c.Request.Header, body, s.catalogue)
 	if err != nil {
 		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", err.Error()}, 0, tenant)
@@ -251,6 +256,9 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		return
 	}
 	d := s.delivery(src, pe, body, validTrace(c.GetHeader("traceparent")), start)
+	if s.gone(c) {
+		return
+	}
 	res := s.committer.submit(ctx, d)
 	attrs := []slog.Attr{tenant, slog.String("source_id", src.ID), slog.String("event_id", pe.ID), slog.String("event_type", pe.Type)}
 	if res.err != nil {
@@ -269,6 +277,24 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		status = http.StatusOK
 	}
 	c.JSON(status, gin.H{"outcome": res.outcome, "event_id": pe.ID})
+}
+
+// gone reports, and counts, a request whose client went away: nothing more
+// is spent on it, and nothing was stored for it.
+func (s *Service) gone(c *gin.Context) bool {
+	if c.Request.Context().Err() == nil {
+		return false
+	}
+	s.metrics.requests.WithLabelValues("client_gone").Inc()
+	c.Abort()
+	return true
+}
+
+// canonicalUUID accepts only the lowercase, hyphenated form a source id is
+// handed out in.
+func canonicalUUID(id string) bool {
+	u, err := uuid.Parse(id)
+	return err == nil && u.String() == id
 }
 
 // delivery decides where an authenticated event goes: published on its

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/netip"
 	"runtime"
@@ -138,5 +139,22 @@ func TestCacheSharesConcurrentLoadsAndStaysBounded(t *testing.T) {
 	}
 	if n := len(c.items); n > maxCached {
 		t.Fatalf("cache holds %d entries, bound is %d", n, maxCached)
+	}
+}
+
+// A delivery whose client went away before its batch was taken is not
+// committed: it was answered 5xx already, and the provider will redo it.
+func TestAbandonedDeliveriesAreLeftOutOfTheBatch(t *testing.T) {
+	t.Parallel()
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	kept := &request{ctx: context.Background(), d: &delivery{EventID: "kept"}, done: make(chan result, 1)}
+	left := &request{ctx: gone, d: &delivery{EventID: "left"}, done: make(chan result, 1)}
+	batch := dropAbandoned([]*request{left, kept})
+	if len(batch) != 1 || batch[0] != kept {
+		t.Fatalf("batch = %v, want only the request still waited for", batch)
+	}
+	if res := <-left.done; !errors.Is(res.err, ErrNotCommitted) {
+		t.Fatalf("abandoned request got %v, want ErrNotCommitted", res.err)
 	}
 }

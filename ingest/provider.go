@@ -142,11 +142,15 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 	if objectPtr != "" {
 		pe.ObjectID, _ = pointerString(doc, objectPtr)
 	}
+	var timeErr error
 	if timePtr != "" {
-		pe.Time = pointerTime(doc, timePtr, timeFormat)
+		pe.Time, timeErr = pointerTime(doc, timePtr, timeFormat)
 	}
-	if pe.Entry != nil && pe.ObjectID == "" {
+	switch {
+	case pe.Entry != nil && pe.ObjectID == "":
 		pe.Problem = fmt.Sprintf("%s: no object id at %s", pe.Type, objectPtr)
+	case pe.Entry != nil && timeErr != nil:
+		pe.Problem = fmt.Sprintf("%s: %v", pe.Type, timeErr)
 	}
 	if err := checkIdentifiers(pe.ID, pe.Type, pe.ObjectID, pe.ObjectType); err != nil {
 		return providerEvent{}, err
@@ -156,10 +160,13 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 
 // checkIdentifiers refuses ids that could not be stored as keys (text with
 // no NUL, bounded): such a delivery would fail the transaction it shares.
+// U+FFFD is refused too: JSON parsers put it where a string held invalid
+// UTF-8 or a lone surrogate, so two different ids would become one key and
+// the second delivery a conflict.
 func checkIdentifiers(ids ...string) error {
 	for _, id := range ids {
-		if len(id) > maxIdentifier || !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
-			return errors.New("event id, type or object id is not a short UTF-8 string")
+		if len(id) > maxIdentifier || !utf8.ValidString(id) || strings.ContainsRune(id, 0) || strings.ContainsRune(id, utf8.RuneError) {
+			return errors.New("event id, type or object id is not a short, valid UTF-8 string")
 		}
 	}
 	return nil
@@ -220,25 +227,33 @@ func pointerString(doc any, ptr string) (string, bool) {
 	return "", false
 }
 
-// pointerTime reads a unix time (seconds) or an RFC 3339 string at ptr; the
-// zero time when absent or unreadable (the schema says whether it matters).
-func pointerTime(doc any, ptr, format string) time.Time {
+// maxEventTime is the last second RFC 3339 can write (9999-12-31T23:59:59Z):
+// the record's ce_time header and the inbox must hold the same instant.
+var maxEventTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+// pointerTime reads a unix time (seconds) or an RFC 3339 string at ptr: the
+// zero time when absent (the schema says whether it may be), an error when
+// present but unreadable or past what a record header can carry.
+func pointerTime(doc any, ptr, format string) (time.Time, error) {
 	s, ok := pointerString(doc, ptr)
 	if !ok {
-		return time.Time{}
+		return time.Time{}, nil
 	}
 	if format == "rfc3339" {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return time.Time{}
+			return time.Time{}, fmt.Errorf("event time at %s is not RFC 3339", ptr)
 		}
-		return t.UTC()
+		return t.UTC(), nil
 	}
 	unix, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || unix <= 0 {
-		return time.Time{}
+	switch {
+	case err != nil || unix < 0 || unix > maxEventTime.Unix():
+		return time.Time{}, fmt.Errorf("event time at %s is not a unix time before year 10000", ptr)
+	case unix == 0:
+		return time.Time{}, nil
 	}
-	return time.Unix(unix, 0).UTC()
+	return time.Unix(unix, 0).UTC(), nil
 }
 
 // maxReason bounds a quarantine reason.

@@ -18,6 +18,10 @@ import (
 // disabled: the caller learns nothing about which.
 var errUnknownSource = errors.New("unknown or disabled source")
 
+// errSealed: a secret of the source cannot be opened with this process's key
+// ring. Every delivery to the source fails until an operator fixes the ring.
+var errSealed = errors.New("source secret cannot be opened with the key ring")
+
 // source is a verified sender: everything ingest trusts about a request comes
 // from here, never from the payload.
 type source struct {
@@ -121,7 +125,7 @@ func (s *sources) load(ctx context.Context, id string) (*source, error) {
 		}
 		secret, err := s.ring.Open(*keyID, ciphertext, []byte(id))
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", id, err)
+			return nil, fmt.Errorf("source %s: %w: %w", id, errSealed, err)
 		}
 		src.Secrets = append(src.Secrets, secret)
 	}

@@ -49,6 +49,8 @@ type Catalogue struct {
 func Load() (*Catalogue, error) {
 	c := &Catalogue{entries: map[string]*Entry{}}
 	compiler := jsonschema.NewCompiler()
+	compiler.RegisterVocabulary(plainInt64())
+	compiler.AssertVocabs()
 	var names []string
 	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".json" {

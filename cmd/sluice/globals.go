@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 )
@@ -71,6 +72,10 @@ type RunFlags struct {
 	TrustedProxies   []string      `name:"trusted-proxies" env:"SLUICE_TRUSTED_PROXIES" sep:"," help:"CIDRs whose X-Forwarded-For is believed for source IP allowlists."`
 	Committers       int           `name:"ingest-committers" env:"SLUICE_INGEST_COMMITTERS" default:"1" help:"Concurrent group-commit transactions."`
 	CommitBatch      int           `name:"ingest-batch" env:"SLUICE_INGEST_BATCH" default:"256" help:"Most deliveries per group-commit transaction."`
+	MaxJSONDepth     int           `name:"max-json-depth" env:"SLUICE_MAX_JSON_DEPTH" default:"64" help:"Deepest nesting of arrays and objects in an accepted body (400 beyond)."`
+	MaxJSONTokens    int           `name:"max-json-tokens" env:"SLUICE_MAX_JSON_TOKENS" default:"1048576" help:"Most JSON values and keys in an accepted body (400 beyond)."`
+	UnverifiedMiB    int64         `name:"unverified-mib" env:"SLUICE_UNVERIFIED_MIB" default:"64" help:"Bodies held before their signature is checked, in MiB, for the process (503 beyond)."`
+	UnverifiedSrcMiB int64         `name:"unverified-source-mib" env:"SLUICE_UNVERIFIED_SOURCE_MIB" default:"32" help:"Bodies held before their signature is checked, in MiB, per source (429 beyond)."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
 	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together (a group opens at most one per partition)."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
@@ -99,6 +104,8 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst
 	cfg.IngestConfig.Commit.Committers, cfg.IngestConfig.Commit.MaxBatch = f.Committers, f.CommitBatch
+	cfg.IngestConfig.Shape = ingest.Shape{MaxDepth: f.MaxJSONDepth, MaxTokens: f.MaxJSONTokens}
+	cfg.IngestConfig.Unverified = ingest.Unverified{MaxBytes: f.UnverifiedMiB << 20, MaxSourceBytes: f.UnverifiedSrcMiB << 20}
 	for _, cidr := range f.TrustedProxies {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {
 			continue

@@ -30,6 +30,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/ops"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -158,6 +159,20 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 		}
 	}
 
+	var ring *keyring.Ring
+	if cfg.Ingest {
+		if ring, err = keyring.Parse(cfg.SecretKey); err != nil {
+			return fail(err)
+		}
+		// A ring that cannot open the stored secrets would answer 503 to
+		// every delivery while looking healthy; GitHub never redelivers.
+		keys := tenancy.Store{Pool: pool, Ring: ring}
+		if err := keys.CheckKeyRing(ctx); err != nil {
+			return fail(err)
+		}
+		checks = append(checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing})
+	}
+
 	httpSrv := ops.New(cfg.HTTPAddr, log, reg, checks)
 	if cfg.Profiling {
 		httpSrv.EnableProfiling()
@@ -167,10 +182,6 @@ func startPipeline(ctx context.Context, cfg pipelineConfig, log *slog.Logger) (*
 	}
 	var ingestSvc *ingest.Service
 	if cfg.Ingest {
-		ring, err := keyring.Parse(cfg.SecretKey)
-		if err != nil {
-			return fail(err)
-		}
 		catalogue, err := schemas.Load()
 		if err != nil {
 			return fail(err)

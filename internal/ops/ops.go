@@ -99,8 +99,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		Handler:           s.Engine,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		// Headers are read before anyone is authenticated; providers send
+		// a few KiB. net/http's default is 1 MiB per connection.
+		MaxHeaderBytes: 64 << 10,
+		WriteTimeout:   30 * time.Second,
+		IdleTimeout:    120 * time.Second,
 	}
 	errc := make(chan error, 1)
 	go func() {
