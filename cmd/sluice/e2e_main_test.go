@@ -38,6 +38,8 @@ var suite struct {
 	topics  envelope.Topics
 	brokers []string
 	group   string
+	// secretKey is the pipeline's key ring, for processes the tests start.
+	secretKey string
 }
 
 func TestMain(m *testing.M) {
@@ -94,6 +96,7 @@ func runSuite(m *testing.M) int {
 	suite.topics = topics
 	suite.brokers = services.Brokers
 	suite.group = creditsGroup(topics)
+	suite.secretKey = secretKey
 
 	// Rows committed before the slot exists would never be streamed: wait
 	// for the relay to hold its slot before any test sends a webhook.
