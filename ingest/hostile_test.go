@@ -55,25 +55,21 @@ func TestDeeplyNestedBodyIsRefusedInMilliseconds(t *testing.T) {
 	}
 }
 
-// stalledUpload starts a chunked upload of n bytes that then waits until the
-// returned func is called; the request's answer is discarded.
-func stalledUpload(t *testing.T, url string, n int) (cancel func()) {
+// stalledUpload sends the headers of a chunked upload and n bytes of its
+// body, then waits with the connection open until the returned func closes
+// it. Written by hand, so no client library decides when the bytes go out.
+func stalledUpload(t *testing.T, base, sourceID string, n int) (cancel func()) {
 	t.Helper()
-	pr, pw := io.Pipe()
-	go func() { _, _ = pw.Write(bytes.Repeat([]byte(" "), n)) }()
-	req, _ := http.NewRequest(http.MethodPost, url, pr)
-	req.Header.Set("Content-Type", "application/json")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	return func() {
-		pw.CloseWithError(errors.New("sender gave up"))
-		<-done
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	head := "POST /v1/ingest/" + sourceID + " HTTP/1.1\r\nHost: sluice\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+	chunk := fmt.Sprintf("%x\r\n%s\r\n", n, bytes.Repeat([]byte(" "), n))
+	if _, err := io.WriteString(conn, head+chunk); err != nil {
+		t.Fatal(err)
+	}
+	return func() { conn.Close() }
 }
 
 // unsigned posts size declared bytes to a source with no valid signature
@@ -85,13 +81,24 @@ func (b *bundle) unsigned(t *testing.T, sourceID string, size int) string {
 	return fmt.Sprintf("%d budget=%v", status, strings.Contains(string(answer), "unverified bytes"))
 }
 
-func waitFor(t *testing.T, what, want string, send func() string) {
+// waitHeld waits until the service holds want unverified bytes, as its
+// metric says.
+func (b *bundle) waitHeld(t *testing.T, want float64) {
 	t.Helper()
-	testenv.Eventually(t, 10*time.Second, what, func() (bool, error) {
-		if got := send(); got != want {
-			return false, fmt.Errorf("answer %q, want %q", got, want)
+	testenv.Eventually(t, 10*time.Second, fmt.Sprintf("%.0f unverified bytes held", want), func() (bool, error) {
+		families, err := b.reg.Gather()
+		if err != nil {
+			return false, err
 		}
-		return true, nil
+		for _, f := range families {
+			if f.GetName() == "sluice_ingest_unverified_bytes" {
+				if got := f.GetMetric()[0].GetGauge().GetValue(); got != want {
+					return false, fmt.Errorf("held %.0f", got)
+				}
+				return true, nil
+			}
+		}
+		return false, errors.New("no sluice_ingest_unverified_bytes metric")
 	})
 }
 
@@ -109,21 +116,30 @@ func TestUnverifiedBodiesAreBoundedPerSourceAndProcess(t *testing.T) {
 	attacked := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: "gh"})
 	other := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: "gh"})
 
-	// A chunked body grows its hold 64 KiB at a time: 100 KiB holds 128.
-	release := stalledUpload(t, b.srv.URL+"/v1/ingest/"+attacked, 100*kib)
+	// A chunked body takes its hold 64 KiB at a time: 100 KiB holds 128.
+	release := stalledUpload(t, b.srv.URL, attacked, 100*kib)
 	defer release()
-	waitFor(t, "the attacked source to be at its bound", "429 budget=true", func() string { return b.unsigned(t, attacked, 64*kib) })
+	b.waitHeld(t, 128*kib)
+	if got := b.unsigned(t, attacked, 64*kib); got != "429 budget=true" {
+		t.Fatalf("64 KiB more for the attacked source: %s, want 429 from its bound", got)
+	}
 	if status := b.send(t, paid("evt_meanwhile", "in_meanwhile"), nil); status != http.StatusAccepted {
 		t.Fatalf("a signed delivery to another source meanwhile: status %d, want 202", status)
 	}
 
-	release2 := stalledUpload(t, b.srv.URL+"/v1/ingest/"+other, 100*kib)
+	release2 := stalledUpload(t, b.srv.URL, other, 100*kib)
 	defer release2()
-	waitFor(t, "the process to be at its bound", "503 budget=true", func() string { return b.unsigned(t, b.sourceID, 64*kib) })
+	b.waitHeld(t, 256*kib)
+	if got := b.unsigned(t, b.sourceID, 64*kib); got != "503 budget=true" {
+		t.Fatalf("64 KiB for a third source with the process at its bound: %s, want 503", got)
+	}
 
 	release()
 	release2()
-	waitFor(t, "the budget to be given back", "401 budget=false", func() string { return b.unsigned(t, attacked, 64*kib) })
+	b.waitHeld(t, 0)
+	if got := b.unsigned(t, attacked, 64*kib); got != "401 budget=false" {
+		t.Fatalf("after the stalled uploads ended: %s, want 401", got)
+	}
 	if n := b.countFor(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1`, b.tenantID); n != 1 {
 		t.Errorf("inbox rows = %d, want the one signed delivery", n)
 	}

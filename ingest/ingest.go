@@ -120,6 +120,11 @@ type Service struct {
 func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, catalogue *schemas.Catalogue, reg prometheus.Registerer) *Service {
 	cfg = cfg.WithDefaults()
 	m := newMetrics(reg)
+	unverified := newByteBudget(cfg.Unverified)
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "sluice_ingest_unverified_bytes",
+		Help: "Bytes held by request bodies whose signature is not checked yet (bounded by --unverified-mib).",
+	}, func() float64 { return float64(unverified.held()) }))
 	return &Service{
 		cfg:          cfg,
 		log:          log,
@@ -130,7 +135,7 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 		metrics:      m,
 		tenantLimit:  newLimiters(cfg.TenantRate, cfg.TenantBurst),
 		failureLimit: newLimiters(cfg.AuthFailureRate, cfg.AuthFailureBurst),
-		unverified:   newByteBudget(cfg.Unverified),
+		unverified:   unverified,
 	}
 }
 

@@ -32,6 +32,7 @@ type bundle struct {
 	pool     *pgxpool.Pool // direct, for assertions
 	store    tenancy.Store
 	srv      *httptest.Server
+	reg      *prometheus.Registry // the service's metrics
 	tenantID string
 	sourceID string
 	secret   string
@@ -87,7 +88,8 @@ func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := ingest.New(cfg, slog.New(slog.DiscardHandler), servicePool, ring, catalogue, prometheus.NewRegistry())
+	reg := prometheus.NewRegistry()
+	svc := ingest.New(cfg, slog.New(slog.DiscardHandler), servicePool, ring, catalogue, reg)
 	svc.Start()
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
@@ -99,7 +101,7 @@ func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
 		svc.Stop()
 	})
 
-	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, srv: srv, secret: "whsec_" + testenv.RandomSuffix()}
+	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, srv: srv, reg: reg, secret: "whsec_" + testenv.RandomSuffix()}
 	b.tenantID = b.newTenant(t)
 	b.sourceID = b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "stripe", Secret: b.secret})
 	return b
