@@ -24,6 +24,9 @@ type providerEvent struct {
 	Time       time.Time
 	ObjectID   string
 	ObjectType string
+	// APIVersion is the provider API version the body is written in, when
+	// the body says (Stripe's api_version).
+	APIVersion string
 	// Entry is the catalogue's schema for the type; nil when none handles it.
 	Entry *schemas.Entry
 	// Problem, for a known type, says why the event cannot be published
@@ -108,6 +111,7 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 		pe.ID, _ = pointerString(doc, "/id")
 		pe.Type, _ = pointerString(doc, "/type")
 		pe.ObjectType, _ = pointerString(doc, "/data/object/object")
+		pe.APIVersion, _ = pointerString(doc, "/api_version")
 		objectPtr, timePtr, timeFormat = "/data/object/id", "/created", "unix"
 	case "github":
 		pe.ID = h.Get("X-GitHub-Delivery")
@@ -145,8 +149,11 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 	if timePtr != "" {
 		pe.Time = pointerTime(doc, timePtr, timeFormat)
 	}
-	if pe.Entry != nil && pe.ObjectID == "" {
+	if pe.Entry != nil && pe.ObjectID == "" && len(pe.Entry.ObjectIDVia) == 0 {
 		pe.Problem = fmt.Sprintf("%s: no object id at %s", pe.Type, objectPtr)
+	}
+	if checkIdentifiers(pe.APIVersion) != nil {
+		pe.APIVersion = "" // informative only: not worth refusing the event for
 	}
 	if err := checkIdentifiers(pe.ID, pe.Type, pe.ObjectID, pe.ObjectType); err != nil {
 		return providerEvent{}, err
@@ -220,19 +227,22 @@ func pointerString(doc any, ptr string) (string, bool) {
 	return "", false
 }
 
-// pointerTime reads a unix time (seconds) or an RFC 3339 string at ptr; the
-// zero time when absent or unreadable (the schema says whether it matters).
+// pointerTime reads a unix time (seconds), an RFC 3339 string, or either
+// (schemas.TimeUnixOrRFC3339) at ptr; the zero time when absent or
+// unreadable (the schema says whether it matters).
 func pointerTime(doc any, ptr, format string) time.Time {
 	s, ok := pointerString(doc, ptr)
 	if !ok {
 		return time.Time{}
 	}
-	if format == "rfc3339" {
+	if format == schemas.TimeRFC3339 || format == schemas.TimeUnixOrRFC3339 {
 		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
+		if err == nil {
+			return t.UTC()
+		}
+		if format == schemas.TimeRFC3339 {
 			return time.Time{}
 		}
-		return t.UTC()
 	}
 	unix, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || unix <= 0 {
