@@ -38,6 +38,9 @@ var suite struct {
 	topics  envelope.Topics
 	brokers []string
 	group   string
+	// databaseURL and secretKey let tests run administration commands
+	// against the pipeline's database.
+	databaseURL, secretKey string
 }
 
 func TestMain(m *testing.M) {
@@ -94,6 +97,7 @@ func runSuite(m *testing.M) int {
 	suite.topics = topics
 	suite.brokers = services.Brokers
 	suite.group = creditsGroup(topics)
+	suite.databaseURL, suite.secretKey = db.URL, secretKey
 
 	// Rows committed before the slot exists would never be streamed: wait
 	// for the relay to hold its slot before any test sends a webhook.
