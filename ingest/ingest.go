@@ -9,6 +9,11 @@
 // committed. On any doubt the answer is 5xx and the provider retries; the
 // unique event key makes the retry harmless. A refused request stores
 // nothing. Limits live in this process (per instance) and fail closed.
+//
+// An event whose resource is named only through another object (a Stripe
+// refund from API version basil on names its payment, not its invoice) is
+// resolved through links recorded by other events, or waits for one: see
+// links.go.
 package ingest
 
 import (
