@@ -26,6 +26,7 @@ const (
 	OutcomeConflict    Outcome = "conflict"    // same key, other content: kept aside
 	OutcomeQuarantined Outcome = "quarantined" // failed its schema: kept with the reason
 	OutcomeUnhandled   Outcome = "unhandled"   // no handler for the type yet: kept
+	OutcomeWaiting     Outcome = "waiting"     // its resource is named through a link not known yet: kept, published once it is (links.go)
 )
 
 var (
@@ -46,7 +47,7 @@ type delivery struct {
 	ObjectType string
 	ObjectID   string
 	EventTime  *time.Time
-	Status     string // published, unhandled, quarantined
+	Status     string // published, unhandled, quarantined, waiting
 	Reason     string
 	ReceivedAt time.Time
 	Body       []byte
@@ -56,6 +57,10 @@ type delivery struct {
 	Key     []byte
 	Headers map[string]string
 	Payload []byte // nil when the body travels by claim
+	// Links are ids this event ties to its object; Wait is set when the
+	// object is known only through such a link (links.go).
+	Links []string
+	Wait  *wait
 }
 
 type result struct {
@@ -266,48 +271,30 @@ func (c *committer) writeWithin(batch []*request) ([]result, error) {
 
 // write stores a batch. The common case is one statement in its own
 // transaction, one round trip (sql/accept.sql): new deliveries, duplicates
-// and their attempt records. What needs a second look (content that differs
+// and their attempt records. A batch with events that record or need links
+// runs that statement and the links' in one transaction (links.go). What needs a second look (content that differs
 // under a taken key, a second copy inside the batch, a key a concurrent batch
 // took meanwhile) is settled in one more transaction. Each delivery's result
 // is set only once the transaction holding its rows committed.
 func (c *committer) write(ctx context.Context, batch []*request) ([]result, error) {
 	results := make([]result, len(batch))
-	a, err := newAcceptArgs(batch)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := c.pool.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
-		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.payload,
-		a.arrival, a.receivedAt, !c.skipAttempts)
-	if err != nil {
-		return nil, fmt.Errorf("insert inbox: %w", err)
-	}
 	done := make([]bool, len(batch))
 	stored := map[int][]byte{}
-	for rows.Next() {
-		var (
-			i    int32
-			id   int64
-			kind string
-			body []byte
-		)
-		if err := rows.Scan(&i, &id, &kind, &body); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("insert inbox: %w", err)
-		}
-		switch kind {
-		case "accepted":
-			results[i], done[i] = result{outcome: statusOutcome(batch[i].d.Status), inboxID: id}, true
-		case "duplicate":
-			results[i], done[i] = result{outcome: OutcomeDuplicate, inboxID: id}, true
-		default: // differs: decided below, against the stored body
-			results[i].inboxID, stored[int(i)] = id, body
-		}
+	var err error
+	if linking(batch) {
+		// Only batches with events that record or need links pay for a
+		// transaction around the statement (links.go).
+		err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+			if err := c.accept(ctx, tx, batch, results, done, stored); err != nil {
+				return err
+			}
+			return link(ctx, tx, batch, results)
+		})
+	} else {
+		err = c.accept(ctx, c.pool, batch, results, done, stored)
 	}
-	// Reading every row and the command's completion means the statement's
-	// transaction committed (or failed, and nothing is answered as stored).
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("insert inbox: %w", err)
+	if err != nil {
+		return nil, err
 	}
 	var rest []int
 	for i := range batch {
@@ -322,6 +309,52 @@ func (c *committer) write(ctx context.Context, batch []*request) ([]result, erro
 		return nil, err
 	}
 	return results, nil
+}
+
+// querier is a pool (the statement is its own transaction) or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// accept runs sql/accept.sql for a batch: results and done are set for the
+// deliveries it answered, stored holds the bodies it found under taken keys.
+func (c *committer) accept(ctx context.Context, q querier, batch []*request, results []result, done []bool, stored map[int][]byte) error {
+	a, err := newAcceptArgs(batch)
+	if err != nil {
+		return err
+	}
+	rows, err := q.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
+		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.payload,
+		a.arrival, a.receivedAt, !c.skipAttempts)
+	if err != nil {
+		return fmt.Errorf("insert inbox: %w", err)
+	}
+	for rows.Next() {
+		var (
+			i    int32
+			id   int64
+			kind string
+			body []byte
+		)
+		if err := rows.Scan(&i, &id, &kind, &body); err != nil {
+			rows.Close()
+			return fmt.Errorf("insert inbox: %w", err)
+		}
+		switch kind {
+		case "accepted":
+			results[i], done[i] = result{outcome: statusOutcome(batch[i].d.Status), inboxID: id}, true
+		case "duplicate":
+			results[i], done[i] = result{outcome: OutcomeDuplicate, inboxID: id}, true
+		default: // differs: decided below, against the stored body
+			results[i].inboxID, stored[int(i)] = id, body
+		}
+	}
+	// Reading every row and the command's completion means the statement
+	// succeeded (and, run on the pool, that its transaction committed).
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("insert inbox: %w", err)
+	}
+	return nil
 }
 
 // settle classifies, in one transaction, the deliveries the accepting
@@ -469,6 +502,8 @@ func statusOutcome(status string) Outcome {
 		return OutcomeQuarantined
 	case "unhandled":
 		return OutcomeUnhandled
+	case statusWaiting:
+		return OutcomeWaiting
 	default:
 		return OutcomeAccepted
 	}

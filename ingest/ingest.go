@@ -9,6 +9,11 @@
 // committed. On any doubt the answer is 5xx and the provider retries; the
 // unique event key makes the retry harmless. A refused request stores
 // nothing. Limits live in this process (per instance) and fail closed.
+//
+// An event whose resource is named only through another object (a Stripe
+// refund from API version basil on names its payment, not its invoice) is
+// resolved through links recorded by other events, or waits for one: see
+// links.go.
 package ingest
 
 import (
@@ -338,7 +343,12 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		return d
 	}
 	d.Status, d.ObjectType = "published", entry.ObjectType
-	key := envelope.Key(src.TenantID, entry.ObjectType, pe.ObjectID)
+	topic := s.cfg.Topics.Resource(entry.Topic)
+	linkDelivery(d, entry, pe, topic)
+	var key string
+	if d.Wait == nil { // a waiting event gets its key once its object is known
+		key = envelope.Key(src.TenantID, entry.ObjectType, pe.ObjectID)
+	}
 	if trace == "" {
 		trace = envelope.NewTraceParent()
 	}
@@ -353,9 +363,12 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		PartitionKey:  key,
 		ContentType:   "application/json",
 		TraceParent:   trace,
+		APIVersion:    pe.APIVersion,
 	}
-	topic := s.cfg.Topics.Resource(entry.Topic)
-	d.Topic, d.Key, d.Headers = &topic, []byte(key), ev.Headers()
+	d.Headers = ev.Headers()
+	if d.Wait == nil {
+		d.Topic, d.Key = &topic, []byte(key)
+	}
 	if len(body) <= envelope.MaxInlineBody {
 		d.Payload = body
 	}

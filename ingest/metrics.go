@@ -13,7 +13,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_ingest_requests_total",
-			Help: "Webhook deliveries by outcome (accepted, duplicate, conflict, quarantined, unhandled) or rejection reason.",
+			Help: "Webhook deliveries by outcome (accepted, duplicate, conflict, quarantined, unhandled, waiting) or rejection reason.",
 		}, []string{"outcome"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "sluice_ingest_request_seconds",

@@ -24,6 +24,9 @@ type providerEvent struct {
 	Time       time.Time
 	ObjectID   string
 	ObjectType string
+	// APIVersion is the provider API version the body is written in, when
+	// the body says (Stripe's api_version).
+	APIVersion string
 	// Entry is the catalogue's schema for the type; nil when none handles it.
 	Entry *schemas.Entry
 	// Problem, for a known type, says why the event cannot be published
@@ -109,6 +112,7 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 		pe.ID, _ = pointerString(doc, "/id")
 		pe.Type, _ = pointerString(doc, "/type")
 		pe.ObjectType, _ = pointerString(doc, "/data/object/object")
+		pe.APIVersion, _ = pointerString(doc, "/api_version")
 		objectPtr, timePtr, timeFormat = "/data/object/id", "/created", "unix"
 	case "github":
 		pe.ID = h.Get("X-GitHub-Delivery")
@@ -148,10 +152,13 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 		pe.Time, timeErr = pointerTime(doc, timePtr, timeFormat)
 	}
 	switch {
-	case pe.Entry != nil && pe.ObjectID == "":
+	case pe.Entry != nil && pe.ObjectID == "" && len(pe.Entry.ObjectIDVia) == 0:
 		pe.Problem = fmt.Sprintf("%s: no object id at %s", pe.Type, objectPtr)
 	case pe.Entry != nil && timeErr != nil:
 		pe.Problem = fmt.Sprintf("%s: %v", pe.Type, timeErr)
+	}
+	if checkIdentifiers(pe.APIVersion) != nil {
+		pe.APIVersion = "" // informative only: not worth refusing the event for
 	}
 	if err := checkIdentifiers(pe.ID, pe.Type, pe.ObjectID, pe.ObjectType); err != nil {
 		return providerEvent{}, err
@@ -232,20 +239,23 @@ func pointerString(doc any, ptr string) (string, bool) {
 // the record's ce_time header and the inbox must hold the same instant.
 var maxEventTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 
-// pointerTime reads a unix time (seconds) or an RFC 3339 string at ptr: the
-// zero time when absent (the schema says whether it may be), an error when
-// present but unreadable or past what a record header can carry.
+// pointerTime reads a unix time (seconds), an RFC 3339 string, or either
+// (schemas.TimeUnixOrRFC3339) at ptr: the zero time when absent (the schema
+// says whether it may be), an error when present but unreadable or past
+// what a record header can carry.
 func pointerTime(doc any, ptr, format string) (time.Time, error) {
 	s, ok := pointerString(doc, ptr)
 	if !ok {
 		return time.Time{}, nil
 	}
-	if format == "rfc3339" {
+	if format == schemas.TimeRFC3339 || format == schemas.TimeUnixOrRFC3339 {
 		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
+		if err == nil {
+			return t.UTC(), nil
+		}
+		if format == schemas.TimeRFC3339 {
 			return time.Time{}, fmt.Errorf("event time at %s is not RFC 3339", ptr)
 		}
-		return t.UTC(), nil
 	}
 	unix, err := strconv.ParseInt(s, 10, 64)
 	switch {

@@ -16,4 +16,14 @@ var (
 	attemptsSQL string
 	//go:embed sql/apikey.sql
 	apiKeySQL string
+	//go:embed sql/link_lock.sql
+	linkLockSQL string
+	//go:embed sql/link.sql
+	linkSQL string
+	//go:embed sql/wait.sql
+	waitSQL string
+	//go:embed sql/resolve.sql
+	resolveSQL string
+	//go:embed sql/release.sql
+	releaseSQL string
 )

@@ -34,11 +34,35 @@ type Entry struct {
 	// pointers), when not where the kind's default puts them.
 	ObjectIDPointer  string `json:"objectId,omitempty"`
 	EventTimePointer string `json:"eventTime,omitempty"`
-	EventTimeFormat  string `json:"eventTimeFormat,omitempty"` // "unix" or "rfc3339"
-	File             string `json:"-"`
+	EventTimeFormat  string `json:"eventTimeFormat,omitempty"` // one of the Time* formats
+	// ObjectIDVia, when the object id pointer finds nothing, lists pointers
+	// to other ids (e.g. a refunded charge's payment intent, then the
+	// charge), in order of preference, that an earlier or later event
+	// linked to the object (see Links). Such an event waits until one of
+	// them is linked; it is never quarantined for lacking the object id.
+	ObjectIDVia []string `json:"objectIdVia,omitempty"`
+	// Links lists pointers to ids this event ties to its object (e.g. the
+	// payment intent that paid an invoice), so events naming only those
+	// ids reach the object. A "*" token stands for every element of an
+	// array.
+	Links []string `json:"links,omitempty"`
+	File  string   `json:"-"`
 
 	schema *jsonschema.Schema
 }
+
+// How an event time is written at its pointer.
+const (
+	TimeUnix    = "unix"    // a number of seconds since 1970 (the default)
+	TimeRFC3339 = "rfc3339" // RFC 3339 text, fractions and offsets allowed
+	// TimeUnixOrRFC3339 is either, as the JSON value says: providers such
+	// as GitHub send both for one field, depending on the event.
+	TimeUnixOrRFC3339 = "unix_or_rfc3339"
+)
+
+// resourceURL names an embedded schema by the $id it declares, so nothing
+// about the server (its working directory) appears in a validation error.
+func resourceURL(p string) string { return "https://sluice.dev/schemas/" + p }
 
 // Catalogue is the set of known event types, newest version per type.
 type Catalogue struct {
@@ -64,7 +88,7 @@ func Load() (*Catalogue, error) {
 		if err != nil {
 			return fmt.Errorf("schema %s: %w", p, err)
 		}
-		if err := compiler.AddResource(p, doc); err != nil {
+		if err := compiler.AddResource(resourceURL(p), doc); err != nil {
 			return fmt.Errorf("schema %s: %w", p, err)
 		}
 		names = append(names, p)
@@ -85,7 +109,15 @@ func Load() (*Catalogue, error) {
 		if e.Kind == "" || e.Type == "" || e.ObjectType == "" || e.Topic == "" || e.Version < 1 {
 			return nil, fmt.Errorf("schema %s: x-sluice needs kind, type, version, objectType and topic", p)
 		}
-		sch, err := compiler.Compile(p)
+		if len(e.ObjectIDVia) > 0 && e.ObjectIDPointer == "" {
+			return nil, fmt.Errorf("schema %s: objectIdVia needs an objectId pointer to try first", p)
+		}
+		switch e.EventTimeFormat {
+		case "", TimeUnix, TimeRFC3339, TimeUnixOrRFC3339:
+		default:
+			return nil, fmt.Errorf("schema %s: unknown eventTimeFormat %q", p, e.EventTimeFormat)
+		}
+		sch, err := compiler.Compile(resourceURL(p))
 		if err != nil {
 			return nil, fmt.Errorf("compile schema %s: %w", p, err)
 		}
@@ -136,7 +168,13 @@ func (e *Entry) ValidateDoc(doc any) error {
 	if err := e.schema.Validate(doc); err != nil {
 		var verr *jsonschema.ValidationError
 		if errors.As(err, &verr) {
-			return fmt.Errorf("%s v%d: %s", e.Type, e.Version, strings.ReplaceAll(verr.Error(), "\n", "; "))
+			// The first line names the schema's URL, which the type and
+			// version already say; the lines after it say what failed.
+			msg := verr.Error()
+			if _, causes, ok := strings.Cut(msg, "\n"); ok {
+				msg = causes
+			}
+			return fmt.Errorf("%s v%d: %s", e.Type, e.Version, strings.ReplaceAll(msg, "\n", "; "))
 		}
 		return fmt.Errorf("%s v%d: %w", e.Type, e.Version, err)
 	}

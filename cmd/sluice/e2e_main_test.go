@@ -38,8 +38,9 @@ var suite struct {
 	topics  envelope.Topics
 	brokers []string
 	group   string
-	// secretKey is the pipeline's key ring, for processes the tests start.
-	secretKey string
+	// databaseURL and secretKey let tests run administration commands and
+	// processes against the pipeline's database.
+	databaseURL, secretKey string
 }
 
 func TestMain(m *testing.M) {
@@ -96,7 +97,7 @@ func runSuite(m *testing.M) int {
 	suite.topics = topics
 	suite.brokers = services.Brokers
 	suite.group = creditsGroup(topics)
-	suite.secretKey = secretKey
+	suite.databaseURL, suite.secretKey = db.URL, secretKey
 
 	// Rows committed before the slot exists would never be streamed: wait
 	// for the relay to hold its slot before any test sends a webhook.

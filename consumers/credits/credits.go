@@ -4,7 +4,9 @@
 // (business key: source, account, invoice id, "initial-credit-grant"). A
 // refund is its own operation (business key: ..., invoice id, "refund"):
 // the first one reverses the whole grant, later ones change nothing, and an
-// invoice refunded before its grant arrived is never granted. Each effect
+// invoice refunded before its grant arrived is never granted. A refund's
+// invoice is the record's subject (ingest resolves it for API versions whose
+// charges name none), so the body's own invoice field is only a fallback. Each effect
 // writes its e-mail intent to the outbox in the same transaction, so the
 // intent exists exactly when the effect does.
 package credits
@@ -157,7 +159,13 @@ func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) e
 	if err := rec.Decode(ctx, tx, &ch); err != nil {
 		return err
 	}
-	invoiceID := ch.Data.Object.Invoice
+	// Ingest routes a refund to its invoice and names it as the subject:
+	// from Stripe's basil API version on, the charge itself names none
+	// (ingest found it through the payment's link).
+	invoiceID := ev.Subject
+	if invoiceID == "" {
+		invoiceID = ch.Data.Object.Invoice
+	}
 	if invoiceID == "" {
 		return consumers.Permanentf("charge.refunded: charge %s names no invoice", ch.Data.Object.ID)
 	}

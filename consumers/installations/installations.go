@@ -4,8 +4,12 @@
 //
 // Invariant: the stored state is the one of the greatest version, whatever
 // the arrival order. GitHub signs no event time, so the version is
-// (installation.updated_at, delivery id): the delivery id (X-GitHub-Delivery,
-// kept across redeliveries) breaks ties byte-wise. deleted is final:
+// (installation.updated_at, the order Sluice accepted the event): GitHub's
+// own suspend and unsuspend examples share one updated_at, and their random
+// X-GitHub-Delivery ids say nothing about which came first, while the inbox
+// id the record carries does, and is the same on every replay (later,
+// reconciliation can decide such ties by the installation's state at
+// GitHub). updated_at is RFC 3339 text or unix seconds. deleted is final:
 // uninstalling cannot be undone (installing again creates a new
 // installation id, hence a new row for the same account).
 package installations
@@ -71,7 +75,7 @@ func (Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error
 		return consumers.Permanentf("%s: installation %s: %w", ev.Type, inst.ID, err)
 	}
 	_, err = tx.Exec(ctx, projectSQL, ev.SourceID, ev.SourceAccount, inst.ID.String(), ev.TenantID,
-		inst.Account.ID.String(), inst.Account.Login, state, state == "deleted", at, ev.ID)
+		inst.Account.ID.String(), inst.Account.Login, state, state == "deleted", at, ev.ID, rec.InboxID())
 	if err != nil {
 		return fmt.Errorf("project installation %s: %w", inst.ID, err)
 	}

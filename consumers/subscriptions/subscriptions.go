@@ -3,11 +3,12 @@
 //
 // Invariant: the stored state is the one of the greatest version seen, so
 // any arrival order of the same events ends in the same row. A version is
-// (the event's created time, its event id): Stripe's created has one-second
-// resolution, and the event id breaks ties byte-wise — arbitrary between two
-// events of the same second, but the same on every replay. canceled and
+// (the event's created time, the order Sluice accepted it): Stripe's created
+// has one-second resolution, and of two events of the same second the one
+// accepted later (greater inbox id, carried by the record, the same on every
+// replay) wins; the random event ids said nothing about order. canceled and
 // incomplete_expired are final: they outrank any non-final state and never
-// change again. The ordering lives in SQL (sluice_supersedes).
+// change again. The ordering lives in SQL (sluice_supersedes_accepted).
 package subscriptions
 
 import (
@@ -68,7 +69,7 @@ func (Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error
 		return consumers.Permanentf("%s: subscription %s has no status", ev.Type, sub.ID)
 	}
 	_, err := tx.Exec(ctx, projectSQL, ev.SourceID, ev.SourceAccount, sub.ID, ev.TenantID, sub.Customer, status,
-		final(status), time.Unix(e.Created, 0).UTC(), ev.ID)
+		final(status), time.Unix(e.Created, 0).UTC(), ev.ID, rec.InboxID())
 	if err != nil {
 		return fmt.Errorf("project subscription %s: %w", sub.ID, err)
 	}

@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
 type step struct {
 	id, typ, status string
 	at              int64
+	accepted        int64 // the inbox id: the order Sluice accepted the event in
 }
 
 func body(s step, subID, customer string) []byte {
@@ -27,8 +28,8 @@ func body(s step, subID, customer string) []byte {
 }
 
 // Invariant 7: whatever the arrival order, the projection ends in the state
-// of the newest version; ties break by event id; a final state never
-// regresses.
+// of the newest version; ties go to the event accepted last (greater inbox
+// id), whatever the Kafka order; a final state never regresses.
 func TestShuffledAndReversedStreamsEndInTheNewestState(t *testing.T) {
 	t.Parallel()
 	env := consumertest.Shared(t)
@@ -42,24 +43,25 @@ func TestShuffledAndReversedStreamsEndInTheNewestState(t *testing.T) {
 		wantEvent  string
 	}{
 		"ends canceled": {steps: []step{
-			{"evt_a1", "customer.subscription.created", "incomplete", base},
-			{"evt_a2", "customer.subscription.updated", "active", base + 1},
-			{"evt_a3", "customer.subscription.updated", "past_due", base + 2},
-			{"evt_a4", "customer.subscription.updated", "active", base + 3},
-			{"evt_a5", "customer.subscription.deleted", "canceled", base + 4},
+			{"evt_a1", "customer.subscription.created", "incomplete", base, 1},
+			{"evt_a2", "customer.subscription.updated", "active", base + 1, 2},
+			{"evt_a3", "customer.subscription.updated", "past_due", base + 2, 3},
+			{"evt_a4", "customer.subscription.updated", "active", base + 3, 4},
+			{"evt_a5", "customer.subscription.deleted", "canceled", base + 4, 5},
 		}, wantStatus: "canceled", wantEvent: "evt_a5"},
 		// A late "active" with a newer time cannot reopen a canceled subscription.
 		"final never regresses": {steps: []step{
-			{"evt_b1", "customer.subscription.created", "active", base},
-			{"evt_b2", "customer.subscription.deleted", "canceled", base + 1},
-			{"evt_b3", "customer.subscription.updated", "active", base + 2},
+			{"evt_b1", "customer.subscription.created", "active", base, 1},
+			{"evt_b2", "customer.subscription.deleted", "canceled", base + 1, 2},
+			{"evt_b3", "customer.subscription.updated", "active", base + 2, 3},
 		}, wantStatus: "canceled", wantEvent: "evt_b2"},
-		// Two events in the same second: the greater event id wins, always.
-		"tie broken by event id": {steps: []step{
-			{"evt_c1", "customer.subscription.created", "trialing", base},
-			{"evt_c3", "customer.subscription.updated", "past_due", base + 1},
-			{"evt_c2", "customer.subscription.updated", "active", base + 1},
-		}, wantStatus: "past_due", wantEvent: "evt_c3"},
+		// Two events in the same second: the one Sluice accepted last wins,
+		// always; their event ids say nothing (here the smaller id wins).
+		"tie goes to the later accepted": {steps: []step{
+			{"evt_c1", "customer.subscription.created", "trialing", base, 1},
+			{"evt_c3", "customer.subscription.updated", "past_due", base + 1, 2},
+			{"evt_c2", "customer.subscription.updated", "active", base + 1, 3},
+		}, wantStatus: "active", wantEvent: "evt_c2"},
 	}
 	type object struct{ subID, wantStatus, wantEvent string }
 	var objects []object
@@ -70,6 +72,7 @@ func TestShuffledAndReversedStreamsEndInTheNewestState(t *testing.T) {
 			objects = append(objects, object{subID, h.wantStatus, h.wantEvent})
 			for _, s := range steps {
 				ev := f.Event(s.id, "stripe."+s.typ, "subscription", subID, time.Unix(s.at, 0))
+				ev.InboxID = fmt.Sprint(int64(len(objects))*10 + s.accepted)
 				recs = append(recs, consumertest.Record(topic, ev, body(s, subID, f.Customer)))
 			}
 			t.Logf("%s, %s: %s", name, order, subID)

@@ -1,7 +1,8 @@
 // Package verifications projects identity verification status (pending ->
 // in_review -> approved | rejected) from Standard Webhooks verification.*
-// events, ordered by the provider's timestamp, then event id (webhook-id)
-// byte-wise for ties.
+// events, ordered by the provider's timestamp, then, for ties, by the order
+// Sluice accepted them (the inbox id the record carries, the same on every
+// replay).
 //
 // Invariant: approved and rejected are terminal. A final status outranks any
 // non-final one whatever its time: the provider retries deliveries for 24
@@ -59,7 +60,7 @@ func (Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error
 		return consumers.Permanentf("%s: no verification id or timestamp", ev.Type)
 	}
 	_, err := tx.Exec(ctx, projectSQL, ev.SourceID, ev.SourceAccount, e.Data.ID, ev.TenantID, status, isFinal,
-		e.Timestamp.UTC(), ev.ID)
+		e.Timestamp.UTC(), ev.ID, rec.InboxID())
 	if err != nil {
 		return fmt.Errorf("project verification %s: %w", e.Data.ID, err)
 	}

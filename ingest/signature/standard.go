@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -71,13 +72,21 @@ func (s StandardWebhooks) Verify(d Delivery, secrets [][]byte) (Verified, error)
 	return Verified{SignedAt: signedAt}, nil
 }
 
-// standardKey decodes the HMAC key of a "whsec_<base64>" secret. A secret
-// without the prefix is taken as base64 too, as the reference libraries do.
+// standardKey decodes the HMAC key of a "whsec_<base64>" secret, its base64
+// padded or not: the spec's reference libraries (npm and Python
+// standardwebhooks) accept both, and providers hand out both. A secret
+// without the prefix is taken as base64 too, as those libraries do.
 func standardKey(secret []byte) ([]byte, bool) {
 	b64 := strings.TrimPrefix(string(secret), standardSecretPrefix)
 	key, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		key, err = base64.RawStdEncoding.DecodeString(b64)
+	}
 	return key, err == nil && len(key) > 0
 }
+
+// ErrStandardSecret: a Standard Webhooks secret that could verify nothing.
+var ErrStandardSecret = errors.New("a standard_webhooks secret is whsec_ followed by the base64 of its key (padded or not)")
 
 // ValidStandardSecret reports whether secret is a usable Standard Webhooks
 // secret, so administration can refuse a typo before it reaches a source.

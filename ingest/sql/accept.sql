@@ -11,18 +11,22 @@
 --
 -- Inbox rows go in event-key order, so concurrent batches take unique-index
 -- locks in one order and cannot deadlock; outbox rows go in arrival order
--- ($17), the order the relay then publishes them in.
+-- ($17), the order the relay then publishes them in. Inbox ids are drawn in
+-- arrival order all the same (input is read in array order, which is arrival
+-- order): the id is the order Sluice accepted events in, and consumers break
+-- ties between equal versions with it.
 WITH input AS (
-    SELECT *
+    SELECT nextval('inbox_id_seq') AS id, *
     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                 $8::timestamptz[], $9::text[], $10::text[], $11::bytea[], $12::bytea[],
                 $13::text[], $14::bytea[], $15::text[], $16::bytea[], $17::int[], $18::timestamptz[])
         AS t(tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
              event_time, status, reason, body_sha256, body, topic, key, headers, payload, arrival, received_at)
 ), ins AS (
-    INSERT INTO inbox (tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
+    INSERT INTO inbox (id, tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
                        event_time, received_at, status, reason, body_sha256, body)
-    SELECT tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
+    OVERRIDING SYSTEM VALUE
+    SELECT id, tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
            event_time, received_at, status, reason, body_sha256, body
     FROM input
     ORDER BY source_id, source_account, event_id

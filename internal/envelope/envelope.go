@@ -30,6 +30,10 @@ const (
 	HeaderPartitionKey  = "ce_partitionkey"
 	HeaderContentType   = "content-type"
 	HeaderTraceParent   = "traceparent"
+	// HeaderAPIVersion is the provider API version the body is written in
+	// (Stripe's api_version), when the provider says: a payload's shape
+	// depends on it.
+	HeaderAPIVersion = "ce_apiversion"
 	// HeaderInboxID is the processing id: the inbox row the event came from.
 	HeaderInboxID = "sluice_inboxid"
 	// HeaderOutboxID names the outbox row a record was relayed from; two
@@ -60,6 +64,7 @@ type Event struct {
 	PartitionKey  string
 	ContentType   string
 	TraceParent   string
+	APIVersion    string
 	InboxID       string
 	Claim         string
 }
@@ -94,6 +99,7 @@ func (e Event) Headers() map[string]string {
 	setIf(HeaderSubject, e.Subject)
 	setIf(HeaderContentType, e.ContentType)
 	setIf(HeaderTraceParent, e.TraceParent)
+	setIf(HeaderAPIVersion, e.APIVersion)
 	setIf(HeaderInboxID, e.InboxID)
 	setIf(HeaderClaim, e.Claim)
 	if !e.Time.IsZero() {
@@ -117,6 +123,7 @@ func Parse(headers map[string]string) (Event, error) {
 		PartitionKey:  headers[HeaderPartitionKey],
 		ContentType:   headers[HeaderContentType],
 		TraceParent:   headers[HeaderTraceParent],
+		APIVersion:    headers[HeaderAPIVersion],
 		InboxID:       headers[HeaderInboxID],
 		Claim:         headers[HeaderClaim],
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/keyring"
 )
 
@@ -68,8 +69,11 @@ func (s Store) CreateSource(ctx context.Context, src NewSource) (string, error) 
 	if !slices.Contains(Kinds, src.Kind) {
 		return "", fmt.Errorf("unknown source kind %q (want one of %v)", src.Kind, Kinds)
 	}
-	if src.Account == "" || src.Secret == "" {
-		return "", errors.New("a source needs an account and a secret")
+	if src.Account == "" {
+		return "", errors.New("a source needs an account")
+	}
+	if err := ValidateSecret(src.Kind, src.Secret); err != nil {
+		return "", err
 	}
 	if src.MaxBodyBytes < 0 || src.MaxBodyBytes > MaxBodyLimit {
 		return "", fmt.Errorf("max body bytes must be between 1 and %d", MaxBodyLimit)
@@ -114,9 +118,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
 // with the old one keep verifying while the provider switches. Ingest sees
 // the change within its source cache TTL (5 s by default).
 func (s Store) RotateSecret(ctx context.Context, sourceID, secret string, overlap time.Duration) (time.Time, error) {
-	if secret == "" {
-		return time.Time{}, errors.New("a new secret is required")
-	}
 	if overlap < 0 {
 		return time.Time{}, errors.New("overlap must not be negative")
 	}
@@ -135,6 +136,11 @@ func (s Store) RotateSecret(ctx context.Context, sourceID, secret string, overla
 		if kind == "api" {
 			return errors.New("the api source has no signing secret: use apikey create")
 		}
+		// Refused before any secret is expired: a secret that cannot verify
+		// would lock the source out once the overlap ends.
+		if err := ValidateSecret(kind, secret); err != nil {
+			return err
+		}
 		if err := tx.QueryRow(ctx, `UPDATE source_secrets SET expires_at = least(coalesce(expires_at, 'infinity'), now() + $2::interval)
 WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > now()) RETURNING now() + $2::interval`, sourceID, overlap).Scan(&expires); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("expire old secrets: %w", err)
@@ -142,6 +148,19 @@ WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > now()) RETURNING no
 		return s.addSecret(ctx, tx, sourceID, secret, nil)
 	})
 	return expires, err
+}
+
+// ValidateSecret says why secret cannot authenticate deliveries to a source
+// of kind, or nil. Every way a secret enters (a new source, a rotation)
+// asks it, so each refuses the same secrets with the same message.
+func ValidateSecret(kind, secret string) error {
+	if secret == "" {
+		return errors.New("a source needs a secret")
+	}
+	if kind == "standard_webhooks" && !signature.ValidStandardSecret(secret) {
+		return signature.ErrStandardSecret
+	}
+	return nil
 }
 
 // DisableSource makes a source refuse every delivery (404, as if unknown),

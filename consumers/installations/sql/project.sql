@@ -1,11 +1,12 @@
 -- Insert the installation, or replace the stored state only when the new
--- version supersedes it (sluice_supersedes, migration 00004).
+-- version supersedes it (sluice_supersedes_accepted, migration 00007: ties go
+-- to the event Sluice accepted last).
 INSERT INTO github_installations AS i (source_id, source_account, installation_id, tenant_id, account_id,
-                                       account_login, state, final, version_time, version_event_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                       account_login, state, final, version_time, version_event_id, version_inbox_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (source_id, source_account, installation_id) DO UPDATE
     SET account_id = EXCLUDED.account_id, account_login = EXCLUDED.account_login, state = EXCLUDED.state,
         final = EXCLUDED.final, version_time = EXCLUDED.version_time,
-        version_event_id = EXCLUDED.version_event_id, processed_at = now()
-    WHERE sluice_supersedes(i.final, i.version_time, i.version_event_id,
-                            EXCLUDED.final, EXCLUDED.version_time, EXCLUDED.version_event_id)
+        version_event_id = EXCLUDED.version_event_id, version_inbox_id = EXCLUDED.version_inbox_id, processed_at = now()
+    WHERE sluice_supersedes_accepted(i.final, i.version_time, i.version_inbox_id,
+                                     EXCLUDED.final, EXCLUDED.version_time, EXCLUDED.version_inbox_id)

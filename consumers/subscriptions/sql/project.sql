@@ -1,11 +1,12 @@
 -- Insert the subscription, or replace the stored state only when the new
--- version supersedes it (newer, or final over non-final; see
--- sluice_supersedes in migration 00004). Equal versions keep the stored row.
+-- version supersedes it (newer, or final over non-final; ties go to the
+-- event Sluice accepted last: sluice_supersedes_accepted, migration 00007).
+-- Equal versions keep the stored row.
 INSERT INTO subscriptions AS s (source_id, source_account, subscription_id, tenant_id, customer_id, status,
-                                final, version_time, version_event_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                final, version_time, version_event_id, version_inbox_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (source_id, source_account, subscription_id) DO UPDATE
     SET customer_id = EXCLUDED.customer_id, status = EXCLUDED.status, final = EXCLUDED.final,
-        version_time = EXCLUDED.version_time, version_event_id = EXCLUDED.version_event_id, processed_at = now()
-    WHERE sluice_supersedes(s.final, s.version_time, s.version_event_id,
-                            EXCLUDED.final, EXCLUDED.version_time, EXCLUDED.version_event_id)
+        version_time = EXCLUDED.version_time, version_event_id = EXCLUDED.version_event_id, version_inbox_id = EXCLUDED.version_inbox_id, processed_at = now()
+    WHERE sluice_supersedes_accepted(s.final, s.version_time, s.version_inbox_id,
+                                     EXCLUDED.final, EXCLUDED.version_time, EXCLUDED.version_inbox_id)
