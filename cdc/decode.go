@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -231,12 +230,7 @@ func slowHeaders(src []byte, dst []kgo.RecordHeader) ([]kgo.RecordHeader, error)
 	if err := json.Unmarshal(src, &m); err != nil {
 		return nil, err
 	}
-	dst = dst[:0]
-	for k, v := range m {
-		dst = append(dst, kgo.RecordHeader{Key: k, Value: []byte(v)})
-	}
-	slices.SortFunc(dst, func(a, b kgo.RecordHeader) int { return strings.Compare(a.Key, b.Key) })
-	return dst, nil
+	return envelope.RecordHeaders(m), nil
 }
 
 // decodeBytea reads bytea's text output (hex format, the default since 9.0).

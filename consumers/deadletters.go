@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -85,9 +86,7 @@ func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handler
 	if replayedAt != nil {
 		return fmt.Errorf("dead letter %d at %s: %w", id, replayedAt.Format(time.RFC3339), ErrAlreadyReplayed)
 	}
-	for k, v := range headers {
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
-	}
+	r.Headers = envelope.RecordHeaders(headers)
 	rec, err := parseRecord(&r)
 	if err != nil {
 		return fmt.Errorf("dead letter %d: %w", id, err)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/sluicehq/sluice/internal/pg"
 )
 
 // permanentError marks a failure that retrying cannot fix.
@@ -29,27 +29,17 @@ func Permanentf(format string, args ...any) error {
 	return Permanent(fmt.Errorf(format, args...))
 }
 
-// IsPermanent decides, once, whether an error is worth retrying in place.
-// Transient (retried without giving up, never skipped): connection loss,
-// timeouts, serialization failures, deadlocks, an overloaded or restarting
-// server, and anything unmarked. Permanent: marked errors and Postgres
-// errors that blame the data or the statement.
+// IsPermanent decides whether an error is worth retrying in place.
+// Permanent: marked errors, and Postgres errors that blame the data
+// (pg.FaultData). Everything else is retried without giving up and never
+// skipped, including a deployment at fault (a missing table after a bad
+// deploy): dead-lettering would throw a whole stream away for it.
 func IsPermanent(err error) bool {
 	var p permanentError
 	if errors.As(err, &p) {
 		return true
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && len(pgErr.Code) >= 2 {
-		switch pgErr.Code[:2] {
-		case "22", // data exception
-			"23", // integrity constraint violation
-			"42", // syntax error or access rule violation
-			"XX": // internal error
-			return true
-		}
-	}
-	return false
+	return pg.Classify(err) == pg.FaultData
 }
 
 // retryAfterError is a transient failure whose cause said when to come back

@@ -57,11 +57,7 @@ func (r Record) BusinessKey(objectID, operation string) string {
 }
 
 func parseRecord(r *kgo.Record) (Record, error) {
-	headers := make(map[string]string, len(r.Headers))
-	for _, h := range r.Headers {
-		headers[h.Key] = string(h.Value)
-	}
-	ev, err := envelope.Parse(headers)
+	ev, err := envelope.Parse(envelope.HeaderMap(r.Headers))
 	if err != nil {
 		return Record{Record: r}, Permanent(err)
 	}

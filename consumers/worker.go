@@ -351,10 +351,7 @@ func safely(fn func() error) (err error) {
 }
 
 func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, r *kgo.Record, f *failure) error {
-	headers := make(map[string]string, len(r.Headers)+8)
-	for _, h := range r.Headers {
-		headers[h.Key] = string(h.Value)
-	}
+	headers := envelope.HeaderMap(r.Headers)
 	// The original envelope travels on; sluice_outboxid would name the wrong row.
 	delete(headers, envelope.HeaderOutboxID)
 	original, _ := json.Marshal(headers)

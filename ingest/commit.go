@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/encoding/json"
+	"github.com/sluicehq/sluice/internal/pg"
 )
 
 // Outcome is what became of one delivery once its transaction committed.
@@ -225,7 +225,7 @@ func (c *committer) commitBatch(batch []*request) {
 	results, err := c.writeWithin(batch)
 	c.metrics.commitSeconds.Observe(time.Since(start).Seconds())
 	c.metrics.batchSize.Observe(float64(len(batch)))
-	if err != nil && len(batch) > 1 && refusedData(err) {
+	if err != nil && len(batch) > 1 && pg.Classify(err) == pg.FaultData {
 		// The database refused a delivery's data: one delivery it cannot
 		// take must not fail the others (other tenants') sharing the
 		// transaction, so each is committed alone.
@@ -245,22 +245,6 @@ func (c *committer) commitBatch(batch []*request) {
 	for i, r := range batch {
 		r.done <- results[i]
 	}
-}
-
-// refusedData reports an error about the data itself (SQLSTATE classes 22
-// data exception, 23 integrity constraint, 54 program limit), which the same
-// rows would hit again; not an outage or a timeout, where committing one by
-// one would only multiply the wait.
-func refusedData(err error) bool {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || len(pgErr.Code) < 2 {
-		return false
-	}
-	switch pgErr.Code[:2] {
-	case "22", "23", "54":
-		return true
-	}
-	return false
 }
 
 func (c *committer) writeWithin(batch []*request) ([]result, error) {

@@ -129,11 +129,7 @@ func (f Fixture) Event(id, ceType, objectType, objectID string, at time.Time) en
 
 // Record is a Kafka record carrying ev and body the way the relay writes it.
 func Record(topic string, ev envelope.Event, body []byte) *kgo.Record {
-	r := &kgo.Record{Topic: topic, Key: []byte(ev.PartitionKey), Value: body}
-	for k, v := range ev.Headers() {
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
-	}
-	return r
+	return &kgo.Record{Topic: topic, Key: []byte(ev.PartitionKey), Value: body, Headers: envelope.RecordHeaders(ev.Headers())}
 }
 
 // Topic creates a topic of the test's own with partitions partitions.

@@ -1,0 +1,92 @@
+package envelope
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The record format is the contract between the stages: ingest writes it,
+// the relay carries it, consumers read it. Each case goes both ways.
+func TestRecordFormatBothWays(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 5, 6, 7, 8, 9, 123456789, time.UTC)
+	full := Event{
+		ID: "evt_1", Source: SourceURI("t1", "s1"), Type: "stripe.invoice.paid", Subject: "in_1", Time: at,
+		TenantID: "t1", SourceID: "s1", SourceAccount: "acct_1", PartitionKey: Key("t1", "invoice", "in_1"),
+		ContentType: "application/json", TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+		APIVersion: "2025-03-31.basil", InboxID: "42", Claim: "42",
+	}
+	cases := map[string]struct {
+		ev      Event
+		headers map[string]string
+	}{
+		"every field": {full, map[string]string{
+			"ce_specversion": "1.0", "ce_id": "evt_1", "ce_source": "/tenants/t1/sources/s1", "ce_type": "stripe.invoice.paid",
+			"ce_subject": "in_1", "ce_time": "2026-05-06T07:08:09.123456789Z", "ce_tenantid": "t1", "ce_sourceaccount": "acct_1",
+			"ce_partitionkey": "t1/invoice/in_1", "content-type": "application/json",
+			"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+			HeaderAPIVersion: "2025-03-31.basil", HeaderInboxID: "42", HeaderClaim: "42",
+		}},
+		"only what is required": {
+			Event{ID: "e", Source: SourceURI("t", "s"), Type: "api.x", TenantID: "t", SourceID: "s", SourceAccount: "a", PartitionKey: "t/x/o"},
+			map[string]string{"ce_specversion": "1.0", "ce_id": "e", "ce_source": "/tenants/t/sources/s", "ce_type": "api.x",
+				"ce_tenantid": "t", "ce_sourceaccount": "a", "ce_partitionkey": "t/x/o"},
+		},
+	}
+	for name, tc := range cases {
+		got := tc.ev.Headers()
+		if !reflect.DeepEqual(got, tc.headers) {
+			t.Errorf("%s: headers\n got %v\nwant %v", name, got, tc.headers)
+		}
+		recordHeaders := RecordHeaders(got)
+		for i := 1; i < len(recordHeaders); i++ {
+			if recordHeaders[i-1].Key >= recordHeaders[i].Key {
+				t.Errorf("%s: record headers not sorted by key: %q before %q", name, recordHeaders[i-1].Key, recordHeaders[i].Key)
+			}
+		}
+		back, err := Parse(HeaderMap(recordHeaders))
+		if err != nil {
+			t.Fatalf("%s: parse: %v", name, err)
+		}
+		if !reflect.DeepEqual(back, tc.ev) {
+			t.Errorf("%s: parsed back\n got %+v\nwant %+v", name, back, tc.ev)
+		}
+	}
+}
+
+func TestParseRefusesWhatIsNotAnEvent(t *testing.T) {
+	t.Parallel()
+	valid := Event{ID: "e", Source: SourceURI("t", "s"), Type: "x", TenantID: "t", PartitionKey: "k"}.Headers()
+	mutate := func(k, v string) map[string]string {
+		h := HeaderMap(RecordHeaders(valid))
+		if v == "" {
+			delete(h, k)
+		} else {
+			h[k] = v
+		}
+		return h
+	}
+	for name, h := range map[string]map[string]string{
+		"other spec version": mutate(HeaderSpecVersion, "0.3"),
+		"no spec version":    mutate(HeaderSpecVersion, ""),
+		"no id":              mutate(HeaderID, ""),
+		"no type":            mutate(HeaderType, ""),
+		"no tenant":          mutate(HeaderTenantID, ""),
+		"unreadable time":    mutate(HeaderTime, "yesterday"),
+	} {
+		if _, err := Parse(h); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+	if ev, err := Parse(HeaderMap([]kgo.RecordHeader{{Key: HeaderSpecVersion, Value: []byte("1.0")}, {Key: HeaderID, Value: []byte("a")},
+		{Key: HeaderID, Value: []byte("b")}, {Key: HeaderType, Value: []byte("x")}, {Key: HeaderTenantID, Value: []byte("t")}})); err != nil || ev.ID != "b" {
+		t.Errorf("a header sent twice: %+v, %v; want the last value", ev, err)
+	}
+	if !strings.HasPrefix(NewTraceParent(), "00-") || len(NewTraceParent()) != 55 {
+		t.Errorf("trace parent %q is not W3C-shaped", NewTraceParent())
+	}
+}
