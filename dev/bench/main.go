@@ -48,6 +48,12 @@ type bench struct {
 	sources             []benchSource
 	results             map[string]float64
 	notes               []string
+	cpu                 *meter
+	// The relay's rounds: the backlog they read and what they measured.
+	relayRows                          int
+	relayEnd                           string
+	relayRates, recvRates, relayRatios []float64
+	relayCPU                           map[string][]float64
 }
 
 type benchSource struct {
@@ -95,6 +101,7 @@ func main() {
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		{"pgbench", "pgbench baselines", b.pgbench},
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
+		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
 	}
 	// BENCH_ONLY=null,ingest runs some steps (for profiling; the full
 	// report needs them all).
@@ -115,11 +122,17 @@ func main() {
 		}
 	}
 	b.results["bench_seconds"] = time.Since(began).Seconds()
+	b.cpuRatios()
 	b.report()
+	if path := os.Getenv("BENCH_GUARD"); path != "" {
+		if err := b.guard(path); err != nil {
+			log.Fatal(err)
+		}
+	}
 }
 
 func setup(ctx context.Context) (*bench, error) {
-	b := &bench{quick: os.Getenv("BENCH_QUICK") == "1", results: map[string]float64{}}
+	b := &bench{quick: os.Getenv("BENCH_QUICK") == "1", results: map[string]float64{}, relayCPU: map[string][]float64{}}
 	b.run = time.Now().UTC().Format("0102150405")
 	root, _ := os.Getwd()
 	b.bin = filepath.Join(root, "bin/sluice")
@@ -205,6 +218,9 @@ func setup(ctx context.Context) (*bench, error) {
 			s.customers = append(s.customers, cust)
 		}
 		b.sources = append(b.sources, s)
+	}
+	if b.cpu, err = b.newMeter(ctx); err != nil {
+		return nil, err
 	}
 	log.Printf("bench database %s, topic prefix %s, %s mode", b.dbName, b.prefix, pick(b.quick, "quick", "full"))
 	return b, nil
@@ -293,7 +309,10 @@ func (b *bench) report() {
 		{"pgbench_batch100_events_per_s", "pgbench: 100 events per transaction", "events/s"},
 		{"relay_rows_per_s", "relay: backlog acknowledged by Kafka", "rows/s"},
 		{"pg_recvlogical_rows_per_s", "pg_recvlogical on the same WAL", "rows/s"},
-		{"relay_ratio_of_pg_recvlogical", "  relay as a share of pg_recvlogical", "ratio"},
+		{"relay_ratio_of_pg_recvlogical", "  relay as a share of pg_recvlogical (median of rounds)", "ratio"},
+		{"relay_ratio_of_pg_recvlogical_min", "  lowest round", "ratio"},
+		{"relay_ratio_of_pg_recvlogical_max", "  highest round", "ratio"},
+		{"relay_rounds", "  rounds", ""},
 		{"relay_p50_ms_at_5000", "relay commit -> consumer visible, p50 at 5,000/s", "ms"},
 		{"relay_p99_ms_at_5000", "relay commit -> consumer visible, p99 at 5,000/s", "ms"},
 		{"consume_events_per_s", "consumers (credits group) from a backlog", "events/s"},
@@ -312,6 +331,7 @@ func (b *bench) report() {
 		}
 		fmt.Fprintf(&sb, "| %s | %s | %s |\n", k.label, format(v), k.unit)
 	}
+	b.cpuTable(&sb)
 	for _, n := range b.notes {
 		fmt.Fprintf(&sb, "\n- %s", n)
 	}

@@ -38,12 +38,16 @@ func (b *bench) nullCeiling(context.Context) error {
 	}
 	defer p.terminate()
 	var rates []float64
+	cpu := map[string][]float64{}
 	for range b.runs() {
+		before := b.cpu.sample(p)
 		r := b.generatorFor(b.nullAddr, conns).saturate(conns, b.window())
+		b.cpu.perEvent("null", before, b.cpu.sample(p).only("null", "generator"), float64(r.ok), cpu)
 		rates = append(rates, r.rate())
 		log.Printf("null: %.0f req/s (%d errors)", r.rate(), r.errors)
 	}
 	b.results["null_ceiling_per_s"] = median(rates)
+	b.medians(cpu)
 	return nil
 }
 
@@ -57,12 +61,18 @@ func (b *bench) ingestPaused(context.Context) error {
 		go b.profile("ingest", b.stageAddr, b.window()-time.Second)
 	}
 	var rates []float64
+	cpu := map[string][]float64{}
+	allocs := b.allocs(b.stageAddr)
 	for range b.runs() {
+		before, allocsBefore := b.cpu.sample(p), allocs()
 		r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
+		b.cpu.perEvent("ingest", before, b.cpu.sample(p).only("sluice", "postgres", "generator"), float64(r.ok), cpu)
+		cpu["ingest_sluice_allocs_per_event"] = append(cpu["ingest_sluice_allocs_per_event"], (allocs()-allocsBefore)/float64(r.ok))
 		rates = append(rates, r.rate())
 		log.Printf("ingest: %.0f events/s accepted, %d rejected, %d errors, p99 %.1f ms", r.rate(), r.rejected, r.errors, ms(r.percentile(0.99)))
 	}
 	b.results["ingest_events_per_s"] = median(rates)
+	b.medians(cpu)
 	b.logCommitStats(b.stageAddr)
 	b.results["ingest_ratio_of_null"] = median(rates) / b.results["null_ceiling_per_s"]
 	for _, rate := range []int{1000, 5000} {
@@ -82,7 +92,11 @@ func (b *bench) ingestFull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	before := b.cpu.sample(p)
 	r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
+	cpu := map[string][]float64{}
+	b.cpu.perEvent("full", before, b.cpu.sample(p), float64(r.ok), cpu)
+	b.medians(cpu)
 	b.results["ingest_full_pipeline_events_per_s"] = r.rate()
 	b.results["peak_rss_mb"] = p.peak()
 	log.Printf("ingest with the whole pipeline: %.0f events/s, p99 %.1f ms", r.rate(), ms(r.percentile(0.99)))
@@ -163,77 +177,137 @@ func (b *bench) committed(ctx context.Context, adm *kadm.Client) (int64, error) 
 	return sum, nil
 }
 
+// relayBacklog writes one backlog of outbox rows and lets the relay and
+// pg_recvlogical read the same WAL, each from a slot of its own made before
+// the rows. One round decides nothing on a shared machine (single rounds
+// ranged from 0.5 to 1.5), so slots for more rounds are made too, and
+// relayRounds reads them at the end of the bench: run now, their records
+// would reach Kafka ahead of the consumer steps as duplicates.
 func (b *bench) relayBacklog(ctx context.Context) error {
 	adm, done, err := b.admin()
 	if err != nil {
 		return err
 	}
 	defer done()
-	// Two slots at one position: the relay reads one, pg_recvlogical the
-	// other, so both decode exactly the same WAL.
-	for _, slot := range []string{b.slot("relay"), b.slot("recv")} {
-		if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
+	for i := range b.rounds() {
+		for _, slot := range []string{b.roundSlot("relay", i), b.roundSlot("recv", i)} {
+			if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
+				return err
+			}
+		}
+	}
+	b.relayRows = b.backlog()
+	t := time.Now()
+	if err := b.insertOutbox(ctx, b.relayRows, 5000, "rb"+b.run); err != nil {
+		return err
+	}
+	log.Printf("relay: %d outbox rows written in %s", b.relayRows, time.Since(t).Round(time.Millisecond))
+	if err := b.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&b.relayEnd); err != nil {
+		return err
+	}
+	return b.relayRound(ctx, adm, 0)
+}
+
+// relayRounds reads the slots relayBacklog left for the other rounds.
+func (b *bench) relayRounds(ctx context.Context) error {
+	if b.relayEnd == "" {
+		return nil // the relay step did not run
+	}
+	adm, done, err := b.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	for i := 1; i < b.rounds(); i++ {
+		if err := b.relayRound(ctx, adm, i); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+func (b *bench) rounds() int { return pick(b.quick, 3, 5) }
+
+// relayRound reads round i's slots, the relay's then pg_recvlogical's, and
+// records the results of the rounds so far.
+func (b *bench) relayRound(ctx context.Context, adm *kadm.Client, i int) error {
+	relay, err := b.relayOnce(ctx, adm, b.roundSlot("relay", i), b.relayRows, b.relayCPU)
+	if err != nil {
+		return err
+	}
+	recv, err := b.recvOnce(ctx, b.roundSlot("recv", i), b.relayEnd, b.relayRows, b.relayCPU)
+	if err != nil {
+		return err
+	}
+	b.relayRates, b.recvRates, b.relayRatios = append(b.relayRates, relay), append(b.recvRates, recv), append(b.relayRatios, relay/recv)
+	log.Printf("relay round %d: relay %.0f rows/s, pg_recvlogical %.0f rows/s, ratio %.2f", i+1, relay, recv, relay/recv)
+	b.medians(b.relayCPU)
+	b.results["relay_rows_per_s"] = median(b.relayRates)
+	b.results["pg_recvlogical_rows_per_s"] = median(b.recvRates)
+	b.results["relay_ratio_of_pg_recvlogical"] = median(b.relayRatios)
+	b.results["relay_ratio_of_pg_recvlogical_min"] = slices.Min(b.relayRatios)
+	b.results["relay_ratio_of_pg_recvlogical_max"] = slices.Max(b.relayRatios)
+	b.results["relay_rounds"] = float64(len(b.relayRatios))
+	return nil
+}
+
+func (b *bench) roundSlot(reader string, round int) string {
+	return b.slot(fmt.Sprintf("%s%d", reader, round))
+}
+
+// relayOnce runs the relay on slot until Kafka acknowledged n more records
+// and returns its rows/s.
+func (b *bench) relayOnce(ctx context.Context, adm *kadm.Client, slot string, n int, cpu map[string][]float64) (float64, error) {
 	before, err := b.endOffsets(ctx, adm)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	n := b.backlog()
-	t := time.Now()
-	if err := b.insertOutbox(ctx, n, 5000, "rb"+b.run); err != nil {
-		return err
-	}
-	log.Printf("relay: %d outbox rows written in %s", n, time.Since(t).Round(time.Millisecond))
-	var endLSN string
-	if err := b.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&endLSN); err != nil {
-		return err
-	}
-
-	p, err := b.startSluice("cdc", b.stageAddr, b.slot("relay"))
+	p, err := b.startSluice("cdc", b.stageAddr, slot)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	defer p.terminate()
 	var t0 time.Time
+	var cpuBefore cpuSample
 	if err := waitFor(ctx, time.Minute, "the relay to open its slot", func() (bool, error) {
 		var active bool
-		err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, b.slot("relay")).Scan(&active)
-		t0 = time.Now()
+		err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&active)
+		t0, cpuBefore = time.Now(), b.cpu.sample(p)
 		return active, err
 	}); err != nil {
-		p.terminate()
-		return err
+		return 0, err
 	}
-	err = waitFor(ctx, 10*time.Minute, "Kafka to acknowledge the backlog", func() (bool, error) {
+	if err := waitFor(ctx, 10*time.Minute, "Kafka to acknowledge the backlog", func() (bool, error) {
 		end, err := b.endOffsets(ctx, adm)
 		return end-before >= int64(n), err
-	})
-	relayTook := time.Since(t0)
-	p.terminate()
-	if err != nil {
-		return err
+	}); err != nil {
+		return 0, err
 	}
-	b.results["relay_rows_per_s"] = float64(n) / relayTook.Seconds()
-	log.Printf("relay: %d rows acknowledged in %s: %.0f rows/s", n, relayTook.Round(time.Millisecond), b.results["relay_rows_per_s"])
+	took := time.Since(t0)
+	b.cpu.perEvent("relay", cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "kafka"), float64(n), cpu)
+	return float64(n) / took.Seconds(), nil
+}
 
+// recvOnce reads slot to endLSN with pg_recvlogical and returns its rows/s.
+func (b *bench) recvOnce(ctx context.Context, slot, endLSN string, n int, cpu map[string][]float64) (float64, error) {
 	bindir, err := exec.Command("pg_config", "--bindir").Output()
 	if err != nil {
-		return fmt.Errorf("pg_config: %w", err)
+		return 0, fmt.Errorf("pg_config: %w", err)
 	}
 	recv := exec.CommandContext(ctx, filepath.Join(strings.TrimSpace(string(bindir)), "pg_recvlogical"),
-		"-d", b.dbURL, "--slot", b.slot("recv"), "--start", "--endpos", endLSN, "--no-loop",
+		"-d", b.dbURL, "--slot", slot, "--start", "--endpos", endLSN, "--no-loop",
 		"-o", "proto_version=1", "-o", "publication_names=sluice_outbox", "-f", os.DevNull)
-	t = time.Now()
+	t := time.Now()
+	before := b.cpu.sample()
 	if out, err := recv.CombinedOutput(); err != nil {
-		return fmt.Errorf("pg_recvlogical: %w: %s", err, out)
+		return 0, fmt.Errorf("pg_recvlogical: %w: %s", err, out)
 	}
 	took := time.Since(t)
-	b.results["pg_recvlogical_rows_per_s"] = float64(n) / took.Seconds()
-	b.results["relay_ratio_of_pg_recvlogical"] = b.results["relay_rows_per_s"] / b.results["pg_recvlogical_rows_per_s"]
-	log.Printf("pg_recvlogical: %d rows in %s: %.0f rows/s", n, took.Round(time.Millisecond), b.results["pg_recvlogical_rows_per_s"])
-	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, b.slot("recv"))
-	return err
+	after := b.cpu.sample()
+	after["pg_recvlogical"] = childCPU(recv.ProcessState)
+	b.cpu.perEvent("pg_recvlogical", before, after.only("postgres", "pg_recvlogical"), float64(n), cpu)
+	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, slot)
+	return float64(n) / took.Seconds(), err
 }
 
 func (b *bench) consumeBacklog(ctx context.Context) error {
@@ -258,13 +332,16 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	// Time from the moment the group is Stable (members joined, partitions
 	// assigned), so joining is not counted but the first batches are.
 	var t0 time.Time
+	var cpuBefore cpuSample
+	allocs := b.allocs(b.stageAddr)
+	var allocsBefore float64
 	if err := waitFor(ctx, time.Minute, "the credits group to be stable", func() (bool, error) {
 		groups, err := adm.DescribeGroups(ctx, b.prefix+".credits")
 		if err != nil {
 			return false, err
 		}
 		g := groups[b.prefix+".credits"]
-		t0 = time.Now()
+		t0, cpuBefore, allocsBefore = time.Now(), b.cpu.sample(p), allocs()
 		return g.State == "Stable" && len(g.Members) > 0, nil
 	}); err != nil {
 		return err
@@ -288,6 +365,9 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 		return err
 	}
 	took := time.Since(t0)
+	cpu := map[string][]float64{"consume_sluice_allocs_per_event": {(allocs() - allocsBefore) / float64(n)}}
+	b.cpu.perEvent("consume", cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "kafka"), float64(n), cpu)
+	b.medians(cpu)
 	b.results["consume_events_per_s"] = float64(n) / took.Seconds()
 	log.Printf("consumers: %d records applied in %s: %.0f events/s", n, took.Round(time.Millisecond), b.results["consume_events_per_s"])
 	return nil
@@ -602,19 +682,28 @@ INSERT INTO bench_outbox (topic, key, headers, payload, inbox_id)
 			return err
 		}
 		var vals []float64
+		cpu := map[string][]float64{}
 		for range b.runs() {
-			out, err := exec.CommandContext(ctx, pgbenchBin, "-n", "-c", "16", "-j", "2", "-T", strconv.Itoa(int(b.window().Seconds())),
-				"-f", script, b.dbURL).CombinedOutput()
+			cmd := exec.CommandContext(ctx, pgbenchBin, "-n", "-c", "16", "-j", "2", "-T", strconv.Itoa(int(b.window().Seconds())),
+				"-f", script, b.dbURL)
+			before := b.cpu.sample()
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				return fmt.Errorf("pgbench: %w: %s", err, out)
 			}
+			after := b.cpu.sample()
+			after["pgbench"] = childCPU(cmd.ProcessState)
+			after = after.only("postgres", "pgbench")
 			m := tpsLine.FindSubmatch(out)
 			if m == nil {
 				return fmt.Errorf("pgbench printed no tps: %s", out)
 			}
 			tps, _ := strconv.ParseFloat(string(m[1]), 64)
 			vals = append(vals, tps*float64(c.rows))
+			// Events done: the rate times the window pgbench ran for.
+			b.cpu.perEvent(strings.TrimSuffix(strings.TrimSuffix(c.key, "_tps"), "_events_per_s"), before, after, tps*float64(c.rows)*b.window().Seconds(), cpu)
 		}
+		b.medians(cpu)
 		b.results[c.key] = median(vals)
 		log.Printf("pgbench %d event(s) per transaction: %.0f events/s", c.rows, median(vals))
 	}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A step's rate says how fast the machine went; its CPU per event says what
+// each process cost, which holds however busy the machine was and whoever
+// else ran on it (the load generator shares the two cores). Both are read
+// from /proc around the same window.
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat times.
+// Linux has used 100 on every architecture Go runs on.
+const clockTicks = 100
+
+// cpuOf reads a process's CPU time. withChildren adds what its reaped
+// children used: Postgres backends that exit during a window are counted
+// by the postmaster that reaped them.
+func cpuOf(pid int, withChildren bool) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces; fields are counted after its ')'.
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	// fields[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
+	if len(fields) < 15 {
+		return 0
+	}
+	var ticks int64
+	last := 13
+	if withChildren {
+		last = 15
+	}
+	for _, f := range fields[11 : last+1] {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// parentOf is a process's parent pid, 0 if it is gone.
+func parentOf(pid int) int {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}
+
+// childrenOf lists the live children of pid.
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err == nil && parentOf(child) == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// meter names the processes whose CPU a step reads.
+type meter struct {
+	postmaster int // Postgres: the postmaster, its live children and the reaped ones
+	kafka      int // the broker's JVM
+}
+
+// newMeter finds Postgres through one of its backends and Kafka through the
+// pid file `make up` wrote.
+func (b *bench) newMeter(ctx context.Context) (*meter, error) {
+	var backend int
+	if err := b.pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		return nil, err
+	}
+	m := &meter{postmaster: parentOf(backend)}
+	if m.postmaster == 0 {
+		return nil, fmt.Errorf("postgres: no postmaster above backend %d (is it on this machine?)", backend)
+	}
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(b.outDir), "kafka", "kafka.pid"))
+	if err == nil {
+		m.kafka, _ = strconv.Atoi(strings.TrimSpace(string(raw)))
+	}
+	if m.kafka == 0 {
+		log.Printf("kafka's pid file not found: its CPU is not measured")
+	}
+	return m, nil
+}
+
+// cpuSample is the CPU each named process had used at one moment.
+type cpuSample map[string]time.Duration
+
+// sample reads every process the step names: "postgres", "kafka",
+// "generator" (this process: the load generator and the bench's own
+// bookkeeping) and the given procs by name.
+func (m *meter) sample(procs ...*proc) cpuSample {
+	s := cpuSample{"generator": cpuOf(os.Getpid(), false)}
+	pg := cpuOf(m.postmaster, true)
+	for _, c := range childrenOf(m.postmaster) {
+		pg += cpuOf(c, false)
+	}
+	s["postgres"] = pg
+	if m.kafka != 0 {
+		s["kafka"] = cpuOf(m.kafka, false)
+	}
+	for _, p := range procs {
+		name := p.name
+		if strings.HasPrefix(name, "sluice-") {
+			name = "sluice"
+		}
+		s[name] = cpuOf(p.cmd.Process.Pid, false)
+	}
+	return s
+}
+
+// only keeps the named processes: a step reports those that work for it.
+func (s cpuSample) only(names ...string) cpuSample {
+	kept := cpuSample{}
+	for _, n := range names {
+		kept[n] = s[n]
+	}
+	return kept
+}
+
+// perEvent turns two samples around a window into microseconds of CPU per
+// event for each process, under keys <step>_<process>_cpu_us_per_event.
+func (m *meter) perEvent(step string, before, after cpuSample, events float64, into map[string][]float64) {
+	if events <= 0 {
+		return
+	}
+	for name, t := range after {
+		used := t - before[name]
+		into[fmt.Sprintf("%s_%s_cpu_us_per_event", step, name)] = append(into[fmt.Sprintf("%s_%s_cpu_us_per_event", step, name)],
+			float64(used.Microseconds())/events)
+	}
+}
+
+// medians records the median of each key's values.
+func (b *bench) medians(vals map[string][]float64) {
+	for k, v := range vals {
+		b.results[k] = median(v)
+	}
+}
+
+// allocs reads a stage's heap allocations so far (Go's mallocs counter on
+// its /metrics); 0 when it cannot be read.
+func (b *bench) allocs(addr string) func() float64 {
+	return func() float64 {
+		val, err := metricsOf(addr)
+		if err != nil {
+			return 0
+		}
+		return val("go_memstats_mallocs_total")
+	}
+}
+
+// childCPU is what an exited child of the bench (pgbench, pg_recvlogical)
+// used.
+func childCPU(state *os.ProcessState) time.Duration {
+	if state == nil {
+		return 0
+	}
+	return state.UserTime() + state.SystemTime()
+}
+
+// cpuSteps and cpuProcs lay out the CPU table: a row per saturated step, a
+// column per process.
+var (
+	cpuSteps = []struct{ key, label string }{
+		{"null", "null server, per request"},
+		{"ingest", "ingest alone, per accepted event"},
+		{"full", "whole pipeline, per accepted event"},
+		{"relay", "relay backlog, per row"},
+		{"pg_recvlogical", "pg_recvlogical, per row"},
+		{"consume", "consumers backlog, per record"},
+		{"pgbench_single", "pgbench 1 event/tx, per event"},
+		{"pgbench_batch100", "pgbench 100 events/tx, per event"},
+	}
+	cpuProcs = []string{"sluice", "postgres", "kafka", "generator", "null", "pgbench", "pg_recvlogical"}
+)
+
+// cpuRatios derives the same-run ratios the cost targets are stated in.
+func (b *bench) cpuRatios() {
+	ratio := func(key, num, den string) {
+		n, ok1 := b.results[num]
+		d, ok2 := b.results[den]
+		if ok1 && ok2 && d > 0 {
+			b.results[key] = n / d
+		}
+	}
+	ratio("ingest_sluice_cpu_ratio_of_null", "ingest_sluice_cpu_us_per_event", "null_null_cpu_us_per_event")
+	ratio("ingest_postgres_cpu_ratio_of_pgbench100", "ingest_postgres_cpu_us_per_event", "pgbench_batch100_postgres_cpu_us_per_event")
+	if s, ok := b.results["full_sluice_cpu_us_per_event"]; ok {
+		b.results["full_pipeline_cpu_us_per_event"] = s + b.results["full_postgres_cpu_us_per_event"] + b.results["full_kafka_cpu_us_per_event"]
+	}
+}
+
+// cpuTable prints the CPU each process spent per event, by step.
+func (b *bench) cpuTable(sb *strings.Builder) {
+	var rows []string
+	for _, s := range cpuSteps {
+		cells, any := "", false
+		for _, p := range cpuProcs {
+			v, ok := b.results[fmt.Sprintf("%s_%s_cpu_us_per_event", s.key, p)]
+			if ok {
+				cells += " " + format(v) + " |"
+				any = true
+			} else {
+				cells += " |"
+			}
+		}
+		if any {
+			rows = append(rows, "| "+s.label+" |"+cells)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "\nCPU per event, microseconds (from /proc, medians of the runs)\n\n| step | %s |\n|---|%s\n",
+		strings.Join(cpuProcs, " | "), strings.Repeat("---:|", len(cpuProcs)))
+	for _, r := range rows {
+		fmt.Fprintln(sb, r)
+	}
+	for _, k := range []struct{ key, label string }{
+		{"ingest_sluice_cpu_ratio_of_null", "sluice per accepted event / null server per request"},
+		{"ingest_postgres_cpu_ratio_of_pgbench100", "postgres per ingested event / per event in pgbench's 100-event transactions"},
+		{"full_pipeline_cpu_us_per_event", "whole pipeline (sluice + postgres + kafka), us per event"},
+		{"ingest_sluice_allocs_per_event", "ingest allocations per event"},
+		{"consume_sluice_allocs_per_event", "consumer allocations per event"},
+	} {
+		if v, ok := b.results[k.key]; ok {
+			fmt.Fprintf(sb, "\n- %s: %s", k.label, format(v))
+		}
+	}
+	fmt.Fprintln(sb)
+}
+
+// guard fails the run when a key regressed far outside noise against the
+// baseline recorded in path: {"key": {"baseline": x, "max_factor": f}}.
+// Only ratios measured in the same run belong there, so the guard holds on
+// a machine of any speed.
+func (b *bench) guard(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("bench guard: %w", err)
+	}
+	var limits map[string]struct {
+		Baseline  float64 `json:"baseline"`
+		MaxFactor float64 `json:"max_factor"`
+	}
+	if err := json.Unmarshal(raw, &limits); err != nil {
+		return fmt.Errorf("bench guard %s: %w", path, err)
+	}
+	var failed []string
+	for key, l := range limits {
+		v, ok := b.results[key]
+		switch {
+		case !ok:
+			failed = append(failed, key+": not measured")
+		case v > l.Baseline*l.MaxFactor:
+			failed = append(failed, fmt.Sprintf("%s = %s, over %g x the baseline %s", key, format(v), l.MaxFactor, format(l.Baseline)))
+		default:
+			log.Printf("bench guard: %s = %s (baseline %s, limit %g x)", key, format(v), format(l.Baseline), l.MaxFactor)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("bench guard: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}
