@@ -126,6 +126,7 @@ func main() {
 	b.report()
 	if path := os.Getenv("BENCH_GUARD"); path != "" {
 		if err := b.guard(path); err != nil {
+			b.cleanup()
 			log.Fatal(err)
 		}
 	}
