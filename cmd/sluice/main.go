@@ -28,6 +28,7 @@ type CLI struct {
 	DLQ       DLQCmd       `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
 	Lag       LagCmd       `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
 	Replay    ReplayCmd    `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
+	Health    HealthCmd    `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
 }
 
 func main() {
