@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/encoding/json"
 
+	"github.com/sluicehq/sluice/ingest/jsonptr"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -39,9 +40,6 @@ import (
 // refund preceded. What no link ever resolves stays waiting, visible in the
 // inbox and delivery_log, for reconciliation.
 
-// statusWaiting is the inbox status of an event waiting for its object.
-const statusWaiting = "waiting"
-
 // wait is what a waiting delivery needs to be published once resolved.
 type wait struct {
 	Via        []string // ids that may resolve the object, in order of preference
@@ -57,7 +55,7 @@ func linkDelivery(d *delivery, entry *schemas.Entry, pe providerEvent, topic str
 		return
 	}
 	via := pointerStrings(pe.doc, entry.ObjectIDVia)
-	d.Status, d.Wait = statusWaiting, &wait{Via: via, ObjectType: entry.ObjectType, Topic: topic}
+	d.Status, d.Wait = StatusWaiting, &wait{Via: via, ObjectType: entry.ObjectType, Topic: topic}
 	d.Reason = storableText(fmt.Sprintf("%s: no %s id at %s; waiting for %s to be linked to one",
 		pe.Type, entry.ObjectType, entry.ObjectIDPointer, strings.Join(via, " or ")))
 }
@@ -74,15 +72,15 @@ func pointerStrings(doc any, ptrs []string) []string {
 	for _, ptr := range ptrs {
 		head, rest, wild := strings.Cut(ptr, "/*")
 		if !wild {
-			if s, ok := pointerString(doc, ptr); ok {
+			if s, ok := jsonptr.String(doc, ptr); ok {
 				add(s)
 			}
 			continue
 		}
-		arr, _ := pointer(doc, head)
+		arr, _ := jsonptr.Get(doc, head)
 		elems, _ := arr.([]any)
 		for i := range elems {
-			if s, ok := pointerString(doc, head+"/"+strconv.Itoa(i)+rest); ok {
+			if s, ok := jsonptr.String(doc, head+"/"+strconv.Itoa(i)+rest); ok {
 				add(s)
 			}
 		}
