@@ -10,6 +10,11 @@
 // unique event key makes the retry harmless. A refused request stores
 // nothing. Limits live in this process (per instance) and fail closed.
 //
+// What a source's kind means (its signature scheme, how its events are
+// read, its body limit) is its provider's: ingest/provider is the contract,
+// ingest/providers/<kind> the shipped kinds, and Config.Providers the
+// registry this service takes webhooks for.
+//
 // An event whose resource is named only through another object (a Stripe
 // refund from API version basil on names its payment, not its invoice) is
 // resolved through links recorded by other events, or waits for one: see

@@ -212,9 +212,9 @@ func (s Store) CreateAPIKey(ctx context.Context, tenantID string) (id, key strin
 	sum := sha256.Sum256([]byte(key))
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		var sourceID string
-		if err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account) VALUES ($1, 'api', 'api')
+		if err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account) VALUES ($1, $2, $2)
 ON CONFLICT ON CONSTRAINT sources_tenant_kind_account DO UPDATE SET kind = EXCLUDED.kind
-RETURNING id::text`, tenantID).Scan(&sourceID); err != nil {
+RETURNING id::text`, tenantID, string(provider.KindAPI)).Scan(&sourceID); err != nil {
 			return fmt.Errorf("api source: %w", err)
 		}
 		if err := tx.QueryRow(ctx, `INSERT INTO api_keys (tenant_id, source_id, key_sha256) VALUES ($1, $2, $3) RETURNING id::text`,
