@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"sync"
 	"time"
@@ -29,6 +30,15 @@ const (
 	OutcomeWaiting     Outcome = "waiting"     // its resource is named through a link not known yet: kept, published once it is (links.go)
 )
 
+// status is the HTTP status a delivery of the outcome is answered: 200 for
+// a duplicate (nothing new was stored), 202 for everything else.
+func (o Outcome) status() int {
+	if o == OutcomeDuplicate {
+		return http.StatusOK
+	}
+	return http.StatusAccepted
+}
+
 var (
 	// ErrOverloaded: the commit queue is full; answer 503 with Retry-After.
 	ErrOverloaded = errors.New("ingest: commit queue full")
@@ -47,7 +57,7 @@ type delivery struct {
 	ObjectType string
 	ObjectID   string
 	EventTime  *time.Time
-	Status     string // published, unhandled, quarantined, waiting
+	Status     Status
 	Reason     string
 	ReceivedAt time.Time
 	Body       []byte
@@ -326,7 +336,7 @@ func (c *committer) accept(ctx context.Context, q querier, batch []*request, res
 		}
 		switch kind {
 		case "accepted":
-			results[i], done[i] = result{outcome: statusOutcome(batch[i].d.Status), inboxID: id}, true
+			results[i], done[i] = result{outcome: batch[i].d.Status.outcome(), inboxID: id}, true
 		case "duplicate":
 			results[i], done[i] = result{outcome: OutcomeDuplicate, inboxID: id}, true
 		default: // differs: decided below, against the stored body
@@ -462,7 +472,7 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		a.objectType = append(a.objectType, d.ObjectType)
 		a.objectID = append(a.objectID, d.ObjectID)
 		a.eventTime = append(a.eventTime, d.EventTime)
-		a.status = append(a.status, d.Status)
+		a.status = append(a.status, string(d.Status))
 		a.reason = append(a.reason, d.Reason)
 		a.sum = append(a.sum, d.Sum[:])
 		a.body = append(a.body, d.Body)
@@ -478,19 +488,6 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		a.receivedAt = append(a.receivedAt, received)
 	}
 	return a, nil
-}
-
-func statusOutcome(status string) Outcome {
-	switch status {
-	case "quarantined":
-		return OutcomeQuarantined
-	case "unhandled":
-		return OutcomeUnhandled
-	case statusWaiting:
-		return OutcomeWaiting
-	default:
-		return OutcomeAccepted
-	}
 }
 
 // sameJSON reports whether two bodies hold the same JSON value: providers

@@ -16,15 +16,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/schemas"
 )
 
 // MaxBatchEvents is the most events one POST /v1/events may carry.
 const MaxBatchEvents = 1000
-
-// apiKind is the source kind of a tenant's first-party events: catalogue
-// entries of kind "api" route them, like any provider's types.
-const apiKind = "api"
 
 // apiKeys resolves tenant API keys, stored as SHA-256 digests, and keeps
 // them briefly like sources: a revoked key stops working within the TTL.
@@ -55,7 +52,7 @@ func (k *apiKeys) get(ctx context.Context, key string) (*source, error) {
 }
 
 func (k *apiKeys) load(ctx context.Context, digest string) (*source, error) {
-	src := &source{Kind: apiKind}
+	src := &source{Kind: provider.KindAPI}
 	err := k.pool.QueryRow(ctx, apiKeySQL, []byte(digest)).Scan(&src.TenantID, &src.ID, &src.Account)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -92,59 +89,23 @@ type EventResult struct {
 // could not be committed (retrying the whole batch is safe: the stored
 // ones come back as duplicates).
 func (s *Service) handleEvents(c *gin.Context) {
-	ctx := c.Request.Context()
 	start := time.Now()
-	key, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
-	if !ok || key == "" {
-		s.reject(c, rejection{http.StatusUnauthorized, "missing_api_key", "an API key is required (Authorization: Bearer <key>)"}, 0)
-		return
-	}
-	src, err := s.apiKeys.get(ctx, key)
-	switch {
-	case errors.Is(err, errUnknownSource):
-		s.reject(c, rejection{http.StatusUnauthorized, "bad_api_key", "invalid API key"}, 0)
-		return
-	case err != nil:
-		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
+	src, ok := s.apiSource(c)
+	if !ok {
 		return
 	}
 	tenant := slog.String("tenant_id", src.TenantID)
-	if !isJSON(c.GetHeader("Content-Type")) {
-		s.reject(c, rejectMediaType, 0, tenant)
+	events, ok := s.readBatch(c, src, tenant)
+	if !ok {
 		return
 	}
-	// The key is checked already: the body is held, not budgeted.
-	body, ok := s.readBody(c, s.cfg.MaxBatchBodyBytes, &hold{})
-	if !ok || s.gone(c) {
-		return
-	}
-	if err := s.cfg.Shape.check(body); err != nil {
-		s.reject(c, rejection{http.StatusBadRequest, "too_complex", err.Error()}, 0, tenant)
-		return
-	}
-	var req struct {
-		Events []json.RawMessage `json:"events"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Events) == 0 {
-		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", `body must be {"events":[...]} with at least one event`}, 0, tenant)
-		return
-	}
-	if len(req.Events) > MaxBatchEvents {
-		s.reject(c, rejection{http.StatusRequestEntityTooLarge, "too_many_events", fmt.Sprintf("at most %d events per request", MaxBatchEvents)}, 0, tenant)
-		return
-	}
-	if wait, ok := s.tenantLimit.take(src.TenantID, len(req.Events), time.Now()); !ok {
-		s.reject(c, rejectRateLimited, wait, tenant)
-		return
-	}
-
-	results := make([]EventResult, len(req.Events))
+	results := make([]EventResult, len(events))
 	var (
 		ds    []*delivery
 		index []int
 	)
 	trace := validTrace(c.GetHeader("traceparent"))
-	for i, raw := range req.Events {
+	for i, raw := range events {
 		results[i].Index = i
 		pe, err := readBatchEvent(raw, s.catalogue)
 		results[i].ID = pe.ID
@@ -155,25 +116,84 @@ func (s *Service) handleEvents(c *gin.Context) {
 		ds = append(ds, s.delivery(src, pe, bytes.Clone(raw), trace, start))
 		index = append(index, i)
 	}
+	status := s.storeAll(c.Request.Context(), src.TenantID, ds, index, results)
+	if status != http.StatusOK {
+		c.Header("Retry-After", "1")
+	}
+	s.metrics.latency.Observe(time.Since(start).Seconds())
+	s.log.LogAttrs(c.Request.Context(), slog.LevelDebug, "event batch handled", tenant, slog.Int("events", len(events)), slog.Int("status", status))
+	c.JSON(status, gin.H{"results": results})
+}
+
+// apiSource finds the api source an API key speaks for; when there is none,
+// the request is answered.
+func (s *Service) apiSource(c *gin.Context) (*source, bool) {
+	key, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	if !ok || key == "" {
+		s.reject(c, rejection{http.StatusUnauthorized, "missing_api_key", "an API key is required (Authorization: Bearer <key>)"}, 0)
+		return nil, false
+	}
+	src, err := s.apiKeys.get(c.Request.Context(), key)
+	switch {
+	case errors.Is(err, errUnknownSource):
+		s.reject(c, rejection{http.StatusUnauthorized, "bad_api_key", "invalid API key"}, 0)
+		return nil, false
+	case err != nil:
+		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
+		return nil, false
+	}
+	return src, true
+}
+
+// readBatch reads a batch's events within the batch limits and the
+// tenant's rate; when it cannot, the request is answered.
+func (s *Service) readBatch(c *gin.Context, src *source, tenant slog.Attr) ([]json.RawMessage, bool) {
+	if !isJSON(c.GetHeader("Content-Type")) {
+		s.reject(c, rejectMediaType, 0, tenant)
+		return nil, false
+	}
+	// The key is checked already: the body is held, not budgeted.
+	body, ok := s.readBody(c, s.cfg.MaxBatchBodyBytes, &hold{})
+	if !ok || s.gone(c) {
+		return nil, false
+	}
+	if err := s.cfg.Shape.check(body); err != nil {
+		s.reject(c, rejection{http.StatusBadRequest, "too_complex", err.Error()}, 0, tenant)
+		return nil, false
+	}
+	var req struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Events) == 0 {
+		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", `body must be {"events":[...]} with at least one event`}, 0, tenant)
+		return nil, false
+	}
+	if len(req.Events) > MaxBatchEvents {
+		s.reject(c, rejection{http.StatusRequestEntityTooLarge, "too_many_events", fmt.Sprintf("at most %d events per request", MaxBatchEvents)}, 0, tenant)
+		return nil, false
+	}
+	if wait, ok := s.tenantLimit.take(src.TenantID, len(req.Events), time.Now()); !ok {
+		s.reject(c, rejectRateLimited, wait, tenant)
+		return nil, false
+	}
+	return req.Events, true
+}
+
+// storeAll commits a batch's readable events (ds, at index in results) and
+// fills in their results; it returns 200, or 503 when any was not
+// committed (retrying the whole batch is safe).
+func (s *Service) storeAll(ctx context.Context, tenantID string, ds []*delivery, index []int, results []EventResult) int {
 	status := http.StatusOK
-	for j, res := range s.committer.submitAll(ctx, src.TenantID, ds) {
+	for j, res := range s.committer.submitAll(ctx, tenantID, ds) {
 		r := &results[index[j]]
 		if res.err != nil {
 			r.Status, r.Error, status = http.StatusServiceUnavailable, "not stored, retry later", http.StatusServiceUnavailable
 			continue
 		}
-		r.Status, r.Outcome = http.StatusAccepted, res.outcome
-		if res.outcome == OutcomeDuplicate {
-			r.Status = http.StatusOK
-		}
+		r.Status, r.Outcome = res.outcome.status(), res.outcome
 		s.metrics.requests.WithLabelValues(string(res.outcome)).Inc()
 	}
-	if status != http.StatusOK {
-		c.Header("Retry-After", "1")
-	}
-	s.metrics.latency.Observe(time.Since(start).Seconds())
-	s.log.LogAttrs(ctx, slog.LevelDebug, "event batch handled", tenant, slog.Int("events", len(req.Events)), slog.Int("status", status))
-	c.JSON(status, gin.H{"results": results})
+	return status
 }
 
 // readBatchEvent reads one first-party event: id, type and object id are
@@ -193,7 +213,7 @@ func readBatchEvent(raw json.RawMessage, catalogue *schemas.Catalogue) (provider
 	if err := checkIdentifiers(e.ID, e.Type, e.ObjectID); err != nil {
 		return pe, err
 	}
-	pe.Entry, _ = catalogue.Lookup(apiKind, e.Type)
+	pe.Entry, _ = catalogue.Lookup(string(provider.KindAPI), e.Type)
 	return pe, nil
 }
 

@@ -10,6 +10,11 @@
 // unique event key makes the retry harmless. A refused request stores
 // nothing. Limits live in this process (per instance) and fail closed.
 //
+// What a source's kind means (its signature scheme, how its events are
+// read, its body limit) is its provider's: ingest/provider is the contract,
+// ingest/providers/<kind> the shipped kinds, and Config.Providers the
+// registry this service takes webhooks for.
+//
 // An event whose resource is named only through another object (a Stripe
 // refund from API version basil on names its payment, not its invoice) is
 // resolved through links recorded by other events, or waits for one: see
@@ -29,6 +34,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -72,7 +79,11 @@ type Config struct {
 	Unverified Unverified
 	// Topics names the topics events are published to.
 	Topics envelope.Topics
-	Commit CommitConfig
+	// Providers are the kinds whose webhooks are taken; a source of a kind
+	// it does not hold is answered as unknown. Default: the shipped kinds
+	// (providers.Builtin).
+	Providers *provider.Registry
+	Commit    CommitConfig
 }
 
 // WithDefaults fills unset fields.
@@ -100,6 +111,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxBatchBodyBytes <= 0 {
 		c.MaxBatchBodyBytes = 8 << 20
+	}
+	if c.Providers == nil {
+		c.Providers = providers.Builtin()
 	}
 	c.Shape = c.Shape.withDefaults()
 	c.Unverified = c.Unverified.withDefaults()
@@ -133,7 +147,7 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 	return &Service{
 		cfg:          cfg,
 		log:          log,
-		sources:      newSources(pool, ring, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
+		sources:      newSources(pool, ring, cfg.Providers, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
 		apiKeys:      newAPIKeys(pool, cfg.SourceCacheTTL),
 		catalogue:    catalogue,
 		committer:    newCommitter(pool, log, cfg.Commit, m),
@@ -193,7 +207,6 @@ var (
 )
 
 func (s *Service) handleWebhook(c *gin.Context) {
-	ctx := c.Request.Context()
 	start := time.Now()
 	if c.Request.ContentLength < 0 {
 		// A body of unknown length came chunked, perhaps with a
@@ -202,52 +215,13 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		// whatever follows on this connection is not read (RFC 9112 6.3).
 		c.Header("Connection", "close")
 	}
-	sourceID := c.Param("source_id")
-	if !canonicalUUID(sourceID) {
-		// Another spelling of a real id would cost a query and a decrypt
-		// before failing; only the canonical form names a source.
-		s.reject(c, rejectUnknownSource, 0)
-		return
-	}
-	src, err := s.sources.get(ctx, sourceID)
-	switch {
-	case errors.Is(err, errUnknownSource), err == nil && src.Verifier == nil:
-		s.reject(c, rejectUnknownSource, 0)
-		return
-	case err != nil:
-		if errors.Is(err, errSealed) {
-			s.log.ErrorContext(ctx, "source secret unreadable: check SLUICE_SECRET_KEY", slog.String("source_id", sourceID), slog.Any("error", err))
-		}
-		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
+	src, ok := s.webhookSource(c)
+	if !ok {
 		return
 	}
 	tenant := slog.String("tenant_id", src.TenantID)
-	if ip := clientIP(c.Request, s.cfg.TrustedProxies); !src.allows(ip) {
-		s.reject(c, rejection{http.StatusForbidden, "ip_not_allowed", "address not allowed for this source"}, 0, tenant, slog.String("client_ip", ip.String()))
-		return
-	}
-	if !isJSON(c.GetHeader("Content-Type")) {
-		s.reject(c, rejectMediaType, 0, tenant)
-		return
-	}
-	unverified := &hold{budget: s.unverified, key: src.ID}
-	defer unverified.release()
-	body, ok := s.readBody(c, src.MaxBody, unverified)
-	if !ok || s.gone(c) {
-		return
-	}
-	_, err = src.Verifier.Verify(signature.Delivery{Header: c.Request.Header, Body: body, Now: time.Now()}, src.Secrets)
-	unverified.release()
-	if err != nil {
-		if wait, ok := s.failureLimit.take(src.ID, 1, time.Now()); !ok {
-			s.reject(c, rejection{http.StatusTooManyRequests, "auth_rate_limited", "too many failed authentications"}, wait, tenant)
-			return
-		}
-		reason := "bad_signature"
-		if errors.Is(err, signature.ErrStale) {
-			reason = "stale_timestamp"
-		}
-		s.reject(c, rejection{http.StatusUnauthorized, reason, "invalid signature"}, 0, tenant, slog.Any("error", err))
+	body, ok := s.authenticate(c, src, tenant)
+	if !ok {
 		return
 	}
 
@@ -269,8 +243,75 @@ func (s *Service) handleWebhook(c *gin.Context) {
 	if s.gone(c) {
 		return
 	}
+	s.store(c, d, start, tenant)
+}
+
+// webhookSource finds the source a delivery is addressed to; when there is
+// none that takes webhooks, the request is answered.
+func (s *Service) webhookSource(c *gin.Context) (*source, bool) {
+	ctx := c.Request.Context()
+	sourceID := c.Param("source_id")
+	if !canonicalUUID(sourceID) {
+		// Another spelling of a real id would cost a query and a decrypt
+		// before failing; only the canonical form names a source.
+		s.reject(c, rejectUnknownSource, 0)
+		return nil, false
+	}
+	src, err := s.sources.get(ctx, sourceID)
+	switch {
+	case errors.Is(err, errUnknownSource), err == nil && src.Scheme.Verifier == nil:
+		s.reject(c, rejectUnknownSource, 0)
+		return nil, false
+	case err != nil:
+		if errors.Is(err, errSealed) {
+			s.log.ErrorContext(ctx, "source secret unreadable: check SLUICE_SECRET_KEY", slog.String("source_id", sourceID), slog.Any("error", err))
+		}
+		s.reject(c, rejection{http.StatusServiceUnavailable, "source_lookup_failed", "temporarily unavailable"}, 0, slog.Any("error", err))
+		return nil, false
+	}
+	return src, true
+}
+
+// authenticate reads the body within the source's limits and the budget of
+// unverified bytes, and verifies it with the source's scheme; when it
+// cannot, the request is answered.
+func (s *Service) authenticate(c *gin.Context, src *source, tenant slog.Attr) ([]byte, bool) {
+	if ip := clientIP(c.Request, s.cfg.TrustedProxies); !src.allows(ip) {
+		s.reject(c, rejection{http.StatusForbidden, "ip_not_allowed", "address not allowed for this source"}, 0, tenant, slog.String("client_ip", ip.String()))
+		return nil, false
+	}
+	if !isJSON(c.GetHeader("Content-Type")) {
+		s.reject(c, rejectMediaType, 0, tenant)
+		return nil, false
+	}
+	unverified := &hold{budget: s.unverified, key: src.ID}
+	defer unverified.release()
+	body, ok := s.readBody(c, src.MaxBody, unverified)
+	if !ok || s.gone(c) {
+		return nil, false
+	}
+	_, err := src.Scheme.Verify(signature.Delivery{Header: c.Request.Header, Body: body, Now: time.Now()}, src.Secrets)
+	unverified.release()
+	if err == nil {
+		return body, true
+	}
+	if wait, ok := s.failureLimit.take(src.ID, 1, time.Now()); !ok {
+		s.reject(c, rejection{http.StatusTooManyRequests, "auth_rate_limited", "too many failed authentications"}, wait, tenant)
+		return nil, false
+	}
+	reason := "bad_signature"
+	if errors.Is(err, signature.ErrStale) {
+		reason = "stale_timestamp"
+	}
+	s.reject(c, rejection{http.StatusUnauthorized, reason, "invalid signature"}, 0, tenant, slog.Any("error", err))
+	return nil, false
+}
+
+// store commits one delivery and answers: 2xx only once it is committed.
+func (s *Service) store(c *gin.Context, d *delivery, start time.Time, tenant slog.Attr) {
+	ctx := c.Request.Context()
 	res := s.committer.submit(ctx, d)
-	attrs := []slog.Attr{tenant, slog.String("source_id", src.ID), slog.String("event_id", pe.ID), slog.String("event_type", pe.Type)}
+	attrs := []slog.Attr{tenant, slog.String("source_id", d.SourceID), slog.String("event_id", d.EventID), slog.String("event_type", d.EventType)}
 	if res.err != nil {
 		r := rejectNotCommitted
 		if errors.Is(res.err, ErrOverloaded) {
@@ -282,11 +323,7 @@ func (s *Service) handleWebhook(c *gin.Context) {
 	s.metrics.requests.WithLabelValues(string(res.outcome)).Inc()
 	s.metrics.latency.Observe(time.Since(start).Seconds())
 	s.log.LogAttrs(ctx, slog.LevelDebug, "webhook stored", append(attrs, slog.String("outcome", string(res.outcome)), slog.Int64("inbox_id", res.inboxID))...)
-	status := http.StatusAccepted
-	if res.outcome == OutcomeDuplicate {
-		status = http.StatusOK
-	}
-	c.JSON(status, gin.H{"outcome": res.outcome, "event_id": pe.ID})
+	c.JSON(res.outcome.status(), gin.H{"outcome": res.outcome, "event_id": d.EventID})
 }
 
 // gone reports, and counts, a request whose client went away: nothing more
@@ -318,7 +355,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		EventType:  pe.Type,
 		ObjectType: pe.ObjectType,
 		ObjectID:   pe.ObjectID,
-		Status:     "unhandled",
+		Status:     StatusUnhandled,
 		Body:       body,
 		Sum:        sha256.Sum256(body),
 		ReceivedAt: received,
@@ -335,14 +372,14 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		validate = func() error { return entry.ValidateDoc(pe.doc) }
 	}
 	if err := validate(); err != nil {
-		d.Status, d.Reason = "quarantined", storableText(err.Error())
+		d.Status, d.Reason = StatusQuarantined, storableText(err.Error())
 		return d
 	}
 	if pe.Problem != "" {
-		d.Status, d.Reason = "quarantined", pe.Problem
+		d.Status, d.Reason = StatusQuarantined, pe.Problem
 		return d
 	}
-	d.Status, d.ObjectType = "published", entry.ObjectType
+	d.Status, d.ObjectType = StatusPublished, entry.ObjectType
 	topic := s.cfg.Topics.Resource(entry.Topic)
 	linkDelivery(d, entry, pe, topic)
 	var key string
@@ -355,7 +392,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	ev := envelope.Event{
 		ID:            pe.ID,
 		Source:        envelope.SourceURI(src.TenantID, src.ID),
-		Type:          src.Kind + "." + pe.Type,
+		Type:          string(src.Kind) + "." + pe.Type,
 		Subject:       pe.ObjectID,
 		Time:          pe.Time,
 		TenantID:      src.TenantID,

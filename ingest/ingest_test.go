@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -69,6 +70,12 @@ func setup(t *testing.T, cfg ingest.Config) *bundle {
 // through a proxy the test cuts); assertions still use the direct URL.
 func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
 	t.Helper()
+	return setupWith(t, cfg, serviceURL)
+}
+
+// setupWith is setupVia with event types of kinds cfg.Providers adds.
+func setupWith(t *testing.T, cfg ingest.Config, serviceURL string, schemaFiles ...fs.FS) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 4)
 	if err != nil {
@@ -84,7 +91,7 @@ func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
 	}
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
-	catalogue, err := schemas.Load()
+	catalogue, err := schemas.Load(schemaFiles...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +108,7 @@ func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
 		svc.Stop()
 	})
 
-	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, srv: srv, reg: reg, secret: "whsec_" + testenv.RandomSuffix()}
+	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring, Providers: cfg.Providers}, srv: srv, reg: reg, secret: "whsec_" + testenv.RandomSuffix()}
 	b.tenantID = b.newTenant(t)
 	b.sourceID = b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "stripe", Secret: b.secret})
 	return b
@@ -119,10 +126,16 @@ func (b *bundle) newTenant(t *testing.T) string {
 // newSource creates a source; an empty account gets a random one.
 func (b *bundle) newSource(t *testing.T, ns tenancy.NewSource) string {
 	t.Helper()
+	return b.newSourceIn(t, b.store, ns)
+}
+
+// newSourceIn is newSource through another store (another registry).
+func (b *bundle) newSourceIn(t *testing.T, store tenancy.Store, ns tenancy.NewSource) string {
+	t.Helper()
 	if ns.Account == "" {
 		ns.Account = "acct_" + testenv.RandomSuffix()
 	}
-	id, err := b.store.CreateSource(context.Background(), ns)
+	id, err := store.CreateSource(context.Background(), ns)
 	if err != nil {
 		t.Fatal(err)
 	}

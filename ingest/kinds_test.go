@@ -14,6 +14,7 @@ import (
 	svix "github.com/svix/svix-webhooks/go"
 
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/providers/hmac"
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
@@ -107,12 +108,12 @@ func TestStandardWebhooksSignedBySvixIsStoredWithItsEventTime(t *testing.T) {
 func TestGenericHMACSourceReadsConfiguredLocators(t *testing.T) {
 	t.Parallel()
 	b := setup(t, ingest.Config{})
-	settings := ingest.HMACSettings{
+	settings := hmac.Settings{
 		HMACConfig: signature.HMACConfig{Header: "X-Acme-Signature", Algorithm: "sha512", Encoding: "base64", TimestampHeader: "X-Acme-Time"},
 		EventID:    "header:X-Acme-Event", EventType: "/event", ObjectID: "/thing/id", EventTime: "/at",
 	}
 	raw, _ := json.Marshal(settings)
-	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "hmac", Secret: "acme-secret", HMAC: raw})
+	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "hmac", Secret: "acme-secret", Settings: raw})
 	body := []byte(`{"event":"thing.made","at":1700000000,"thing":{"id":"t_1"}}`)
 	v, _ := signature.NewHMAC(settings.HMACConfig, 0)
 	h := v.Sign("acme-secret", body, time.Now())

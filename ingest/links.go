@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/encoding/json"
 
+	"github.com/sluicehq/sluice/ingest/jsonptr"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -39,9 +40,6 @@ import (
 // refund preceded. What no link ever resolves stays waiting, visible in the
 // inbox and delivery_log, for reconciliation.
 
-// statusWaiting is the inbox status of an event waiting for its object.
-const statusWaiting = "waiting"
-
 // wait is what a waiting delivery needs to be published once resolved.
 type wait struct {
 	Via        []string // ids that may resolve the object, in order of preference
@@ -57,7 +55,7 @@ func linkDelivery(d *delivery, entry *schemas.Entry, pe providerEvent, topic str
 		return
 	}
 	via := pointerStrings(pe.doc, entry.ObjectIDVia)
-	d.Status, d.Wait = statusWaiting, &wait{Via: via, ObjectType: entry.ObjectType, Topic: topic}
+	d.Status, d.Wait = StatusWaiting, &wait{Via: via, ObjectType: entry.ObjectType, Topic: topic}
 	d.Reason = storableText(fmt.Sprintf("%s: no %s id at %s; waiting for %s to be linked to one",
 		pe.Type, entry.ObjectType, entry.ObjectIDPointer, strings.Join(via, " or ")))
 }
@@ -74,15 +72,15 @@ func pointerStrings(doc any, ptrs []string) []string {
 	for _, ptr := range ptrs {
 		head, rest, wild := strings.Cut(ptr, "/*")
 		if !wild {
-			if s, ok := pointerString(doc, ptr); ok {
+			if s, ok := jsonptr.String(doc, ptr); ok {
 				add(s)
 			}
 			continue
 		}
-		arr, _ := pointer(doc, head)
+		arr, _ := jsonptr.Get(doc, head)
 		elems, _ := arr.([]any)
 		for i := range elems {
-			if s, ok := pointerString(doc, head+"/"+strconv.Itoa(i)+rest); ok {
+			if s, ok := jsonptr.String(doc, head+"/"+strconv.Itoa(i)+rest); ok {
 				add(s)
 			}
 		}
@@ -105,53 +103,24 @@ func linking(batch []*request) bool {
 // waiting events, and publishes every waiting event that is now resolved.
 // Results of this batch's events released here become accepted.
 func link(ctx context.Context, tx pgx.Tx, batch []*request, results []result) error {
-	var (
-		sources                                 []string
-		lSource, lAccount, lType, lID, lObjects []string
-		lInbox                                  []int64
-		waits                                   []int // indexes into batch
-	)
-	for i, r := range batch {
-		d, res := r.d, results[i]
-		if res.outcome != OutcomeAccepted && res.outcome != OutcomeWaiting {
-			continue // not new in this transaction, quarantined or unhandled: it links nothing
-		}
-		if d.Wait == nil && len(d.Links) == 0 {
-			continue
-		}
-		sources = append(sources, d.SourceID)
-		for _, id := range d.Links {
-			lSource, lAccount, lType = append(lSource, d.SourceID), append(lAccount, d.Account), append(lType, d.ObjectType)
-			lID, lObjects, lInbox = append(lID, id), append(lObjects, d.ObjectID), append(lInbox, res.inboxID)
-		}
-		if d.Wait != nil {
-			waits = append(waits, i)
-		}
-	}
-	if len(sources) == 0 {
+	ls := collectLinks(batch, results)
+	if len(ls.sources) == 0 {
 		return nil
 	}
-	slices.Sort(sources)
+	slices.Sort(ls.sources)
 	b := &pgx.Batch{}
-	b.Queue(linkLockSQL, slices.Compact(sources))
-	if len(lID) > 0 {
-		b.Queue(linkSQL, lSource, lAccount, lType, lID, lObjects, lInbox)
+	b.Queue(linkLockSQL, slices.Compact(ls.sources))
+	if len(ls.id) > 0 {
+		b.Queue(linkSQL, ls.source, ls.account, ls.objectType, ls.id, ls.object, ls.inbox)
 	}
-	waiting := make([]int64, 0, len(waits))
-	for _, i := range waits {
-		d := batch[i].d
-		headers, err := json.Marshal(d.Headers)
-		if err != nil {
-			return fmt.Errorf("encode headers: %w", err)
-		}
-		b.Queue(waitSQL, results[i].inboxID, d.TenantID, d.SourceID, d.Account, d.Wait.ObjectType, d.Wait.Via,
-			d.Wait.Topic, string(headers), d.Payload)
-		waiting = append(waiting, results[i].inboxID)
+	waiting, err := queueWaits(b, batch, ls.waits, results)
+	if err != nil {
+		return err
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("record links: %w", err)
 	}
-	released, err := release(ctx, tx, waiting, lID)
+	released, err := release(ctx, tx, waiting, ls.id)
 	if err != nil {
 		return err
 	}
@@ -161,6 +130,54 @@ func link(ctx context.Context, tx pgx.Tx, batch []*request, results []result) er
 		}
 	}
 	return nil
+}
+
+// linkSet is what a batch's new events link and wait for: the links as
+// the column arrays sql/link.sql takes.
+type linkSet struct {
+	sources                                 []string // of the events that link or wait, to lock
+	source, account, objectType, id, object []string
+	inbox                                   []int64
+	waits                                   []int // indexes into batch
+}
+
+func collectLinks(batch []*request, results []result) linkSet {
+	var ls linkSet
+	for i, r := range batch {
+		d, res := r.d, results[i]
+		if res.outcome != OutcomeAccepted && res.outcome != OutcomeWaiting {
+			continue // not new in this transaction, quarantined or unhandled: it links nothing
+		}
+		if d.Wait == nil && len(d.Links) == 0 {
+			continue
+		}
+		ls.sources = append(ls.sources, d.SourceID)
+		for _, id := range d.Links {
+			ls.source, ls.account, ls.objectType = append(ls.source, d.SourceID), append(ls.account, d.Account), append(ls.objectType, d.ObjectType)
+			ls.id, ls.object, ls.inbox = append(ls.id, id), append(ls.object, d.ObjectID), append(ls.inbox, res.inboxID)
+		}
+		if d.Wait != nil {
+			ls.waits = append(ls.waits, i)
+		}
+	}
+	return ls
+}
+
+// queueWaits keeps the batch's new waiting events (waits, indexes into
+// batch) and returns their inbox ids.
+func queueWaits(b *pgx.Batch, batch []*request, waits []int, results []result) ([]int64, error) {
+	waiting := make([]int64, 0, len(waits))
+	for _, i := range waits {
+		d := batch[i].d
+		headers, err := json.Marshal(d.Headers)
+		if err != nil {
+			return nil, fmt.Errorf("encode headers: %w", err)
+		}
+		b.Queue(waitSQL, results[i].inboxID, d.TenantID, d.SourceID, d.Account, d.Wait.ObjectType, d.Wait.Via,
+			d.Wait.Topic, string(headers), d.Payload)
+		waiting = append(waiting, results[i].inboxID)
+	}
+	return waiting, nil
 }
 
 // release publishes the waiting events now resolved: this batch's own

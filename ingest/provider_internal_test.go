@@ -7,6 +7,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/ingest/providers/github"
+	"github.com/sluicehq/sluice/ingest/providers/hmac"
+	"github.com/sluicehq/sluice/ingest/providers/standardwebhooks"
+	"github.com/sluicehq/sluice/ingest/providers/stripe"
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -19,6 +24,20 @@ func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, bool) {
 	return e, ok
 }
 
+// openSource opens a source of p's kind with settings, as sources.load does.
+func openSource(t *testing.T, p provider.Provider, settings string) *source {
+	t.Helper()
+	var raw []byte
+	if settings != "" {
+		raw = []byte(settings)
+	}
+	scheme, err := p.Open(raw, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &source{Kind: p.Kind(), Scheme: scheme}
+}
+
 func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 	t.Parallel()
 	catalogue := fakeCatalogue{
@@ -28,7 +47,8 @@ func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 		"standard_webhooks feedback.created":      {ObjectType: "feedback", ObjectIDPointer: "/data/feedback/id", EventTimePointer: "/data/at", EventTimeFormat: "unix"},
 		"hmac order.shipped":                      {ObjectType: "order"},
 	}
-	hmacSrc := &source{Kind: "hmac", Fields: &HMACSettings{EventID: "header:X-Event-Id", EventType: "/kind", ObjectID: "/order/ref", EventTime: "/at", EventTimeFormat: "rfc3339"}}
+	hmacSrc := openSource(t, hmac.Provider{}, `{"header":"X-Sig","eventId":"header:X-Event-Id","eventType":"/kind","objectId":"/order/ref","eventTime":"/at","eventTimeFormat":"rfc3339"}`)
+	stripeSrc, githubSrc, standardSrc := openSource(t, stripe.Provider{}, ""), openSource(t, github.Provider{}, ""), openSource(t, standardwebhooks.Provider{}, "")
 	header := func(kv ...string) http.Header {
 		h := http.Header{}
 		for i := 0; i < len(kv); i += 2 {
@@ -43,28 +63,28 @@ func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 		want        providerEvent
 		quarantined bool
 	}{
-		"stripe defaults": {&source{Kind: "stripe"}, nil,
+		"stripe defaults": {stripeSrc, nil,
 			`{"id":"evt_1","type":"invoice.paid","created":1700000000,"data":{"object":{"id":"in_1","object":"invoice"}}}`,
 			providerEvent{ID: "evt_1", Type: "invoice.paid", ObjectID: "in_1", ObjectType: "invoice", Time: time.Unix(1700000000, 0).UTC()}, false},
-		"stripe refund routed to its invoice": {&source{Kind: "stripe"}, nil,
+		"stripe refund routed to its invoice": {stripeSrc, nil,
 			`{"id":"evt_2","type":"charge.refunded","created":1700000001,"data":{"object":{"id":"ch_1","object":"charge","invoice":"in_1"}}}`,
 			providerEvent{ID: "evt_2", Type: "charge.refunded", ObjectID: "in_1", ObjectType: "charge", Time: time.Unix(1700000001, 0).UTC()}, false},
-		"github with action": {&source{Kind: "github"}, header("X-GitHub-Delivery", "d-1", "X-GitHub-Event", "installation"),
+		"github with action": {githubSrc, header("X-GitHub-Delivery", "d-1", "X-GitHub-Event", "installation"),
 			`{"action":"created","installation":{"id":42}}`,
 			providerEvent{ID: "d-1", Type: "installation.created", ObjectID: "42"}, false},
-		"github without action": {&source{Kind: "github"}, header("X-GitHub-Delivery", "d-2", "X-GitHub-Event", "ping"),
+		"github without action": {githubSrc, header("X-GitHub-Delivery", "d-2", "X-GitHub-Event", "ping"),
 			`{"zen":"Keep it logically awesome."}`,
 			providerEvent{ID: "d-2", Type: "ping"}, false},
-		"standard webhooks defaults": {&source{Kind: "standard_webhooks"}, header(signature.StandardIDHeader, "msg_1"),
+		"standard webhooks defaults": {standardSrc, header(signature.StandardIDHeader, "msg_1"),
 			`{"type":"verification.approved","timestamp":"2026-01-02T03:04:05Z","data":{"id":"ver_1"}}`,
 			providerEvent{ID: "msg_1", Type: "verification.approved", ObjectID: "ver_1", Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, false},
-		"standard webhooks pointers from the entry": {&source{Kind: "standard_webhooks"}, header(signature.StandardIDHeader, "msg_2"),
+		"standard webhooks pointers from the entry": {standardSrc, header(signature.StandardIDHeader, "msg_2"),
 			`{"type":"feedback.created","timestamp":"2026-01-02T03:04:05Z","data":{"id":"x","at":1700000002,"feedback":{"id":"fb_1"}}}`,
 			providerEvent{ID: "msg_2", Type: "feedback.created", ObjectID: "fb_1", Time: time.Unix(1700000002, 0).UTC()}, false},
 		"hmac configured locators": {hmacSrc, header("X-Event-Id", "e-1"),
 			`{"kind":"order.shipped","at":"2026-02-03T04:05:06.5Z","order":{"ref":"o~/1"}}`,
 			providerEvent{ID: "e-1", Type: "order.shipped", ObjectID: "o~/1", Time: time.Date(2026, 2, 3, 4, 5, 6, 5e8, time.UTC)}, false},
-		"known type without its object id": {&source{Kind: "github"}, header("X-GitHub-Delivery", "d-3", "X-GitHub-Event", "installation"),
+		"known type without its object id": {githubSrc, header("X-GitHub-Delivery", "d-3", "X-GitHub-Event", "installation"),
 			`{"action":"created"}`,
 			providerEvent{ID: "d-3", Type: "installation.created"}, true},
 	}
@@ -90,16 +110,17 @@ func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 
 func TestReadEventRefusesWhatCannotBeAKey(t *testing.T) {
 	t.Parallel()
+	stripeSrc, githubSrc := openSource(t, stripe.Provider{}, ""), openSource(t, github.Provider{}, "")
 	cases := map[string]struct {
 		src  *source
 		h    http.Header
 		body string
 	}{
-		"not json":           {&source{Kind: "stripe"}, http.Header{}, `{"id":`},
-		"no id":              {&source{Kind: "stripe"}, http.Header{}, `{"type":"invoice.paid"}`},
-		"github no delivery": {&source{Kind: "github"}, http.Header{"X-Github-Event": {"ping"}}, `{}`},
-		"nul in id":          {&source{Kind: "stripe"}, http.Header{}, `{"id":"evt\u0000","type":"x"}`},
-		"huge id":            {&source{Kind: "stripe"}, http.Header{}, `{"id":"` + strings.Repeat("x", 600) + `","type":"x"}`},
+		"not json":           {stripeSrc, http.Header{}, `{"id":`},
+		"no id":              {stripeSrc, http.Header{}, `{"type":"invoice.paid"}`},
+		"github no delivery": {githubSrc, http.Header{"X-Github-Event": {"ping"}}, `{}`},
+		"nul in id":          {stripeSrc, http.Header{}, `{"id":"evt\u0000","type":"x"}`},
+		"huge id":            {stripeSrc, http.Header{}, `{"id":"` + strings.Repeat("x", 600) + `","type":"x"}`},
 	}
 	for name, tc := range cases {
 		if _, err := readEvent(tc.src, tc.h, []byte(tc.body), fakeCatalogue{}); err == nil {

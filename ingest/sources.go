@@ -1,8 +1,8 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/internal/keyring"
 )
 
@@ -27,7 +27,7 @@ var errSealed = errors.New("source secret cannot be opened with the key ring")
 type source struct {
 	ID       string
 	TenantID string
-	Kind     string
+	Kind     provider.Kind
 	Account  string
 	Disabled bool
 	Secrets  [][]byte
@@ -35,11 +35,10 @@ type source struct {
 	MaxBody int64
 	// Allow lists the networks deliveries may come from; empty allows any.
 	Allow []netip.Prefix
-	// Verifier checks the source's scheme with its settings (nil for the
-	// api kind, which has no webhook endpoint).
-	Verifier signature.Verifier
-	// Fields says where an hmac source's event id and type are found.
-	Fields *HMACSettings
+	// Scheme authenticates and reads the source's deliveries, with its
+	// settings applied. Its Verifier is nil for a kind the registry does
+	// not hold (the api kind among them): such a source takes no webhook.
+	Scheme provider.Scheme
 }
 
 // allows reports whether a client address may deliver for the source.
@@ -61,23 +60,19 @@ type sourceDefaults struct {
 	MaxBodyBytes int64
 }
 
-// githubMaxBody is GitHub's own payload cap: a GitHub source accepts
-// whatever GitHub may send unless it says otherwise, because GitHub never
-// redelivers on its own.
-const githubMaxBody = 25 << 20
-
 // sources reads sources from Postgres and keeps them briefly, so a burst of
 // deliveries costs one query per source. A disabled or rotated source takes
 // effect within the cache TTL.
 type sources struct {
-	pool     *pgxpool.Pool
-	ring     *keyring.Ring
-	defaults sourceDefaults
-	cache    *ttlCache[*source] // nil value: known not to exist
+	pool      *pgxpool.Pool
+	ring      *keyring.Ring
+	providers *provider.Registry
+	defaults  sourceDefaults
+	cache     *ttlCache[*source] // nil value: known not to exist
 }
 
-func newSources(pool *pgxpool.Pool, ring *keyring.Ring, ttl time.Duration, defaults sourceDefaults) *sources {
-	s := &sources{pool: pool, ring: ring, defaults: defaults}
+func newSources(pool *pgxpool.Pool, ring *keyring.Ring, providers *provider.Registry, ttl time.Duration, defaults sourceDefaults) *sources {
+	s := &sources{pool: pool, ring: ring, providers: providers, defaults: defaults}
 	s.cache = newTTLCache(ttl, s.load)
 	return s
 }
@@ -94,19 +89,39 @@ func (s *sources) get(ctx context.Context, id string) (*source, error) {
 	return src, nil
 }
 
+// storedSource is a source's row: what its kind's provider needs to open
+// it, beside what ingest reads directly.
+type storedSource struct {
+	tolerance *int32
+	maxBody   *int64
+	settings  []byte
+}
+
+// load reads a source and opens its secrets and its provider's scheme.
 func (s *sources) load(ctx context.Context, id string) (*source, error) {
+	src, stored, err := s.read(ctx, id)
+	if err != nil || src == nil {
+		return nil, err
+	}
+	if err := s.open(src, stored); err != nil {
+		return nil, fmt.Errorf("source %s: %w", id, err)
+	}
+	return src, nil
+}
+
+// read reads a source's row and its active secrets, decrypted; nil when
+// there is no such source.
+func (s *sources) read(ctx context.Context, id string) (*source, storedSource, error) {
+	var (
+		src    *source
+		stored storedSource
+		allow  []netip.Prefix
+	)
 	rows, err := s.pool.Query(ctx, sourceSQL, id)
 	if err != nil {
-		return nil, fmt.Errorf("load source: %w", err)
+		return nil, stored, fmt.Errorf("load source: %w", err)
 	}
 	defer rows.Close()
-	var (
-		src       *source
-		tolerance *int32
-		maxBody   *int64
-		hmacCfg   []byte
-		allow     []netip.Prefix
-	)
 	for rows.Next() {
 		var (
 			tenantID, kind, account string
@@ -114,55 +129,44 @@ func (s *sources) load(ctx context.Context, id string) (*source, error) {
 			keyID                   *string
 			ciphertext              []byte
 		)
-		if err := rows.Scan(&tenantID, &kind, &account, &disabled, &tolerance, &maxBody, &hmacCfg, &allow, &keyID, &ciphertext); err != nil {
-			return nil, fmt.Errorf("load source: %w", err)
+		if err := rows.Scan(&tenantID, &kind, &account, &disabled, &stored.tolerance, &stored.maxBody, &stored.settings, &allow, &keyID, &ciphertext); err != nil {
+			return nil, stored, fmt.Errorf("load source: %w", err)
 		}
 		if src == nil {
-			src = &source{ID: id, TenantID: tenantID, Kind: kind, Account: account, Disabled: disabled, Allow: allow}
+			src = &source{ID: id, TenantID: tenantID, Kind: provider.Kind(kind), Account: account, Disabled: disabled, Allow: allow}
 		}
 		if keyID == nil {
 			continue
 		}
 		secret, err := s.ring.Open(*keyID, ciphertext, []byte(id))
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w: %w", id, errSealed, err)
+			return nil, stored, fmt.Errorf("source %s: %w: %w", id, errSealed, err)
 		}
 		src.Secrets = append(src.Secrets, secret)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load source: %w", err)
+		return nil, stored, fmt.Errorf("load source: %w", err)
 	}
-	if src == nil {
-		return nil, nil
-	}
+	return src, stored, nil
+}
+
+// open applies the source's settings through its kind's provider, and its
+// limits over the kind's and the instance's defaults.
+func (s *sources) open(src *source, stored storedSource) error {
 	tol := s.defaults.Tolerance
-	if tolerance != nil {
-		tol = time.Duration(*tolerance) * time.Second
+	if stored.tolerance != nil {
+		tol = time.Duration(*stored.tolerance) * time.Second
 	}
-	src.MaxBody = s.defaults.MaxBodyBytes
-	if src.Kind == "github" {
-		src.MaxBody = githubMaxBody
-	}
-	if maxBody != nil {
-		src.MaxBody = *maxBody
-	}
-	switch src.Kind {
-	case "stripe":
-		src.Verifier = signature.Stripe{Tolerance: tol}
-	case "github":
-		src.Verifier = signature.GitHub{}
-	case "standard_webhooks":
-		src.Verifier = signature.StandardWebhooks{Tolerance: tol}
-	case "hmac":
-		var settings HMACSettings
-		if err := json.Unmarshal(hmacCfg, &settings); err != nil {
-			return nil, fmt.Errorf("source %s: hmac settings: %w", id, err)
-		}
-		v, err := settings.verifier(tol)
+	if p, ok := s.providers.Get(src.Kind); ok {
+		scheme, err := p.Open(stored.settings, tol)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", id, err)
+			return err
 		}
-		src.Verifier, src.Fields = v, &settings
+		src.Scheme = scheme
 	}
-	return src, nil
+	src.MaxBody = cmp.Or(src.Scheme.MaxBody, s.defaults.MaxBodyBytes)
+	if stored.maxBody != nil {
+		src.MaxBody = *stored.maxBody
+	}
+	return nil
 }

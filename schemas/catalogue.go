@@ -25,7 +25,7 @@ var files embed.FS
 
 // Entry describes one event type.
 type Entry struct {
-	Kind       string `json:"kind"`       // source kind: stripe, github, standard_webhooks, hmac
+	Kind       string `json:"kind"`       // provider kind (ingest/provider.Kind): stripe, github, standard_webhooks, hmac, api, ...
 	Type       string `json:"type"`       // the provider's own type name
 	Version    int    `json:"version"`    // schema version
 	ObjectType string `json:"objectType"` // resource type, part of the resource key
@@ -69,65 +69,92 @@ type Catalogue struct {
 	entries map[string]*Entry
 }
 
-// Load compiles every embedded schema.
-func Load() (*Catalogue, error) {
+// Load compiles every embedded schema, and those of extra: a provider kind
+// kept outside this package brings its own (files named <kind>/<type>.vN.json).
+func Load(extra ...fs.FS) (*Catalogue, error) {
 	c := &Catalogue{entries: map[string]*Entry{}}
 	compiler := jsonschema.NewCompiler()
 	compiler.RegisterVocabulary(plainInt64())
 	compiler.AssertVocabs()
-	var names []string
-	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path.Ext(p) != ".json" {
-			return err
-		}
-		raw, err := files.ReadFile(p)
+	var found []schemaFile
+	for _, fsys := range append([]fs.FS{files}, extra...) {
+		more, err := readSchemas(fsys)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("load schemas: %w", err)
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return fmt.Errorf("schema %s: %w", p, err)
-		}
-		if err := compiler.AddResource(resourceURL(p), doc); err != nil {
-			return fmt.Errorf("schema %s: %w", p, err)
-		}
-		names = append(names, p)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load schemas: %w", err)
+		found = append(found, more...)
 	}
-	for _, p := range names {
-		raw, _ := files.ReadFile(p)
-		var meta struct {
-			Sluice Entry `json:"x-sluice"`
-		}
-		if err := json.Unmarshal(raw, &meta); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", p, err)
-		}
-		e := meta.Sluice
-		if e.Kind == "" || e.Type == "" || e.ObjectType == "" || e.Topic == "" || e.Version < 1 {
-			return nil, fmt.Errorf("schema %s: x-sluice needs kind, type, version, objectType and topic", p)
-		}
-		if len(e.ObjectIDVia) > 0 && e.ObjectIDPointer == "" {
-			return nil, fmt.Errorf("schema %s: objectIdVia needs an objectId pointer to try first", p)
-		}
-		switch e.EventTimeFormat {
-		case "", TimeUnix, TimeRFC3339, TimeUnixOrRFC3339:
-		default:
-			return nil, fmt.Errorf("schema %s: unknown eventTimeFormat %q", p, e.EventTimeFormat)
-		}
-		sch, err := compiler.Compile(resourceURL(p))
+	for _, f := range found {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(f.raw))
 		if err != nil {
-			return nil, fmt.Errorf("compile schema %s: %w", p, err)
+			return nil, fmt.Errorf("schema %s: %w", f.path, err)
 		}
-		e.File, e.schema = p, sch
+		if err := compiler.AddResource(resourceURL(f.path), doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", f.path, err)
+		}
+	}
+	for _, f := range found {
+		e, err := newEntry(f, compiler)
+		if err != nil {
+			return nil, err
+		}
 		k := key(e.Kind, e.Type)
 		if prev, ok := c.entries[k]; !ok || prev.Version < e.Version {
-			c.entries[k] = &e
+			c.entries[k] = e
 		}
 	}
 	return c, nil
+}
+
+// newEntry reads a schema's x-sluice entry, checks it and compiles the
+// schema (added to compiler already).
+func newEntry(f schemaFile, compiler *jsonschema.Compiler) (*Entry, error) {
+	var meta struct {
+		Sluice Entry `json:"x-sluice"`
+	}
+	if err := json.Unmarshal(f.raw, &meta); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", f.path, err)
+	}
+	e := meta.Sluice
+	if e.Kind == "" || e.Type == "" || e.ObjectType == "" || e.Topic == "" || e.Version < 1 {
+		return nil, fmt.Errorf("schema %s: x-sluice needs kind, type, version, objectType and topic", f.path)
+	}
+	if len(e.ObjectIDVia) > 0 && e.ObjectIDPointer == "" {
+		return nil, fmt.Errorf("schema %s: objectIdVia needs an objectId pointer to try first", f.path)
+	}
+	switch e.EventTimeFormat {
+	case "", TimeUnix, TimeRFC3339, TimeUnixOrRFC3339:
+	default:
+		return nil, fmt.Errorf("schema %s: unknown eventTimeFormat %q", f.path, e.EventTimeFormat)
+	}
+	sch, err := compiler.Compile(resourceURL(f.path))
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", f.path, err)
+	}
+	e.File, e.schema = f.path, sch
+	return &e, nil
+}
+
+// schemaFile is one schema file and where it was found.
+type schemaFile struct {
+	path string
+	raw  []byte
+}
+
+func readSchemas(fsys fs.FS) ([]schemaFile, error) {
+	var out []schemaFile
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".json" {
+			return err
+		}
+		raw, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, schemaFile{p, raw})
+		return nil
+	})
+	return out, err
 }
 
 func key(kind, typ string) string { return kind + "\x00" + typ }
@@ -138,14 +165,19 @@ func (c *Catalogue) Lookup(kind, typ string) (*Entry, bool) {
 	return e, ok
 }
 
+// Kinds lists the kinds that have event types, without repeats.
+func (c *Catalogue) Kinds() []string { return c.distinct(func(e *Entry) string { return e.Kind }) }
+
 // Topics lists the topic suffixes of every known type, without repeats.
-func (c *Catalogue) Topics() []string {
+func (c *Catalogue) Topics() []string { return c.distinct(func(e *Entry) string { return e.Topic }) }
+
+func (c *Catalogue) distinct(field func(*Entry) string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, e := range c.entries {
-		if !seen[e.Topic] {
-			seen[e.Topic] = true
-			out = append(out, e.Topic)
+		if v := field(e); !seen[v] {
+			seen[v] = true
+			out = append(out, v)
 		}
 	}
 	return out

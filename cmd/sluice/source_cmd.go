@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/ingest/providers"
+	"github.com/sluicehq/sluice/ingest/providers/hmac"
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
@@ -16,6 +19,7 @@ import (
 // SourceCmd groups source administration.
 type SourceCmd struct {
 	Create       SourceCreateCmd       `cmd:"" help:"Create a source; prints its id, then its ingest URL."`
+	Kinds        SourceKindsCmd        `cmd:"" help:"List the source kinds this build knows."`
 	RotateSecret SourceRotateSecretCmd `cmd:"" name:"rotate-secret" help:"Add a new secret; the old ones stay valid for --overlap."`
 	Disable      SourceDisableCmd      `cmd:"" help:"Refuse every delivery of a source (e.g. a leaked secret)."`
 }
@@ -24,7 +28,7 @@ type SourceCmd struct {
 type SourceCreateCmd struct {
 	Output
 	Tenant       string        `required:"" help:"Tenant id."`
-	Kind         string        `required:"" enum:"stripe,github,standard_webhooks,hmac" help:"Signature scheme: stripe, github, standard_webhooks or hmac."`
+	Kind         string        `required:"" help:"Provider kind: its signature scheme and how its events are read (sluice source kinds lists them)."`
 	Account      string        `required:"" help:"Provider account the source speaks for (part of the event key)."`
 	Secret       string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"Signing secret as the provider shows it (e.g. whsec_...)."`
 	BaseURL      string        `name:"base-url" env:"SLUICE_PUBLIC_URL" default:"http://localhost:8080" help:"Public base URL, to print the ingest URL."`
@@ -44,6 +48,13 @@ type SourceCreateCmd struct {
 	HMACEventFormat string `name:"hmac-event-time-format" group:"hmac" enum:"unix,rfc3339" default:"unix" help:"hmac: unix or rfc3339."`
 }
 
+// Validate refuses a kind the registry does not hold before anything
+// connects: the choices are the registry's, not a list written here.
+func (c *SourceCreateCmd) Validate() error {
+	_, err := providers.Builtin().Lookup(provider.Kind(c.Kind))
+	return err
+}
+
 func (c *SourceCreateCmd) newSource() (tenancy.NewSource, error) {
 	src := tenancy.NewSource{TenantID: c.Tenant, Kind: c.Kind, Account: c.Account, Secret: c.Secret,
 		Tolerance: c.Tolerance, MaxBodyBytes: c.MaxBodyBytes}
@@ -54,22 +65,20 @@ func (c *SourceCreateCmd) newSource() (tenancy.NewSource, error) {
 		}
 		src.IPAllowlist = append(src.IPAllowlist, p.Masked())
 	}
-	// The secret is checked by the store, as for every way a secret enters.
-	if c.Kind == "hmac" {
-		settings := ingest.HMACSettings{
+	// The secret and the settings are checked by the store, as for every
+	// way a source enters.
+	if provider.Kind(c.Kind) == hmac.Kind {
+		settings := hmac.Settings{
 			HMACConfig: signature.HMACConfig{Header: c.HMACHeader, Algorithm: c.HMACAlgorithm, Encoding: c.HMACEncoding,
 				Prefix: c.HMACPrefix, TimestampHeader: c.HMACTimestamp},
 			EventID: c.HMACEventID, EventType: c.HMACEventType, ObjectID: c.HMACObjectID,
 			EventTime: c.HMACEventTime, EventTimeFormat: c.HMACEventFormat,
 		}
-		if err := settings.Validate(); err != nil {
-			return src, err
-		}
 		raw, err := json.Marshal(settings)
 		if err != nil {
 			return src, err
 		}
-		src.HMAC = raw
+		src.Settings = raw
 	}
 	return src, nil
 }
@@ -131,4 +140,22 @@ func (c *SourceDisableCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	return c.print(c.Source, map[string]any{"disabled": true},
 		"disabled: every delivery is refused (404) by running ingest instances within 5s (their source cache)")
+}
+
+// SourceKindsCmd lists the kinds of the registry, one a line.
+type SourceKindsCmd struct {
+	Output
+}
+
+func (c *SourceKindsCmd) Run() error {
+	kinds := providers.Builtin().Kinds()
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"kinds": names})
+	}
+	_, err := fmt.Println(strings.Join(names, "\n"))
+	return err
 }

@@ -95,20 +95,15 @@ func (v HMAC) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 	if err != nil {
 		return Verified{}, err
 	}
-	size := newHash().Size()
-	var sigs [][]byte
-	for _, part := range strings.FieldsFunc(d.Header.Get(v.Config.Header), func(r rune) bool { return r == ' ' || r == ',' }) {
-		if len(sigs) == MaxSignatures {
-			break
-		}
+	parts := strings.FieldsFunc(d.Header.Get(v.Config.Header), func(r rune) bool { return r == ' ' || r == ',' })
+	sigs := candidates(parts, newHash().Size(), func(part string) ([]byte, bool) {
 		raw, ok := strings.CutPrefix(part, v.Config.Prefix)
 		if !ok {
-			continue
+			return nil, false
 		}
-		if sig, err := v.Config.decode(raw); err == nil && len(sig) == size {
-			sigs = append(sigs, sig)
-		}
-	}
+		sig, err := v.Config.decode(raw)
+		return sig, err == nil
+	})
 	if len(sigs) == 0 {
 		return Verified{}, ErrMissing
 	}

@@ -51,6 +51,22 @@ const DefaultTolerance = 5 * time.Minute
 // header listing thousands of them costs no more than a normal one.
 const MaxSignatures = 8
 
+// candidates decodes the signatures of a header's parts, at most
+// MaxSignatures of them; decode says which parts are signatures of the
+// scheme, and a signature of another size than size is not one.
+func candidates(parts []string, size int, decode func(part string) ([]byte, bool)) [][]byte {
+	var sigs [][]byte
+	for _, part := range parts {
+		if len(sigs) == MaxSignatures {
+			break
+		}
+		if sig, ok := decode(part); ok && len(sig) == size {
+			sigs = append(sigs, sig)
+		}
+	}
+	return sigs
+}
+
 func withinTolerance(signed, now time.Time, tolerance time.Duration) bool {
 	if tolerance <= 0 {
 		tolerance = DefaultTolerance

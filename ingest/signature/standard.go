@@ -40,29 +40,18 @@ func (s StandardWebhooks) Verify(d Delivery, secrets [][]byte) (Verified, error)
 	if err != nil {
 		return Verified{}, ErrMissing
 	}
-	var sigs [][]byte
-	for _, part := range strings.Fields(header) {
-		if len(sigs) == MaxSignatures {
-			break
-		}
+	sigs := candidates(strings.Fields(header), sha256.Size, func(part string) ([]byte, bool) {
 		version, b64, ok := strings.Cut(part, ",")
 		if !ok || version != "v1" {
-			continue
+			return nil, false
 		}
-		if sig, err := base64.StdEncoding.DecodeString(b64); err == nil && len(sig) == sha256.Size {
-			sigs = append(sigs, sig)
-		}
-	}
+		sig, err := base64.StdEncoding.DecodeString(b64)
+		return sig, err == nil
+	})
 	if len(sigs) == 0 {
 		return Verified{}, ErrMissing
 	}
-	keys := make([][]byte, 0, len(secrets))
-	for _, secret := range secrets {
-		if key, ok := standardKey(secret); ok {
-			keys = append(keys, key)
-		}
-	}
-	if !anyMatch(sha256.New, keys, sigs, []byte(id), []byte{'.'}, []byte(ts), []byte{'.'}, d.Body) {
+	if !anyMatch(sha256.New, standardKeys(secrets), sigs, []byte(id), []byte{'.'}, []byte(ts), []byte{'.'}, d.Body) {
 		return Verified{}, ErrMismatch
 	}
 	signedAt := time.Unix(unix, 0)
@@ -70,6 +59,17 @@ func (s StandardWebhooks) Verify(d Delivery, secrets [][]byte) (Verified, error)
 		return Verified{}, ErrStale
 	}
 	return Verified{SignedAt: signedAt}, nil
+}
+
+// standardKeys decodes the keys of the secrets that have one.
+func standardKeys(secrets [][]byte) [][]byte {
+	keys := make([][]byte, 0, len(secrets))
+	for _, secret := range secrets {
+		if key, ok := standardKey(secret); ok {
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }
 
 // standardKey decodes the HMAC key of a "whsec_<base64>" secret, its base64

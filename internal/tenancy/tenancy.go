@@ -1,6 +1,13 @@
 // Package tenancy administers tenants, their sources and their workspaces:
 // what the `sluice tenant|source|workspace` commands and the demo set up.
 // Source secrets are encrypted here, before they reach the database.
+//
+// A source's kind is checked here, against the provider registry, and not
+// by the database: the registry is a value built at run time (a test or a
+// build may hold kinds of its own), which a CHECK constraint cannot know
+// (migration 00008 dropped it). Every way a source or a secret enters goes
+// through Store, so the registry's providers judge kinds, secrets and
+// settings before anything is stored.
 package tenancy
 
 import (
@@ -11,23 +18,32 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/internal/keyring"
 )
-
-// Kinds are the supported source kinds.
-var Kinds = []string{"stripe", "github", "standard_webhooks", "hmac"}
 
 // Store writes tenancy records.
 type Store struct {
 	Pool *pgxpool.Pool
 	Ring *keyring.Ring
+	// Providers are the kinds a source may have. Default: the shipped
+	// kinds (providers.Builtin).
+	Providers *provider.Registry
+}
+
+// provider returns the provider of a kind a source may be created with.
+func (s Store) provider(kind string) (provider.Provider, error) {
+	reg := s.Providers
+	if reg == nil {
+		reg = providers.Builtin()
+	}
+	return reg.Lookup(provider.Kind(kind))
 }
 
 // CreateTenant returns the new tenant's id.
@@ -46,16 +62,16 @@ func (s Store) CreateTenant(ctx context.Context, name string) (string, error) {
 // defaults.
 type NewSource struct {
 	TenantID string
-	Kind     string
+	Kind     string // a provider.Kind of Store's registry
 	Account  string
 	Secret   string
 	// Tolerance is how far a signed timestamp may be from now.
 	Tolerance time.Duration
 	// MaxBodyBytes caps the body (at most 25 MiB).
 	MaxBodyBytes int64
-	// HMAC is the generic scheme's configuration as JSON, checked by the
-	// caller (ingest.HMACSettings); required for kind hmac.
-	HMAC []byte
+	// Settings are the kind's own settings as JSON (e.g. hmac.Settings),
+	// checked by its provider; only kinds that need them take them.
+	Settings []byte
 	// IPAllowlist restricts the addresses a delivery may come from (CIDRs),
 	// on top of the signature.
 	IPAllowlist []netip.Prefix
@@ -66,26 +82,27 @@ const MaxBodyLimit = 25 << 20
 
 // CreateSource creates a source with its first secret and returns its id.
 func (s Store) CreateSource(ctx context.Context, src NewSource) (string, error) {
-	if !slices.Contains(Kinds, src.Kind) {
-		return "", fmt.Errorf("unknown source kind %q (want one of %v)", src.Kind, Kinds)
+	p, err := s.provider(src.Kind)
+	if err != nil {
+		return "", err
 	}
 	if src.Account == "" {
 		return "", errors.New("a source needs an account")
 	}
-	if err := ValidateSecret(src.Kind, src.Secret); err != nil {
+	if err := validateSecret(p, src.Secret); err != nil {
 		return "", err
 	}
 	if src.MaxBodyBytes < 0 || src.MaxBodyBytes > MaxBodyLimit {
 		return "", fmt.Errorf("max body bytes must be between 1 and %d", MaxBodyLimit)
 	}
-	if (src.Kind == "hmac") != (len(src.HMAC) > 0) {
-		return "", errors.New("an hmac configuration is required for kind hmac, and only for it")
+	if _, err := p.Open(src.Settings, src.Tolerance); err != nil {
+		return "", err
 	}
 	var (
 		id        string
 		tolerance *int64
 		maxBody   *int64
-		hmacCfg   []byte
+		settings  []byte
 	)
 	if src.Tolerance > 0 {
 		secs := int64((src.Tolerance + time.Second - 1) / time.Second)
@@ -94,17 +111,19 @@ func (s Store) CreateSource(ctx context.Context, src NewSource) (string, error) 
 	if src.MaxBodyBytes > 0 {
 		maxBody = &src.MaxBodyBytes
 	}
-	if len(src.HMAC) > 0 {
-		hmacCfg = src.HMAC
+	if len(src.Settings) > 0 {
+		settings = src.Settings
 	}
 	allow := src.IPAllowlist
 	if allow == nil {
 		allow = []netip.Prefix{}
 	}
-	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+	// The hmac column holds any kind's settings: it is named for the first
+	// kind that had some.
+	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account, tolerance_seconds, max_body_bytes, hmac, ip_allowlist)
 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
-			src.TenantID, src.Kind, src.Account, tolerance, maxBody, hmacCfg, allow).Scan(&id)
+			src.TenantID, src.Kind, src.Account, tolerance, maxBody, settings, allow).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("create source: %w", err)
 		}
@@ -133,12 +152,16 @@ func (s Store) RotateSecret(ctx context.Context, sourceID, secret string, overla
 		if err != nil {
 			return fmt.Errorf("rotate secret: %w", err)
 		}
-		if kind == "api" {
+		if provider.Kind(kind) == provider.KindAPI {
 			return errors.New("the api source has no signing secret: use apikey create")
 		}
 		// Refused before any secret is expired: a secret that cannot verify
 		// would lock the source out once the overlap ends.
-		if err := ValidateSecret(kind, secret); err != nil {
+		p, err := s.provider(kind)
+		if err != nil {
+			return err
+		}
+		if err := validateSecret(p, secret); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, `UPDATE source_secrets SET expires_at = least(coalesce(expires_at, 'infinity'), now() + $2::interval)
@@ -150,17 +173,14 @@ WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > now()) RETURNING no
 	return expires, err
 }
 
-// ValidateSecret says why secret cannot authenticate deliveries to a source
-// of kind, or nil. Every way a secret enters (a new source, a rotation)
+// validateSecret says why secret cannot authenticate deliveries to a source
+// of p's kind, or nil. Every way a secret enters (a new source, a rotation)
 // asks it, so each refuses the same secrets with the same message.
-func ValidateSecret(kind, secret string) error {
+func validateSecret(p provider.Provider, secret string) error {
 	if secret == "" {
 		return errors.New("a source needs a secret")
 	}
-	if kind == "standard_webhooks" && !signature.ValidStandardSecret(secret) {
-		return signature.ErrStandardSecret
-	}
-	return nil
+	return p.CheckSecret(secret)
 }
 
 // DisableSource makes a source refuse every delivery (404, as if unknown),
@@ -192,9 +212,9 @@ func (s Store) CreateAPIKey(ctx context.Context, tenantID string) (id, key strin
 	sum := sha256.Sum256([]byte(key))
 	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		var sourceID string
-		if err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account) VALUES ($1, 'api', 'api')
+		if err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account) VALUES ($1, $2, $2)
 ON CONFLICT ON CONSTRAINT sources_tenant_kind_account DO UPDATE SET kind = EXCLUDED.kind
-RETURNING id::text`, tenantID).Scan(&sourceID); err != nil {
+RETURNING id::text`, tenantID, string(provider.KindAPI)).Scan(&sourceID); err != nil {
 			return fmt.Errorf("api source: %w", err)
 		}
 		if err := tx.QueryRow(ctx, `INSERT INTO api_keys (tenant_id, source_id, key_sha256) VALUES ($1, $2, $3) RETURNING id::text`,
