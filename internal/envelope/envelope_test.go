@@ -28,7 +28,7 @@ func TestRecordFormatBothWays(t *testing.T) {
 			"ce_specversion": "1.0", "ce_id": "evt_1", "ce_source": "/tenants/t1/sources/s1", "ce_type": "stripe.invoice.paid",
 			"ce_subject": "in_1", "ce_time": "2026-05-06T07:08:09.123456789Z", "ce_tenantid": "t1", "ce_sourceaccount": "acct_1",
 			"ce_partitionkey": "t1/invoice/in_1", "content-type": "application/json",
-			"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+			"traceparent":    "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
 			HeaderAPIVersion: "2025-03-31.basil", HeaderInboxID: "42", HeaderClaim: "42",
 		}},
 		"only what is required": {
