@@ -15,11 +15,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
@@ -145,9 +145,14 @@ func TestDatabaseOutageDelaysButLosesNothing(t *testing.T) {
 }
 
 // failing fails every record transiently and counts its attempts.
-type failing struct{ attempts atomic.Int64 }
+type failing struct {
+	consumers.Local
+	attempts atomic.Int64
+}
 
-func (h *failing) Apply(context.Context, pgx.Tx, consumers.Record) error {
+func (h *failing) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+func (h *failing) apply(context.Context, pgx.Tx, consumers.Record) error {
 	h.attempts.Add(1)
 	return errors.New("dependency down")
 }
@@ -183,11 +188,14 @@ func TestShutdownAbandonsARetryingBatchWithoutCommitting(t *testing.T) {
 // stuckOn fails transiently, forever, on records of one partition, and
 // counts what it applied elsewhere.
 type stuckOn struct {
+	consumers.Local
 	partition int32
 	applied   atomic.Int64
 }
 
-func (h *stuckOn) Apply(_ context.Context, _ pgx.Tx, rec consumers.Record) error {
+func (h *stuckOn) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+func (h *stuckOn) apply(_ context.Context, _ pgx.Tx, rec consumers.Record) error {
 	if rec.Partition == h.partition {
 		return errors.New("dependency down for this partition")
 	}
@@ -283,12 +291,15 @@ func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 // heldBytes applies nothing and samples the group's buffered bytes at
 // every record, while the group holds the most.
 type heldBytes struct {
+	consumers.Local
 	reg     atomic.Pointer[prometheus.Registry]
 	applied atomic.Int64
 	peak    atomic.Int64
 }
 
-func (h *heldBytes) Apply(context.Context, pgx.Tx, consumers.Record) error {
+func (h *heldBytes) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+func (h *heldBytes) apply(context.Context, pgx.Tx, consumers.Record) error {
 	h.applied.Add(1)
 	reg := h.reg.Load()
 	if reg == nil {

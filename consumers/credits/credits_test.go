@@ -13,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
@@ -124,14 +124,24 @@ type counted struct {
 	setBased, oneByOne atomic.Int64
 }
 
-func (c *counted) ApplyBatch(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
-	c.setBased.Add(1)
-	return c.Handler.ApplyBatch(ctx, tx, recs)
+func (c *counted) Begin(tx pgx.Tx) consumers.Batch {
+	return countedBatch{Batch: c.Handler.Begin(tx), c: c}
 }
 
-func (c *counted) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
-	c.oneByOne.Add(1)
-	return c.Handler.Apply(ctx, tx, rec)
+type countedBatch struct {
+	consumers.Batch
+	c *counted
+}
+
+// Apply counts calls with several records as set-based, with one as one by
+// one (this test's batch is all of the topic).
+func (b countedBatch) Apply(ctx context.Context, recs []consumers.Record) error {
+	if len(recs) > 1 {
+		b.c.setBased.Add(1)
+	} else {
+		b.c.oneByOne.Add(1)
+	}
+	return b.Batch.Apply(ctx, recs)
 }
 
 // A set-based batch mixing new invoices, events already applied (a rewind),

@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/verifications"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
