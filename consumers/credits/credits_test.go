@@ -221,3 +221,31 @@ func TestSetBasedBatchWithDuplicatesAndPoison(t *testing.T) {
 		t.Errorf("set-based batches %d, records applied one by one %d: want both", h.setBased.Load(), h.oneByOne.Load())
 	}
 }
+
+// Invariant 3 across batches: a new event about an invoice already granted
+// by an earlier batch (a repair, a manual replay) grants nothing. Within
+// one batch the handler's own dedup would hide a business key that names
+// the event; here only the database's business key can refuse it.
+func TestAnotherEventInALaterBatchGrantsNothing(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	topics := envelope.Topics{Prefix: topic}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}}, credits.Handler{Topics: topics}, nil)
+	first := env.Produce(t, paid(f, topic, "evt_1", "in_1"))
+	g.WaitMarked(t, time.Minute, first[0])
+	second := env.Produce(t, paid(f, topic, "evt_2", "in_1"))
+	g.WaitMarked(t, time.Minute, second[0])
+
+	if n := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); n != 1 {
+		t.Errorf("grants = %d, want 1", n)
+	}
+	if balance, err := env.Store.Balance(t.Context(), f.WorkspaceID); err != nil || balance != 100 {
+		t.Errorf("balance = %d (%v), want 100", balance, err)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM outbox WHERE topic = $1 AND headers->>'ce_tenantid' = $2`,
+		topics.Resource(credits.NotificationsTopic), f.TenantID); n != 1 {
+		t.Errorf("e-mail intents = %d, want 1", n)
+	}
+}
