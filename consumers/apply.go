@@ -92,22 +92,12 @@ func (a applier) prepare(ctx context.Context, entries []entry) error {
 	return nil
 }
 
-// apply hands the live records to b. A record whose envelope did not parse
-// fails the attempt before anything is applied.
+// apply hands the live records to b: in one call, or one call per record
+// when oneByOne.
 func (a applier) apply(ctx context.Context, b Batch, entries []entry, oneByOne bool) error {
-	live := make([]Record, 0, len(entries))
-	at := make([]int, 0, len(entries)) // live[j] is entries[at[j]]
-	for i, e := range entries {
-		switch {
-		case e.dead != nil:
-		case e.fault != nil:
-			return RecordFailed(i, e.fault)
-		default:
-			live, at = append(live, e.rec), append(at, i)
-		}
-	}
-	if len(live) == 0 {
-		return nil
+	live, at, err := liveRecords(entries)
+	if err != nil || len(live) == 0 {
+		return err
 	}
 	if oneByOne {
 		for j := range live {
@@ -117,15 +107,33 @@ func (a applier) apply(ctx context.Context, b Batch, entries []entry, oneByOne b
 		}
 		return nil
 	}
-	err := safely(func() error { return b.Apply(ctx, live) })
-	if j, ok := failedRecord(err); ok && j >= 0 && j < len(at) {
+	err = safely(func() error { return b.Apply(ctx, live) })
+	switch j, named := failedRecord(err); {
+	case err == nil:
+		return nil
+	case named && j >= 0 && j < len(at):
 		return RecordFailed(at[j], err)
-	}
-	if err != nil && len(live) > 1 && IsPermanent(err) {
+	case len(live) == 1:
+		return RecordFailed(at[0], err)
+	case IsPermanent(err):
 		return setBasedFailure(err)
 	}
-	if err != nil && len(live) == 1 {
-		return RecordFailed(at[0], err)
-	}
 	return err
+}
+
+// liveRecords are the entries to apply, and at[j] the index in entries of
+// live[j]. A record whose envelope did not parse fails the attempt before
+// anything is applied.
+func liveRecords(entries []entry) (live []Record, at []int, err error) {
+	live, at = make([]Record, 0, len(entries)), make([]int, 0, len(entries))
+	for i, e := range entries {
+		switch {
+		case e.dead != nil:
+		case e.fault != nil:
+			return nil, nil, RecordFailed(i, e.fault)
+		default:
+			live, at = append(live, e.rec), append(at, i)
+		}
+	}
+	return live, at, nil
 }
