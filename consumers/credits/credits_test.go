@@ -33,6 +33,60 @@ func refunded(f consumertest.Fixture, topic, eventID, invoiceID string) *kgo.Rec
 	return consumertest.Record(topic, f.Event(eventID, "stripe.charge.refunded", "invoice", invoiceID, time.Now()), body)
 }
 
+// The invariants every handler keeps, for credits: one grant and one e-mail
+// per invoice whatever the number of events and deliveries (invariants 3
+// and 6), a refund its own operation. Arrival order matters here by design:
+// a refund that arrives first stops the grant (TestRefundReversesTheGrantOnce).
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	history := func(name, final string, events ...func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record) consumertest.History {
+		return consumertest.History{Name: name, Final: final, Events: func(f consumertest.Fixture, topic, invoiceID string) []*kgo.Record {
+			var recs []*kgo.Record
+			for _, ev := range events {
+				recs = append(recs, ev(f, topic, invoiceID))
+			}
+			return recs
+		}}
+	}
+	paidBy := func(eventID string) func(consumertest.Fixture, string, string) *kgo.Record {
+		return func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record {
+			return paid(f, topic, eventID, invoiceID)
+		}
+	}
+	refundedBy := func(eventID string) func(consumertest.Fixture, string, string) *kgo.Record {
+		return func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record {
+			return refunded(f, topic, eventID, invoiceID)
+		}
+	}
+	consumertest.Conformance(t, consumertest.Suite{
+		Kind: "stripe", Topic: credits.Topic,
+		Handler: func(_ *consumertest.Env, topics envelope.Topics, _ string) consumers.Handler {
+			return credits.Handler{Topics: topics}
+		},
+		Histories: []consumertest.History{
+			history("paid", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", paidBy("evt_1")),
+			history("paid, announced twice", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", paidBy("evt_1"), paidBy("evt_2")),
+			history("paid then refunded twice", "granted 100, reversed 100; e-mails 1 granted, 1 reversed",
+				paidBy("evt_1"), refundedBy("evt_r1"), refundedBy("evt_r2")),
+		},
+		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, invoiceID string) string {
+			var granted, reversed, grantMails, reverseMails int
+			err := env.Pool.QueryRow(context.Background(), `SELECT
+				  (SELECT coalesce(sum(credits), 0) FROM credit_grants WHERE tenant_id = $1 AND object_id = $2),
+				  (SELECT coalesce(sum(credits), 0) FROM credit_reversals WHERE tenant_id = $1 AND object_id = $2),
+				  (SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND headers->>'ce_id' LIKE '%/' || $2 || '/%'
+				     AND headers->>'ce_type' = 'sluice.email.credits_granted'),
+				  (SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND headers->>'ce_id' LIKE '%/' || $2 || '/%'
+				     AND headers->>'ce_type' = 'sluice.email.credits_reversed')`,
+				f.TenantID, invoiceID).Scan(&granted, &reversed, &grantMails, &reverseMails)
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("granted %d, reversed %d; e-mails %d granted, %d reversed", granted, reversed, grantMails, reverseMails)
+		},
+	})
+}
+
 // A refund is its own operation: it reverses the grant once, whatever the
 // number of refund events; a refund that arrives before the grant stops it.
 func TestRefundReversesTheGrantOnce(t *testing.T) {

@@ -259,21 +259,6 @@ func Reversed[T any](items []T) []T {
 	return out
 }
 
-// Orders returns a history in the orders a projection must not care about:
-// as it happened, reversed, and shuffled several times, with a duplicate of
-// every event delivered again at the end.
-func Orders[T any](history []T) map[string][]T {
-	out := map[string][]T{
-		"in order": history,
-		"reversed": Reversed(history),
-	}
-	for i := 1; i <= 3; i++ {
-		out[fmt.Sprintf("shuffled %d", i)] = Shuffled(history)
-	}
-	out["redelivered"] = append(Shuffled(history), Shuffled(history)...)
-	return out
-}
-
 // WaitMarked waits for the group's signal that a batch ending at or past
 // rec committed and was marked: no polling, and no need for the offset
 // commit tick.
