@@ -16,14 +16,9 @@ import (
 )
 
 // inserting writes one row per record with statement, whose $1 is the event id.
-type inserting struct {
-	consumers.Local
-	statement string
-}
-
-func (h inserting) Begin(tx pgx.Tx) consumers.Batch {
-	return consumers.EachRecord(tx, func(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
-		_, err := tx.Exec(ctx, h.statement, rec.Event.ID)
+func inserting(statement string) consumers.Handler {
+	return consumers.RecordFunc(func(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+		_, err := tx.Exec(ctx, statement, rec.Event.ID)
 		return err
 	})
 }
@@ -43,7 +38,7 @@ func TestAFailedCommitMarksNoOffset(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := env.Produce(t, invoices(f, topic, 3)...)
-	h := inserting{statement: "INSERT INTO " + child + " VALUES ($1)"} // no parent: refused at COMMIT only
+	h := inserting("INSERT INTO " + child + " VALUES ($1)") // no parent: refused at COMMIT only
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, h, nil)
 	for _, err := range g.WaitFailures(t, 3, time.Minute) {
 		if !strings.Contains(err.Error(), "commit") {
@@ -75,7 +70,7 @@ func TestAMissingTableIsRetriedNotDeadLettered(t *testing.T) {
 	topic := env.Topic(t, "invoices", 1)
 	table := "deploy_" + testenv.RandomSuffix()
 	recs := env.Produce(t, invoices(f, topic, 3)...)
-	h := inserting{statement: "INSERT INTO " + table + " VALUES ($1)"}
+	h := inserting("INSERT INTO " + table + " VALUES ($1)")
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxAttempts: 2, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, h, nil)
 	g.WaitFailures(t, 4, time.Minute) // twice MaxAttempts
 	if n := counter(t, g.Registry, "sluice_consumer_deployment_errors_total"); n < 4 {

@@ -56,6 +56,16 @@ type Local struct{}
 // Prepare implements Handler: there is nothing to prepare.
 func (Local) Prepare(context.Context, *Record) error { return nil }
 
+// RecordFunc is a Handler whose records need nothing remote and share no
+// state: it applies each record in order, in the batch's transaction.
+type RecordFunc func(ctx context.Context, tx pgx.Tx, rec Record) error
+
+// Prepare implements Handler: there is nothing to prepare.
+func (RecordFunc) Prepare(context.Context, *Record) error { return nil }
+
+// Begin implements Handler.
+func (f RecordFunc) Begin(tx pgx.Tx) Batch { return EachRecord(tx, f) }
+
 // EachRecord is the Batch of a handler whose records share no state: apply
 // runs for each record, in order, and a failure names its record.
 func EachRecord(tx pgx.Tx, apply func(ctx context.Context, tx pgx.Tx, rec Record) error) Batch {

@@ -146,11 +146,8 @@ func TestDatabaseOutageDelaysButLosesNothing(t *testing.T) {
 
 // failing fails every record transiently and counts its attempts.
 type failing struct {
-	consumers.Local
 	attempts atomic.Int64
 }
-
-func (h *failing) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
 
 func (h *failing) apply(context.Context, pgx.Tx, consumers.Record) error {
 	h.attempts.Add(1)
@@ -166,7 +163,7 @@ func TestShutdownAbandonsARetryingBatchWithoutCommitting(t *testing.T) {
 	topic := env.Topic(t, "invoices", 1)
 	recs := env.Produce(t, invoicePaid(f, topic, "evt_1", "in_1", f.Customer))
 	h := &failing{}
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: time.Second, MaxBackoff: time.Minute}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: time.Second, MaxBackoff: time.Minute}, consumers.RecordFunc(h.apply), nil)
 	testenv.Eventually(t, time.Minute, "retries", func() (bool, error) { return h.attempts.Load() >= 3, nil })
 
 	stopped := make(chan struct{})
@@ -188,12 +185,9 @@ func TestShutdownAbandonsARetryingBatchWithoutCommitting(t *testing.T) {
 // stuckOn fails transiently, forever, on records of one partition, and
 // counts what it applied elsewhere.
 type stuckOn struct {
-	consumers.Local
 	partition int32
 	applied   atomic.Int64
 }
-
-func (h *stuckOn) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
 
 func (h *stuckOn) apply(_ context.Context, _ pgx.Tx, rec consumers.Record) error {
 	if rec.Partition == h.partition {
@@ -212,7 +206,7 @@ func TestARetryingPartitionDoesNotStallTheOthers(t *testing.T) {
 	f := env.Tenant(t, "stripe")
 	topic := env.Topic(t, "invoices", 2)
 	h := &stuckOn{partition: 0}
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 10, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 10, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}, consumers.RecordFunc(h.apply), nil)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +266,7 @@ func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 	}
 	const limit = 32 << 10 // the backlog is about 20 times that
 	h := &heldBytes{}
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxBufferedBytes: limit}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxBufferedBytes: limit}, consumers.RecordFunc(h.apply), nil)
 	h.reg.Store(g.Registry)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
 	if got := h.applied.Load(); got < int64(len(recs)) {
@@ -291,13 +285,10 @@ func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 // heldBytes applies nothing and samples the group's buffered bytes at
 // every record, while the group holds the most.
 type heldBytes struct {
-	consumers.Local
 	reg     atomic.Pointer[prometheus.Registry]
 	applied atomic.Int64
 	peak    atomic.Int64
 }
-
-func (h *heldBytes) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
 
 func (h *heldBytes) apply(context.Context, pgx.Tx, consumers.Record) error {
 	h.applied.Add(1)

@@ -94,6 +94,19 @@ func (b bundle) run(t *testing.T, s Suite, cfg consumers.Config, wrap func(consu
 	return b.env.Run(t, cfg, h, nil)
 }
 
+// objects gives each of s's histories an object of its own and returns
+// them with their events, in order.
+func (b bundle) objects(s Suite) (map[string]History, []*kgo.Record) {
+	objects := map[string]History{}
+	var recs []*kgo.Record
+	for _, h := range s.Histories {
+		obj := object()
+		objects[obj] = h
+		recs = append(recs, h.Events(b.f, b.topic, obj)...)
+	}
+	return objects, recs
+}
+
 // object returns a fresh object id: digits, so it suits numeric ids too.
 func object() string { return fmt.Sprint(1_000_000_000 + rand.N(8_000_000_000)) }
 
@@ -114,14 +127,8 @@ func (b bundle) check(t *testing.T, s Suite, objects map[string]History, g *Runn
 // makes.
 func redelivery(t *testing.T, s Suite) {
 	b := setup(t, s, 3)
-	objects := map[string]History{}
-	var recs []*kgo.Record
-	for _, h := range s.Histories {
-		obj := object()
-		objects[obj] = h
-		events := h.Events(b.f, b.topic, obj)
-		recs = append(append(recs, events...), events...)
-	}
+	objects, recs := b.objects(s)
+	recs = append(recs, recs...)
 	b.env.Produce(t, recs...)
 	g := b.run(t, s, consumers.Config{}, nil)
 	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
@@ -186,13 +193,8 @@ func permanent(t *testing.T, s Suite) {
 		}
 	}
 	bad := poison(b.f, b.topic, object())
-	objects := map[string]History{}
-	recs := []*kgo.Record{bad}
-	for _, h := range s.Histories {
-		obj := object()
-		objects[obj] = h
-		recs = append(recs, h.Events(b.f, b.topic, obj)...)
-	}
+	objects, recs := b.objects(s)
+	recs = append([]*kgo.Record{bad}, recs...)
 	b.env.Produce(t, recs...)
 	g := b.run(t, s, consumers.Config{MaxAttempts: 2}, nil)
 	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
@@ -214,13 +216,7 @@ func permanent(t *testing.T, s Suite) {
 // apply ends in the state of one clean delivery.
 func transient(t *testing.T, s Suite) {
 	b := setup(t, s, 1)
-	objects := map[string]History{}
-	var recs []*kgo.Record
-	for _, h := range s.Histories {
-		obj := object()
-		objects[obj] = h
-		recs = append(recs, h.Events(b.f, b.topic, obj)...)
-	}
+	objects, recs := b.objects(s)
 	b.env.Produce(t, recs...)
 	flaky := &flakyHandler{failures: 3}
 	g := b.run(t, s, consumers.Config{MaxAttempts: 1}, func(h consumers.Handler) consumers.Handler {
