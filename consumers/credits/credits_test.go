@@ -39,24 +39,12 @@ func refunded(f consumertest.Fixture, topic, eventID, invoiceID string) *kgo.Rec
 // a refund that arrives first stops the grant (TestRefundReversesTheGrantOnce).
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	history := func(name, final string, events ...func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record) consumertest.History {
-		return consumertest.History{Name: name, Final: final, Events: func(f consumertest.Fixture, topic, invoiceID string) []*kgo.Record {
-			var recs []*kgo.Record
-			for _, ev := range events {
-				recs = append(recs, ev(f, topic, invoiceID))
-			}
-			return recs
-		}}
-	}
-	paidBy := func(eventID string) func(consumertest.Fixture, string, string) *kgo.Record {
-		return func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record {
-			return paid(f, topic, eventID, invoiceID)
+	type step struct{ eventID, kind string }
+	record := func(f consumertest.Fixture, topic, invoiceID string, _ int, s step) *kgo.Record {
+		if s.kind == "refunded" {
+			return refunded(f, topic, s.eventID, invoiceID)
 		}
-	}
-	refundedBy := func(eventID string) func(consumertest.Fixture, string, string) *kgo.Record {
-		return func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record {
-			return refunded(f, topic, eventID, invoiceID)
-		}
+		return paid(f, topic, s.eventID, invoiceID)
 	}
 	consumertest.Conformance(t, consumertest.Suite{
 		Kind: "stripe", Topic: credits.Topic,
@@ -64,10 +52,11 @@ func TestConformance(t *testing.T) {
 			return credits.Handler{Topics: topics}
 		},
 		Histories: []consumertest.History{
-			history("paid", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", paidBy("evt_1")),
-			history("paid, announced twice", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", paidBy("evt_1"), paidBy("evt_2")),
-			history("paid then refunded twice", "granted 100, reversed 100; e-mails 1 granted, 1 reversed",
-				paidBy("evt_1"), refundedBy("evt_r1"), refundedBy("evt_r2")),
+			consumertest.Steps("paid", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", record, step{"evt_1", "paid"}),
+			consumertest.Steps("paid, announced twice", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", record,
+				step{"evt_1", "paid"}, step{"evt_2", "paid"}),
+			consumertest.Steps("paid then refunded twice", "granted 100, reversed 100; e-mails 1 granted, 1 reversed", record,
+				step{"evt_1", "paid"}, step{"evt_r1", "refunded"}, step{"evt_r2", "refunded"}),
 		},
 		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, invoiceID string) string {
 			var granted, reversed, grantMails, reverseMails int

@@ -21,16 +21,11 @@ func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
 
 type step struct{ msgID, typ, extra string }
 
-func history(name, final string, steps ...step) consumertest.History {
-	return consumertest.History{Name: name, Final: final, Events: func(f consumertest.Fixture, topic, feedbackID string) []*kgo.Record {
-		var recs []*kgo.Record
-		for _, s := range steps {
-			at := time.Now()
-			body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q,"project_id":"proj_1"%s}}`, s.typ, at.Format(time.RFC3339), feedbackID, s.extra)
-			recs = append(recs, consumertest.Record(topic, f.Event(s.msgID, "standard_webhooks."+s.typ, "feedback", feedbackID, at), body))
-		}
-		return recs
-	}}
+// event is a step's record about the feedback.
+func event(f consumertest.Fixture, topic, feedbackID string, _ int, s step) *kgo.Record {
+	at := time.Now()
+	body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q,"project_id":"proj_1"%s}}`, s.typ, at.Format(time.RFC3339), feedbackID, s.extra)
+	return consumertest.Record(topic, f.Event(s.msgID, "standard_webhooks."+s.typ, "feedback", feedbackID, at), body)
 }
 
 // Invariant 3: one initial alert per feedback however many events announce
@@ -44,8 +39,8 @@ func TestConformance(t *testing.T) {
 			return feedback.Handler{Topics: topics}
 		},
 		Histories: []consumertest.History{
-			history("created once", "initial-alert; 1 intent", step{"msg_1", "feedback.created", ""}),
-			history("created and escalated", "escalation-1 escalation-2 initial-alert; 3 intents",
+			consumertest.Steps("created once", "initial-alert; 1 intent", event, step{"msg_1", "feedback.created", ""}),
+			consumertest.Steps("created and escalated", "escalation-1 escalation-2 initial-alert; 3 intents", event,
 				step{"msg_1", "feedback.created", ""},
 				step{"msg_2", "feedback.created", ""}, // same feedback, another webhook id
 				step{"msg_3", "feedback.escalated", ""},

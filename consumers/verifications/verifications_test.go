@@ -22,36 +22,28 @@ type step struct {
 	at         int // seconds after the history's start
 }
 
-func history(name, final string, steps ...step) consumertest.History {
-	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-	return consumertest.History{Name: name, Final: final, Events: func(f consumertest.Fixture, topic, id string) []*kgo.Record {
-		var recs []*kgo.Record
-		for _, s := range steps {
-			at := base.Add(time.Duration(s.at) * time.Second)
-			typ := "verification." + s.status
-			ev := f.Event(s.id, "standard_webhooks."+typ, "verification", id, at)
-			body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q}}`, typ, at.Format(time.RFC3339Nano), id)
-			recs = append(recs, consumertest.Record(topic, ev, body))
-		}
-		return recs
-	}}
-}
-
 // Invariant 7 for identity verifications, with the terminal rule: once
 // approved or rejected, a verification never changes, even for a late
 // "pending" carrying a newer timestamp.
 func TestConformance(t *testing.T) {
 	t.Parallel()
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	record := func(f consumertest.Fixture, topic, id string, _ int, s step) *kgo.Record {
+		at := base.Add(time.Duration(s.at) * time.Second)
+		typ := "verification." + s.status
+		body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q}}`, typ, at.Format(time.RFC3339Nano), id)
+		return consumertest.Record(topic, f.Event(s.id, "standard_webhooks."+typ, "verification", id, at), body)
+	}
 	consumertest.Conformance(t, consumertest.Suite{
 		Kind: "standard_webhooks", Topic: verifications.Topic, Features: consumertest.Features{AnyOrder: true},
 		Handler: func(*consumertest.Env, envelope.Topics, string) consumers.Handler { return verifications.Handler{} },
 		Histories: []consumertest.History{
-			history("approved", "approved from msg_a3", step{"msg_a1", "pending", 0}, step{"msg_a2", "in_review", 1}, step{"msg_a3", "approved", 2}),
-			history("rejected", "rejected from msg_b3", step{"msg_b1", "pending", 0}, step{"msg_b2", "in_review", 1}, step{"msg_b3", "rejected", 2}),
-			history("still in review", "in_review from msg_c2", step{"msg_c1", "pending", 0}, step{"msg_c2", "in_review", 1}),
-			history("late pending after the decision", "approved from msg_d2",
+			consumertest.Steps("approved", "approved from msg_a3", record, step{"msg_a1", "pending", 0}, step{"msg_a2", "in_review", 1}, step{"msg_a3", "approved", 2}),
+			consumertest.Steps("rejected", "rejected from msg_b3", record, step{"msg_b1", "pending", 0}, step{"msg_b2", "in_review", 1}, step{"msg_b3", "rejected", 2}),
+			consumertest.Steps("still in review", "in_review from msg_c2", record, step{"msg_c1", "pending", 0}, step{"msg_c2", "in_review", 1}),
+			consumertest.Steps("late pending after the decision", "approved from msg_d2", record,
 				step{"msg_d1", "pending", 0}, step{"msg_d2", "approved", 1}, step{"msg_d3", "pending", 5}),
-			history("two decisions: the earlier stands", "rejected from msg_e2",
+			consumertest.Steps("two decisions: the earlier stands", "rejected from msg_e2", record,
 				step{"msg_e1", "in_review", 0}, step{"msg_e2", "rejected", 1}, step{"msg_e3", "approved", 2}),
 		},
 		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, id string) string {

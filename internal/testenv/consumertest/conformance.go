@@ -253,3 +253,15 @@ func (b flakyBatch) Settle(ctx context.Context) error {
 	b.h.failed.Add(-1)
 	return b.Batch.Settle(ctx)
 }
+
+// Steps is a History made of steps, record turning each into the record
+// about object (i is the step's place in the order things happened).
+func Steps[S any](name, final string, record func(f Fixture, topic, object string, i int, s S) *kgo.Record, steps ...S) History {
+	return History{Name: name, Final: final, Events: func(f Fixture, topic, object string) []*kgo.Record {
+		recs := make([]*kgo.Record, len(steps))
+		for i, s := range steps {
+			recs[i] = record(f, topic, object, i, s)
+		}
+		return recs
+	}}
+}
