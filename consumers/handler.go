@@ -67,7 +67,8 @@ func (RecordFunc) Prepare(context.Context, *Record) error { return nil }
 func (f RecordFunc) Begin(tx pgx.Tx) Batch { return EachRecord(tx, f) }
 
 // EachRecord is the Batch of a handler whose records share no state: apply
-// runs for each record, in order, and a failure names its record.
+// runs for each record, in order, and a failure (a panic included) names
+// its record.
 func EachRecord(tx pgx.Tx, apply func(ctx context.Context, tx pgx.Tx, rec Record) error) Batch {
 	return eachRecord{tx: tx, apply: apply}
 }
@@ -79,7 +80,8 @@ type eachRecord struct {
 
 func (b eachRecord) Apply(ctx context.Context, recs []Record) error {
 	for i, rec := range recs {
-		if err := b.apply(ctx, b.tx, rec); err != nil {
+		// Recovered here, a panic still names its record.
+		if err := safely(func() error { return b.apply(ctx, b.tx, rec) }); err != nil {
 			return RecordFailed(i, err)
 		}
 	}
