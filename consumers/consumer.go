@@ -17,30 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// Handler applies one record's effect inside the batch transaction. It must
-// be idempotent: the same record may be applied again after a crash or a
-// rewind, and must then change nothing. It must not call remote services:
-// anything that leaves Postgres is written as an outbox row in tx.
-type Handler interface {
-	Apply(ctx context.Context, tx pgx.Tx, rec Record) error
-}
-
-// Preparer is a Handler that needs something from outside Postgres (an HTTP
-// call). Prepare runs before the batch transaction opens, never inside it,
-// and leaves what it learned in rec.Prepared for Apply, which re-checks
-// local state at commit. Its errors are classified like Apply's. Prepare
-// may run again for the same record (a retried batch, a rewind), so what it
-// calls must tolerate repetition (an idempotency key).
-type Preparer interface {
-	Handler
-	Prepare(ctx context.Context, rec *Record) error
-}
 
 // Config tunes a consumer group.
 type Config struct {
@@ -77,6 +57,8 @@ type Config struct {
 	// Defaults 200ms and 30s.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// Signals, when set, report the workers' progress to a test.
+	Signals *TestSignals
 }
 
 // WithDefaults fills unset fields.
@@ -122,12 +104,11 @@ func NewSlots(n int) Slots { return make(Slots, max(n, 1)) }
 type Group struct {
 	cfg      Config
 	log      *slog.Logger
-	pool     *pgxpool.Pool
-	handler  Handler
+	applier  applier // the handler's transactions, within the slots
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
-	txSlots  Slots // one per batch transaction allowed open at once
 	budget   *budget
+	signals  *TestSignals
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
 }
@@ -152,10 +133,15 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	if slots == nil {
 		slots = NewSlots(cfg.Transactions)
 	}
+	signals := cfg.Signals
+	if signals == nil {
+		signals = &TestSignals{}
+	}
 	return &Group{
-		cfg: cfg, log: log.With(slog.String("group", cfg.Group)), pool: pool, handler: handler,
+		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),
+		applier:  applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds},
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
-		txSlots: slots, budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered},
+		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals,
 	}, nil
 }
 

@@ -63,8 +63,9 @@ var ErrAlreadyReplayed = errors.New("consumers: dead letter already replayed")
 
 // ReplayDeadLetter applies dead letter id again through its group's own
 // idempotent handler (handlerOf finds it) and marks it replayed in the same
-// transaction: the effect and the mark commit together or not at all. A
-// Preparer's remote step runs before that transaction.
+// transaction, through the worker's own protocol (applier): the effect and
+// the mark commit together or not at all; Prepare runs before that
+// transaction.
 func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handlerOf func(group string) (Handler, error)) error {
 	var (
 		letterGroup string
@@ -87,29 +88,21 @@ func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handler
 		return fmt.Errorf("dead letter %d at %s: %w", id, replayedAt.Format(time.RFC3339), ErrAlreadyReplayed)
 	}
 	r.Headers = envelope.RecordHeaders(headers)
-	rec, err := parseRecord(&r)
-	if err != nil {
-		return fmt.Errorf("dead letter %d: %w", id, err)
+	entries := parseEntries([]*kgo.Record{&r})
+	if entries[0].fault != nil {
+		return fmt.Errorf("dead letter %d: %w", id, entries[0].fault)
 	}
-	if p, ok := h.(Preparer); ok {
-		if err := safely(func() error { return p.Prepare(ctx, &rec) }); err != nil {
-			return fmt.Errorf("replay dead letter %d: %w", id, err)
-		}
-	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		ctx := withBatch(ctx)
+	mark := func(ctx context.Context, tx pgx.Tx) error {
 		var marked int64
 		if err := tx.QueryRow(ctx, deadLetterMarkSQL, id).Scan(&marked); errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("dead letter %d: %w", id, ErrAlreadyReplayed)
+			return ErrAlreadyReplayed
 		} else if err != nil {
-			return fmt.Errorf("mark dead letter %d: %w", id, err)
-		}
-		if err := safely(func() error { return h.Apply(ctx, tx, rec) }); err != nil {
-			return fmt.Errorf("replay dead letter %d: %w", id, err)
-		}
-		if err := settle(ctx, tx, h); err != nil {
-			return fmt.Errorf("replay dead letter %d: %w", id, err)
+			return fmt.Errorf("mark: %w", err)
 		}
 		return nil
-	})
+	}
+	if err := (applier{pool: pool, handler: h}).run(ctx, ctx, entries, true, mark); err != nil {
+		return fmt.Errorf("replay dead letter %d: %w", id, err)
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ var claimSQL string
 type Record struct {
 	*kgo.Record
 	Event envelope.Event
-	// Prepared is what a Preparer learned outside the transaction, handed
+	// Prepared is what Handler.Prepare learned outside the transaction, handed
 	// to Apply; nil for handlers that prepare nothing.
 	Prepared any
 }

@@ -15,11 +15,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
@@ -145,9 +145,11 @@ func TestDatabaseOutageDelaysButLosesNothing(t *testing.T) {
 }
 
 // failing fails every record transiently and counts its attempts.
-type failing struct{ attempts atomic.Int64 }
+type failing struct {
+	attempts atomic.Int64
+}
 
-func (h *failing) Apply(context.Context, pgx.Tx, consumers.Record) error {
+func (h *failing) apply(context.Context, pgx.Tx, consumers.Record) error {
 	h.attempts.Add(1)
 	return errors.New("dependency down")
 }
@@ -161,7 +163,7 @@ func TestShutdownAbandonsARetryingBatchWithoutCommitting(t *testing.T) {
 	topic := env.Topic(t, "invoices", 1)
 	recs := env.Produce(t, invoicePaid(f, topic, "evt_1", "in_1", f.Customer))
 	h := &failing{}
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: time.Second, MaxBackoff: time.Minute}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: time.Second, MaxBackoff: time.Minute}, consumers.RecordFunc(h.apply), nil)
 	testenv.Eventually(t, time.Minute, "retries", func() (bool, error) { return h.attempts.Load() >= 3, nil })
 
 	stopped := make(chan struct{})
@@ -187,7 +189,7 @@ type stuckOn struct {
 	applied   atomic.Int64
 }
 
-func (h *stuckOn) Apply(_ context.Context, _ pgx.Tx, rec consumers.Record) error {
+func (h *stuckOn) apply(_ context.Context, _ pgx.Tx, rec consumers.Record) error {
 	if rec.Partition == h.partition {
 		return errors.New("dependency down for this partition")
 	}
@@ -204,7 +206,7 @@ func TestARetryingPartitionDoesNotStallTheOthers(t *testing.T) {
 	f := env.Tenant(t, "stripe")
 	topic := env.Topic(t, "invoices", 2)
 	h := &stuckOn{partition: 0}
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 10, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 10, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}, consumers.RecordFunc(h.apply), nil)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(env.Brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +266,7 @@ func TestByteBudgetBoundsWhatAGroupHolds(t *testing.T) {
 	}
 	const limit = 32 << 10 // the backlog is about 20 times that
 	h := &heldBytes{}
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxBufferedBytes: limit}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxBufferedBytes: limit}, consumers.RecordFunc(h.apply), nil)
 	h.reg.Store(g.Registry)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
 	if got := h.applied.Load(); got < int64(len(recs)) {
@@ -288,7 +290,7 @@ type heldBytes struct {
 	peak    atomic.Int64
 }
 
-func (h *heldBytes) Apply(context.Context, pgx.Tx, consumers.Record) error {
+func (h *heldBytes) apply(context.Context, pgx.Tx, consumers.Record) error {
 	h.applied.Add(1)
 	reg := h.reg.Load()
 	if reg == nil {

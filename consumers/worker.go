@@ -4,10 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -49,24 +47,18 @@ type worker struct {
 	quit         chan struct{}
 	done         chan struct{}
 
-	failures map[int64]*failure // by offset, for permanent failures in progress
-}
-
-type failure struct {
-	attempts int
-	first    time.Time
-	last     time.Time
-	reason   string
+	policy *policy // this partition's failures in progress
 }
 
 func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker {
+	log := g.log.With(slog.String("topic", topic), slog.Int("partition", int(partition)))
 	return &worker{
 		g: g, cl: cl, topic: topic, partition: partition,
-		log:      g.log.With(slog.String("topic", topic), slog.Int("partition", int(partition))),
-		wake:     make(chan struct{}, 1),
-		quit:     make(chan struct{}),
-		done:     make(chan struct{}),
-		failures: map[int64]*failure{},
+		log:    log,
+		wake:   make(chan struct{}, 1),
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+		policy: newPolicy(g.cfg, g.metrics, log),
 	}
 }
 
@@ -181,10 +173,10 @@ func (w *worker) unpause() {
 	}
 }
 
-// process applies recs until they are all committed, retrying in place. It
-// returns false when told to quit before that (revoke or shutdown while
-// retrying); the uncommitted records are then consumed again by whoever owns
-// the partition next.
+// process applies batch until it is committed, retrying in place as the
+// policy says. It returns false when told to quit before that (revoke or
+// shutdown while retrying); the uncommitted records are then consumed again
+// by whoever owns the partition next.
 func (w *worker) process(batch []*kgo.Record) bool {
 	// The transaction runs on a context that quit does not cancel, so a batch
 	// whose transaction started finishes cleanly; quit interrupts only the
@@ -199,158 +191,48 @@ func (w *worker) process(batch []*kgo.Record) bool {
 		case <-remote.Done():
 		}
 	}()
-	recs := make([]Record, len(batch))
-	parseErrs := make([]error, len(batch))
-	for i, r := range batch {
-		recs[i], parseErrs[i] = parseRecord(r)
-	}
-	dead := map[int]*failure{}
-	// oneByOne: the set-based batch failed for some record's data, so the
-	// batch is applied record by record until that record is found and
-	// dead-lettered; the rest of the batch then goes set-based again.
+	entries := parseEntries(batch)
 	oneByOne := false
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		failedAt, err := w.prepare(remote, recs, parseErrs, dead)
+		err := w.g.applier.run(ctx, remote, entries, oneByOne, func(ctx context.Context, tx pgx.Tx) error {
+			return w.deadLetter(ctx, tx, entries)
+		})
+		w.g.signals.Attempted.signal(err)
 		if err == nil {
-			failedAt, err = w.apply(ctx, recs, parseErrs, dead, oneByOne)
-		}
-		if err == nil {
-			w.g.metrics.batchSeconds.Observe(time.Since(start).Seconds())
-			w.g.metrics.applied.Add(float64(len(recs) - len(dead)))
+			w.policy.committed(entries, time.Since(start))
 			break
 		}
-		if errors.Is(err, errSetBased) && IsPermanent(err) {
-			w.g.metrics.oneByOne.Inc()
-			w.log.Info("batch refused set-based, applying it record by record", slog.Int("records", len(recs)), slog.Any("error", err))
-			oneByOne = true
-			continue // no pause: nothing was retried yet, the fault is located first
-		}
-		delay := backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, attempt)
-		if failedAt >= 0 && IsPermanent(err) {
-			rec := recs[failedAt]
-			f := w.failures[rec.Offset]
-			if f == nil {
-				f = &failure{first: time.Now()}
-				w.failures[rec.Offset] = f
-			}
-			f.attempts++
-			f.last, f.reason = time.Now(), err.Error()
-			w.log.Warn("record failed", slog.Int64("offset", rec.Offset), slog.String("key", string(rec.Key)),
-				slog.String("event_id", rec.Event.ID), slog.Int("attempt", f.attempts), slog.Any("error", err))
-			if f.attempts >= w.g.cfg.MaxAttempts {
-				dead[failedAt] = f
-				oneByOne = false // without it, the rest may go set-based
-				continue
-			}
-			delay = backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, f.attempts)
-		} else {
-			w.g.metrics.transient.Inc()
-			if d, ok := RetryDelay(err); ok && d > delay {
-				delay = d
-			}
-			w.log.Warn("batch failed, retrying", slog.Int("attempt", attempt), slog.Duration("in", delay), slog.Any("error", err))
-		}
-		if !w.wait(delay) {
+		var delay time.Duration
+		delay, oneByOne = w.policy.next(entries, attempt, oneByOne, err)
+		if delay > 0 && !w.wait(delay) {
 			return false
 		}
 	}
-	for i, f := range dead {
-		w.g.metrics.deadLettered.Inc()
-		w.log.Error("record dead-lettered", slog.Int64("offset", recs[i].Offset), slog.String("key", string(recs[i].Key)),
-			slog.String("event_id", recs[i].Event.ID), slog.Int("attempts", f.attempts), slog.String("reason", f.reason))
-		delete(w.failures, recs[i].Offset)
-	}
 	// Offsets may go to Kafka only now that the effects are committed. A
 	// lost commit (a crash, a revoke meanwhile) only means a harmless replay.
-	w.cl.MarkCommitRecords(batch[len(batch)-1])
+	last := batch[len(batch)-1]
+	w.cl.MarkCommitRecords(last)
+	w.g.signals.Marked.signal(last)
 	return true
 }
 
-// prepare runs the handler's remote step for every live record not yet
-// prepared, outside any transaction. On failure it returns the record's index.
-func (w *worker) prepare(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure) (int, error) {
-	p, ok := w.g.handler.(Preparer)
-	if !ok {
-		return -1, nil
-	}
-	for i := range recs {
-		if _, isDead := dead[i]; isDead || parseErrs[i] != nil || recs[i].Prepared != nil {
+// deadLetter writes the entries out of attempts as dead letters.
+func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, entries []entry) error {
+	for _, e := range entries {
+		if e.dead == nil {
 			continue
 		}
-		if err := safely(func() error { return p.Prepare(ctx, &recs[i]) }); err != nil {
-			return i, err
+		if err := writeDeadLetter(ctx, tx, w.g.cfg.Group, w.g.cfg.DeadLetterTopic, e.rec.Record, e.dead); err != nil {
+			return err
 		}
 	}
-	return -1, nil
+	return nil
 }
 
-// errSetBased marks a failure of a BatchHandler's ApplyBatch, which names
-// no record.
-var errSetBased = errors.New("set-based batch")
-
-// apply runs one transaction over recs: set-based when the handler is a
-// BatchHandler and oneByOne is false, else record by record. On failure it
-// returns the index of the record at fault, or -1 when the transaction
-// itself (or the set-based batch: errSetBased) failed.
-func (w *worker) apply(ctx context.Context, recs []Record, parseErrs []error, dead map[int]*failure, oneByOne bool) (int, error) {
-	queued := time.Now()
-	w.g.txSlots <- struct{}{}
-	defer func() { <-w.g.txSlots }()
-	w.g.metrics.slotSeconds.Observe(time.Since(queued).Seconds())
-	tx, err := w.g.pool.Begin(ctx)
-	if err != nil {
-		return -1, fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
-	ctx = withBatch(ctx)
-	bh, setBased := w.g.handler.(BatchHandler)
-	setBased = setBased && !oneByOne
-	live := make([]Record, 0, len(recs))
-	for i, r := range recs {
-		if f, ok := dead[i]; ok {
-			if err := w.deadLetter(ctx, tx, r.Record, f); err != nil {
-				return -1, err
-			}
-			continue
-		}
-		if parseErrs[i] != nil {
-			return i, parseErrs[i]
-		}
-		if setBased {
-			live = append(live, r)
-			continue
-		}
-		if err := safely(func() error { return w.g.handler.Apply(ctx, tx, r) }); err != nil {
-			return i, err
-		}
-	}
-	if setBased && len(live) > 0 {
-		if err := safely(func() error { return bh.ApplyBatch(ctx, tx, live) }); err != nil {
-			return -1, fmt.Errorf("%w: %w", errSetBased, err)
-		}
-	}
-	if err := settle(ctx, tx, w.g.handler); err != nil {
-		return -1, fmt.Errorf("settle batch: %w", err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return -1, fmt.Errorf("commit: %w", err)
-	}
-	return -1, nil
-}
-
-// safely turns a handler panic into a permanent error: a bug in one record's
-// handling must dead-letter that record, not crash the partition forever.
-func safely(fn func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = Permanentf("handler panic: %v", p)
-		}
-	}()
-	return fn()
-}
-
-func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, r *kgo.Record, f *failure) error {
+// writeDeadLetter keeps r, which failed for good, and publishes it to the
+// group's dead-letter topic through the outbox.
+func writeDeadLetter(ctx context.Context, tx pgx.Tx, group, topic string, r *kgo.Record, f *failure) error {
 	headers := envelope.HeaderMap(r.Headers)
 	// The original envelope travels on; sluice_outboxid would name the wrong row.
 	delete(headers, envelope.HeaderOutboxID)
@@ -358,14 +240,14 @@ func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, r *kgo.Record, f *fa
 	headers[HeaderDLQTopic] = r.Topic
 	headers[HeaderDLQPartition] = strconv.Itoa(int(r.Partition))
 	headers[HeaderDLQOffset] = strconv.FormatInt(r.Offset, 10)
-	headers[HeaderDLQGroup] = w.g.cfg.Group
+	headers[HeaderDLQGroup] = group
 	headers[HeaderDLQAttempts] = strconv.Itoa(f.attempts)
 	headers[HeaderDLQReason] = f.reason
 	headers[HeaderDLQFirstFailed] = f.first.UTC().Format(time.RFC3339Nano)
 	headers[HeaderDLQLastFailed] = f.last.UTC().Format(time.RFC3339Nano)
 	dlqHeaders, _ := json.Marshal(headers)
-	_, err := tx.Exec(ctx, deadLetterSQL, w.g.cfg.Group, r.Topic, r.Partition, r.Offset, r.Key, original, r.Value,
-		f.reason, f.attempts, f.first, f.last, w.g.cfg.DeadLetterTopic, dlqHeaders)
+	_, err := tx.Exec(ctx, deadLetterSQL, group, r.Topic, r.Partition, r.Offset, r.Key, original, r.Value,
+		f.reason, f.attempts, f.first, f.last, topic, dlqHeaders)
 	if err != nil {
 		return fmt.Errorf("write dead letter: %w", err)
 	}
@@ -380,14 +262,4 @@ func (w *worker) wait(d time.Duration) bool {
 	case <-time.After(d):
 		return true
 	}
-}
-
-// backoff is exponential with full jitter between half and all of the step.
-func backoff(base, ceiling time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < ceiling; i++ {
-		d *= 2
-	}
-	d = min(d, ceiling)
-	return d/2 + rand.N(d/2+1)
 }

@@ -17,31 +17,48 @@ var (
 	workspacesSQL string
 )
 
-// ApplyBatch implements consumers.BatchHandler. Each run of records between
-// two refunds is granted with three statements whatever its length (the
-// workspaces, the grants, the e-mails of the new ones); a refund is applied
-// alone, in its place, so the batch ends as if every record had been
-// applied in order: a grant after a refund of the same invoice finds the
-// refund and grants nothing.
-func (h Handler) ApplyBatch(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
+// Begin implements consumers.Handler.
+func (h Handler) Begin(tx pgx.Tx) consumers.Batch {
+	return &batch{h: h, tx: tx, workspaces: map[[2]string]string{}, deltas: map[string]*delta{}}
+}
+
+// batch is one transaction attempt: what it learned and what it owes
+// before COMMIT.
+type batch struct {
+	h  Handler
+	tx pgx.Tx
+	// workspaces caches workspaces by (tenant, customer): a backlog holds
+	// many invoices (and redeliveries) per customer.
+	workspaces map[[2]string]string
+	deltas     map[string]*delta  // net balance changes by workspace
+	intents    []consumers.Intent // e-mails of grants, not written yet
+}
+
+// Apply implements consumers.Batch. Each run of records between two refunds
+// is granted with three statements whatever its length (the workspaces, the
+// grants, the e-mails of the new ones); a refund is applied alone, in its
+// place, so the batch ends as if every record had been applied in order: a
+// grant after a refund of the same invoice finds the refund and grants
+// nothing. Records of other types change nothing.
+func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 	from := 0
 	for i, rec := range recs {
 		if rec.Event.Type != typeRefunded {
 			continue
 		}
-		if err := h.grantAll(ctx, tx, recs[from:i]); err != nil {
+		if err := b.grantAll(ctx, recs[from:i]); err != nil {
 			return err
 		}
 		// The grants' e-mails go out before the refund's, as they happened.
-		if err := consumers.WriteIntents(ctx, tx, takeIntents(ctx)); err != nil {
+		if err := consumers.WriteIntents(ctx, b.tx, b.takeIntents()); err != nil {
 			return err
 		}
-		if err := h.reverse(ctx, tx, rec); err != nil {
+		if err := b.reverse(ctx, rec); err != nil {
 			return err
 		}
 		from = i + 1
 	}
-	return h.grantAll(ctx, tx, recs[from:])
+	return b.grantAll(ctx, recs[from:])
 }
 
 // pendingGrant is an eligible invoice of a run, asked for once.
@@ -53,7 +70,8 @@ type pendingGrant struct {
 
 // grantAll grants the eligible invoices among recs (records of other types
 // change nothing), the first event of each invoice asking for it.
-func (h Handler) grantAll(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
+func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
+	tx := b.tx
 	var grants []pendingGrant
 	asked := map[[3]string]bool{}
 	for i := range recs {
@@ -75,11 +93,11 @@ func (h Handler) grantAll(ctx context.Context, tx pgx.Tx, recs []consumers.Recor
 	if len(grants) == 0 {
 		return nil
 	}
-	if err := workspacesOf(ctx, tx, grants); err != nil {
+	if err := b.workspacesOf(ctx, grants); err != nil {
 		return err
 	}
 
-	credits := h.credits()
+	credits := b.h.credits()
 	n := len(grants)
 	tenants, workspaces, sources := make([]string, n), make([]string, n), make([]string, n)
 	accounts, invoices, events, inboxIDs := make([]string, n), make([]string, n), make([]string, n), make([]*int64, n)
@@ -103,35 +121,26 @@ func (h Handler) grantAll(ctx context.Context, tx pgx.Tx, recs []consumers.Recor
 
 	// The e-mails are written when the batch settles, with the balances,
 	// in one round trip.
-	deltas, intents := batchDeltas(ctx), batchIntents(ctx)
 	for _, ord := range made {
 		g := grants[ord-1]
-		addDelta(deltas, g.rec.Event.TenantID, g.workspace, credits)
-		*intents = append(*intents, h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
+		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
+		b.intents = append(b.intents, b.h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
 	}
 	return nil
 }
 
-type intentsKey struct{}
-
-// batchIntents are the e-mails of a batch's grants not written yet.
-func batchIntents(ctx context.Context) *[]consumers.Intent {
-	return consumers.BatchValue(ctx, intentsKey{}, func() *[]consumers.Intent { return new([]consumers.Intent) })
-}
-
 // takeIntents returns the batch's unwritten e-mails and forgets them.
-func takeIntents(ctx context.Context) []consumers.Intent {
-	p := batchIntents(ctx)
-	intents := *p
-	*p = nil
+func (b *batch) takeIntents() []consumers.Intent {
+	intents := b.intents
+	b.intents = nil
 	return intents
 }
 
 // workspacesOf fills in each grant's workspace: from the batch's cache, and
 // for customers not seen yet in this batch, with one query for them all. A
 // customer that maps to none is a permanent failure of its record.
-func workspacesOf(ctx context.Context, tx pgx.Tx, grants []pendingGrant) error {
-	known := batchWorkspaces(ctx)
+func (b *batch) workspacesOf(ctx context.Context, grants []pendingGrant) error {
+	known := b.workspaces
 	var askTenants, askCustomers []string
 	asked := map[[2]string]bool{}
 	for _, g := range grants {
@@ -143,7 +152,7 @@ func workspacesOf(ctx context.Context, tx pgx.Tx, grants []pendingGrant) error {
 		askTenants, askCustomers = append(askTenants, k[0]), append(askCustomers, k[1])
 	}
 	if len(askTenants) > 0 {
-		rows, err := tx.Query(ctx, workspacesSQL, askTenants, askCustomers)
+		rows, err := b.tx.Query(ctx, workspacesSQL, askTenants, askCustomers)
 		if err != nil {
 			return fmt.Errorf("find workspaces: %w", err)
 		}

@@ -27,14 +27,10 @@ import (
 )
 
 var (
-	//go:embed sql/grant.sql
-	grantSQL string
 	//go:embed sql/grant_of.sql
 	grantOfSQL string
 	//go:embed sql/reverse.sql
 	reverseSQL string
-	//go:embed sql/workspace.sql
-	workspaceSQL string
 	//go:embed sql/settle.sql
 	settleSQL string
 )
@@ -48,8 +44,9 @@ const RefundOperation = "refund"
 // ErrNoWorkspace: the invoice's customer maps to no workspace of the tenant.
 var ErrNoWorkspace = errors.New("credits: customer maps to no workspace")
 
-// Handler applies invoice events.
+// Handler applies invoice events, set-based: see batch.Apply.
 type Handler struct {
+	consumers.Local
 	// Credits granted per eligible invoice. Default 100.
 	Credits int64
 	// Topics names the notifications topic for e-mail intents.
@@ -102,17 +99,6 @@ type EmailIntent struct {
 	InvoiceID      string `json:"invoice_id"`
 }
 
-// Apply implements consumers.Handler.
-func (h Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
-	switch rec.Event.Type {
-	case typePaid:
-		return h.grant(ctx, tx, rec)
-	case typeRefunded:
-		return h.reverse(ctx, tx, rec)
-	}
-	return nil // other invoice events have no credit effect (yet)
-}
-
 // paidInvoice decodes an invoice.paid record and says whether its invoice
 // is eligible: paid, with an amount above zero, by a customer.
 func paidInvoice(ctx context.Context, tx pgx.Tx, rec consumers.Record) (invoiceObject, bool, error) {
@@ -131,29 +117,9 @@ func (h Handler) credits() int64 {
 	return h.Credits
 }
 
-func (h Handler) grant(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
-	ev := rec.Event
-	obj, eligible, err := paidInvoice(ctx, tx, rec)
-	if err != nil || !eligible {
-		return err // not eligible: nothing to grant
-	}
-	workspaceID, err := workspaceOf(ctx, tx, ev.TenantID, obj.Customer)
-	if err != nil {
-		return err
-	}
-
-	credits := h.credits()
-	businessKey := rec.BusinessKey(obj.ID, Operation)
-	intent := h.email(rec, "credits-granted", businessKey, workspaceID, credits, obj.ID)
-	rows, err := tx.Query(ctx, grantSQL, ev.TenantID, workspaceID, ev.SourceID, ev.SourceAccount, obj.ID, Operation,
-		credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload, RefundOperation)
-	if err != nil {
-		return fmt.Errorf("grant credits: %w", err)
-	}
-	return collectDeltas(ctx, ev.TenantID, rows, 1)
-}
-
-func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+// reverse applies a refund.
+func (b *batch) reverse(ctx context.Context, rec consumers.Record) error {
+	tx := b.tx
 	ev := rec.Event
 	var ch chargeRefunded
 	if err := rec.Decode(ctx, tx, &ch); err != nil {
@@ -183,41 +149,14 @@ func (h Handler) reverse(ctx context.Context, tx pgx.Tx, rec consumers.Record) e
 	}
 	var intent consumers.Intent
 	if workspaceID != nil {
-		intent = h.email(rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
+		intent = b.h.email(rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
 	}
 	rows, err := tx.Query(ctx, reverseSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, invoiceID, RefundOperation,
 		grantID, workspaceID, credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload)
 	if err != nil {
 		return fmt.Errorf("reverse credits: %w", err)
 	}
-	return collectDeltas(ctx, ev.TenantID, rows, -1)
-}
-
-type workspacesKey struct{}
-
-// batchWorkspaces is the batch's cache of workspaces by (tenant, customer).
-func batchWorkspaces(ctx context.Context) map[[2]string]string {
-	return consumers.BatchValue(ctx, workspacesKey{}, func() map[[2]string]string { return map[[2]string]string{} })
-}
-
-// workspaceOf maps a customer to its workspace, once per batch per
-// customer: a backlog holds many invoices (and redeliveries) per customer.
-func workspaceOf(ctx context.Context, tx pgx.Tx, tenantID, customer string) (string, error) {
-	known := batchWorkspaces(ctx)
-	k := [2]string{tenantID, customer}
-	if ws, ok := known[k]; ok {
-		return ws, nil
-	}
-	var ws string
-	err := tx.QueryRow(ctx, workspaceSQL, tenantID, customer).Scan(&ws)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", consumers.Permanent(fmt.Errorf("%w: customer %s", ErrNoWorkspace, customer))
-	}
-	if err != nil {
-		return "", fmt.Errorf("find workspace: %w", err)
-	}
-	known[k] = ws
-	return ws, nil
+	return b.collectDeltas(ev.TenantID, rows, -1)
 }
 
 // delta is a batch's net balance change for one workspace.
@@ -226,20 +165,13 @@ type delta struct {
 	credits  int64
 }
 
-type deltasKey struct{}
-
-func batchDeltas(ctx context.Context) map[string]*delta {
-	return consumers.BatchValue(ctx, deltasKey{}, func() map[string]*delta { return map[string]*delta{} })
-}
-
-// collectDeltas adds what a grant (sign 1) or a reversal (sign -1)
-// returned, if anything, to the batch's balance changes.
-func collectDeltas(ctx context.Context, tenantID string, rows pgx.Rows, sign int64) error {
-	deltas := batchDeltas(ctx)
+// collectDeltas adds what a reversal (sign -1) returned, if anything, to the
+// batch's balance changes.
+func (b *batch) collectDeltas(tenantID string, rows pgx.Rows, sign int64) error {
 	var workspaceID string
 	var credits int64
 	_, err := pgx.ForEachRow(rows, []any{&workspaceID, &credits}, func() error {
-		addDelta(deltas, tenantID, workspaceID, sign*credits)
+		addDelta(b.deltas, tenantID, workspaceID, sign*credits)
 		return nil
 	})
 	if err != nil {
@@ -257,25 +189,25 @@ func addDelta(deltas map[string]*delta, tenantID, workspaceID string, credits in
 	d.credits += credits
 }
 
-// Settle implements consumers.Settler: the e-mails of the batch's grants
-// not written yet and its balance changes, in workspace order, in one round
+// Settle implements consumers.Batch: the e-mails of the batch's grants not
+// written yet and its balance changes, in workspace order, in one round
 // trip.
-func (h Handler) Settle(ctx context.Context, tx pgx.Tx) error {
-	b := &pgx.Batch{}
-	consumers.QueueIntents(b, takeIntents(ctx))
-	if deltas := batchDeltas(ctx); len(deltas) > 0 {
-		workspaces := slices.Sorted(maps.Keys(deltas))
+func (b *batch) Settle(ctx context.Context) error {
+	q := &pgx.Batch{}
+	consumers.QueueIntents(q, b.takeIntents())
+	if len(b.deltas) > 0 {
+		workspaces := slices.Sorted(maps.Keys(b.deltas))
 		tenants := make([]string, len(workspaces))
 		amounts := make([]int64, len(workspaces))
 		for i, w := range workspaces {
-			tenants[i], amounts[i] = deltas[w].tenantID, deltas[w].credits
+			tenants[i], amounts[i] = b.deltas[w].tenantID, b.deltas[w].credits
 		}
-		b.Queue(settleSQL, workspaces, tenants, amounts)
+		q.Queue(settleSQL, workspaces, tenants, amounts)
 	}
-	if b.Len() == 0 {
+	if q.Len() == 0 {
 		return nil
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := b.tx.SendBatch(ctx, q).Close(); err != nil {
 		return fmt.Errorf("write e-mails and move balances: %w", err)
 	}
 	return nil

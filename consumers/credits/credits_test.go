@@ -13,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
@@ -31,6 +31,49 @@ func refunded(f consumertest.Fixture, topic, eventID, invoiceID string) *kgo.Rec
 	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"charge.refunded","created":%d,"data":{"object":{"id":"ch_%s","object":"charge","invoice":%q,"amount_refunded":1000,"refunded":true}}}`,
 		eventID, time.Now().Unix(), eventID, invoiceID)
 	return consumertest.Record(topic, f.Event(eventID, "stripe.charge.refunded", "invoice", invoiceID, time.Now()), body)
+}
+
+// The invariants every handler keeps, for credits: one grant and one e-mail
+// per invoice whatever the number of events and deliveries (invariants 3
+// and 6), a refund its own operation. Arrival order matters here by design:
+// a refund that arrives first stops the grant (TestRefundReversesTheGrantOnce).
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	type step struct{ eventID, kind string }
+	record := func(f consumertest.Fixture, topic, invoiceID string, _ int, s step) *kgo.Record {
+		if s.kind == "refunded" {
+			return refunded(f, topic, s.eventID, invoiceID)
+		}
+		return paid(f, topic, s.eventID, invoiceID)
+	}
+	consumertest.Conformance(t, consumertest.Suite{
+		Kind: "stripe", Topic: credits.Topic,
+		Handler: func(_ *consumertest.Env, topics envelope.Topics, _ string) consumers.Handler {
+			return credits.Handler{Topics: topics}
+		},
+		Histories: []consumertest.History{
+			consumertest.Steps("paid", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", record, step{"evt_1", "paid"}),
+			consumertest.Steps("paid, announced twice", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", record,
+				step{"evt_1", "paid"}, step{"evt_2", "paid"}),
+			consumertest.Steps("paid then refunded twice", "granted 100, reversed 100; e-mails 1 granted, 1 reversed", record,
+				step{"evt_1", "paid"}, step{"evt_r1", "refunded"}, step{"evt_r2", "refunded"}),
+		},
+		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, invoiceID string) string {
+			var granted, reversed, grantMails, reverseMails int
+			err := env.Pool.QueryRow(context.Background(), `SELECT
+				  (SELECT coalesce(sum(credits), 0) FROM credit_grants WHERE tenant_id = $1 AND object_id = $2),
+				  (SELECT coalesce(sum(credits), 0) FROM credit_reversals WHERE tenant_id = $1 AND object_id = $2),
+				  (SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND headers->>'ce_id' LIKE '%/' || $2 || '/%'
+				     AND headers->>'ce_type' = 'sluice.email.credits_granted'),
+				  (SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND headers->>'ce_id' LIKE '%/' || $2 || '/%'
+				     AND headers->>'ce_type' = 'sluice.email.credits_reversed')`,
+				f.TenantID, invoiceID).Scan(&granted, &reversed, &grantMails, &reverseMails)
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("granted %d, reversed %d; e-mails %d granted, %d reversed", granted, reversed, grantMails, reverseMails)
+		},
+	})
 }
 
 // A refund is its own operation: it reverses the grant once, whatever the
@@ -124,14 +167,24 @@ type counted struct {
 	setBased, oneByOne atomic.Int64
 }
 
-func (c *counted) ApplyBatch(ctx context.Context, tx pgx.Tx, recs []consumers.Record) error {
-	c.setBased.Add(1)
-	return c.Handler.ApplyBatch(ctx, tx, recs)
+func (c *counted) Begin(tx pgx.Tx) consumers.Batch {
+	return countedBatch{Batch: c.Handler.Begin(tx), c: c}
 }
 
-func (c *counted) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
-	c.oneByOne.Add(1)
-	return c.Handler.Apply(ctx, tx, rec)
+type countedBatch struct {
+	consumers.Batch
+	c *counted
+}
+
+// Apply counts calls with several records as set-based, with one as one by
+// one (this test's batch is all of the topic).
+func (b countedBatch) Apply(ctx context.Context, recs []consumers.Record) error {
+	if len(recs) > 1 {
+		b.c.setBased.Add(1)
+	} else {
+		b.c.oneByOne.Add(1)
+	}
+	return b.Batch.Apply(ctx, recs)
 }
 
 // A set-based batch mixing new invoices, events already applied (a rewind),
@@ -209,5 +262,33 @@ func TestSetBasedBatchWithDuplicatesAndPoison(t *testing.T) {
 	}
 	if h.setBased.Load() == 0 || h.oneByOne.Load() == 0 {
 		t.Errorf("set-based batches %d, records applied one by one %d: want both", h.setBased.Load(), h.oneByOne.Load())
+	}
+}
+
+// Invariant 3 across batches: a new event about an invoice already granted
+// by an earlier batch (a repair, a manual replay) grants nothing. Within
+// one batch the handler's own dedup would hide a business key that names
+// the event; here only the database's business key can refuse it.
+func TestAnotherEventInALaterBatchGrantsNothing(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	topics := envelope.Topics{Prefix: topic}
+	g := env.Run(t, consumers.Config{Topics: []string{topic}}, credits.Handler{Topics: topics}, nil)
+	first := env.Produce(t, paid(f, topic, "evt_1", "in_1"))
+	g.WaitMarked(t, time.Minute, first[0])
+	second := env.Produce(t, paid(f, topic, "evt_2", "in_1"))
+	g.WaitMarked(t, time.Minute, second[0])
+
+	if n := env.Count(t, `SELECT count(*) FROM credit_grants WHERE tenant_id = $1`, f.TenantID); n != 1 {
+		t.Errorf("grants = %d, want 1", n)
+	}
+	if balance, err := env.Store.Balance(t.Context(), f.WorkspaceID); err != nil || balance != 100 {
+		t.Errorf("balance = %d (%v), want 100", balance, err)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM outbox WHERE topic = $1 AND headers->>'ce_tenantid' = $2`,
+		topics.Resource(credits.NotificationsTopic), f.TenantID); n != 1 {
+		t.Errorf("e-mail intents = %d, want 1", n)
 	}
 }

@@ -5,7 +5,7 @@
 // with a 2xx, always with the same Idempotency-Key header (the intent's
 // ce_id, derived from the business key of the effect that caused it), and
 // the delivery is recorded in dispatch_log only after that 2xx. The HTTP
-// call happens before the batch transaction opens (consumers.Preparer),
+// call happens before the batch transaction opens (consumers.Handler.Prepare),
 // never inside it.
 //
 // Uncertain outcome: when the service accepted a request but its answer was
@@ -74,7 +74,7 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Handler delivers intents; it implements consumers.Preparer.
+// Handler delivers intents: the call in Prepare, the record in the batch.
 type Handler struct {
 	cfg   Config
 	pool  *pgxpool.Pool
@@ -94,7 +94,7 @@ type delivery struct {
 	already bool
 }
 
-// Prepare implements consumers.Preparer: it calls the service unless the
+// Prepare implements consumers.Handler: it calls the service unless the
 // intent was already delivered.
 func (h *Handler) Prepare(ctx context.Context, rec *consumers.Record) error {
 	key := rec.Event.ID
@@ -150,8 +150,11 @@ func (h *Handler) send(ctx context.Context, rec *consumers.Record) (int, error) 
 	}
 }
 
-// Apply implements consumers.Handler: it records the acknowledged delivery.
-func (h *Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+// Begin implements consumers.Handler.
+func (h *Handler) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.record) }
+
+// record records the acknowledged delivery Prepare left in rec.
+func (h *Handler) record(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	d, ok := rec.Prepared.(delivery)
 	if !ok {
 		return errors.New("dispatch: record reached Apply unprepared")
@@ -180,4 +183,4 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-var _ consumers.Preparer = (*Handler)(nil)
+var _ consumers.Handler = (*Handler)(nil)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
@@ -66,6 +68,48 @@ func intents(f consumertest.Fixture, topic string, n int) ([]*kgo.Record, []stri
 		keys = append(keys, key)
 	}
 	return recs, keys
+}
+
+// The invariants every handler keeps, for the dispatcher: an intent is
+// sent once and logged once after the service's 2xx, whatever the number of
+// deliveries, rewinds and transient failures; a refusal is dead-lettered.
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	svc, url := newService(t, func(w http.ResponseWriter, key string, _ int) bool {
+		if strings.Contains(key, "/refused/") {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			return false
+		}
+		return true
+	})
+	intent := func(f consumertest.Fixture, topic, key string) *kgo.Record {
+		ev := f.Event(key, "sluice.email.credits_granted", "workspace", f.WorkspaceID, time.Now())
+		return consumertest.Record(topic, ev, fmt.Appendf(nil, `{"kind":"credits-granted","idempotency_key":%q}`, key))
+	}
+	key := func(f consumertest.Fixture, invoiceID string) string {
+		return fmt.Sprintf("%s/%s/%s/initial-credit-grant/confirmation-email", f.SourceID, f.Account, invoiceID)
+	}
+	consumertest.Conformance(t, consumertest.Suite{
+		Kind: "stripe", Topic: dispatch.Topic,
+		Handler: func(env *consumertest.Env, _ envelope.Topics, group string) consumers.Handler {
+			return dispatch.New(dispatch.Config{URL: url, Timeout: 5 * time.Second}, env.Pool, group)
+		},
+		// Two copies in one batch are both prepared before either is logged:
+		// the service sees the key twice and sends once, as the policy says.
+		Histories: []consumertest.History{{Name: "an intent", Final: "1 sent, 1 logged",
+			Events: func(f consumertest.Fixture, topic, invoiceID string) []*kgo.Record {
+				return []*kgo.Record{intent(f, topic, key(f, invoiceID))}
+			}}},
+		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, invoiceID string) string {
+			k := key(f, invoiceID)
+			_, sent := svc.counts(k)
+			logged := env.Count(tb, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = $1 AND status = 202`, k)
+			return fmt.Sprintf("%d sent, %d logged", sent, logged)
+		},
+		Poison: func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record {
+			return intent(f, topic, key(f, "refused/"+invoiceID))
+		},
+	})
 }
 
 // The written policy, exercised: the service accepts (sends the e-mail) but

@@ -32,6 +32,7 @@ const InitialAlert = "initial-alert"
 
 // Handler applies feedback events.
 type Handler struct {
+	consumers.Local
 	// Topics names the notifications topic for alert intents.
 	Topics envelope.Topics
 }
@@ -54,8 +55,11 @@ type Alert struct {
 	Operation      string `json:"operation"`
 }
 
-// Apply implements consumers.Handler.
-func (h Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+// Begin implements consumers.Handler: records share no state.
+func (h Handler) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+// apply applies one record.
+func (h Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	ev := rec.Event
 	var operation string
 	switch ev.Type {

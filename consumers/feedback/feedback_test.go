@@ -1,57 +1,62 @@
 package feedback_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/feedback"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
 
-func event(f consumertest.Fixture, topic, msgID, typ, feedbackID, extra string) *kgo.Record {
+type step struct{ msgID, typ, extra string }
+
+// event is a step's record about the feedback.
+func event(f consumertest.Fixture, topic, feedbackID string, _ int, s step) *kgo.Record {
 	at := time.Now()
-	body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q,"project_id":"proj_1"%s}}`, typ, at.Format(time.RFC3339), feedbackID, extra)
-	return consumertest.Record(topic, f.Event(msgID, "standard_webhooks."+typ, "feedback", feedbackID, at), body)
+	body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q,"project_id":"proj_1"%s}}`, s.typ, at.Format(time.RFC3339), feedbackID, s.extra)
+	return consumertest.Record(topic, f.Event(s.msgID, "standard_webhooks."+s.typ, "feedback", feedbackID, at), body)
 }
 
-// One initial alert per feedback however many events announce it (new
-// webhook ids included); each escalation level is its own operation.
-func TestOneAlertPerOperation(t *testing.T) {
+// Invariant 3: one initial alert per feedback however many events announce
+// it (new webhook ids included); each escalation level is its own
+// operation; every alert has one intent.
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	env := consumertest.Shared(t)
-	f := env.Tenant(t, "standard_webhooks")
-	topic := env.Topic(t, "feedback", 3)
-	topics := envelope.Topics{Prefix: topic}
-	recs := env.Produce(t,
-		event(f, topic, "msg_1", "feedback.created", "fb_1", ""),
-		event(f, topic, "msg_1", "feedback.created", "fb_1", ""), // redelivered
-		event(f, topic, "msg_2", "feedback.created", "fb_1", ""), // same feedback, another webhook id
-		event(f, topic, "msg_3", "feedback.escalated", "fb_1", ""),
-		event(f, topic, "msg_4", "feedback.escalated", "fb_1", `,"level":1`),
-		event(f, topic, "msg_5", "feedback.escalated", "fb_1", `,"level":2`),
-		event(f, topic, "msg_6", "feedback.created", "fb_2", ""),
-	)
-	g := env.Run(t, consumers.Config{Topics: []string{topic}}, feedback.Handler{Topics: topics}, nil)
-	env.WaitCommitted(t, g.ID, time.Minute, recs...)
-
-	for _, c := range []struct {
-		feedbackID, operation string
-	}{{"fb_1", feedback.InitialAlert}, {"fb_1", "escalation-1"}, {"fb_1", "escalation-2"}, {"fb_2", feedback.InitialAlert}} {
-		if n := env.Count(t, `SELECT count(*) FROM feedback_alerts WHERE tenant_id = $1 AND feedback_id = $2 AND operation = $3`,
-			f.TenantID, c.feedbackID, c.operation); n != 1 {
-			t.Errorf("%s %s: %d alerts, want 1", c.feedbackID, c.operation, n)
-		}
-	}
-	if n := env.Count(t, `SELECT count(*) FROM outbox WHERE topic = $1 AND headers->>'ce_tenantid' = $2`,
-		topics.Resource("notifications"), f.TenantID); n != 4 {
-		t.Errorf("alert intents = %d, want 4", n)
-	}
+	consumertest.Conformance(t, consumertest.Suite{
+		Kind: "standard_webhooks", Topic: feedback.Topic, Features: consumertest.Features{AnyOrder: true},
+		Handler: func(_ *consumertest.Env, topics envelope.Topics, _ string) consumers.Handler {
+			return feedback.Handler{Topics: topics}
+		},
+		Histories: []consumertest.History{
+			consumertest.Steps("created once", "initial-alert; 1 intent", event, step{"msg_1", "feedback.created", ""}),
+			consumertest.Steps("created and escalated", "escalation-1 escalation-2 initial-alert; 3 intents", event,
+				step{"msg_1", "feedback.created", ""},
+				step{"msg_2", "feedback.created", ""}, // same feedback, another webhook id
+				step{"msg_3", "feedback.escalated", ""},
+				step{"msg_4", "feedback.escalated", `,"level":1`},
+				step{"msg_5", "feedback.escalated", `,"level":2`}),
+		},
+		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, feedbackID string) string {
+			rows, _ := env.Pool.Query(context.Background(), `SELECT operation FROM feedback_alerts
+				WHERE tenant_id = $1 AND feedback_id = $2 ORDER BY operation`, f.TenantID, feedbackID)
+			ops, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return err.Error()
+			}
+			intents := env.Count(tb, `SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1
+				AND headers->>'ce_type' = 'sluice.alert.feedback' AND headers->>'ce_subject' = $2`, f.TenantID, feedbackID)
+			return fmt.Sprintf("%s; %d intent%s", strings.Join(ops, " "), intents, map[bool]string{true: "s"}[intents != 1])
+		},
+	})
 }

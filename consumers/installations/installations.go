@@ -35,7 +35,7 @@ var projectSQL string
 const Topic = "github"
 
 // Handler applies installation events.
-type Handler struct{}
+type Handler struct{ consumers.Local }
 
 type installationEvent struct {
 	Action       string `json:"action"`
@@ -51,8 +51,11 @@ type installationEvent struct {
 
 var states = map[string]string{"created": "active", "unsuspend": "active", "suspend": "suspended", "deleted": "deleted"}
 
-// Apply implements consumers.Handler.
-func (Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+// Begin implements consumers.Handler: records share no state.
+func (h Handler) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+// apply applies one record.
+func (Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	ev := rec.Event
 	action, ok := strings.CutPrefix(ev.Type, "github.installation.")
 	if !ok {

@@ -29,7 +29,7 @@ var projectSQL string
 const Topic = "subscriptions"
 
 // Handler applies subscription events.
-type Handler struct{}
+type Handler struct{ consumers.Local }
 
 type subscriptionEvent struct {
 	Created int64 `json:"created"`
@@ -45,8 +45,11 @@ type subscriptionEvent struct {
 // final reports whether Stripe never moves a subscription out of status.
 func final(status string) bool { return status == "canceled" || status == "incomplete_expired" }
 
-// Apply implements consumers.Handler.
-func (Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+// Begin implements consumers.Handler: records share no state.
+func (h Handler) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+// apply applies one record.
+func (Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	ev := rec.Event
 	switch ev.Type {
 	case "stripe.customer.subscription.created", "stripe.customer.subscription.updated", "stripe.customer.subscription.deleted":

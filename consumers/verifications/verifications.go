@@ -30,7 +30,7 @@ var projectSQL string
 const Topic = "verifications"
 
 // Handler applies verification events.
-type Handler struct{}
+type Handler struct{ consumers.Local }
 
 var final = map[string]bool{"pending": false, "in_review": false, "approved": true, "rejected": true}
 
@@ -41,8 +41,11 @@ type verificationEvent struct {
 	} `json:"data"`
 }
 
-// Apply implements consumers.Handler.
-func (Handler) Apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
+// Begin implements consumers.Handler: records share no state.
+func (h Handler) Begin(tx pgx.Tx) consumers.Batch { return consumers.EachRecord(tx, h.apply) }
+
+// apply applies one record.
+func (Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error {
 	ev := rec.Event
 	status, ok := strings.CutPrefix(ev.Type, "standard_webhooks.verification.")
 	if !ok {

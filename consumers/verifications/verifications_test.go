@@ -10,72 +10,50 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/verifications"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
 
 type step struct {
 	id, status string
-	at         int
+	at         int // seconds after the history's start
 }
 
 // Invariant 7 for identity verifications, with the terminal rule: once
 // approved or rejected, a verification never changes, even for a late
 // "pending" carrying a newer timestamp.
-func TestShuffledAndReversedStreamsEndInTheNewestState(t *testing.T) {
+func TestConformance(t *testing.T) {
 	t.Parallel()
-	env := consumertest.Shared(t)
-	f := env.Tenant(t, "standard_webhooks")
-	topic := env.Topic(t, "verifications", 3)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-
-	histories := map[string]struct {
-		steps      []step
-		wantStatus string
-		wantEvent  string
-	}{
-		"approved": {steps: []step{{"msg_a1", "pending", 0}, {"msg_a2", "in_review", 1}, {"msg_a3", "approved", 2}},
-			wantStatus: "approved", wantEvent: "msg_a3"},
-		"rejected": {steps: []step{{"msg_b1", "pending", 0}, {"msg_b2", "in_review", 1}, {"msg_b3", "rejected", 2}},
-			wantStatus: "rejected", wantEvent: "msg_b3"},
-		"still in review": {steps: []step{{"msg_c1", "pending", 0}, {"msg_c2", "in_review", 1}},
-			wantStatus: "in_review", wantEvent: "msg_c2"},
-		"late pending after the decision": {steps: []step{{"msg_d1", "pending", 0}, {"msg_d2", "approved", 1}, {"msg_d3", "pending", 5}},
-			wantStatus: "approved", wantEvent: "msg_d2"},
-		"two decisions: the earlier stands": {steps: []step{{"msg_e1", "in_review", 0}, {"msg_e2", "rejected", 1}, {"msg_e3", "approved", 2}},
-			wantStatus: "rejected", wantEvent: "msg_e2"},
+	record := func(f consumertest.Fixture, topic, id string, _ int, s step) *kgo.Record {
+		at := base.Add(time.Duration(s.at) * time.Second)
+		typ := "verification." + s.status
+		body := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q}}`, typ, at.Format(time.RFC3339Nano), id)
+		return consumertest.Record(topic, f.Event(s.id, "standard_webhooks."+typ, "verification", id, at), body)
 	}
-	type object struct{ id, wantStatus, wantEvent string }
-	var objects []object
-	var recs []*kgo.Record
-	for _, h := range histories {
-		for _, steps := range consumertest.Orders(h.steps) {
-			vid := fmt.Sprintf("ver_%s_%d", f.Account, len(objects))
-			objects = append(objects, object{vid, h.wantStatus, h.wantEvent})
-			for _, s := range steps {
-				at := base.Add(time.Duration(s.at) * time.Second)
-				typ := "verification." + s.status
-				ev := f.Event(s.id, "standard_webhooks."+typ, "verification", vid, at)
-				b := fmt.Appendf(nil, `{"type":%q,"timestamp":%q,"data":{"id":%q}}`, typ, at.Format(time.RFC3339Nano), vid)
-				recs = append(recs, consumertest.Record(topic, ev, b))
+	consumertest.Conformance(t, consumertest.Suite{
+		Kind: "standard_webhooks", Topic: verifications.Topic, Features: consumertest.Features{AnyOrder: true},
+		Handler: func(*consumertest.Env, envelope.Topics, string) consumers.Handler { return verifications.Handler{} },
+		Histories: []consumertest.History{
+			consumertest.Steps("approved", "approved from msg_a3", record, step{"msg_a1", "pending", 0}, step{"msg_a2", "in_review", 1}, step{"msg_a3", "approved", 2}),
+			consumertest.Steps("rejected", "rejected from msg_b3", record, step{"msg_b1", "pending", 0}, step{"msg_b2", "in_review", 1}, step{"msg_b3", "rejected", 2}),
+			consumertest.Steps("still in review", "in_review from msg_c2", record, step{"msg_c1", "pending", 0}, step{"msg_c2", "in_review", 1}),
+			consumertest.Steps("late pending after the decision", "approved from msg_d2", record,
+				step{"msg_d1", "pending", 0}, step{"msg_d2", "approved", 1}, step{"msg_d3", "pending", 5}),
+			consumertest.Steps("two decisions: the earlier stands", "rejected from msg_e2", record,
+				step{"msg_e1", "in_review", 0}, step{"msg_e2", "rejected", 1}, step{"msg_e3", "approved", 2}),
+		},
+		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, id string) string {
+			var status, event string
+			err := env.Pool.QueryRow(context.Background(), `SELECT status, version_event_id FROM verifications
+				WHERE source_id = $1 AND verification_id = $2`, f.SourceID, id).Scan(&status, &event)
+			if err != nil {
+				return err.Error()
 			}
-		}
-	}
-	env.Produce(t, recs...)
-	g := env.Run(t, consumers.Config{Topics: []string{topic}}, verifications.Handler{}, nil)
-	env.WaitCommitted(t, g.ID, time.Minute, recs...)
-
-	for _, o := range objects {
-		var status, event string
-		err := env.Pool.QueryRow(context.Background(), `SELECT status, version_event_id FROM verifications
-			WHERE source_id = $1 AND verification_id = $2`, f.SourceID, o.id).Scan(&status, &event)
-		if err != nil {
-			t.Fatalf("%s: %v", o.id, err)
-		}
-		if status != o.wantStatus || event != o.wantEvent {
-			t.Errorf("%s: %s from %s, want %s from %s", o.id, status, event, o.wantStatus, o.wantEvent)
-		}
-	}
+			return status + " from " + event
+		},
+	})
 }

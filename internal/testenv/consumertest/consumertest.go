@@ -1,5 +1,6 @@
 // Package consumertest runs consumer groups against the real Postgres and
-// Kafka of internal/testenv, for the tests of consumers and its handlers.
+// Kafka of internal/testenv, for the tests of consumers and its handlers,
+// and holds the conformance suite every handler runs (Conformance).
 // Records are produced straight to Kafka in the envelope format, so handler
 // tests do not depend on ingest or the relay.
 //
@@ -161,6 +162,7 @@ func (e *Env) Produce(tb testing.TB, recs ...*kgo.Record) []*kgo.Record {
 type Running struct {
 	ID       string
 	Registry *prometheus.Registry // the group's metrics
+	Signals  *consumers.TestSignals
 	cancel   context.CancelFunc
 	done     chan struct{}
 	err      error
@@ -189,6 +191,9 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 	if pool == nil {
 		pool = e.Pool
 	}
+	if cfg.Signals == nil {
+		cfg.Signals = consumers.NewTestSignals()
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	reg := prometheus.NewRegistry()
 	g, err := consumers.NewGroup(cfg, log, pool, h, []kgo.Opt{kgo.SeedBrokers(e.Brokers...)}, reg)
@@ -196,7 +201,7 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Running{ID: cfg.Group, Registry: reg, cancel: cancel, done: make(chan struct{})}
+	r := &Running{ID: cfg.Group, Registry: reg, Signals: cfg.Signals, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		r.err = g.Run(ctx)
@@ -254,17 +259,36 @@ func Reversed[T any](items []T) []T {
 	return out
 }
 
-// Orders returns a history in the orders a projection must not care about:
-// as it happened, reversed, and shuffled several times, with a duplicate of
-// every event delivered again at the end.
-func Orders[T any](history []T) map[string][]T {
-	out := map[string][]T{
-		"in order": history,
-		"reversed": Reversed(history),
+// WaitMarked waits for the group's signal that a batch ending at or past
+// rec committed and was marked: no polling, and no need for the offset
+// commit tick.
+func (r *Running) WaitMarked(tb testing.TB, timeout time.Duration, rec *kgo.Record) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		last, ok := r.Signals.Marked.Wait(time.Until(deadline))
+		if !ok {
+			tb.Fatalf("group %s: no batch marked past %s/%d/%d within %s", r.ID, rec.Topic, rec.Partition, rec.Offset, timeout)
+		}
+		if last.Topic == rec.Topic && last.Partition == rec.Partition && last.Offset >= rec.Offset {
+			return
+		}
 	}
-	for i := 1; i <= 3; i++ {
-		out[fmt.Sprintf("shuffled %d", i)] = Shuffled(history)
+}
+
+// WaitFailures waits for n failed batch attempts and returns their errors.
+func (r *Running) WaitFailures(tb testing.TB, n int, timeout time.Duration) []error {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	var errs []error
+	for len(errs) < n {
+		err, ok := r.Signals.Attempted.Wait(time.Until(deadline))
+		if !ok {
+			tb.Fatalf("group %s: %d failed attempts within %s, want %d", r.ID, len(errs), timeout, n)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	out["redelivered"] = append(Shuffled(history), Shuffled(history)...)
-	return out
+	return errs
 }

@@ -1,0 +1,139 @@
+package consumers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// entry is one record of a batch and what the batch learned about it.
+type entry struct {
+	rec   Record
+	fault error    // its envelope did not parse: permanent
+	dead  *failure // out of attempts: dead-lettered in the batch's transaction
+}
+
+func parseEntries(batch []*kgo.Record) []entry {
+	entries := make([]entry, len(batch))
+	for i, r := range batch {
+		entries[i].rec, entries[i].fault = parseRecord(r)
+	}
+	return entries
+}
+
+// applier is the one transaction protocol of the runtime, for a worker's
+// batch and a replayed dead letter alike: prepare (remote calls, outside any
+// transaction) -> begin -> the runtime's own writes -> apply -> settle ->
+// commit. Nothing it does counts as done before the commit returned.
+type applier struct {
+	pool    *pgxpool.Pool
+	handler Handler
+	slots   Slots               // bounds open transactions; nil: unbounded
+	waited  prometheus.Observer // time spent waiting for a slot; nil: not observed
+}
+
+// run applies the live entries in one transaction: with one call to Apply,
+// or one call per record when oneByOne. first writes the runtime's rows
+// (dead letters, a replay's mark) in the same transaction. A failure that is
+// an entry's fault names it (failedRecord), by its index in entries.
+func (a applier) run(ctx, remote context.Context, entries []entry, oneByOne bool, first func(context.Context, pgx.Tx) error) error {
+	if err := a.prepare(remote, entries); err != nil {
+		return err
+	}
+	if a.slots != nil {
+		queued := time.Now()
+		a.slots <- struct{}{}
+		defer func() { <-a.slots }()
+		if a.waited != nil {
+			a.waited.Observe(time.Since(queued).Seconds())
+		}
+	}
+	tx, err := a.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
+	if err := first(ctx, tx); err != nil {
+		return err
+	}
+	var b Batch
+	if err := safely(func() error { b = a.handler.Begin(tx); return nil }); err != nil {
+		return err
+	}
+	if err := a.apply(ctx, b, entries, oneByOne); err != nil {
+		return err
+	}
+	if err := safely(func() error { return b.Settle(ctx) }); err != nil {
+		return fmt.Errorf("settle batch: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// prepare runs the handler's remote step for every live record not yet
+// prepared. What it learned stays with the entries across attempts.
+func (a applier) prepare(ctx context.Context, entries []entry) error {
+	for i := range entries {
+		e := &entries[i]
+		if e.dead != nil || e.fault != nil || e.rec.Prepared != nil {
+			continue
+		}
+		if err := safely(func() error { return a.handler.Prepare(ctx, &e.rec) }); err != nil {
+			return RecordFailed(i, err)
+		}
+	}
+	return nil
+}
+
+// apply hands the live records to b: in one call, or one call per record
+// when oneByOne.
+func (a applier) apply(ctx context.Context, b Batch, entries []entry, oneByOne bool) error {
+	live, at, err := liveRecords(entries)
+	if err != nil || len(live) == 0 {
+		return err
+	}
+	if oneByOne {
+		for j := range live {
+			if err := safely(func() error { return b.Apply(ctx, live[j:j+1]) }); err != nil {
+				return RecordFailed(at[j], err)
+			}
+		}
+		return nil
+	}
+	err = safely(func() error { return b.Apply(ctx, live) })
+	switch j, named := failedRecord(err); {
+	case err == nil:
+		return nil
+	case named && j >= 0 && j < len(at):
+		return RecordFailed(at[j], err)
+	case len(live) == 1:
+		return RecordFailed(at[0], err)
+	case IsPermanent(err):
+		return setBasedFailure(err)
+	}
+	return err
+}
+
+// liveRecords are the entries to apply, and at[j] the index in entries of
+// live[j]. A record whose envelope did not parse fails the attempt before
+// anything is applied.
+func liveRecords(entries []entry) (live []Record, at []int, err error) {
+	live, at = make([]Record, 0, len(entries)), make([]int, 0, len(entries))
+	for i, e := range entries {
+		switch {
+		case e.dead != nil:
+		case e.fault != nil:
+			return nil, nil, RecordFailed(i, e.fault)
+		default:
+			live, at = append(live, e.rec), append(at, i)
+		}
+	}
+	return live, at, nil
+}

@@ -1,0 +1,116 @@
+package consumers
+
+import (
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/pg"
+)
+
+// policy is a partition's failure policy: after a failed attempt it says
+// how the next one goes and when. A record at fault is retried with its own
+// exponential backoff and, once out of attempts, dead-lettered by the next
+// attempt; a set-based batch refused for some record's data is applied
+// again one record at a time, at once, to find that record; anything else
+// (transient, or the deployment at fault) retries the whole batch with
+// backoff, without giving up and without skipping.
+type policy struct {
+	maxAttempts         int
+	backoff, maxBackoff time.Duration
+	metrics             *metrics
+	log                 *slog.Logger
+
+	failures map[int64]*failure // by offset: records failing for good, attempts so far
+}
+
+type failure struct {
+	attempts int
+	first    time.Time
+	last     time.Time
+	reason   string
+}
+
+func newPolicy(cfg Config, m *metrics, log *slog.Logger) *policy {
+	return &policy{maxAttempts: cfg.MaxAttempts, backoff: cfg.Backoff, maxBackoff: cfg.MaxBackoff,
+		metrics: m, log: log, failures: map[int64]*failure{}}
+}
+
+// next judges the failure err of attempt over entries, applied one record
+// per call when oneByOne, and returns the pause before the next attempt (0:
+// at once) and whether that one goes record by record. It marks the entry
+// to dead-letter when its attempts ran out.
+func (p *policy) next(entries []entry, attempt int, oneByOne bool, err error) (time.Duration, bool) {
+	if i, ok := failedRecord(err); ok && IsPermanent(err) {
+		return p.recordFailed(&entries[i], err, oneByOne)
+	}
+	if IsPermanent(err) && errors.Is(err, errSetBased) {
+		p.metrics.oneByOne.Inc()
+		p.log.Info("batch refused set-based, applying it record by record", slog.Int("records", len(entries)), slog.Any("error", err))
+		return 0, true // no pause: nothing was retried yet, the fault is located first
+	}
+	delay := backoff(p.backoff, p.maxBackoff, attempt)
+	if d, ok := RetryDelay(err); ok && d > delay {
+		delay = d
+	}
+	p.metrics.transient.Inc()
+	if pg.Classify(err) == pg.FaultDeployment {
+		// Never the record's fault: dead-lettering would throw the stream
+		// away for a missing migration or grant. Loud, and retried.
+		p.metrics.deployment.Inc()
+		p.log.Error("batch failed: the deployment is at fault (schema or privileges), retrying", slog.Int("attempt", attempt),
+			slog.Duration("in", delay), slog.Any("error", err))
+		return delay, oneByOne
+	}
+	p.log.Warn("batch failed, retrying", slog.Int("attempt", attempt), slog.Duration("in", delay), slog.Any("error", err))
+	return delay, oneByOne
+}
+
+// recordFailed counts a permanent failure of e's record. Out of attempts,
+// the record is dead-lettered by the next attempt, at once, and the rest of
+// the batch may go set-based again.
+func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration, bool) {
+	rec := e.rec
+	f := p.failures[rec.Offset]
+	if f == nil {
+		f = &failure{first: time.Now()}
+		p.failures[rec.Offset] = f
+	}
+	f.attempts++
+	f.last, f.reason = time.Now(), err.Error()
+	p.log.Warn("record failed", slog.Int64("offset", rec.Offset), slog.String("key", string(rec.Key)),
+		slog.String("event_id", rec.Event.ID), slog.Int("attempt", f.attempts), slog.Any("error", err))
+	if f.attempts >= p.maxAttempts {
+		e.dead = f
+		return 0, false
+	}
+	return backoff(p.backoff, p.maxBackoff, f.attempts), oneByOne
+}
+
+// committed accounts for a batch whose transaction committed after elapsed.
+func (p *policy) committed(entries []entry, elapsed time.Duration) {
+	p.metrics.batchSeconds.Observe(elapsed.Seconds())
+	applied := 0
+	for _, e := range entries {
+		if e.dead == nil {
+			applied++
+			continue
+		}
+		p.metrics.deadLettered.Inc()
+		p.log.Error("record dead-lettered", slog.Int64("offset", e.rec.Offset), slog.String("key", string(e.rec.Key)),
+			slog.String("event_id", e.rec.Event.ID), slog.Int("attempts", e.dead.attempts), slog.String("reason", e.dead.reason))
+		delete(p.failures, e.rec.Offset)
+	}
+	p.metrics.applied.Add(float64(applied))
+}
+
+// backoff is exponential with full jitter between half and all of the step.
+func backoff(base, ceiling time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < ceiling; i++ {
+		d *= 2
+	}
+	d = min(d, ceiling)
+	return d/2 + rand.N(d/2+1)
+}
