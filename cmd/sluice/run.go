@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+
+	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 )
 
 // ServeCmd runs every stage.
@@ -35,7 +37,7 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 	}
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
 	tuneGC(f)
-	p, err := startPipeline(ctx, cfg, log)
+	p, err := pipeline.Start(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
