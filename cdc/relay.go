@@ -42,8 +42,9 @@ type Config struct {
 	// advances when the outbox is idle but the database is not. Default 10s.
 	HeartbeatInterval time.Duration
 	// MaxInFlight bounds records sent to Kafka and not yet acknowledged; past
-	// it the relay stops reading (backpressure). Default 10000: at 50,000
-	// rows/s and Kafka acknowledging within 50 ms, 2,500 are in flight.
+	// it the relay stops reading (backpressure). It should cover what the
+	// stream reads while Kafka acknowledges (rate times acknowledgement
+	// time) several times over. Default 10000.
 	MaxInFlight int
 	// MaxInFlightBytes bounds the bytes of those records, so large bodies
 	// cannot multiply memory. Default 16 MiB.
