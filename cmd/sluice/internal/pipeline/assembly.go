@@ -53,7 +53,7 @@ func (a *assembly) build(ctx context.Context) error {
 		return err
 	}
 	a.catalogue = catalogue
-	for _, step := range []func(context.Context) error{a.postgres, a.kafka, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage} {
+	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -87,9 +87,9 @@ func (a *assembly) postgres(ctx context.Context) error {
 	return nil
 }
 
-// kafka prepares the clients' options and the background creation of the
+// kafkaTopics prepares the clients' options and the background creation of the
 // topics; nothing here needs the cluster to be reachable.
-func (a *assembly) kafka(context.Context) error {
+func (a *assembly) kafkaTopics(context.Context) error {
 	if !a.cfg.needsKafka() {
 		return nil
 	}
