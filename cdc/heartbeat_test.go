@@ -17,7 +17,7 @@ func TestIdleOutboxBusyDatabaseSlotAdvances(t *testing.T) {
 	b := setup(t, "idle")
 	ctx := context.Background()
 	r := b.startRelay(Config{HeartbeatInterval: 200 * time.Millisecond}, b.db.URL)
-	b.waitForSlot("the relay to open its slot")
+	r.waitStreaming(t)
 	if _, err := b.pool.Exec(ctx, `CREATE TABLE busy (id bigserial PRIMARY KEY, v text)`); err != nil {
 		t.Fatal(err)
 	}

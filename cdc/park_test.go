@@ -17,7 +17,7 @@ func TestRecordKafkaRefusesIsParkedAndTheStreamMovesOn(t *testing.T) {
 	c := b.collect()
 	ctx := context.Background()
 	r := b.startRelay(Config{}, b.db.URL)
-	b.waitForSlot("the relay to open its slot")
+	r.waitStreaming(t)
 	insertRows(t, b, "before", 10)
 	var tooLarge string
 	err := b.pool.QueryRow(ctx, `INSERT INTO outbox (topic, key, headers, payload) VALUES ($1, 'tenant/thing/huge', '{}', $2) RETURNING id::text`,

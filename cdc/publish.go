@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/kafka"
 )
 
 // publisher hands records to Kafka and counts each one in a watermark until
@@ -29,7 +31,7 @@ func newPublisher(ctx context.Context, producer *kgo.Client, wm *watermark, park
 
 // publish sends rec, read at lsn, as part of t.
 func (p *publisher) publish(t *txn, rec *kgo.Record, lsn pglogrepl.LSN) {
-	size := recordSize(rec)
+	size := int(kafka.RecordSize(rec))
 	p.wm.add(t, size)
 	p.metrics.produced.Inc()
 	readAt := time.Now()
@@ -63,11 +65,29 @@ func (p *publisher) unreadable(t *txn, lsn pglogrepl.LSN, reason error) {
 	p.parker.park(p.ctx, p.wm, t, nil, 0, lsn, reason)
 }
 
-// recordSize approximates the memory a record holds while in flight.
-func recordSize(rec *kgo.Record) int {
-	n := len(rec.Topic) + len(rec.Key) + len(rec.Value) + 64
-	for _, h := range rec.Headers {
-		n += len(h.Key) + len(h.Value) + 16
+// awaitRoom is backpressure, for the stream and resync alike: it returns
+// once fewer than records are unacknowledged, in under bytes, waking on
+// every acknowledgement and at least every tick, after which tick (when
+// set) runs; the stream reports its status to Postgres there. A record
+// Kafka did not acknowledge ends the wait with its error.
+func (p *publisher) awaitRoom(ctx context.Context, records, bytes int, every time.Duration, tick func() error) error {
+	for {
+		if pr := p.wm.progress(); pr.inflight < records && pr.bytes < bytes {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-p.failed:
+			return err
+		case <-p.wm.acked:
+		case <-time.After(every):
+		}
+		if tick == nil {
+			continue
+		}
+		if err := tick(); err != nil {
+			return err
+		}
 	}
-	return n
 }

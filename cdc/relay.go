@@ -42,8 +42,9 @@ type Config struct {
 	// advances when the outbox is idle but the database is not. Default 10s.
 	HeartbeatInterval time.Duration
 	// MaxInFlight bounds records sent to Kafka and not yet acknowledged; past
-	// it the relay stops reading (backpressure). Default 10000: at 50,000
-	// rows/s and Kafka acknowledging within 50 ms, 2,500 are in flight.
+	// it the relay stops reading (backpressure). It should cover what the
+	// stream reads while Kafka acknowledges (rate times acknowledgement
+	// time) several times over. Default 10000.
 	MaxInFlight int
 	// MaxInFlightBytes bounds the bytes of those records, so large bodies
 	// cannot multiply memory. Default 16 MiB.
@@ -58,9 +59,12 @@ type Config struct {
 	// acknowledge what it was sent, so it can confirm it. Default 5s.
 	DrainTimeout time.Duration
 	// Retention is how long outbox rows are kept after the relay confirmed
-	// them; a resync can reach that far back. Negative keeps rows forever.
-	// Default 24h.
+	// them; a resync can reach that far back. Default 24h (zero or less
+	// means the default, never "forever": that is KeepOutbox).
 	Retention time.Duration
+	// KeepOutbox turns retention off: rows are kept until an operator
+	// removes them.
+	KeepOutbox bool
 	// RetentionInterval is how often expired rows are removed. Default 1m.
 	RetentionInterval time.Duration
 	// RetentionBatch is how many rows one delete removes. Default 5000.
@@ -99,7 +103,7 @@ func (c Config) WithDefaults() Config {
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = 5 * time.Second
 	}
-	if c.Retention == 0 {
+	if c.Retention <= 0 {
 		c.Retention = 24 * time.Hour
 	}
 	if c.RetentionInterval <= 0 {
@@ -128,6 +132,8 @@ type Relay struct {
 	// current is the running session's watermark, read by the heartbeat
 	// and retention loops; nil between sessions.
 	current atomic.Pointer[watermark]
+
+	testSignals testSignals
 }
 
 // New builds a relay. kafkaOpts reach the cluster (see internal/kafka); the
@@ -196,7 +202,7 @@ func (r *Relay) lead(ctx context.Context) error {
 		}
 	}()
 	go r.heartbeat(ctx)
-	if r.cfg.Retention > 0 {
+	if !r.cfg.KeepOutbox {
 		go r.retain(ctx)
 	}
 	err = r.stream(ctx)
@@ -311,6 +317,7 @@ func (r *Relay) stream(ctx context.Context) error {
 		return fmt.Errorf("start replication at %s: %w", start, err)
 	}
 	r.log.Info("streaming", slog.String("from_lsn", start.String()))
+	r.testSignals.streaming.signal(start)
 
 	pubCtx, stopPub := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopPub()
@@ -404,29 +411,16 @@ func (s *session) drain() {
 	}
 }
 
-// awaitCapacity is backpressure: with too many records (or bytes)
-// unacknowledged it stops reading (Postgres then stops sending) but keeps
-// reporting status, so the server does not time the connection out while
-// Kafka is slow or away.
+// awaitCapacity is the stream's backpressure: with too many records (or
+// bytes) unacknowledged it stops reading (Postgres then stops sending) but
+// keeps reporting status, so the server does not time the connection out
+// while Kafka is slow or away.
 func (s *session) awaitCapacity(ctx context.Context) error {
-	for {
-		p := s.wm.progress()
-		if p.inflight < s.relay.cfg.MaxInFlight && p.bytes < s.relay.cfg.MaxInFlightBytes {
-			return nil
-		}
+	cfg := s.relay.cfg
+	return s.pub.awaitRoom(ctx, cfg.MaxInFlight, cfg.MaxInFlightBytes, cfg.StatusInterval, func() error {
 		s.relay.metrics.backpressure.Inc()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-s.pub.failed:
-			return err
-		case <-s.wm.acked:
-		case <-time.After(s.relay.cfg.StatusInterval):
-		}
-		if err := s.maybeReport(ctx, false); err != nil {
-			return err
-		}
-	}
+		return s.maybeReport(ctx, false)
+	})
 }
 
 func (s *session) maybeReport(ctx context.Context, force bool) error {

@@ -16,7 +16,7 @@ func BenchmarkRelayThroughput(b *testing.B) {
 	bb := setup(b, "bench")
 	ctx := context.Background()
 	first := bb.startRelay(Config{}, bb.db.URL)
-	bb.waitForSlot("the relay to create its slot")
+	first.waitStreaming(b)
 	first.stop()
 	recvSlot := bb.slot + "_recvlogical"
 	if _, err := bb.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, recvSlot); err != nil {

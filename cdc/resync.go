@@ -136,17 +136,9 @@ func (r *Relay) republish(ctx context.Context, tx pgx.Tx, pos pglogrepl.LSN, sin
 
 // awaitBelow waits until fewer than limit records are unacknowledged.
 func (r *Relay) awaitBelow(ctx context.Context, pub *publisher, limit int) error {
-	for {
-		if p := pub.wm.progress(); p.inflight < limit && p.bytes < r.cfg.MaxInFlightBytes {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-pub.failed:
-			return errors.Join(errors.New("resync: a record was not acknowledged; run it again"), err)
-		case <-pub.wm.acked:
-		case <-time.After(time.Second):
-		}
+	err := pub.awaitRoom(ctx, limit, r.cfg.MaxInFlightBytes, time.Second, nil)
+	if err != nil && ctx.Err() == nil {
+		return errors.Join(errors.New("resync: a record was not acknowledged; run it again"), err)
 	}
+	return err
 }

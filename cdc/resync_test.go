@@ -23,7 +23,7 @@ func TestResyncRestoresTheStreamAfterTheSlotWasDropped(t *testing.T) {
 	ctx := context.Background()
 	cfg := Config{RetryBackoff: 200 * time.Millisecond, LeaderPoll: 200 * time.Millisecond}
 	r := b.startRelay(cfg, b.db.URL)
-	b.waitForSlot("the relay to open its slot")
+	r.waitStreaming(t)
 	insertRows(t, b, "a", 50)
 	c.waitForAll(t, b.outbox(time.Time{}), time.Minute)
 

@@ -14,6 +14,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/migrations"
 )
 
 // MigrateCmd applies migrations.
@@ -25,7 +26,7 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 		return err
 	}
 	defer pool.Close()
-	return pg.Migrate(ctx, pool, log)
+	return pg.Migrate(ctx, pool, migrations.FS, log)
 }
 
 func (g *Globals) pool(ctx context.Context) (*pgxpool.Pool, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/migrations"
 )
 
 // CDCCmd groups the relay's commands; `sluice cdc` alone runs the relay.
@@ -52,7 +53,7 @@ func (c *CDCResyncCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	}
 	defer pool.Close()
 	if c.Migrate {
-		if err := pg.Migrate(ctx, pool, log); err != nil {
+		if err := pg.Migrate(ctx, pool, migrations.FS, log); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -111,8 +112,8 @@ func TestReplayRefusesAGroupWithActiveMembers(t *testing.T) {
 		d, err := adm.DescribeGroups(context.Background(), suite.group)
 		return err == nil && d[suite.group].State == "Stable", err
 	})
-	_, err = rewind(context.Background(), adm, suite.topics, suite.group, rewindTarget{earliest: true}, true)
-	if !errors.Is(err, ErrGroupActive) {
+	_, err = rewindGroup(context.Background(), adm, suite.topics, suite.group, offsets.Target{Earliest: true}, true)
+	if !errors.Is(err, offsets.ErrGroupActive) {
 		t.Fatalf("rewind of a running group: %v, want ErrGroupActive", err)
 	}
 }

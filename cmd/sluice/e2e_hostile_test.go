@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -60,9 +61,9 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 		return keyID
 	}
 	idA := sealedWith(keyA)
-	start := func(key string) (*process, context.CancelFunc, error) {
+	start := func(key string) (*pipeline.Process, context.CancelFunc, error) {
 		ctx, cancel := context.WithCancel(ctx)
-		p, err := startPipeline(ctx, pipelineConfig{DatabaseURL: db.URL, SecretKey: key, HTTPAddr: "127.0.0.1:0", Ingest: true}, slog.New(slog.DiscardHandler))
+		p, err := pipeline.Start(ctx, pipeline.Config{DatabaseURL: db.URL, SecretKey: key, HTTPAddr: "127.0.0.1:0", Ingest: true}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			cancel()
 			return nil, nil, err

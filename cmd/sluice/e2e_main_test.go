@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -65,7 +66,7 @@ func runSuite(m *testing.M) int {
 	secretKey, _ := keyring.Generate()
 	suffix := testenv.RandomSuffix()
 	topics := envelope.Topics{Prefix: "e2e" + suffix + ".sluice"}
-	cfg := pipelineConfig{
+	cfg := pipeline.Config{
 		DatabaseURL: db.URL,
 		Kafka:       kafka.Config{Brokers: services.Brokers},
 		SecretKey:   secretKey,
@@ -78,7 +79,7 @@ func runSuite(m *testing.M) int {
 	cfg.CDCConfig.Slot = "sluice_e2e_" + suffix
 	cfg.CDCConfig.HeartbeatInterval = time.Second
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	proc, err := startPipeline(ctx, cfg, log)
+	proc, err := pipeline.Start(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: start pipeline:", err)
 		return 1
@@ -96,7 +97,7 @@ func runSuite(m *testing.M) int {
 	suite.store = tenancy.Store{Pool: pool, Ring: ring}
 	suite.topics = topics
 	suite.brokers = services.Brokers
-	suite.group = creditsGroup(topics)
+	suite.group = topics.Resource("credits")
 	suite.databaseURL, suite.secretKey = db.URL, secretKey
 
 	// Rows committed before the slot exists would never be streamed: wait

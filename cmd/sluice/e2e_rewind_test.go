@@ -22,6 +22,7 @@ import (
 	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -121,7 +122,7 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 	t.Helper()
 	ctx := context.Background()
 	group := topics.Resource("credits")
-	rows, err := groupLag(ctx, adm, group)
+	rows, err := offsets.Lag(ctx, adm, group)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +134,12 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 			t.Errorf("lag row %+v", r)
 		}
 	}
-	for name, target := range map[string]rewindTarget{
-		"latest":    {latest: true},
-		"to-time":   {time: time.Now().Add(time.Minute)},
-		"to-offset": {offset: 1 << 40},
+	for name, target := range map[string]offsets.Target{
+		"latest":    {Latest: true},
+		"to-time":   {Time: time.Now().Add(time.Minute)},
+		"to-offset": {Offset: 1 << 40},
 	} {
-		moves, err := rewind(ctx, adm, topics, group, target, false)
+		moves, err := rewindGroup(ctx, adm, topics, group, target, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -148,7 +149,7 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 			}
 		}
 	}
-	moves, err := rewind(ctx, adm, topics, group, rewindTarget{offset: 0}, false)
+	moves, err := rewindGroup(ctx, adm, topics, group, offsets.Target{Offset: 0}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

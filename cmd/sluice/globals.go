@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -83,8 +84,8 @@ type RunFlags struct {
 	GCPercent        int           `name:"gc-percent" env:"SLUICE_GC_PERCENT" default:"400" help:"Heap growth between collections, in percent of the live heap (GOGC wins when set); the memory limit caps it."`
 }
 
-func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
-	cfg := pipelineConfig{
+func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
+	cfg := pipeline.Config{
 		DatabaseURL:         g.DatabaseURL,
 		Kafka:               g.kafka(),
 		SecretKey:           g.SecretKey,
@@ -117,9 +118,13 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipelineConfig, error) {
 		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
 	}
 	cfg.CDCConfig.Slot = f.Slot
-	cfg.CDCConfig.Retention = f.OutboxRetention
-	if f.OutboxRetention == 0 {
-		cfg.CDCConfig.Retention = -1 // keep rows forever
+	switch {
+	case f.OutboxRetention < 0:
+		return cfg, fmt.Errorf("--outbox-retention %s: want a duration, or 0 to keep rows", f.OutboxRetention)
+	case f.OutboxRetention == 0:
+		cfg.CDCConfig.KeepOutbox = true
+	default:
+		cfg.CDCConfig.Retention = f.OutboxRetention
 	}
 	return cfg, nil
 }

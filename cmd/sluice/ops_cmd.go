@@ -2,13 +2,11 @@ package main
 
 // Operating consumer groups: dead letters (list, replay through the
 // group's own handler), lag per group and partition, and rewinding a
-// stopped group's offsets, the way kafka-consumer-groups --reset-offsets
-// does it (dry run unless --execute; refused while the group has members).
+// stopped group's offsets (consumers/offsets; dry run unless --execute).
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,11 +18,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 )
@@ -133,59 +131,18 @@ func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	names := c.Group
 	if len(names) == 0 {
-		for _, spec := range groups.List(g.topics(), nil, groups.Options{Dispatch: dispatch.Config{URL: "-"}}) {
+		for _, spec := range groups.List(g.topics(), nil, groups.Options{EveryGroup: true}) {
 			names = append(names, spec.ID)
 		}
 	}
-	rows, err := groupLag(ctx, adm, names...)
+	rows, err := offsets.Lag(ctx, adm, names...)
 	if err != nil {
 		return err
 	}
 	return printLag(os.Stdout, c.Output.Output, rows)
 }
 
-// lagRow is one partition of one group: committed is -1 when the group
-// never committed there.
-type lagRow struct {
-	Group     string `json:"group"`
-	State     string `json:"state"`
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Committed int64  `json:"committed"`
-	Start     int64  `json:"start"`
-	End       int64  `json:"end"`
-	Lag       int64  `json:"lag"`
-	Member    string `json:"member,omitempty"`
-}
-
-// groupLag reads committed, log start and end offsets (kadm's Lag, which
-// counts from the log start when segments were deleted).
-func groupLag(ctx context.Context, adm *kadm.Client, names ...string) ([]lagRow, error) {
-	lags, err := adm.Lag(ctx, names...)
-	if err != nil {
-		return nil, fmt.Errorf("lag: %w", err)
-	}
-	var rows []lagRow
-	for _, l := range lags.Sorted() {
-		if err := l.Error(); errors.Is(err, kerr.GroupIDNotFound) {
-			rows = append(rows, lagRow{Group: l.Group, State: "never ran", Committed: -1, Lag: -1})
-			continue
-		} else if err != nil {
-			return nil, fmt.Errorf("lag of %s: %w", l.Group, err)
-		}
-		for _, m := range l.Lag.Sorted() {
-			r := lagRow{Group: l.Group, State: l.State, Topic: m.Topic, Partition: m.Partition,
-				Committed: m.Commit.At, Start: m.Start.Offset, End: m.End.Offset, Lag: m.Lag}
-			if m.Member != nil {
-				r.Member = m.Member.ClientID + "/" + m.Member.ClientHost
-			}
-			rows = append(rows, r)
-		}
-	}
-	return rows, nil
-}
-
-func printLag(out io.Writer, format string, rows []lagRow) error {
+func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
 	if format == "json" {
 		return json.NewEncoder(out).Encode(rows)
 	}
@@ -213,11 +170,11 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer done()
-	target := rewindTarget{earliest: c.ToEarliest, latest: c.ToLatest, time: c.ToTime, offset: -1}
+	target := offsets.Target{Earliest: c.ToEarliest, Latest: c.ToLatest, Time: c.ToTime, Offset: -1}
 	if c.ToOffset != nil {
-		target.offset = *c.ToOffset
+		target.Offset = *c.ToOffset
 	}
-	moves, err := rewind(ctx, adm, g.topics(), c.Group, target, c.Execute)
+	moves, err := rewindGroup(ctx, adm, g.topics(), c.Group, target, c.Execute)
 	if err != nil {
 		return err
 	}
@@ -235,108 +192,13 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	return nil
 }
 
-// rewindTarget is one of: earliest, latest, a time, an offset (>= 0).
-type rewindTarget struct {
-	earliest, latest bool
-	time             time.Time
-	offset           int64
-}
-
-type offsetMove struct {
-	Topic     string
-	Partition int32
-	Current   int64 // -1: never committed
-	New       int64
-}
-
-// ErrGroupActive: a rewind was asked of a group with members.
-var ErrGroupActive = errors.New("the group has active members: stop its consumers first")
-
-// rewind computes, and with execute commits, new offsets for every
-// partition of the group's topics. Like kafka-consumer-groups
-// --reset-offsets, it refuses unless the group is Empty or Dead: moving the
-// offsets under running members would be overwritten by their next commit.
-func rewind(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target rewindTarget, execute bool) ([]offsetMove, error) {
-	described, err := adm.DescribeGroups(ctx, group)
-	if err != nil {
-		return nil, fmt.Errorf("describe group %s: %w", group, err)
-	}
-	d := described[group]
-	if d.Err != nil {
-		return nil, fmt.Errorf("describe group %s: %w", group, d.Err)
-	}
-	if d.State != "Empty" && d.State != "Dead" {
-		return nil, fmt.Errorf("group %s is %s with %d member(s): %w", group, d.State, len(d.Members), ErrGroupActive)
-	}
-	spec, ok := groups.Find(t, nil, groups.Options{Dispatch: dispatch.Config{URL: "-"}}, group)
+// rewindGroup rewinds one of Sluice's groups over the topics it reads.
+func rewindGroup(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target offsets.Target, execute bool) ([]offsets.Move, error) {
+	spec, ok := groups.Find(t, nil, groups.Options{EveryGroup: true}, group)
 	if !ok {
 		return nil, fmt.Errorf("no consumer group %s (topic prefix %s)", group, t.Resource(""))
 	}
-	starts, err := adm.ListStartOffsets(ctx, spec.Topics...)
-	if err == nil {
-		err = starts.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("start offsets: %w", err)
-	}
-	ends, err := adm.ListEndOffsets(ctx, spec.Topics...)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("end offsets: %w", err)
-	}
-	var atTime kadm.ListedOffsets
-	if !target.time.IsZero() {
-		// A partition with nothing at or after the time lists its end.
-		if atTime, err = adm.ListOffsetsAfterMilli(ctx, target.time.UnixMilli(), spec.Topics...); err == nil {
-			err = atTime.Error()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("offsets at %s: %w", target.time.Format(time.RFC3339), err)
-		}
-	}
-	committed, err := adm.FetchOffsets(ctx, group)
-	if err != nil {
-		return nil, fmt.Errorf("committed offsets of %s: %w", group, err)
-	}
-	var moves []offsetMove
-	next := kadm.Offsets{}
-	starts.Each(func(start kadm.ListedOffset) {
-		end, _ := ends.Lookup(start.Topic, start.Partition)
-		m := offsetMove{Topic: start.Topic, Partition: start.Partition, Current: -1}
-		if c, ok := committed.Lookup(start.Topic, start.Partition); ok {
-			m.Current = c.At
-		}
-		switch {
-		case target.earliest:
-			m.New = start.Offset
-		case target.latest:
-			m.New = end.Offset
-		case !target.time.IsZero():
-			o, _ := atTime.Lookup(start.Topic, start.Partition)
-			m.New = o.Offset
-		default:
-			m.New = min(max(target.offset, start.Offset), end.Offset)
-		}
-		moves = append(moves, m)
-		next.AddOffset(m.Topic, m.Partition, m.New, -1)
-	})
-	slices.SortFunc(moves, func(a, b offsetMove) int {
-		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		return int(a.Partition - b.Partition)
-	})
-	if !execute {
-		return moves, nil
-	}
-	// The broker refuses commits from outside a group with members, so a
-	// consumer that joined since the check makes this fail, not race.
-	if err := adm.CommitAllOffsets(ctx, group, next); err != nil {
-		return nil, fmt.Errorf("commit offsets of %s: %w", group, err)
-	}
-	return moves, nil
+	return offsets.Rewind(ctx, adm, group, spec.Topics, target, execute)
 }
 
 func (g *Globals) admin() (*kadm.Client, func(), error) {

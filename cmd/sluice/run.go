@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+
+	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 )
 
 // ServeCmd runs every stage.
@@ -35,7 +37,7 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 	}
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
 	tuneGC(f)
-	p, err := startPipeline(ctx, cfg, log)
+	p, err := pipeline.Start(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -50,8 +52,8 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 // live heap with the defaults) and whose work allocates a little per event.
 // The memory limit is the ceiling RSS stays under; below it, a large
 // GCPercent lets garbage pile up between collections instead of collecting
-// every few MiB: ingest accepted a third more events per second with 400
-// than with Go's 100 (make bench, same run). GOMEMLIMIT and GOGC still win.
+// every few MiB, which costs ingest a share of its throughput (make bench
+// shows it). GOMEMLIMIT and GOGC still win.
 func tuneGC(f RunFlags) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set && f.MemoryLimit > 0 {
 		debug.SetMemoryLimit(f.MemoryLimit << 20)

@@ -31,6 +31,10 @@ type Options struct {
 	// Dispatch configures the notifications dispatcher; it runs only when
 	// Dispatch.URL is set.
 	Dispatch dispatch.Config
+	// EveryGroup lists the dispatcher even without Dispatch.URL, to name
+	// every group and topic (lag, rewinds, topic creation); its handler
+	// then has nowhere to deliver, so such a list is not for running.
+	EveryGroup bool
 }
 
 // List returns the groups of a deployment, in a stable order. pool is the
@@ -51,7 +55,7 @@ func List(t envelope.Topics, pool *pgxpool.Pool, o Options) []Group {
 		group("verifications", verifications.Handler{}, verifications.Topic),
 		group("feedback", feedback.Handler{Topics: t}, feedback.Topic),
 	}
-	if o.Dispatch.URL != "" {
+	if o.Dispatch.URL != "" || o.EveryGroup {
 		id := t.Resource("dispatch")
 		list = append(list, group("dispatch", dispatch.New(o.Dispatch, pool, id), dispatch.Topic))
 	}
@@ -80,7 +84,7 @@ func Topics(t envelope.Topics, extra ...string) []string {
 			out = append(out, topic)
 		}
 	}
-	for _, g := range List(t, nil, Options{Dispatch: dispatch.Config{URL: "-"}}) {
+	for _, g := range List(t, nil, Options{EveryGroup: true}) {
 		for _, topic := range g.Topics {
 			add(topic)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/migrations"
 )
 
 type bench struct {
@@ -189,7 +190,7 @@ func setup(ctx context.Context) (*bench, error) {
 	if b.pool, err = pg.Connect(ctx, b.dbURL, 16); err != nil {
 		return nil, err
 	}
-	if err := pg.Migrate(ctx, b.pool, discardLogger()); err != nil {
+	if err := pg.Migrate(ctx, b.pool, migrations.FS, discardLogger()); err != nil {
 		return nil, err
 	}
 	// The relay creates its publication when it starts; slots made before

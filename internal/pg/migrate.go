@@ -3,19 +3,20 @@ package pg
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
-
-	"github.com/sluicehq/sluice/migrations"
 )
 
-// Migrate applies every pending migration. Several instances may start at
-// once: a session advisory lock lets one of them migrate while the others wait.
-func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+// Migrate applies every pending migration of migrations (goose's files,
+// NNNNN_what.sql at its root; Sluice's are migrations.FS). Several instances
+// may start at once: a session advisory lock lets one of them migrate while
+// the others wait.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 
@@ -23,7 +24,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS,
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations,
 		goose.WithSessionLocker(locker),
 		goose.WithDisableGlobalRegistry(true),
 		goose.WithTableName("sluice_schema_migrations"),

@@ -10,8 +10,7 @@ import (
 // (tenant, source and workspace ids are strings throughout Sluice) be sent
 // in binary. pgx's own codec encodes strings as uuids only in text, and it
 // finds that out by failing the binary attempt first with an error that
-// formats the whole value: for a batch's id arrays that was 6% of a
-// consumer's CPU.
+// formats the whole value, a cost that grows with a batch's id arrays.
 func registerUUIDStrings(m *pgtype.Map) {
 	uuidType := &pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: uuidCodec{}}
 	m.RegisterType(uuidType)

@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/migrations"
 )
 
 // Services are the shared servers of one test binary.
@@ -127,7 +128,7 @@ func (s *Services) NewDatabase(ctx context.Context, prefix string) (*Database, e
 		return nil, err
 	}
 	defer pool.Close()
-	if err := pg.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+	if err := pg.Migrate(ctx, pool, migrations.FS, slog.New(slog.DiscardHandler)); err != nil {
 		db.drop()
 		return nil, err
 	}

@@ -1,0 +1,212 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"net"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/migrations"
+	"github.com/sluicehq/sluice/schemas"
+)
+
+// assembly is a process being built: what the stages share, the readiness
+// checks they register, and the stages themselves. Each build step adds
+// one stage's parts.
+type assembly struct {
+	cfg Config
+	log *slog.Logger
+
+	reg       *prometheus.Registry
+	pool      *pgxpool.Pool
+	catalogue *schemas.Catalogue
+	checks    []ops.Check
+	closers   []func()
+
+	kafkaOpts []kgo.Opt
+	topics    *topicGate // nil when no stage needs Kafka
+
+	ingest *ingest.Service
+	ln     net.Listener
+	stages []stage
+}
+
+func (a *assembly) build(ctx context.Context) error {
+	a.reg = prometheus.NewRegistry()
+	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	catalogue, err := schemas.Load()
+	if err != nil {
+		return err
+	}
+	a.catalogue = catalogue
+	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close releases what the stages shared, once they all stopped.
+func (a *assembly) close() {
+	for _, f := range a.closers {
+		f()
+	}
+}
+
+func (a *assembly) postgres(ctx context.Context) error {
+	// The consumers' batch transactions (ConsumerTransactions in all), the
+	// committers, the relay's helpers and source lookups each hold a
+	// connection at times.
+	pool, err := pg.Connect(ctx, a.cfg.DatabaseURL, max(40, int32(a.cfg.ConsumerTransactions)+24))
+	if err != nil {
+		return err
+	}
+	a.pool = pool
+	a.closers = append(a.closers, pool.Close)
+	if a.cfg.Migrate {
+		if err := pg.Migrate(ctx, pool, migrations.FS, a.log); err != nil {
+			return err
+		}
+	}
+	a.checks = append(a.checks, ops.Check{Name: "postgres", Fn: pool.Ping})
+	return nil
+}
+
+// kafkaTopics prepares the clients' options and the background creation of the
+// topics; nothing here needs the cluster to be reachable.
+func (a *assembly) kafkaTopics(context.Context) error {
+	if !a.cfg.needsKafka() {
+		return nil
+	}
+	kc := a.cfg.Kafka
+	kc.ClientID = "sluice"
+	opts, err := kc.Options()
+	if err != nil {
+		return err
+	}
+	a.kafkaOpts = opts
+	admin, err := kafka.NewClient(kc)
+	if err != nil {
+		return err
+	}
+	a.closers = append(a.closers, admin.Close)
+	adm := kadm.NewClient(admin)
+	a.topics = newTopicGate(adm, a.cfg.TopicSpec, groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.cfg.KafkaBackoff,
+		a.log.With(slog.String("component", "kafka")))
+	a.checks = append(a.checks,
+		ops.Check{Name: "kafka", Fn: func(ctx context.Context) error {
+			_, err := adm.ApiVersions(ctx)
+			return err
+		}},
+		ops.Check{Name: "topics", Fn: a.topics.check})
+	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
+	return nil
+}
+
+func (a *assembly) ingestStage(ctx context.Context) error {
+	if !a.cfg.Ingest {
+		return nil
+	}
+	ring, err := keyring.Parse(a.cfg.SecretKey)
+	if err != nil {
+		return err
+	}
+	// A ring that cannot open the stored secrets would answer 503 to every
+	// delivery while looking healthy; GitHub never redelivers.
+	keys := tenancy.Store{Pool: a.pool, Ring: ring}
+	if err := keys.CheckKeyRing(ctx); err != nil {
+		return err
+	}
+	a.checks = append(a.checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing})
+	ic := a.cfg.IngestConfig
+	ic.Topics = a.cfg.Topics
+	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
+	return nil
+}
+
+// relayStage starts at once, without waiting for Kafka: it needs Postgres
+// to hold its slot (what ingest commits meanwhile then waits in the slot),
+// and it already waits out an absent Kafka with backpressure, restarting
+// its stream until records are acknowledged.
+func (a *assembly) relayStage(context.Context) error {
+	if !a.cfg.CDC {
+		return nil
+	}
+	cc := a.cfg.CDCConfig
+	cc.DatabaseURL = a.cfg.DatabaseURL
+	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, a.kafkaOpts, a.reg)
+	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
+	return nil
+}
+
+// consumerStages wait for the topics: a group that subscribed before they
+// exist would only poll metadata.
+func (a *assembly) consumerStages(context.Context) error {
+	if !a.cfg.Consume {
+		return nil
+	}
+	slots := consumers.NewSlots(a.cfg.ConsumerTransactions)
+	for _, spec := range groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: a.cfg.Dispatch}) {
+		group, err := consumers.NewGroup(consumers.Config{
+			Group:            spec.ID,
+			Topics:           spec.Topics,
+			DeadLetterTopic:  spec.DeadLetterTopic,
+			MaxAttempts:      a.cfg.ConsumerMaxAttempts,
+			MaxBufferedBytes: a.cfg.ConsumerBuffer,
+			Slots:            slots,
+			Backoff:          a.cfg.ConsumerBackoff,
+		}, a.log.With(slog.String("component", "consumer")), a.pool, spec.Handler, a.kafkaOpts, a.reg)
+		if err != nil {
+			return err
+		}
+		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: group.Run})
+	}
+	return nil
+}
+
+// httpStage binds the listener last, so a failed start leaves no port
+// bound. It serves the readiness checks every other step registered.
+func (a *assembly) httpStage(context.Context) error {
+	srv := ops.New(a.cfg.HTTPAddr, a.log, a.reg, a.checks)
+	if a.cfg.Profiling {
+		srv.EnableProfiling()
+	}
+	if a.cfg.TLSCert != "" {
+		srv.UseTLS(a.cfg.TLSCert, a.cfg.TLSKey)
+	}
+	svc := a.ingest
+	if svc != nil {
+		svc.Register(srv.Engine)
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		return err
+	}
+	a.ln = ln
+	a.stages = append(a.stages, stage{name: "http", run: func(ctx context.Context) error {
+		if svc == nil {
+			return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		}
+		svc.Start()
+		// Stop accepting and answer in-flight requests first; only then
+		// drain the commit queue those requests are waiting on.
+		defer svc.Stop()
+		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+	}})
+	return nil
+}

@@ -1,0 +1,94 @@
+// Package pipeline assembles Sluice's stages into one process: ingest, the
+// cdc relay and the consumer groups, each optional, sharing one Postgres
+// pool, one metrics registry and one HTTP listener. `sluice serve` runs all
+// of them; `sluice ingest|cdc|consume` run one. The stages never import each
+// other: they meet only here, and in Postgres and Kafka.
+//
+// Lifecycle: Start fails only for what waiting cannot fix (configuration,
+// Postgres unreachable, a key ring that cannot open the stored secrets).
+// Kafka may be away at start: ingest serves meanwhile (it needs only
+// Postgres), topics are created in the background with backoff, and the
+// stages that read Kafka wait for them; /readyz names what is still
+// missing. Once running, one stage failing for good stops the others: a
+// half-running process would look healthy while losing work.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
+)
+
+// Config is one process's configuration.
+type Config struct {
+	DatabaseURL string
+	Kafka       kafka.Config
+	SecretKey   string
+	HTTPAddr    string
+	TLSCert     string
+	TLSKey      string
+	Topics      envelope.Topics
+	TopicSpec   kafka.TopicSpec
+	// Which stages run here.
+	Ingest, CDC, Consume bool
+	// Migrate applies pending migrations at start.
+	Migrate bool
+
+	IngestConfig ingest.Config
+	CDCConfig    cdc.Config
+	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes) and
+	// ConsumerTransactions tune every group.
+	ConsumerMaxAttempts  int
+	ConsumerBuffer       int64
+	ConsumerTransactions int
+	ConsumerBackoff      time.Duration
+	// Dispatch configures the notifications dispatcher (off without a URL).
+	Dispatch dispatch.Config
+	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
+	ShutdownGrace time.Duration
+	// KafkaBackoff is the first pause between attempts to create the topics
+	// while Kafka is unreachable, doubled up to 30s. Default 1s.
+	KafkaBackoff time.Duration
+	// Profiling serves /debug/pprof/ on the HTTP listener.
+	Profiling bool
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = 20 * time.Second
+	}
+	if c.KafkaBackoff <= 0 {
+		c.KafkaBackoff = time.Second
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	if c.DatabaseURL == "" {
+		return errors.New("SLUICE_DATABASE_URL is required")
+	}
+	if c.needsKafka() && len(c.Kafka.Brokers) == 0 {
+		return errors.New("SLUICE_KAFKA_BROKERS is required for cdc and consume")
+	}
+	if c.Ingest && c.SecretKey == "" {
+		return errors.New("SLUICE_SECRET_KEY is required to serve ingest (base64 of 32 random bytes; `make run` generates one)")
+	}
+	if !c.Ingest && !c.CDC && !c.Consume {
+		return errors.New("nothing to run")
+	}
+	return nil
+}
+
+func (c Config) needsKafka() bool { return c.CDC || c.Consume }
+
+// String describes which stages a configuration runs.
+func (c Config) String() string {
+	return fmt.Sprintf("ingest=%v cdc=%v consume=%v", c.Ingest, c.CDC, c.Consume)
+}
