@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -74,19 +75,15 @@ func (b *budget) release(n int64) {
 	}
 }
 
-// recordBytes is what records cost while held: keys, values and headers,
-// and the structures that carry them (about 250 bytes a record and 50 a
-// header once fetched and parsed), which for small events weigh as much as
-// the bytes themselves. data is the part detach copies.
+// recordBytes is what records cost while held, as the relay counts its
+// in-flight records too (kafka.RecordSize); data is the part detach copies.
 func recordBytes(recs []*kgo.Record) (held, data int64) {
 	for _, r := range recs {
-		n := int64(len(r.Key) + len(r.Value))
-		held += 256 + n
+		held += kafka.RecordSize(r)
+		data += int64(len(r.Key) + len(r.Value))
 		for _, h := range r.Headers {
-			held += 48 + int64(len(h.Key)+len(h.Value))
-			n += int64(len(h.Value))
+			data += int64(len(h.Value))
 		}
-		data += n
 	}
 	return held, data
 }

@@ -90,11 +90,8 @@ type CommitConfig struct {
 	// Committers is how many transactions may be open at once. Default 1:
 	// while it commits, the next batch gathers, so batches grow with load.
 	// More committers make smaller batches and more transactions for the
-	// same events; on a 2-core machine `make bench` measured 1 and 2 within
-	// noise at saturation (3,762/3,672 vs 3,634/3,592 events/s), p99 at
-	// 1,000/s alike (~10 ms), and with the whole pipeline at 2,000/s the
-	// Postgres time one committer leaves to the consumers cut end-to-end
-	// p99 by a quarter.
+	// same events, and take Postgres time the consumers of the same
+	// database would use (measure with `make bench` before raising it).
 	Committers int
 	// MaxBatch caps deliveries per transaction. Default 256.
 	MaxBatch int
