@@ -19,7 +19,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
@@ -27,6 +26,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 // Invariant 6: exactly-once effects across a kill -9 of a `sluice consume`
@@ -48,14 +48,14 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })
 	svc := newDedupService(t)
-	specs := groups.List(topics, nil, groups.Options{Dispatch: dispatch.Config{URL: svc.url}})
+	specs := groups.List(topics, nil, groups.Options{Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
 	var groupIDs []string
 	for _, g := range specs {
 		groupIDs = append(groupIDs, g.ID)
 	}
 	w := newWorkload(t, topics)
 	startConsume := func(t *testing.T, bin string, topics envelope.Topics) *consumeProc {
-		return startConsumeProc(t, bin, topics, "--dispatch-url", svc.url)
+		return startConsumeProc(t, bin, topics, "--dispatch-url", svc.url, "--dispatch-secret", dispatchSecret)
 	}
 
 	// Under load: the consumer starts on an empty backlog, commits part of
@@ -336,6 +336,9 @@ func (w *workload) checkExpected(t *testing.T) {
 		}
 	}
 }
+
+// dispatchSecret signs the dispatcher's calls in these tests.
+const dispatchSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 // sluiceBinary builds ./cmd/sluice for the test, which runs it as
 // separate processes (a kill -9 must hit a process, not a goroutine).

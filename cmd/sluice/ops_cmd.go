@@ -69,18 +69,23 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 
 // DLQReplayCmd replays dead letters.
 type DLQReplayCmd struct {
-	ID          int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter."`
-	Group       string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
-	DispatchURL string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters."`
+	ID             int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter."`
+	Group          string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
+	DispatchURL    string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters."`
+	DispatchSecret string `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" help:"The dispatcher's signing secret, to replay its dead letters."`
 }
 
 func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	dc := dispatch.Config{URL: c.DispatchURL, Secret: c.DispatchSecret}
+	if err := dc.Validate(); err != nil {
+		return err
+	}
 	pool, err := g.pool(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	n, err := replayDeadLetters(ctx, pool, g.topics(), groups.Options{Dispatch: dispatch.Config{URL: c.DispatchURL}}, c.ID, c.Group, log)
+	n, err := replayDeadLetters(ctx, pool, g.topics(), groups.Options{Dispatch: dc}, c.ID, c.Group, log)
 	fmt.Printf("replayed %d dead letter(s)\n", n)
 	return err
 }

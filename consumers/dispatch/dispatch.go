@@ -20,7 +20,14 @@
 // Retries: 5xx, 408, 429, timeouts and connection errors are transient
 // (retried in place with the group's backoff; a Retry-After header is
 // honoured as a lower bound); any other 4xx is permanent and the intent is
-// dead-lettered after the group's attempts.
+// dead-lettered after the group's attempts. A service that keeps failing
+// opens a circuit breaker: no request goes until its cooldown ends, then one
+// probe decides; meanwhile records wait in their partitions, in order.
+//
+// Authenticity: every request is signed with Standard Webhooks
+// (webhook-id = the Idempotency-Key, webhook-timestamp, webhook-signature
+// with the destination's whsec_ secret), so the service can refuse calls
+// that are not Sluice's with any Standard Webhooks library.
 package dispatch
 
 import (
@@ -36,8 +43,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/internal/standardwebhooks"
 )
 
 var (
@@ -61,6 +70,24 @@ type Config struct {
 	Timeout time.Duration
 	// Client makes the requests. Default a client with Timeout.
 	Client *http.Client
+	// Secret signs every request (Standard Webhooks, "whsec_" + base64 of
+	// the key); required with URL.
+	Secret string
+	// Breaker tunes the circuit breaker in front of the service.
+	Breaker BreakerConfig
+	// Registerer, when set, receives the breaker's metrics.
+	Registerer prometheus.Registerer
+}
+
+// Validate refuses a configuration that could not send a signed request.
+func (c Config) Validate() error {
+	if c.URL == "" {
+		return nil
+	}
+	if _, err := standardwebhooks.Key(c.Secret); err != nil {
+		return fmt.Errorf("dispatch: SLUICE_DISPATCH_SECRET: %w", err)
+	}
+	return nil
 }
 
 // WithDefaults fills unset fields.
@@ -76,16 +103,43 @@ func (c Config) WithDefaults() Config {
 
 // Handler delivers intents: the call in Prepare, the record in the batch.
 type Handler struct {
-	cfg   Config
-	pool  *pgxpool.Pool
-	group string
+	cfg     Config
+	pool    *pgxpool.Pool
+	group   string
+	key     []byte // the signing key, decoded from cfg.Secret
+	breaker *breaker
 }
 
 // New builds the dispatcher of consumer group group; pool is read outside
-// transactions to skip intents already delivered.
+// transactions to skip intents already delivered. cfg must have passed
+// Validate.
 func New(cfg Config, pool *pgxpool.Pool, group string) *Handler {
-	return &Handler{cfg: cfg.WithDefaults(), pool: pool, group: group}
+	cfg = cfg.WithDefaults()
+	key, _ := standardwebhooks.Key(cfg.Secret)
+	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, breakerGauge(cfg.Registerer, group))}
 }
+
+// breakerGauge reports the breaker's state as sluice_dispatch_breaker_state
+// (0 closed, 1 open, 2 half-open) and counts openings.
+func breakerGauge(reg prometheus.Registerer, group string) func(BreakerState) {
+	if reg == nil {
+		return nil
+	}
+	state := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_dispatch_breaker_state",
+		Help: "The dispatcher's circuit breaker: 0 closed, 1 open, 2 half-open.", ConstLabels: prometheus.Labels{"group": group}})
+	opened := prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_dispatch_breaker_opened_total",
+		Help: "Times the dispatcher's circuit breaker opened.", ConstLabels: prometheus.Labels{"group": group}})
+	reg.MustRegister(state, opened)
+	return func(s BreakerState) {
+		state.Set(float64(s))
+		if s == BreakerOpen {
+			opened.Inc()
+		}
+	}
+}
+
+// errBreakerOpen: the breaker holds requests back; transient by nature.
+var errBreakerOpen = errors.New("dispatch: circuit breaker open, the service kept failing")
 
 // delivery is what Prepare learned: the service's 2xx, or that an earlier
 // run already had one.
@@ -109,7 +163,12 @@ func (h *Handler) Prepare(ctx context.Context, rec *consumers.Record) error {
 		rec.Prepared = delivery{already: true}
 		return nil
 	}
+	if wait, ok := h.breaker.allow(time.Now()); !ok {
+		return consumers.RetryAfter(errBreakerOpen, wait)
+	}
 	status, err := h.send(ctx, rec)
+	// Any answer but a transient failure shows the service is up.
+	h.breaker.record(err == nil || consumers.IsPermanent(err), time.Now())
 	if err != nil {
 		return err
 	}
@@ -124,6 +183,10 @@ func (h *Handler) send(ctx context.Context, rec *consumers.Record) (int, error) 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderIdempotencyKey, rec.Event.ID)
+	now := time.Now()
+	req.Header.Set(standardwebhooks.IDHeader, rec.Event.ID)
+	req.Header.Set(standardwebhooks.TimestampHeader, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(standardwebhooks.SignatureHeader, standardwebhooks.Signature(h.key, rec.Event.ID, now, rec.Value))
 	req.Header.Set("Ce-Type", rec.Event.Type)
 	if rec.Event.TraceParent != "" {
 		req.Header.Set("traceparent", rec.Event.TraceParent)

@@ -1,24 +1,33 @@
 package dispatch_test
 
 import (
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	svix "github.com/svix/svix-webhooks/go"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }
+
+// secret is the destination's Standard Webhooks secret in these tests.
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
 // service is a fake e-mail API that deduplicates on Idempotency-Key, like
 // the services the dispatcher's policy relies on. behave decides, per
@@ -92,7 +101,7 @@ func TestConformance(t *testing.T) {
 	consumertest.Conformance(t, consumertest.Suite{
 		Kind: "stripe", Topic: dispatch.Topic,
 		Handler: func(env *consumertest.Env, _ envelope.Topics, group string) consumers.Handler {
-			return dispatch.New(dispatch.Config{URL: url, Timeout: 5 * time.Second}, env.Pool, group)
+			return dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 5 * time.Second}, env.Pool, group)
 		},
 		// Two copies in one batch are both prepared before either is logged:
 		// the service sees the key twice and sends once, as the policy says.
@@ -142,7 +151,7 @@ func TestLostResponseIsRetriedWithTheSameKeyAndLoggedOnce(t *testing.T) {
 	env.Produce(t, recs...)
 	cfg := consumers.Config{Topics: []string{topic}}
 	cfg.Group = topic + ".dispatch"
-	h := dispatch.New(dispatch.Config{URL: url, Timeout: 5 * time.Second}, env.Pool, cfg.Group)
+	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 5 * time.Second}, env.Pool, cfg.Group)
 	g := env.Run(t, cfg, h, nil)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
 
@@ -207,7 +216,7 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	}
 	env.Produce(t, recs...)
 	group := topic + ".dispatch"
-	h := dispatch.New(dispatch.Config{URL: url, Timeout: 300 * time.Millisecond}, env.Pool, group)
+	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 300 * time.Millisecond}, env.Pool, group)
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group, MaxAttempts: 3}, h, nil)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
 
@@ -232,4 +241,176 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != 3 {
 		t.Errorf("dispatch log rows = %d, want 3 (never the refused one)", n)
 	}
+}
+
+// Every call is signed with Standard Webhooks: a receiver verifying with
+// Svix's library (the scheme's reference) accepts each one, and refuses the
+// same call re-signed with another secret.
+func TestEveryCallVerifiesWithTheReferenceLibrary(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "notifications", 2)
+	recs, keys := intents(f, topic, 6)
+	verifier, err := svix.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := svix.NewWebhook("whsec_" + base64.StdEncoding.EncodeToString([]byte("another destination's key")))
+	var mu sync.Mutex
+	verified, refusedForgeries := map[string]bool{}, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		key := r.Header.Get(dispatch.HeaderIdempotencyKey)
+		ok := verifier.Verify(body, r.Header) == nil && r.Header.Get("webhook-id") == key
+		resigned := r.Header.Clone()
+		sig, _ := other.Sign(key, time.Now(), body)
+		resigned.Set("webhook-signature", sig)
+		mu.Lock()
+		verified[key] = ok
+		if verifier.Verify(body, resigned) != nil {
+			refusedForgeries++
+		}
+		mu.Unlock()
+		if !ok {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(srv.Close)
+	env.Produce(t, recs...)
+	group := topic + ".dispatch"
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group}, dispatch.New(dispatch.Config{URL: srv.URL, Secret: secret}, env.Pool, group), nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, key := range keys {
+		if !verified[key] {
+			t.Errorf("%s: the call did not verify with the destination's secret", key)
+		}
+	}
+	if refusedForgeries != len(verified) {
+		t.Errorf("%d of %d calls re-signed with another secret were refused, want all", refusedForgeries, len(verified))
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
+		t.Errorf("dispatch log rows = %d, want %d", n, len(keys))
+	}
+}
+
+// A destination that goes down opens the breaker within its threshold: the
+// service is then left alone but for one probe per cooldown, instead of
+// every partition retrying against it; another group keeps flowing; once
+// it is back every intent arrives, each key sent once, in order per resource.
+func TestBreakerSparesADownServiceAndEveryIntentArrivesAfter(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	const partitions, resources = 3, 6
+	topic := env.Topic(t, "notifications", partitions)
+	var (
+		recs []*kgo.Record
+		keys []string
+	)
+	for i := range 30 {
+		key := fmt.Sprintf("%s/%s/in_%d/initial-credit-grant/confirmation-email", f.SourceID, f.Account, i)
+		ev := f.Event(key, "sluice.email.credits_granted", "workspace", fmt.Sprintf("ws_%d", i%resources), time.Now())
+		recs = append(recs, consumertest.Record(topic, ev, fmt.Appendf(nil, `{"idempotency_key":%q}`, key)))
+		keys = append(keys, key)
+	}
+	var (
+		mu        sync.Mutex
+		down      = true
+		whileDown int
+		arrived   []string // first arrival of each key, in order
+	)
+	svc, url := newService(t, func(w http.ResponseWriter, key string, _ int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			whileDown++
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return false
+		}
+		if !slices.Contains(arrived, key) {
+			arrived = append(arrived, key)
+		}
+		return true
+	})
+	reg := prometheus.NewRegistry()
+	breaker := dispatch.BreakerConfig{Failures: 3, Cooldown: 300 * time.Millisecond, MaxCooldown: time.Second}
+	group := topic + ".dispatch"
+	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Breaker: breaker, Registerer: reg}, env.Pool, group)
+	env.Produce(t, recs...)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group, Backoff: 20 * time.Millisecond}, h, nil)
+
+	// Meanwhile another group, with a service of its own, flows.
+	otherTopic := env.Topic(t, "notifications", 1)
+	otherRecs, _ := intents(env.Tenant(t, "stripe"), otherTopic, 3)
+	_, otherURL := newService(t, nil)
+	env.Produce(t, otherRecs...)
+	other := env.Run(t, consumers.Config{Topics: []string{otherTopic}, Group: otherTopic + ".dispatch"},
+		dispatch.New(dispatch.Config{URL: otherURL, Secret: secret}, env.Pool, otherTopic+".dispatch"), nil)
+	env.WaitCommitted(t, other.ID, time.Minute, otherRecs...)
+
+	// Down for several cooldowns: the breaker opens, probes, opens again.
+	testenv.Eventually(t, time.Minute, "the breaker to open three times", func() (bool, error) {
+		return metric(t, reg, "sluice_dispatch_breaker_opened_total") >= 3, nil
+	})
+	mu.Lock()
+	down = false
+	calls := whileDown
+	mu.Unlock()
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+
+	// The threshold, the calls in flight when it opened (one per
+	// partition), and one probe per reopening.
+	if limit := breaker.Failures + partitions + int(metric(t, reg, "sluice_dispatch_breaker_opened_total")); calls > limit {
+		t.Errorf("the down service got %d calls, want at most %d with the breaker", calls, limit)
+	}
+	for _, key := range keys {
+		if _, sent := svc.counts(key); sent != 1 {
+			t.Errorf("%s: sent %d, want 1", key, sent)
+		}
+	}
+	if got := metric(t, reg, "sluice_dispatch_breaker_state"); got != float64(dispatch.BreakerClosed) {
+		t.Errorf("breaker state %v after recovery, want closed", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	byResource := map[string][]string{}
+	for _, key := range arrived {
+		r := string(recs[slices.Index(keys, key)].Key)
+		byResource[r] = append(byResource[r], key)
+	}
+	for r, got := range byResource {
+		var want []string
+		for i, rec := range recs {
+			if string(rec.Key) == r {
+				want = append(want, keys[i])
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("resource %s: arrived %v, want %v", r, got, want)
+		}
+	}
+}
+
+// metric reads a metric's value from reg, summed over its series.
+func metric(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v float64
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return v
 }

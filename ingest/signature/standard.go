@@ -1,13 +1,13 @@
 package signature
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/standardwebhooks"
 )
 
 // StandardWebhooks verifies the Standard Webhooks scheme: `webhook-id`,
@@ -23,13 +23,10 @@ type StandardWebhooks struct {
 
 // Standard Webhooks headers.
 const (
-	StandardIDHeader        = "webhook-id"
-	StandardTimestampHeader = "webhook-timestamp"
-	StandardSignatureHeader = "webhook-signature"
+	StandardIDHeader        = standardwebhooks.IDHeader
+	StandardTimestampHeader = standardwebhooks.TimestampHeader
+	StandardSignatureHeader = standardwebhooks.SignatureHeader
 )
-
-// standardSecretPrefix precedes the base64 key in a Standard Webhooks secret.
-const standardSecretPrefix = "whsec_"
 
 func (s StandardWebhooks) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 	id, ts, header := d.Header.Get(StandardIDHeader), d.Header.Get(StandardTimestampHeader), d.Header.Get(StandardSignatureHeader)
@@ -72,21 +69,15 @@ func standardKeys(secrets [][]byte) [][]byte {
 	return keys
 }
 
-// standardKey decodes the HMAC key of a "whsec_<base64>" secret, its base64
-// padded or not: the spec's reference libraries (npm and Python
-// standardwebhooks) accept both, and providers hand out both. A secret
-// without the prefix is taken as base64 too, as those libraries do.
+// standardKey decodes the HMAC key of a "whsec_<base64>" secret
+// (standardwebhooks.Key: padded or not, as the reference libraries accept).
 func standardKey(secret []byte) ([]byte, bool) {
-	b64 := strings.TrimPrefix(string(secret), standardSecretPrefix)
-	key, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		key, err = base64.RawStdEncoding.DecodeString(b64)
-	}
-	return key, err == nil && len(key) > 0
+	key, err := standardwebhooks.Key(string(secret))
+	return key, err == nil
 }
 
 // ErrStandardSecret: a Standard Webhooks secret that could verify nothing.
-var ErrStandardSecret = errors.New("a standard_webhooks secret is whsec_ followed by the base64 of its key (padded or not)")
+var ErrStandardSecret = standardwebhooks.ErrSecret
 
 // ValidStandardSecret reports whether secret is a usable Standard Webhooks
 // secret, so administration can refuse a typo before it reaches a source.
@@ -99,8 +90,5 @@ func ValidStandardSecret(secret string) bool {
 // sender would: for load generators and tests of our own callers.
 func SignStandard(secret, id string, at time.Time, body []byte) string {
 	key, _ := standardKey([]byte(secret))
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id + "." + strconv.FormatInt(at.Unix(), 10) + "."))
-	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	return standardwebhooks.Signature(key, id, at, body)
 }

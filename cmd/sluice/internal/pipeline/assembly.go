@@ -161,7 +161,9 @@ func (a *assembly) consumerStages(context.Context) error {
 		return nil
 	}
 	slots := consumers.NewSlots(a.cfg.ConsumerTransactions)
-	for _, spec := range groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: a.cfg.Dispatch}) {
+	dispatch := a.cfg.Dispatch
+	dispatch.Registerer = a.reg
+	for _, spec := range groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch}) {
 		group, err := consumers.NewGroup(consumers.Config{
 			Group:            spec.ID,
 			Topics:           spec.Topics,

@@ -83,6 +83,9 @@ func (c Config) validate() error {
 	if !c.Ingest && !c.CDC && !c.Consume {
 		return errors.New("nothing to run")
 	}
+	if c.Consume {
+		return c.Dispatch.Validate()
+	}
 	return nil
 }
 
