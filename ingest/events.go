@@ -90,6 +90,8 @@ type EventResult struct {
 // ones come back as duplicates).
 func (s *Service) handleEvents(c *gin.Context) {
 	start := time.Now()
+	defer s.metrics.observe(c, start)
+	c.Set(kindKey, string(provider.KindAPI))
 	src, ok := s.apiSource(c)
 	if !ok {
 		return
@@ -120,7 +122,7 @@ func (s *Service) handleEvents(c *gin.Context) {
 	if status != http.StatusOK {
 		c.Header("Retry-After", "1")
 	}
-	s.metrics.latency.Observe(time.Since(start).Seconds())
+	c.Set(outcomeKey, "batch")
 	s.log.LogAttrs(c.Request.Context(), slog.LevelDebug, "event batch handled", tenant, slog.Int("events", len(events)), slog.Int("status", status))
 	c.JSON(status, gin.H{"results": results})
 }
@@ -191,7 +193,7 @@ func (s *Service) storeAll(ctx context.Context, tenantID string, ds []*delivery,
 			continue
 		}
 		r.Status, r.Outcome = res.outcome.status(), res.outcome
-		s.metrics.requests.WithLabelValues(string(res.outcome)).Inc()
+		s.metrics.events.WithLabelValues(string(res.outcome)).Inc()
 	}
 	return status
 }

@@ -180,7 +180,7 @@ type rejection struct {
 
 // retryAfter, when set, is sent as Retry-After (429 and 503).
 func (s *Service) reject(c *gin.Context, r rejection, retryAfter time.Duration, attrs ...slog.Attr) {
-	s.metrics.requests.WithLabelValues(r.reason).Inc()
+	c.Set(outcomeKey, r.reason)
 	level := slog.LevelInfo
 	if r.status == http.StatusTooManyRequests {
 		// Counted in metrics; one line per refused request of a flood
@@ -208,6 +208,7 @@ var (
 
 func (s *Service) handleWebhook(c *gin.Context) {
 	start := time.Now()
+	defer s.metrics.observe(c, start)
 	if c.Request.ContentLength < 0 {
 		// A body of unknown length came chunked, perhaps with a
 		// Content-Length beside it that net/http dropped without a trace
@@ -219,6 +220,7 @@ func (s *Service) handleWebhook(c *gin.Context) {
 	if !ok {
 		return
 	}
+	c.Set(kindKey, string(src.Kind))
 	tenant := slog.String("tenant_id", src.TenantID)
 	body, ok := s.authenticate(c, src, tenant)
 	if !ok {
@@ -320,8 +322,7 @@ func (s *Service) store(c *gin.Context, d *delivery, start time.Time, tenant slo
 		s.reject(c, r, 0, append(attrs, slog.Any("error", res.err))...)
 		return
 	}
-	s.metrics.requests.WithLabelValues(string(res.outcome)).Inc()
-	s.metrics.latency.Observe(time.Since(start).Seconds())
+	c.Set(outcomeKey, string(res.outcome))
 	s.log.LogAttrs(ctx, slog.LevelDebug, "webhook stored", append(attrs, slog.String("outcome", string(res.outcome)), slog.Int64("inbox_id", res.inboxID))...)
 	c.JSON(res.outcome.status(), gin.H{"outcome": res.outcome, "event_id": d.EventID})
 }
@@ -332,7 +333,7 @@ func (s *Service) gone(c *gin.Context) bool {
 	if c.Request.Context().Err() == nil {
 		return false
 	}
-	s.metrics.requests.WithLabelValues("client_gone").Inc()
+	c.Set(outcomeKey, "client_gone")
 	c.Abort()
 	return true
 }

@@ -75,6 +75,9 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 	if id == 0 {
 		t.Fatalf("dlq list has no letter for %s", poisonID)
 	}
+	if pending, ok := scrape(t)("sluice_dead_letters_pending", `group="`+suite.group+`"`); !ok || pending < 1 {
+		t.Errorf("sluice_dead_letters_pending for %s = %v (exported %v), want the letter counted", suite.group, pending, ok)
+	}
 	replay := func() error {
 		_, err := replayDeadLetters(ctx, suite.pool, suite.topics, groups.Options{}, id, "", slog.New(slog.DiscardHandler))
 		return err

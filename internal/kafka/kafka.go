@@ -193,3 +193,25 @@ func DeleteTopicsWithPrefix(ctx context.Context, adm *kadm.Client, prefix string
 	}
 	return resp.Error()
 }
+
+// Reachable reports whether any broker answers. kadm's ApiVersions fails as
+// a whole only when it cannot ask at all; a dead broker it knows of shows up
+// as that broker's error. Readiness needs one broker that answers: with
+// replication, the others' absence is the cluster's business.
+func Reachable(ctx context.Context, adm *kadm.Client) error {
+	versions, err := adm.ApiVersions(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, v := range versions.Sorted() {
+		if v.Err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("broker %d: %w", v.NodeID, v.Err))
+	}
+	if len(errs) == 0 {
+		return errors.New("kafka: no broker known")
+	}
+	return errors.Join(errs...)
+}

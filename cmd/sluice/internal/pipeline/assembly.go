@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -38,7 +40,8 @@ type assembly struct {
 	closers   []func()
 
 	kafkaOpts []kgo.Opt
-	topics    *topicGate // nil when no stage needs Kafka
+	adm       *kadm.Client // nil when no stage needs Kafka
+	topics    *topicGate   // nil when no stage needs Kafka
 
 	ingest *ingest.Service
 	ln     net.Listener
@@ -47,7 +50,8 @@ type assembly struct {
 
 func (a *assembly) build(ctx context.Context) error {
 	a.reg = prometheus.NewRegistry()
-	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewBuildInfoCollector())
 	catalogue, err := schemas.Load()
 	if err != nil {
 		return err
@@ -84,6 +88,7 @@ func (a *assembly) postgres(ctx context.Context) error {
 		}
 	}
 	a.checks = append(a.checks, ops.Check{Name: "postgres", Fn: pool.Ping})
+	a.reg.MustRegister(pg.NewPoolCollector(pool))
 	return nil
 }
 
@@ -106,13 +111,11 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	}
 	a.closers = append(a.closers, admin.Close)
 	adm := kadm.NewClient(admin)
+	a.adm = adm
 	a.topics = newTopicGate(adm, a.cfg.TopicSpec, groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
 	a.checks = append(a.checks,
-		ops.Check{Name: "kafka", Fn: func(ctx context.Context) error {
-			_, err := adm.ApiVersions(ctx)
-			return err
-		}},
+		ops.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
 		ops.Check{Name: "topics", Fn: a.topics.check})
 	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
 	return nil
@@ -151,8 +154,12 @@ func (a *assembly) relayStage(context.Context) error {
 	cc.DatabaseURL = a.cfg.DatabaseURL
 	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, a.kafkaOpts, a.reg)
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
+	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, scrapeTimeout, a.log))
 	return nil
 }
+
+// scrapeTimeout bounds what one /metrics scrape waits for Postgres or Kafka.
+const scrapeTimeout = 2 * time.Second
 
 // consumerStages wait for the topics: a group that subscribed before they
 // exist would only poll metadata.
@@ -163,7 +170,13 @@ func (a *assembly) consumerStages(context.Context) error {
 	slots := consumers.NewSlots(a.cfg.ConsumerTransactions)
 	dispatch := a.cfg.Dispatch
 	dispatch.Registerer = a.reg
-	for _, spec := range groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch}) {
+	specs := groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch})
+	ids := make([]string, 0, len(specs))
+	for _, spec := range specs {
+		ids = append(ids, spec.ID)
+	}
+	a.reg.MustRegister(offsets.NewLagCollector(a.adm, ids, scrapeTimeout, a.log), consumers.NewBacklogCollector(a.pool, scrapeTimeout, a.log))
+	for _, spec := range specs {
 		group, err := consumers.NewGroup(consumers.Config{
 			Group:            spec.ID,
 			Topics:           spec.Topics,

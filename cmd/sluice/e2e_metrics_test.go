@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// scrape reads the pipeline's /metrics and returns a func summing the
+// samples of a metric whose labels contain every given label="value".
+func scrape(t *testing.T) func(name string, labels ...string) (float64, bool) {
+	t.Helper()
+	resp, err := http.Get(suite.baseURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	lines := strings.Split(string(body), "\n")
+	return func(name string, labels ...string) (float64, bool) {
+		var sum float64
+		found := false
+	line:
+		for _, l := range lines {
+			if !strings.HasPrefix(l, name+"{") && !strings.HasPrefix(l, name+" ") {
+				continue
+			}
+			for _, lv := range labels {
+				if !strings.Contains(l, lv) {
+					continue line
+				}
+			}
+			v, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)
+			if err == nil {
+				sum, found = sum+v, true
+			}
+		}
+		return sum, found
+	}
+}
+
+// What an on-call watches is on /metrics, consistent with what was sent:
+// requests by kind and status, consumer lag per group and partition (back
+// to zero once the load is applied), the connection pool, the build.
+func TestMetricsAnOnCallNeedsAreExported(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	before, _ := scrape(t)("sluice_ingest_requests_total", `kind="stripe"`, `code="202"`)
+	const n = 8
+	for i := range n {
+		if status := f.sendSigned(t, invoicePaid(fmt.Sprintf("evt_metrics_%s_%d", f.customer, i), fmt.Sprintf("in_metrics_%s_%d", f.customer, i), f.customer, 1000)); status != http.StatusAccepted {
+			t.Fatalf("status %d", status)
+		}
+	}
+	if after, _ := scrape(t)("sluice_ingest_requests_total", `kind="stripe"`, `code="202"`); after-before < n {
+		t.Errorf("stripe 202s counted %v more, want at least %d", after-before, n)
+	}
+	testenv.Eventually(t, time.Minute, "the invoices to be granted", func() (bool, error) {
+		return f.balance(t) == n*100, nil
+	})
+	testenv.Eventually(t, time.Minute, "the credits group's lag to return to zero", func() (bool, error) {
+		lag, ok := scrape(t)("sluice_consumer_lag_records", `group="`+suite.group+`"`)
+		if !ok {
+			return false, fmt.Errorf("no sluice_consumer_lag_records for %s", suite.group)
+		}
+		if lag != 0 {
+			return false, fmt.Errorf("lag %v", lag)
+		}
+		return true, nil
+	})
+	m := scrape(t)
+	for _, series := range []string{"sluice_pg_pool_connections", "sluice_pg_pool_max_connections", "go_build_info", "sluice_cdc_slot_lag_bytes"} {
+		if _, ok := m(series); !ok {
+			t.Errorf("%s is not exported", series)
+		}
+	}
+}
