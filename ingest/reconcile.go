@@ -24,6 +24,10 @@ type Reconciled struct {
 	Outcome Outcome
 	InboxID int64
 	EventID string
+	// Skipped: the event's type has no catalogue entry, so nothing was
+	// stored (a webhook of it would only be kept as unhandled; recovering
+	// every type a provider lists would fill the inbox with those).
+	Skipped bool
 }
 
 // Reconcile enters an event reconciliation found for a source through the
@@ -46,6 +50,9 @@ func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Fou
 	pe, err := readEvent(src, f.Header, f.Body, s.catalogue)
 	if err != nil {
 		return Reconciled{}, fmt.Errorf("recovered event: %w", err)
+	}
+	if pe.Entry == nil {
+		return Reconciled{EventID: pe.ID, Skipped: true}, nil
 	}
 	d := s.delivery(src, pe, f.Body, "", time.Now())
 	if d.Headers != nil {

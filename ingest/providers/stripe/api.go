@@ -121,8 +121,14 @@ func (api) State(context.Context, string) (provider.Found, error) {
 func compared(doc any) []byte {
 	var parts []string
 	for _, ptr := range []string{"/id", "/type", "/created", "/livemode", "/account", "/data/object/object", "/data/object/id"} {
+		// Absent, null and "" are one: stripe-go writes "account":"" where
+		// a webhook leaves account out.
 		v, _ := jsonptr.Get(doc, ptr)
-		parts = append(parts, fmt.Sprint(v))
+		s := ""
+		if v != nil {
+			s = fmt.Sprint(v)
+		}
+		parts = append(parts, s)
 	}
 	b, _ := json.Marshal(parts)
 	return b
