@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/ingest/providers/github/githubtest"
 	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -97,4 +100,76 @@ func TestReconcileGrantsMissedInvoicesOnceAndLateWebhooksAreDuplicates(t *testin
 	if n := f.grants(t); n != invoices {
 		t.Fatalf("grants after late webhooks = %d, want %d", n, invoices)
 	}
+}
+
+// Scenario 3: GitHub never redelivers on its own. Of 20 deliveries of the
+// App, 5 failed (the endpoint was down); one run of `sluice reconcile` asks
+// GitHub, through its API, to redeliver exactly those 5 (same
+// X-GitHub-Delivery), and each redelivery is applied once.
+func TestReconcileRedeliversExactlyTheFailedGitHubDeliveries(t *testing.T) {
+	t.Parallel()
+	gh := newGitHubSource(t)
+	ctx := context.Background()
+	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+	api := githubtest.New(t)
+	setAPICredentials(t, g, gh.id, api.Credentials())
+	api.Redeliver = func(d githubtest.Delivery) int {
+		return postHeaders(t, gh.id, d.Body, map[string]string{
+			"X-GitHub-Event": d.Event, "X-GitHub-Delivery": d.GUID, "X-Hub-Signature-256": signature.SignGitHub(gh.secret, d.Body)})
+	}
+
+	s := testenv.RandomSuffix()
+	var failed, delivered []string
+	installations := map[string]int64{}
+	for i := range 20 {
+		guid := fmt.Sprintf("gh-%s-%d", s, i)
+		id := newInstallationID() + int64(i)
+		installations[guid] = id
+		body := installationExample(t, "created", id)
+		d := githubtest.Delivery{GUID: guid, DeliveredAt: time.Now().Add(-time.Hour), Event: "installation", Action: "created", Body: body}
+		if i%4 == 0 {
+			d.StatusCode = http.StatusBadGateway // the endpoint was down: Sluice never saw it
+			failed = append(failed, guid)
+		} else {
+			d.StatusCode = postHeaders(t, gh.id, body, map[string]string{
+				"X-GitHub-Event": "installation", "X-GitHub-Delivery": guid, "X-Hub-Signature-256": signature.SignGitHub(gh.secret, body)})
+			delivered = append(delivered, guid)
+		}
+		api.Record(d)
+	}
+
+	run := &ReconcileRunCmd{Source: gh.id, Since: time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)}
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.Redelivered(); !slices.Equal(sorted(got), sorted(failed)) {
+		t.Fatalf("redelivery asked for %v, want exactly the failed %v", got, failed)
+	}
+	recs := recordsFor(t, suite.topics.Resource("github"), 20, append(failed, delivered...)...)
+	waitGroupPast(t, suite.topics.Resource("installations"), recs...)
+	for _, guid := range failed {
+		if state, _ := gh.installation(t, installations[guid]); state != "active" {
+			t.Fatalf("redelivered installation %s: state %q, want active", guid, state)
+		}
+	}
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1`, gh.id); n != 20 {
+		t.Fatalf("inbox rows = %d, want 20", n)
+	}
+	if n := count(t, `SELECT count(*) FROM reconcile_corrections WHERE source_id = $1 AND outcome = 'redelivery_requested'`, gh.id); n != 5 {
+		t.Fatalf("redelivery corrections = %d, want 5", n)
+	}
+
+	// The redeliveries succeeded: a second run asks for nothing.
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.Redelivered(); len(got) != len(failed) {
+		t.Fatalf("a second run asked again: %v", got)
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }

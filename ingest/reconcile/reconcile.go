@@ -211,17 +211,18 @@ func (r *Runner) run(ctx context.Context, api provider.API, rep *Report) error {
 			return err
 		}
 	}
+	// What was asked before a failure is counted all the same.
 	ids, err := api.Redeliver(ctx, rep.Window)
-	if err != nil && !errors.Is(err, provider.ErrNotOffered) {
-		return err
+	if errors.Is(err, provider.ErrNotOffered) {
+		err = nil
 	}
 	rep.Found += len(ids)
 	for _, id := range ids {
-		if err := r.record(ctx, rep, id, OutcomeRedeliveryRequested, nil); err != nil {
-			return err
+		if rerr := r.record(ctx, rep, id, OutcomeRedeliveryRequested, nil); rerr != nil {
+			return errors.Join(err, rerr)
 		}
 	}
-	return nil
+	return err
 }
 
 // record counts one correction, persistently and in the metric.
