@@ -1,9 +1,13 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -57,4 +61,22 @@ type Window struct {
 type Found struct {
 	Header http.Header
 	Body   []byte
+}
+
+// DecodeCredentials reads a kind's credentials document strictly (unknown
+// fields refused) into c, then checks its api_base, when set, is an http(s)
+// URL. Errors name the kind and show example, never the document: it holds
+// secrets, and errors reach logs.
+func DecodeCredentials(k Kind, raw []byte, c interface{ Base() string }, example string) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		return fmt.Errorf("%s API credentials must be JSON: %s", k, example)
+	}
+	if base := c.Base(); base != "" {
+		if u, err := url.Parse(base); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("%s API credentials: api_base must be an http(s) URL", k)
+		}
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/ingest"
@@ -40,6 +41,8 @@ var (
 	watermarkSQL string
 	//go:embed sql/sources.sql
 	sourcesSQL string
+	//go:embed sql/candidates.sql
+	candidatesSQL string
 )
 
 // Config tunes reconciliation.
@@ -52,6 +55,12 @@ type Config struct {
 	// an event the provider indexed late is still listed. Default 10m; what
 	// is listed twice is a duplicate.
 	Overlap time.Duration
+	// StaleAfter is how long a non-final object (a verification left
+	// pending) may go without an event before its state is fetched.
+	// Default 24h: the identity-verification provider's retry window.
+	StaleAfter time.Duration
+	// MaxFetches bounds the objects one run fetches one by one. Default 500.
+	MaxFetches int
 	// HTTPClient calls the providers' APIs. Default: a 30 s timeout per
 	// request. Its transport is wrapped so that 429 (after Retry-After),
 	// 5xx and network errors are retried with backoff and jitter.
@@ -62,6 +71,8 @@ type Config struct {
 func (c Config) WithDefaults() Config {
 	c.Lookback = cmp.Or(c.Lookback, 72*time.Hour)
 	c.Overlap = cmp.Or(c.Overlap, 10*time.Minute)
+	c.StaleAfter = cmp.Or(c.StaleAfter, 24*time.Hour)
+	c.MaxFetches = cmp.Or(c.MaxFetches, 500)
 	client := http.Client{Timeout: 30 * time.Second}
 	if c.HTTPClient != nil {
 		client = *c.HTTPClient
@@ -188,7 +199,7 @@ func (r *Runner) window(ctx context.Context, sourceID string, w provider.Window)
 }
 
 // run asks the API and enters what it found: listed events first, then
-// redeliveries of what failed.
+// redeliveries of what failed, then the states of objects left unfinished.
 func (r *Runner) run(ctx context.Context, api provider.API, rep *Report) error {
 	found, err := api.Events(ctx, rep.Window)
 	if err != nil && !errors.Is(err, provider.ErrNotOffered) {
@@ -196,21 +207,34 @@ func (r *Runner) run(ctx context.Context, api provider.API, rep *Report) error {
 	}
 	rep.Found += len(found)
 	for _, f := range found {
-		got, err := r.entry.Reconcile(ctx, rep.SourceID, f)
-		if err != nil {
-			return fmt.Errorf("enter recovered event: %w", err)
-		}
-		if got.Skipped {
-			continue
-		}
-		outcome, ok := correction(got.Outcome)
-		if !ok {
-			continue
-		}
-		if err := r.record(ctx, rep, got.EventID, outcome, &got.InboxID); err != nil {
+		if err := r.enter(ctx, rep, f); err != nil {
 			return err
 		}
 	}
+	if err := r.redeliver(ctx, api, rep); err != nil {
+		return err
+	}
+	return r.fetch(ctx, api, rep)
+}
+
+// enter hands one recovered event to ingest and records the correction.
+func (r *Runner) enter(ctx context.Context, rep *Report, f provider.Found) error {
+	got, err := r.entry.Reconcile(ctx, rep.SourceID, f)
+	if err != nil {
+		return fmt.Errorf("enter recovered event: %w", err)
+	}
+	if got.Skipped {
+		return nil
+	}
+	outcome, ok := correction(got.Outcome)
+	if !ok {
+		return nil
+	}
+	return r.record(ctx, rep, got.EventID, outcome, &got.InboxID)
+}
+
+// redeliver asks the provider to redeliver what failed in the window.
+func (r *Runner) redeliver(ctx context.Context, api provider.API, rep *Report) error {
 	// What was asked before a failure is counted all the same.
 	ids, err := api.Redeliver(ctx, rep.Window)
 	if errors.Is(err, provider.ErrNotOffered) {
@@ -223,6 +247,34 @@ func (r *Runner) run(ctx context.Context, api provider.API, rep *Report) error {
 		}
 	}
 	return err
+}
+
+// fetch asks the provider for the state of each local object whose final
+// webhook may never have come (sql/candidates.sql) and enters it. The
+// candidates are read before any call, and no transaction stays open.
+func (r *Runner) fetch(ctx context.Context, api provider.API, rep *Report) error {
+	rows, err := r.pool.Query(ctx, candidatesSQL, rep.SourceID, r.cfg.StaleAfter, rep.Window.Since, r.cfg.MaxFetches)
+	if err != nil {
+		return fmt.Errorf("reconcile candidates: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("reconcile candidates: %w", err)
+	}
+	for _, id := range ids {
+		f, err := api.State(ctx, id)
+		if errors.Is(err, provider.ErrNotOffered) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rep.Found++
+		if err := r.enter(ctx, rep, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // record counts one correction, persistently and in the metric.

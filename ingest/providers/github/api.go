@@ -2,11 +2,9 @@ package github
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
@@ -26,12 +24,13 @@ type Credentials struct {
 	APIBase string `json:"api_base,omitempty"`
 }
 
+// Base is where the API is.
+func (c *Credentials) Base() string { return c.APIBase }
+
 func parseCredentials(raw []byte) (Credentials, error) {
 	var c Credentials
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, errors.New(`github API credentials must be JSON: {"app_id":123,"private_key":"-----BEGIN RSA PRIVATE KEY-----..."}`)
+	if err := provider.DecodeCredentials(Kind, raw, &c, `{"app_id":123,"private_key":"-----BEGIN RSA PRIVATE KEY-----..."}`); err != nil {
+		return c, err
 	}
 	if c.AppID <= 0 {
 		return c, errors.New("github API credentials: app_id must be the App's numeric id")
@@ -40,11 +39,6 @@ func parseCredentials(raw []byte) (Credentials, error) {
 	// the error never quotes it.
 	if _, err := ghinstallation.NewAppsTransport(http.DefaultTransport, c.AppID, []byte(c.PrivateKey)); err != nil {
 		return c, errors.New("github API credentials: private_key is not the App's PEM RSA private key")
-	}
-	if c.APIBase != "" {
-		if u, err := url.Parse(c.APIBase); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return c, errors.New("github API credentials: api_base must be an http(s) URL")
-		}
 	}
 	return c, nil
 }

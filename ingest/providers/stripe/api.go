@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	stripego "github.com/stripe/stripe-go/v82"
@@ -25,21 +24,17 @@ type Credentials struct {
 	APIBase string `json:"api_base,omitempty"`
 }
 
+// Base is where the API is.
+func (c *Credentials) Base() string { return c.APIBase }
+
 func parseCredentials(raw []byte) (Credentials, error) {
 	var c Credentials
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, errors.New(`stripe API credentials must be JSON: {"secret_key":"rk_..."}`)
+	if err := provider.DecodeCredentials(Kind, raw, &c, `{"secret_key":"rk_..."}`); err != nil {
+		return c, err
 	}
 	if !strings.HasPrefix(c.SecretKey, "rk_") && !strings.HasPrefix(c.SecretKey, "sk_") {
 		// The key itself is never quoted: errors end up in logs.
 		return c, errors.New("stripe API credentials: secret_key must be a restricted (rk_) or secret (sk_) key")
-	}
-	if c.APIBase != "" {
-		if u, err := url.Parse(c.APIBase); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return c, errors.New("stripe API credentials: api_base must be an http(s) URL")
-		}
 	}
 	return c, nil
 }
