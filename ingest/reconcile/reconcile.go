@@ -27,6 +27,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 
@@ -55,6 +56,10 @@ type Config struct {
 	// an event the provider indexed late is still listed. Default 10m; what
 	// is listed twice is a duplicate.
 	Overlap time.Duration
+	// Every is how often Loop reconciles every source. Default 15m: well
+	// inside GitHub's 3 days of redeliverable deliveries and the 24 h an
+	// identity-verification provider retries.
+	Every time.Duration
 	// StaleAfter is how long a non-final object (a verification left
 	// pending) may go without an event before its state is fetched.
 	// Default 24h: the identity-verification provider's retry window.
@@ -71,6 +76,7 @@ type Config struct {
 func (c Config) WithDefaults() Config {
 	c.Lookback = cmp.Or(c.Lookback, 72*time.Hour)
 	c.Overlap = cmp.Or(c.Overlap, 10*time.Minute)
+	c.Every = cmp.Or(c.Every, 15*time.Minute)
 	c.StaleAfter = cmp.Or(c.StaleAfter, 24*time.Hour)
 	c.MaxFetches = cmp.Or(c.MaxFetches, 500)
 	client := http.Client{Timeout: 30 * time.Second}
@@ -100,8 +106,12 @@ type Runner struct {
 
 // New builds a runner. store opens sources' API credentials (it needs the
 // key ring); entry is the ingest service recovered events go through.
-func New(cfg Config, log *slog.Logger, store tenancy.Store, providers *provider.Registry, entry Entry, m *Metrics) *Runner {
-	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: providers, entry: entry, metrics: m, log: log}
+// A nil registry is the shipped kinds (providers.Builtin).
+func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.Registry, entry Entry, m *Metrics) *Runner {
+	if registry == nil {
+		registry = providers.Builtin()
+	}
+	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
 }
 
 // ErrBusy: another instance is reconciling the source now.

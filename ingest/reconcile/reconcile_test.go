@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -54,6 +55,7 @@ type testBundle struct {
 	pool     *pgxpool.Pool
 	store    tenancy.Store
 	runner   *reconcile.Runner
+	svc      *ingest.Service
 	reg      *prometheus.Registry
 	srv      *httptest.Server
 	stripe   *stripetest.API
@@ -88,6 +90,7 @@ func setup(t *testing.T) *testBundle {
 	})
 	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, reg: prometheus.NewRegistry(), srv: srv,
 		stripe: stripetest.New(t), secret: "whsec_" + testenv.RandomSuffix()}
+	b.svc = svc
 	b.runner = reconcile.New(reconcile.Config{}, log, b.store, providers.Builtin(), svc, reconcile.NewMetrics(b.reg))
 	tenant, err := b.store.CreateTenant(ctx, t.Name())
 	if err != nil {
@@ -101,6 +104,13 @@ func setup(t *testing.T) *testBundle {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// loopRunner is a runner whose Loop ticks every interval, over the
+// default 72h lookback: it reaches the events a test records.
+func (b *testBundle) loopRunner(t *testing.T, every time.Duration) *reconcile.Runner {
+	t.Helper()
+	return reconcile.New(reconcile.Config{Every: every}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 func (b *testBundle) count(t *testing.T, query string, args ...any) int {
@@ -292,5 +302,50 @@ func TestAPICredentialsAreCheckedAndSealed(t *testing.T) {
 	}
 	if _, err := b.runner.Source(ctx, b.sourceID, provider.Window{}); err == nil {
 		t.Fatal("a source without credentials was reconciled")
+	}
+}
+
+// One instance at a time reconciles a source: while another holds the
+// source's lock, a run is refused with ErrBusy and a round skips it.
+func TestASourceIsReconciledByOneInstanceAtATime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	conn, err := b.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('sluice.reconcile'), hashtext($1))`, b.sourceID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.runner.Source(ctx, b.sourceID, provider.Window{}); !errors.Is(err, reconcile.ErrBusy) {
+		t.Fatalf("run while another instance holds the source: %v, want ErrBusy", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtext('sluice.reconcile'), hashtext($1))`, b.sourceID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.runner.Source(ctx, b.sourceID, provider.Window{}); err != nil {
+		t.Fatalf("run once released: %v", err)
+	}
+}
+
+// serve's loop reconciles every source with credentials on its own. Not
+// parallel: the loop reaches every source of the database, and the other
+// tests count their own runs' corrections. Sequential tests finish before
+// parallel ones make their sources.
+func TestLoopReconcilesPeriodically(t *testing.T) {
+	b := setup(t)
+	evs := paidInvoices(2, time.Now().Add(-time.Minute))
+	b.stripe.Record(evs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.loopRunner(t, 50*time.Millisecond).Loop(ctx) }()
+	testenv.Eventually(t, 30*time.Second, "the loop to recover both invoices", func() (bool, error) {
+		return b.count(t, `SELECT count(*) FROM inbox WHERE source_id = $1`, b.sourceID) == 2, nil
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
