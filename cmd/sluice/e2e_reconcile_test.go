@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -172,4 +175,121 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// standardSource is a Standard Webhooks source of its own tenant whose API
+// lookup is a local server answering one object for any id.
+type standardSource struct{ id, secret string }
+
+func newStandardSource(t *testing.T, g *Globals, lookup func(id string) string, eventType, statePointer string) standardSource {
+	t.Helper()
+	f := newTenant(t)
+	secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef01234567"+testenv.RandomSuffix()))
+	src := standardSource{id: newSource(t, f.tenantID, "standard_webhooks", secret), secret: secret}
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "platform_key" {
+			http.Error(w, "unauthorised", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, lookup(path.Base(r.URL.Path)))
+	}))
+	t.Cleanup(api.Close)
+	setAPICredentials(t, g, src.id, fmt.Sprintf(`{"object_url":"%s/v1/objects/{id}","auth_header":"X-Api-Key","auth_value":"platform_key",
+		"event_type":%q,"state_pointer":%q,"version_pointer":"/updated_at"}`, api.URL, eventType, statePointer))
+	return src
+}
+
+// send delivers a signed Standard Webhooks event and returns its id.
+func (s standardSource) send(t *testing.T, body []byte) string {
+	t.Helper()
+	msg := "msg_" + testenv.RandomSuffix()
+	now := time.Now()
+	if code := postHeaders(t, s.id, body, map[string]string{
+		signature.StandardIDHeader: msg, signature.StandardTimestampHeader: fmt.Sprint(now.Unix()),
+		signature.StandardSignatureHeader: signature.SignStandard(s.secret, msg, now, body),
+	}); code/100 != 2 {
+		t.Fatalf("standard webhook: status %d", code)
+	}
+	return msg
+}
+
+// Scenario 5: a verification left pending past the provider's 24 h of
+// retries gets its final state from the provider's API through the
+// pipeline; a pending that arrives afterwards never reopens it.
+func TestReconcileAppliesAStuckVerificationsFinalState(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+	decided := time.Now().Add(-3 * time.Hour).UTC().Truncate(time.Second)
+	src := newStandardSource(t, g, func(id string) string {
+		return fmt.Sprintf(`{"id":%q,"status":"approved","updated_at":%q}`, id, decided.Format(time.RFC3339))
+	}, "verification.{state}", "/status")
+	ver := "ver_" + testenv.RandomSuffix()
+	status := func() string {
+		var s string
+		if err := suite.pool.QueryRow(ctx, `SELECT status FROM verifications WHERE source_id = $1 AND verification_id = $2`, src.id, ver).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	pending := func(at time.Time) []byte {
+		return fmt.Appendf(nil, `{"type":"verification.pending","timestamp":%q,"data":{"id":%q}}`, at.Format(time.RFC3339), ver)
+	}
+	first := src.send(t, pending(time.Now().Add(-30*time.Hour)))
+	waitGroupPast(t, suite.topics.Resource("verifications"), recordsFor(t, suite.topics.Resource("verifications"), 1, first)...)
+
+	run := &ReconcileRunCmd{Source: src.id, Since: time.Now().Add(-48 * time.Hour).UTC().Format(time.RFC3339)}
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	var recovered string
+	if err := suite.pool.QueryRow(ctx, `SELECT event_id FROM inbox WHERE source_id = $1 AND event_type = 'verification.approved'`, src.id).Scan(&recovered); err != nil {
+		t.Fatalf("no recovered verification.approved: %v", err)
+	}
+	waitGroupPast(t, suite.topics.Resource("verifications"), recordsFor(t, suite.topics.Resource("verifications"), 1, recovered)...)
+	if s := status(); s != "approved" {
+		t.Fatalf("after reconcile: %s, want approved", s)
+	}
+
+	late := src.send(t, pending(time.Now().Add(-time.Hour)))
+	waitGroupPast(t, suite.topics.Resource("verifications"), recordsFor(t, suite.topics.Resource("verifications"), 1, late)...)
+	if s := status(); s != "approved" {
+		t.Fatalf("a late pending reopened the verification: %s", s)
+	}
+}
+
+// Scenario 4: a feedback whose creation webhook never came (Sluice heard
+// only of its escalation) gets its one initial alert from the platform's
+// state; a second run adds none.
+func TestReconcileGivesFeedbackWithoutItsWebhookOneAlert(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+	created := time.Now().Add(-2 * time.Hour).UTC().Truncate(time.Second)
+	project := "proj_" + testenv.RandomSuffix()
+	src := newStandardSource(t, g, func(id string) string {
+		return fmt.Sprintf(`{"id":%q,"project_id":%q,"updated_at":%q}`, id, project, created.Format(time.RFC3339))
+	}, "feedback.created", "")
+	fb := "fb_" + testenv.RandomSuffix()
+	escalated := src.send(t, fmt.Appendf(nil, `{"type":"feedback.escalated","timestamp":%q,"data":{"id":%q,"project_id":%q,"level":1}}`,
+		time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), fb, project))
+	waitGroupPast(t, suite.topics.Resource("feedback"), recordsFor(t, suite.topics.Resource("feedback"), 1, escalated)...)
+
+	run := &ReconcileRunCmd{Source: src.id, Since: time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)}
+	for range 2 {
+		if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1 AND event_type = 'feedback.created'`, src.id); n != 1 {
+		t.Fatalf("recovered feedback.created = %d, want 1 over two runs", n)
+	}
+	var recovered string
+	if err := suite.pool.QueryRow(ctx, `SELECT event_id FROM inbox WHERE source_id = $1 AND event_type = 'feedback.created'`, src.id).Scan(&recovered); err != nil {
+		t.Fatal(err)
+	}
+	waitGroupPast(t, suite.topics.Resource("feedback"), recordsFor(t, suite.topics.Resource("feedback"), 1, recovered)...)
+	if n := count(t, `SELECT count(*) FROM feedback_alerts WHERE source_id = $1 AND feedback_id = $2 AND operation = 'initial-alert'`, src.id, fb); n != 1 {
+		t.Fatalf("initial alerts = %d, want 1", n)
+	}
 }

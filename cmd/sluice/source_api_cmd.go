@@ -14,7 +14,7 @@ import (
 type SourceSetAPICredentialsCmd struct {
 	Output
 	Source      string `required:"" help:"Source id."`
-	Credentials string `name:"credentials-file" required:"" type:"path" help:"File holding the kind's credentials as JSON ('-': stdin). stripe: {\"secret_key\":\"rk_...\"}; github: {\"app_id\":1,\"private_key\":\"-----BEGIN...\"}."`
+	Credentials string `name:"credentials-file" required:"" help:"File holding the kind's credentials as JSON ('-': stdin). stripe: {\"secret_key\":\"rk_...\"}; github: {\"app_id\":1,\"private_key\":\"-----BEGIN...\"}."`
 }
 
 func (c *SourceSetAPICredentialsCmd) Run(ctx context.Context, g *Globals) error {
