@@ -69,6 +69,23 @@ func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Fou
 	return Reconciled{Outcome: res.outcome, InboxID: res.inboxID, EventID: d.EventID}, nil
 }
 
+// Peek reads an event reconciliation found as Reconcile would, and stores
+// nothing: a dry run's question "is it new?" is then answered by its key.
+func (s *Service) Peek(ctx context.Context, sourceID string, f provider.Found) (Reconciled, error) {
+	src, err := s.sources.get(ctx, sourceID)
+	if err != nil {
+		return Reconciled{}, fmt.Errorf("%w: %w", ErrNotReconcilable, err)
+	}
+	if src.Scheme.Read == nil {
+		return Reconciled{}, fmt.Errorf("%w: kind %s", ErrNotReconcilable, src.Kind)
+	}
+	pe, err := readEvent(src, f.Header, f.Body, s.catalogue)
+	if err != nil {
+		return Reconciled{}, fmt.Errorf("recovered event: %w", err)
+	}
+	return Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}, nil
+}
+
 // contentSum is what the inbox compares copies of one event key by: the
 // body's SHA-256, or, for a kind that says which part of a body identifies
 // its event (provider.Scheme.Compared), that part's.

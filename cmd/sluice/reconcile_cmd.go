@@ -35,6 +35,7 @@ type ReconcileRunCmd struct {
 	Since  string        `help:"Start of the window (RFC 3339); default: where the source's last run ended (its first run: 72h back)."`
 	Until  string        `help:"End of the window (RFC 3339); default: now."`
 	Every  time.Duration `help:"Run again every so often until stopped (a dedicated reconciler); 0: once."`
+	DryRun bool          `name:"dry-run" help:"Report what would be recovered or redelivered; enter and ask for nothing."`
 }
 
 func (c *ReconcileRunCmd) window() (provider.Window, error) {
@@ -52,6 +53,7 @@ func (c *ReconcileRunCmd) window() (provider.Window, error) {
 		}
 		*f.into = t
 	}
+	w.DryRun = c.DryRun
 	return w, nil
 }
 
@@ -89,7 +91,7 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 			return nil
 		}
 		// Later rounds resume from each source's watermark.
-		w.Since, w.Until = time.Time{}, time.Time{}
+		w.Since, w.Until = time.Time{}, time.Time{} // keeps DryRun
 		select {
 		case <-ctx.Done():
 			return nil

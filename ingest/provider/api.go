@@ -52,6 +52,9 @@ type Window struct {
 	// Types, when set, are the provider event types worth listing (those
 	// the catalogue handles); others would only be kept as unhandled.
 	Types []string
+	// DryRun: list and fetch, but ask the provider for nothing
+	// (Redeliver returns what it would have asked for).
+	DryRun bool
 }
 
 // Found is what an API returned, shaped as the delivery it stands for:

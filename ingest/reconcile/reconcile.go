@@ -44,6 +44,8 @@ var (
 	sourcesSQL string
 	//go:embed sql/candidates.sql
 	candidatesSQL string
+	//go:embed sql/known.sql
+	knownSQL string
 )
 
 // Config tunes reconciliation.
@@ -91,6 +93,8 @@ func (c Config) WithDefaults() Config {
 // Entry is where recovered events go in: ingest's Service.
 type Entry interface {
 	Reconcile(ctx context.Context, sourceID string, f provider.Found) (ingest.Reconciled, error)
+	// Peek reads what Reconcile would enter, storing nothing (dry runs).
+	Peek(ctx context.Context, sourceID string, f provider.Found) (ingest.Reconciled, error)
 }
 
 // Runner reconciles sources.
@@ -168,7 +172,7 @@ func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window)
 	if rep.Window, err = r.window(ctx, sourceID, w); err != nil {
 		return rep, err
 	}
-	if err := r.pool.QueryRow(ctx, runStartSQL, sourceID, rep.Window.Since, rep.Window.Until, false).Scan(&rep.RunID); err != nil {
+	if err := r.pool.QueryRow(ctx, runStartSQL, sourceID, rep.Window.Since, rep.Window.Until, rep.Window.DryRun).Scan(&rep.RunID); err != nil {
 		return rep, fmt.Errorf("record reconcile run: %w", err)
 	}
 	runErr := r.run(ctx, api, &rep)
@@ -192,6 +196,8 @@ func (r *Runner) window(ctx context.Context, sourceID string, w provider.Window)
 	if w.Until.IsZero() {
 		w.Until = time.Now()
 	}
+	// A dry run is reported, never a watermark: the next run still covers
+	// its window.
 	if w.Since.IsZero() {
 		var last *time.Time
 		if err := r.pool.QueryRow(ctx, watermarkSQL, sourceID).Scan(&last); err != nil {
@@ -229,6 +235,9 @@ func (r *Runner) run(ctx context.Context, api provider.API, rep *Report) error {
 
 // enter hands one recovered event to ingest and records the correction.
 func (r *Runner) enter(ctx context.Context, rep *Report, f provider.Found) error {
+	if rep.Window.DryRun {
+		return r.peek(ctx, rep, f)
+	}
 	got, err := r.entry.Reconcile(ctx, rep.SourceID, f)
 	if err != nil {
 		return fmt.Errorf("enter recovered event: %w", err)
@@ -241,6 +250,25 @@ func (r *Runner) enter(ctx context.Context, rep *Report, f provider.Found) error
 		return nil
 	}
 	return r.record(ctx, rep, got.EventID, outcome, &got.InboxID)
+}
+
+// peek counts, without entering it, an event the inbox does not hold.
+func (r *Runner) peek(ctx context.Context, rep *Report, f provider.Found) error {
+	got, err := r.entry.Peek(ctx, rep.SourceID, f)
+	if err != nil {
+		return fmt.Errorf("read recovered event: %w", err)
+	}
+	if got.Skipped {
+		return nil
+	}
+	var known bool
+	if err := r.pool.QueryRow(ctx, knownSQL, rep.SourceID, got.EventID).Scan(&known); err != nil {
+		return fmt.Errorf("dry run: %w", err)
+	}
+	if !known {
+		return r.record(ctx, rep, got.EventID, OutcomeRecovered, nil)
+	}
+	return nil
 }
 
 // redeliver asks the provider to redeliver what failed in the window.
@@ -288,8 +316,14 @@ func (r *Runner) fetch(ctx context.Context, api provider.API, rep *Report) error
 }
 
 // record counts one correction, persistently and in the metric.
+// A dry run's would-be corrections are reported and logged, not counted.
 func (r *Runner) record(ctx context.Context, rep *Report, eventID string, o Outcome, inboxID *int64) error {
 	rep.Corrections[o]++
+	if rep.Window.DryRun {
+		r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile would correct", slog.Int64("run_id", rep.RunID), slog.String("source_id", rep.SourceID),
+			slog.String("event_id", eventID), slog.String("outcome", string(o)))
+		return nil
+	}
 	r.metrics.corrections.WithLabelValues(string(rep.Kind), string(o)).Inc()
 	r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile correction", slog.Int64("run_id", rep.RunID), slog.String("source_id", rep.SourceID),
 		slog.String("event_id", eventID), slog.String("outcome", string(o)))

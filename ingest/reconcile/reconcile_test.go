@@ -349,3 +349,38 @@ func TestLoopReconcilesPeriodically(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A dry run reports what a run would recover, enters nothing, and leaves
+// the watermark where it was.
+func TestDryRunReportsAndEntersNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	// Older than the overlap a resumed run repeats: only a watermark left
+	// alone brings them back.
+	evs := paidInvoices(4, time.Now().Add(-30*time.Minute))
+	b.stripe.Record(evs...)
+	if status := b.webhook(t, evs[0].Body(1)); status != http.StatusAccepted {
+		t.Fatalf("webhook: %d", status)
+	}
+	rep, err := b.runner.Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour), DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Corrections[reconcile.OutcomeRecovered] != 3 {
+		t.Fatalf("dry run reports %+v, want 3 to recover", rep.Corrections)
+	}
+	if n := b.count(t, `SELECT count(*) FROM inbox WHERE source_id = $1`, b.sourceID); n != 1 {
+		t.Fatalf("inbox rows after a dry run = %d, want 1", n)
+	}
+	if n := b.count(t, `SELECT count(*) FROM reconcile_corrections WHERE source_id = $1`, b.sourceID); n != 0 {
+		t.Fatalf("a dry run recorded %d corrections", n)
+	}
+	next, err := b.runner.Source(ctx, b.sourceID, provider.Window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Corrections[reconcile.OutcomeRecovered] != 3 {
+		t.Fatalf("the run after a dry run recovered %+v, want 3 (the dry run moved no watermark)", next.Corrections)
+	}
+}

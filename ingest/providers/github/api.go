@@ -144,6 +144,10 @@ func (a api) Redeliver(ctx context.Context, w provider.Window) ([]string, error)
 		if st.ok {
 			continue
 		}
+		if w.DryRun {
+			asked = append(asked, guid)
+			continue
+		}
 		_, _, err := a.client.Apps.RedeliverHookDelivery(ctx, st.latest)
 		var accepted *gh.AcceptedError
 		if err != nil && !errors.As(err, &accepted) {
