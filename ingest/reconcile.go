@@ -37,22 +37,9 @@ type Reconciled struct {
 // not authenticated by a signature: the caller fetched it from the
 // provider with the source's credentials. Nothing is written to effects.
 func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Found) (Reconciled, error) {
-	src, err := s.sources.get(ctx, sourceID)
-	if err != nil {
-		return Reconciled{}, fmt.Errorf("%w: %w", ErrNotReconcilable, err)
-	}
-	if src.Scheme.Read == nil {
-		return Reconciled{}, fmt.Errorf("%w: kind %s", ErrNotReconcilable, src.Kind)
-	}
-	if err := s.cfg.Shape.check(f.Body); err != nil {
-		return Reconciled{}, fmt.Errorf("recovered event: %w", err)
-	}
-	pe, err := readEvent(src, f.Header, f.Body, s.catalogue)
-	if err != nil {
-		return Reconciled{}, fmt.Errorf("recovered event: %w", err)
-	}
-	if pe.Entry == nil {
-		return Reconciled{EventID: pe.ID, Skipped: true}, nil
+	src, pe, err := s.readRecovered(ctx, sourceID, f)
+	if err != nil || pe.Entry == nil {
+		return Reconciled{EventID: pe.ID, Skipped: err == nil}, err
 	}
 	d := s.delivery(src, pe, f.Body, "", time.Now())
 	if d.Headers != nil {
@@ -72,18 +59,32 @@ func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Fou
 // Peek reads an event reconciliation found as Reconcile would, and stores
 // nothing: a dry run's question "is it new?" is then answered by its key.
 func (s *Service) Peek(ctx context.Context, sourceID string, f provider.Found) (Reconciled, error) {
+	_, pe, err := s.readRecovered(ctx, sourceID, f)
+	if err != nil {
+		return Reconciled{}, err
+	}
+	return Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}, nil
+}
+
+// readRecovered reads a recovered event with its source's provider, within
+// the same bounds as a webhook's body. Entry is nil for a type the
+// catalogue does not handle.
+func (s *Service) readRecovered(ctx context.Context, sourceID string, f provider.Found) (*source, providerEvent, error) {
 	src, err := s.sources.get(ctx, sourceID)
 	if err != nil {
-		return Reconciled{}, fmt.Errorf("%w: %w", ErrNotReconcilable, err)
+		return nil, providerEvent{}, fmt.Errorf("%w: %w", ErrNotReconcilable, err)
 	}
 	if src.Scheme.Read == nil {
-		return Reconciled{}, fmt.Errorf("%w: kind %s", ErrNotReconcilable, src.Kind)
+		return nil, providerEvent{}, fmt.Errorf("%w: kind %s", ErrNotReconcilable, src.Kind)
+	}
+	if err := s.cfg.Shape.check(f.Body); err != nil {
+		return nil, providerEvent{}, fmt.Errorf("recovered event: %w", err)
 	}
 	pe, err := readEvent(src, f.Header, f.Body, s.catalogue)
 	if err != nil {
-		return Reconciled{}, fmt.Errorf("recovered event: %w", err)
+		return nil, providerEvent{}, fmt.Errorf("recovered event: %w", err)
 	}
-	return Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}, nil
+	return src, pe, nil
 }
 
 // contentSum is what the inbox compares copies of one event key by: the
