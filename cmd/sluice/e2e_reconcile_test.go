@@ -33,7 +33,7 @@ func setAPICredentials(t *testing.T, g *Globals, sourceID, creds string) {
 	}
 }
 
-// Scenario 1 and invariant 10: Stripe recorded paid invoices while the
+// Scenario 1 and invariant 10: Stripe recorded 50 paid invoices while the
 // endpoint was down. `sluice reconcile --since` enters them through the
 // inbox and the outbox; the pipeline grants each once; the webhooks that
 // arrive afterwards, rendered with other delivery metadata, are 200
@@ -46,7 +46,7 @@ func TestReconcileGrantsMissedInvoicesOnceAndLateWebhooksAreDuplicates(t *testin
 	api := stripetest.New(t)
 	setAPICredentials(t, g, f.sourceID, fmt.Sprintf(`{"secret_key":"rk_test_%s","api_base":%q}`, testenv.RandomSuffix(), api.URL))
 
-	const invoices = 5
+	const invoices = 50
 	s := testenv.RandomSuffix()
 	evs := make([]stripetest.Event, invoices)
 	ids := make([]string, invoices)
