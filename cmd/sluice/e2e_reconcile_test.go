@@ -21,6 +21,19 @@ import (
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
+// commandGlobals are what a command run against the suite's pipeline needs.
+func commandGlobals() *Globals {
+	return &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+}
+
+// withAPI gives the source a fake GitHub API for its App.
+func (gh githubSource) withAPI(t *testing.T, g *Globals) *githubtest.API {
+	t.Helper()
+	api := githubtest.New(t)
+	setAPICredentials(t, g, gh.id, api.Credentials())
+	return api
+}
+
 // setAPICredentials stores credentials through the command operators run.
 func setAPICredentials(t *testing.T, g *Globals, sourceID, creds string) {
 	t.Helper()
@@ -42,7 +55,7 @@ func TestReconcileGrantsMissedInvoicesOnceAndLateWebhooksAreDuplicates(t *testin
 	t.Parallel()
 	f := newTenant(t)
 	ctx := context.Background()
-	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+	g := commandGlobals()
 	api := stripetest.New(t)
 	setAPICredentials(t, g, f.sourceID, fmt.Sprintf(`{"secret_key":"rk_test_%s","api_base":%q}`, testenv.RandomSuffix(), api.URL))
 
@@ -113,9 +126,8 @@ func TestReconcileRedeliversExactlyTheFailedGitHubDeliveries(t *testing.T) {
 	t.Parallel()
 	gh := newGitHubSource(t)
 	ctx := context.Background()
-	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
-	api := githubtest.New(t)
-	setAPICredentials(t, g, gh.id, api.Credentials())
+	g := commandGlobals()
+	api := gh.withAPI(t, g)
 	api.Redeliver = func(d githubtest.Delivery) int {
 		return postHeaders(t, gh.id, d.Body, map[string]string{
 			"X-GitHub-Event": d.Event, "X-GitHub-Delivery": d.GUID, "X-Hub-Signature-256": signature.SignGitHub(gh.secret, d.Body)})
@@ -219,7 +231,7 @@ func (s standardSource) send(t *testing.T, body []byte) string {
 func TestReconcileAppliesAStuckVerificationsFinalState(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+	g := commandGlobals()
 	decided := time.Now().Add(-3 * time.Hour).UTC().Truncate(time.Second)
 	src := newStandardSource(t, g, func(id string) string {
 		return fmt.Sprintf(`{"id":%q,"status":"approved","updated_at":%q}`, id, decided.Format(time.RFC3339))
@@ -264,7 +276,7 @@ func TestReconcileAppliesAStuckVerificationsFinalState(t *testing.T) {
 func TestReconcileGivesFeedbackWithoutItsWebhookOneAlert(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	g := &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
+	g := commandGlobals()
 	created := time.Now().Add(-2 * time.Hour).UTC().Truncate(time.Second)
 	project := "proj_" + testenv.RandomSuffix()
 	src := newStandardSource(t, g, func(id string) string {
@@ -291,5 +303,49 @@ func TestReconcileGivesFeedbackWithoutItsWebhookOneAlert(t *testing.T) {
 	waitGroupPast(t, suite.topics.Resource("feedback"), recordsFor(t, suite.topics.Resource("feedback"), 1, recovered)...)
 	if n := count(t, `SELECT count(*) FROM feedback_alerts WHERE source_id = $1 AND feedback_id = $2 AND operation = 'initial-alert'`, src.id, fb); n != 1 {
 		t.Fatalf("initial alerts = %d, want 1", n)
+	}
+}
+
+// Scenario 3's tie: a suspend and an unsuspend of one installation with the
+// same updated_at; the later arrival (unsuspend) won. GitHub's state says
+// suspended: reconciliation fetches the installation and its state decides.
+func TestReconcileDecidesAnEqualUpdatedAtTieByGitHubsState(t *testing.T) {
+	t.Parallel()
+	gh := newGitHubSource(t)
+	ctx := context.Background()
+	g := commandGlobals()
+	api := gh.withAPI(t, g)
+	id := newInstallationID()
+	at := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	api.SetInstallation(githubtest.Installation{ID: id, Suspended: true, UpdatedAt: at, AccountID: 42, AccountName: "octo"})
+
+	s := testenv.RandomSuffix()
+	for i, action := range []string{"suspend", "unsuspend"} {
+		body := fmt.Appendf(nil, `{"action":%q,"installation":{"id":%d,"account":{"id":42,"login":"octo","type":"Organization"},"updated_at":%q},"sender":{"login":"octocat"}}`,
+			action, id, at.Format(time.RFC3339))
+		gh.send(t, fmt.Sprintf("tie-%s-%d", s, i), body)
+	}
+	if state, _ := gh.installation(t, id); state != "active" {
+		t.Fatalf("before reconcile: %s, want active (the later arrival of the tie)", state)
+	}
+
+	run := &ReconcileRunCmd{Source: gh.id, Since: time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)}
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	var fetched string
+	if err := suite.pool.QueryRow(ctx, `SELECT event_id FROM inbox WHERE source_id = $1 AND event_id LIKE 'sluice-reconcile-%'`, gh.id).Scan(&fetched); err != nil {
+		t.Fatalf("no fetched installation state entered: %v", err)
+	}
+	waitGroupPast(t, suite.topics.Resource("installations"), recordsFor(t, suite.topics.Resource("github"), 1, fetched)...)
+	if state, version := gh.installation(t, id); state != "suspended" || !version.Equal(at) {
+		t.Fatalf("after reconcile: %s at %s, want suspended at %s (GitHub's state)", state, version, at)
+	}
+	// The tie is still in the inbox; fetching the same state again enters nothing.
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1`, gh.id); n != 3 {
+		t.Fatalf("inbox rows = %d, want 3", n)
 	}
 }

@@ -2,10 +2,15 @@ package github
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	gh "github.com/google/go-github/v88/github"
@@ -81,8 +86,8 @@ func (Provider) OpenAPI(raw []byte, client *http.Client) (provider.API, error) {
 
 // api is GitHub's API for an App. GitHub keeps an App's hook deliveries
 // for 3 days (7 on Enterprise Server) and redelivers one on request with
-// the same X-GitHub-Delivery, which is all reconciliation needs: it never
-// lists events itself.
+// the same X-GitHub-Delivery; it lists no events. An installation's state
+// can be fetched, which decides ties.
 type api struct {
 	client *gh.Client
 }
@@ -91,8 +96,41 @@ func (api) Events(context.Context, provider.Window) ([]provider.Found, error) {
 	return nil, provider.ErrNotOffered
 }
 
-func (api) State(context.Context, string) (provider.Found, error) {
-	return provider.Found{}, provider.ErrNotOffered
+// State fetches an installation (GET /app/installations/{id}) and enters
+// it as the installation event its state stands for (suspend or
+// unsuspend), versioned by its updated_at, under a delivery id derived
+// from the installation, state and version. Accepted after the webhooks
+// it stands beside, it decides a tie of equal updated_at between them:
+// GitHub's state, not the order deliveries came in, has the last word.
+func (a api) State(ctx context.Context, objectID string) (provider.Found, error) {
+	id, err := strconv.ParseInt(objectID, 10, 64)
+	if err != nil {
+		return provider.Found{}, fmt.Errorf("github installation id %q: %w", objectID, err)
+	}
+	inst, _, err := a.client.Apps.GetInstallation(ctx, id)
+	if err != nil {
+		return provider.Found{}, fmt.Errorf("get github installation %d: %w", id, err)
+	}
+	action := "unsuspend"
+	if inst.SuspendedAt != nil {
+		action = "suspend"
+	}
+	updated := inst.GetUpdatedAt().UTC().Format(time.RFC3339)
+	acct := inst.GetAccount()
+	body, err := json.Marshal(map[string]any{
+		"action": action,
+		"installation": map[string]any{"id": id, "updated_at": updated, "suspended_at": inst.SuspendedAt,
+			"account": map[string]any{"id": acct.GetID(), "login": acct.GetLogin(), "type": acct.GetType()}},
+		"sender": map[string]any{"login": "sluice-reconcile"},
+	})
+	if err != nil {
+		return provider.Found{}, err
+	}
+	sum := sha256.Sum256([]byte(objectID + "\x00" + action + "\x00" + updated))
+	h := http.Header{}
+	h.Set("X-GitHub-Event", "installation")
+	h.Set("X-GitHub-Delivery", "sluice-reconcile-"+hex.EncodeToString(sum[:16]))
+	return provider.Found{Header: h, Body: body}, nil
 }
 
 // Redeliver pages through the App's deliveries, newest first, down to

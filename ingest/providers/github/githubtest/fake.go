@@ -45,10 +45,11 @@ type API struct {
 	// send again, and returns the status the endpoint answered.
 	Redeliver func(d Delivery) int
 
-	mu         sync.Mutex
-	deliveries []Delivery // oldest first
-	redelivery []string   // GUIDs asked, in order
-	nextID     int64
+	mu            sync.Mutex
+	installations map[int64]Installation
+	deliveries    []Delivery // oldest first
+	redelivery    []string   // GUIDs asked, in order
+	nextID        int64
 }
 
 // New starts a fake GitHub API for an App with a fresh key.
@@ -68,6 +69,26 @@ func (a *API) Credentials() string {
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(a.Key)})
 	b, _ := json.Marshal(map[string]any{"app_id": a.AppID, "private_key": string(pemKey), "api_base": a.URL})
 	return string(b)
+}
+
+// Installation is an installation's current state, as GET
+// /app/installations/{id} shows it.
+type Installation struct {
+	ID          int64
+	Suspended   bool
+	UpdatedAt   time.Time
+	AccountID   int64
+	AccountName string
+}
+
+// SetInstallation records an installation's current state.
+func (a *API) SetInstallation(in Installation) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.installations == nil {
+		a.installations = map[int64]Installation{}
+	}
+	a.installations[in.ID] = in
 }
 
 // Record adds delivery attempts GitHub made; ids are assigned.
@@ -109,9 +130,29 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/app/hook/deliveries/") && strings.HasSuffix(r.URL.Path, "/attempts"):
 		id, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/app/hook/deliveries/"), "/attempts"), 10, 64)
 		a.redeliver(w, id)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/app/installations/"):
+		id, _ := strconv.ParseInt(strings.TrimPrefix(r.URL.Path, "/app/installations/"), 10, 64)
+		a.installation(w, id)
 	default:
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
 	}
+}
+
+func (a *API) installation(w http.ResponseWriter, id int64) {
+	a.mu.Lock()
+	in, ok := a.installations[id]
+	a.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	doc := map[string]any{"id": in.ID, "updated_at": in.UpdatedAt.UTC().Format(time.RFC3339), "suspended_at": nil,
+		"account": map[string]any{"id": in.AccountID, "login": in.AccountName, "type": "Organization"}}
+	if in.Suspended {
+		doc["suspended_at"] = in.UpdatedAt.UTC().Format(time.RFC3339)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(doc)
 }
 
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
