@@ -26,6 +26,14 @@ func commandGlobals() *Globals {
 	return &Globals{DatabaseURL: suite.databaseURL, SecretKey: suite.secretKey, TopicPrefix: suite.topics.Prefix}
 }
 
+// withStripeAPI gives the fixture's Stripe source a fake Stripe API.
+func (f tenantFixture) withStripeAPI(t *testing.T, g *Globals) *stripetest.API {
+	t.Helper()
+	api := stripetest.New(t)
+	setAPICredentials(t, g, f.sourceID, fmt.Sprintf(`{"secret_key":"rk_test_%s","api_base":%q}`, testenv.RandomSuffix(), api.URL))
+	return api
+}
+
 // withAPI gives the source a fake GitHub API for its App.
 func (gh githubSource) withAPI(t *testing.T, g *Globals) *githubtest.API {
 	t.Helper()
@@ -56,8 +64,7 @@ func TestReconcileGrantsMissedInvoicesOnceAndLateWebhooksAreDuplicates(t *testin
 	f := newTenant(t)
 	ctx := context.Background()
 	g := commandGlobals()
-	api := stripetest.New(t)
-	setAPICredentials(t, g, f.sourceID, fmt.Sprintf(`{"secret_key":"rk_test_%s","api_base":%q}`, testenv.RandomSuffix(), api.URL))
+	api := f.withStripeAPI(t, g)
 
 	const invoices = 50
 	s := testenv.RandomSuffix()
@@ -347,5 +354,50 @@ func TestReconcileDecidesAnEqualUpdatedAtTieByGitHubsState(t *testing.T) {
 	}
 	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1`, gh.id); n != 3 {
 		t.Fatalf("inbox rows = %d, want 3", n)
+	}
+}
+
+// A refund in Stripe's basil shape names its payment intent, not its
+// invoice; when the invoice_payment.paid that links them never came, the
+// refund waits. Reconciliation asks Stripe for the payment intent's invoice
+// payment and enters it: the link releases the refund, which reverses the
+// grant once.
+func TestReconcileResolvesARefundWaitingForItsInvoice(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	ctx := context.Background()
+	g := commandGlobals()
+	api := f.withStripeAPI(t, g)
+	s := testenv.RandomSuffix()
+	inv, pi := "in_w"+s, "pi_w"+s
+	api.RecordInvoicePayment(stripetest.InvoicePayment{ID: "inpay_w" + s, Invoice: inv, PaymentIntent: pi, Charge: "ch_" + pi,
+		AmountPaid: 1000, PaidAt: time.Now().Add(-time.Hour)})
+
+	paid, refund := "evt_paid_w"+s, "evt_refund_w"+s
+	for _, step := range []struct{ name, id string }{{"invoice.paid", paid}, {"charge.refunded", refund}} {
+		if code := f.sendSigned(t, f.stripeExample(t, step.name, step.id, inv, pi)); code != http.StatusAccepted {
+			t.Fatalf("%s: status %d", step.name, code)
+		}
+	}
+	refundID := refund + "_3RChargeRefundedExample"
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1 AND event_id = $2 AND status = 'waiting'`, f.sourceID, refundID); n != 1 {
+		t.Fatalf("refund before reconcile: %d waiting rows, want 1", n)
+	}
+
+	run := &ReconcileRunCmd{Source: f.sourceID, Since: time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)}
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	recs := recordsFor(t, suite.topics.Resource("invoices"), 2, paid+"_1RInvoicePaidExample", refundID)
+	waitConsumed(t, recs...)
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1 AND event_id = $2 AND status = 'published' AND object_id = $3`,
+		f.sourceID, refundID, inv); n != 1 {
+		t.Fatalf("refund after reconcile: not published for %s", inv)
+	}
+	if n := count(t, `SELECT count(*) FROM credit_reversals WHERE tenant_id = $1 AND object_id = $2`, f.tenantID, inv); n != 1 {
+		t.Fatalf("reversals = %d, want 1", n)
+	}
+	if b := f.balance(t); b != 0 {
+		t.Fatalf("balance = %d, want 0", b)
 	}
 }

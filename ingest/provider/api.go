@@ -43,8 +43,13 @@ type API interface {
 	State(ctx context.Context, objectID string) (Found, error)
 }
 
-// ErrNotOffered: the provider's API has no such operation.
-var ErrNotOffered = errors.New("provider API does not offer this")
+var (
+	// ErrNotOffered: the provider's API has no such operation.
+	ErrNotOffered = errors.New("provider API does not offer this")
+	// ErrNotFound: the provider knows no such object, or State cannot look
+	// one of its kind up; reconciliation moves on to the next.
+	ErrNotFound = errors.New("provider API has no such object")
+)
 
 // Window is the time a reconciliation covers, [Since, Until).
 type Window struct {

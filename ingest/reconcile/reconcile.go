@@ -301,8 +301,12 @@ func (r *Runner) fetch(ctx context.Context, api provider.API, rep *Report) error
 	}
 	for _, id := range ids {
 		f, err := api.State(ctx, id)
-		if errors.Is(err, provider.ErrNotOffered) {
+		switch {
+		case errors.Is(err, provider.ErrNotOffered):
 			return nil
+		case errors.Is(err, provider.ErrNotFound):
+			r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile candidate not found", slog.String("source_id", rep.SourceID), slog.String("object_id", id))
+			continue
 		}
 		if err != nil {
 			return err

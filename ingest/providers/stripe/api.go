@@ -2,6 +2,8 @@ package stripe
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,8 +106,52 @@ func (api) Redeliver(context.Context, provider.Window) ([]string, error) {
 	return nil, provider.ErrNotOffered
 }
 
-func (api) State(context.Context, string) (provider.Found, error) {
-	return provider.Found{}, provider.ErrNotOffered
+// State resolves a payment an event names without its invoice (a refund
+// from API version basil on waits for that link): it lists the invoice
+// payments of the payment intent (GET /v1/invoice_payments) and enters the
+// first paid one as the invoice_payment.paid event that links them, under
+// an id derived from the invoice payment. Other objects are not looked up.
+func (a api) State(ctx context.Context, objectID string) (provider.Found, error) {
+	if !strings.HasPrefix(objectID, "pi_") {
+		// Stripe lists invoice payments by payment intent only.
+		return provider.Found{}, provider.ErrNotFound
+	}
+	params := &stripego.InvoicePaymentListParams{Status: stripego.String("paid"),
+		Payment: &stripego.InvoicePaymentListPaymentParams{Type: stripego.String("payment_intent"), PaymentIntent: stripego.String(objectID)}}
+	for ip, err := range a.client.V1InvoicePayments.List(ctx, params) {
+		if err != nil {
+			return provider.Found{}, fmt.Errorf("list stripe invoice payments of %s: %w", objectID, err)
+		}
+		if ip.Invoice == nil {
+			continue
+		}
+		return invoicePaymentPaid(ip, objectID)
+	}
+	return provider.Found{}, provider.ErrNotFound
+}
+
+// invoicePaymentPaid is the event Stripe sent, or would have, when the
+// invoice payment was paid.
+func invoicePaymentPaid(ip *stripego.InvoicePayment, paymentIntent string) (provider.Found, error) {
+	created := ip.Created
+	if ip.StatusTransitions != nil && ip.StatusTransitions.PaidAt > 0 {
+		created = ip.StatusTransitions.PaidAt
+	}
+	payment := map[string]any{"type": "payment_intent", "payment_intent": paymentIntent}
+	if ip.Payment != nil && ip.Payment.Charge != nil {
+		payment["charge"] = ip.Payment.Charge.ID
+	}
+	sum := sha256.Sum256([]byte("invoice_payment.paid\x00" + ip.ID))
+	body, err := json.Marshal(map[string]any{
+		"id": "sluice_reconcile_" + hex.EncodeToString(sum[:16]), "object": "event", "type": "invoice_payment.paid",
+		"created": created, "livemode": ip.Livemode,
+		"data": map[string]any{"object": map[string]any{"id": ip.ID, "object": "invoice_payment", "invoice": ip.Invoice.ID,
+			"status": ip.Status, "amount_paid": ip.AmountPaid, "payment": payment}},
+	})
+	if err != nil {
+		return provider.Found{}, err
+	}
+	return provider.Found{Header: http.Header{}, Body: body}, nil
 }
 
 // compared is what identifies a Stripe event: Stripe renders one event

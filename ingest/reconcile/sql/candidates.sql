@@ -6,7 +6,10 @@
 --    alert;
 --  * GitHub installations whose stored version ties with another event of
 --    theirs received since $3 (equal updated_at): arrival order decided
---    it, GitHub's state should.
+--    it, GitHub's state should;
+--  * the payments named by events waiting for a link to their object (a
+--    Stripe refund whose payment intent no invoice payment linked yet),
+--    their first candidate id.
 -- Reads the consumers' projections and the inbox; writes nothing.
 SELECT verification_id FROM verifications
 WHERE source_id = $1 AND NOT final AND version_time < now() - $2::interval
@@ -24,5 +27,8 @@ WHERE g.source_id = $1 AND NOT g.final
                 AND i.object_id = g.installation_id AND i.event_time = g.version_time
                 AND i.id IS DISTINCT FROM g.version_inbox_id AND i.received_at >= $3
                 AND i.event_type LIKE 'installation.%')
+UNION
+SELECT w.via[1] FROM inbox_waiting w
+WHERE w.source_id = $1 AND cardinality(w.via) > 0
 ORDER BY 1
 LIMIT $4

@@ -35,11 +35,28 @@ func (e Event) Body(pendingWebhooks int) []byte {
 	return b
 }
 
+// InvoicePayment links a payment intent to the invoice it paid.
+type InvoicePayment struct {
+	ID, Invoice, PaymentIntent, Charge string
+	AmountPaid                         int64
+	PaidAt                             time.Time
+}
+
+func (p InvoicePayment) json() []byte {
+	b, _ := json.Marshal(map[string]any{
+		"id": p.ID, "object": "invoice_payment", "invoice": p.Invoice, "status": "paid", "amount_paid": p.AmountPaid,
+		"created": p.PaidAt.Unix(), "livemode": false, "status_transitions": map[string]any{"paid_at": p.PaidAt.Unix()},
+		"payment": map[string]any{"type": "payment_intent", "payment_intent": p.PaymentIntent, "charge": p.Charge},
+	})
+	return b
+}
+
 // API is the fake. Its zero value is not usable: call New.
 type API struct {
 	*httptest.Server
-	mu     sync.Mutex
-	events []Event // oldest first
+	mu       sync.Mutex
+	events   []Event // oldest first
+	payments []InvoicePayment
 	// throttle answers the next requests 429 with Retry-After: 1.
 	throttle int
 	requests int
@@ -58,6 +75,13 @@ func (a *API) Record(evs ...Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.events = append(a.events, evs...)
+}
+
+// RecordInvoicePayment adds invoice payments to the account.
+func (a *API) RecordInvoicePayment(ps ...InvoicePayment) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.payments = append(a.payments, ps...)
 }
 
 // Throttle makes the next n requests answer 429 with Retry-After: 1.
@@ -87,15 +111,35 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"type":"rate_limit_error"}}`, http.StatusTooManyRequests)
 		return
 	}
-	if r.Method != http.MethodGet || r.URL.Path != "/v1/events" || r.Header.Get("Authorization") == "" {
+	switch {
+	case r.Method != http.MethodGet || r.Header.Get("Authorization") == "":
 		http.Error(w, `{"error":{"type":"invalid_request_error"}}`, http.StatusNotFound)
-		return
+	case r.URL.Path == "/v1/events":
+		a.listEvents(w, r)
+	case r.URL.Path == "/v1/invoice_payments":
+		a.listInvoicePayments(w, r)
+	default:
+		http.Error(w, `{"error":{"type":"invalid_request_error"}}`, http.StatusNotFound)
 	}
+}
+
+func (a *API) listInvoicePayments(w http.ResponseWriter, r *http.Request) {
+	pi := r.URL.Query().Get("payment[payment_intent]")
+	var page [][]byte
+	for _, p := range a.payments {
+		if p.PaymentIntent == pi {
+			page = append(page, p.json())
+		}
+	}
+	writeList(w, "/v1/invoice_payments", false, page)
+}
+
+func (a *API) listEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	gte, _ := strconv.ParseInt(q.Get("created[gte]"), 10, 64)
 	lt, _ := strconv.ParseInt(q.Get("created[lt]"), 10, 64)
 	types := q["types[]"]
-	var page []json.RawMessage
+	var page [][]byte
 	hasMore, started := false, q.Get("starting_after") == ""
 	// Newest first, as Stripe lists.
 	for i := len(a.events) - 1; i >= 0; i-- {
@@ -114,8 +158,13 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		page = append(page, e.Body(0))
 	}
+	writeList(w, "/v1/events", hasMore, page)
+}
+
+// writeList answers a Stripe list object.
+func writeList(w http.ResponseWriter, url string, hasMore bool, page [][]byte) {
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"object":"list","url":"/v1/events","has_more":%t,"data":[`, hasMore)
+	fmt.Fprintf(w, `{"object":"list","url":%q,"has_more":%t,"data":[`, url, hasMore)
 	for i, b := range page {
 		if i > 0 {
 			w.Write([]byte(","))
