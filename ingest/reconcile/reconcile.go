@@ -68,9 +68,10 @@ type Config struct {
 	StaleAfter time.Duration
 	// MaxFetches bounds the objects one run fetches one by one. Default 500.
 	MaxFetches int
-	// HTTPClient calls the providers' APIs. Default: a 30 s timeout per
-	// request. Its transport is wrapped so that 429 (after Retry-After),
-	// 5xx and network errors are retried with backoff and jitter.
+	// HTTPClient calls the providers' APIs. Its Timeout (default 30 s)
+	// bounds each attempt; its transport is wrapped so that 429 (after
+	// Retry-After), 5xx and network errors of reads are retried with
+	// backoff and jitter.
 	HTTPClient *http.Client
 }
 
@@ -85,7 +86,10 @@ func (c Config) WithDefaults() Config {
 	if c.HTTPClient != nil {
 		client = *c.HTTPClient
 	}
-	client.Transport = newRetrying(client.Transport)
+	// The timeout moves into the transport, per attempt: on the client it
+	// would bound an attempt and its retries together.
+	client.Transport = newRetrying(client.Transport, cmp.Or(client.Timeout, 30*time.Second))
+	client.Timeout = 0
 	c.HTTPClient = &client
 	return c
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -14,23 +15,27 @@ import (
 // exponential backoff and jitter. Provider clients that retry on their own
 // (stripe-go retries 5xx and network errors, not 429) then see fewer
 // failures, never more.
+//
+// Each attempt has its own timeout (perTry), so waiting out a Retry-After
+// never eats the next attempt's time; the caller's context bounds them all.
 type retrying struct {
 	next     http.RoundTripper
 	attempts int
 	base     time.Duration
 	maxWait  time.Duration
+	perTry   time.Duration
 }
 
-func newRetrying(next http.RoundTripper) *retrying {
+func newRetrying(next http.RoundTripper, perTry time.Duration) *retrying {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return &retrying{next: next, attempts: 5, base: 200 * time.Millisecond, maxWait: 30 * time.Second}
+	return &retrying{next: next, attempts: 5, base: 200 * time.Millisecond, maxWait: 30 * time.Second, perTry: perTry}
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 1; ; attempt++ {
-		resp, err := t.next.RoundTrip(req)
+		resp, err := t.try(req)
 		wait, retry := t.decide(req, resp, err, attempt)
 		if !retry {
 			return resp, err
@@ -50,6 +55,29 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// try is one attempt within perTry, reading the body included.
+func (t *retrying) try(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.perTry)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // decide says whether to try again, and after how long.
