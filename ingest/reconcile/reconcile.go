@@ -73,6 +73,12 @@ type Config struct {
 	// Retry-After), 5xx and network errors of reads are retried with
 	// backoff and jitter.
 	HTTPClient *http.Client
+	// Budget is how many requests a source's API may be sent per clock
+	// hour, by all instances together (counted in Postgres), retries
+	// included. Beyond it a run stops with ErrBudget and the next resumes
+	// from the same watermark. Default 1000: a tenth of GitHub's 5,000 an
+	// hour for an App, far under Stripe's 100 a second.
+	Budget int
 }
 
 // WithDefaults fills unset fields.
@@ -82,16 +88,23 @@ func (c Config) WithDefaults() Config {
 	c.Every = cmp.Or(c.Every, 15*time.Minute)
 	c.StaleAfter = cmp.Or(c.StaleAfter, 24*time.Hour)
 	c.MaxFetches = cmp.Or(c.MaxFetches, 500)
-	client := http.Client{Timeout: 30 * time.Second}
-	if c.HTTPClient != nil {
-		client = *c.HTTPClient
+	c.Budget = cmp.Or(c.Budget, 1000)
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
-	// The timeout moves into the transport, per attempt: on the client it
-	// would bound an attempt and its retries together.
-	client.Transport = newRetrying(client.Transport, cmp.Or(client.Timeout, 30*time.Second))
-	client.Timeout = 0
-	c.HTTPClient = &client
 	return c
+}
+
+// client is the HTTP client of one source's API: every attempt, retries
+// included, is drawn from the source's shared budget, and retried as the
+// transport decides. The timeout moves into the transport, per attempt: on
+// the client it would bound an attempt and its retries together.
+func (r *Runner) client(sourceID string) *http.Client {
+	client := *r.cfg.HTTPClient
+	budget := &budgeted{next: client.Transport, pool: r.pool, sourceID: sourceID, limit: r.cfg.Budget}
+	client.Transport = newRetrying(budget, cmp.Or(client.Timeout, 30*time.Second))
+	client.Timeout = 0
+	return &client
 }
 
 // Entry is where recovered events go in: ingest's Service.
@@ -164,7 +177,7 @@ func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window)
 	if !ok {
 		return rep, fmt.Errorf("a %s source has no provider API to reconcile against", kind)
 	}
-	api, err := rec.OpenAPI(creds, r.cfg.HTTPClient)
+	api, err := rec.OpenAPI(creds, r.client(sourceID))
 	if err != nil {
 		return rep, err
 	}

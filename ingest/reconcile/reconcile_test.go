@@ -384,3 +384,31 @@ func TestDryRunReportsAndEntersNothing(t *testing.T) {
 		t.Fatalf("the run after a dry run recovered %+v, want 3 (the dry run moved no watermark)", next.Corrections)
 	}
 }
+
+// A source's API budget is shared by every instance: once a run spent it,
+// the run stops with ErrBudget (its window is not passed), and another
+// instance's run is refused before it sends anything.
+func TestAPIBudgetIsSharedByInstances(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.stripe.Record(paidInvoices(35, time.Now().Add(-time.Minute))...) // 4 pages
+	budget := func() *reconcile.Runner {
+		return reconcile.New(reconcile.Config{Budget: 3}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
+	}
+	if _, err := budget().Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); !errors.Is(err, reconcile.ErrBudget) {
+		t.Fatalf("run past its budget: %v, want ErrBudget", err)
+	}
+	if n := b.stripe.Requests(); n != 3 {
+		t.Fatalf("Stripe got %d requests, want the budget's 3", n)
+	}
+	if _, err := budget().Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); !errors.Is(err, reconcile.ErrBudget) {
+		t.Fatalf("another instance's run: %v, want ErrBudget", err)
+	}
+	if n := b.stripe.Requests(); n != 3 {
+		t.Fatalf("Stripe got %d requests after another instance's run, want still 3", n)
+	}
+	if n := b.count(t, `SELECT count(*) FROM reconcile_runs WHERE source_id = $1 AND error <> ''`, b.sourceID); n != 2 {
+		t.Fatalf("failed runs recorded = %d, want 2", n)
+	}
+}

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -91,6 +92,8 @@ func (t *retrying) decide(req *http.Request, resp *http.Response, err error, att
 	// reads are repeated blindly. A 429 was refused, so anything is.
 	safe := req.Method == http.MethodGet || req.Method == http.MethodHead
 	switch {
+	case errors.Is(err, ErrBudget):
+		return 0, false // waiting would not refill it this hour
 	case err != nil:
 		return backoff, safe
 	case resp.StatusCode == http.StatusTooManyRequests:

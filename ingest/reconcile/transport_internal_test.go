@@ -29,8 +29,9 @@ func TestTransportHonoursRetryAfterAndRetriesTransientFaults(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	client := Config{HTTPClient: &http.Client{Timeout: 200 * time.Millisecond}}.WithDefaults().HTTPClient
-	client.Transport.(*retrying).base = 10 * time.Millisecond
+	retry := newRetrying(nil, 200*time.Millisecond)
+	retry.base = 10 * time.Millisecond
+	client := &http.Client{Transport: retry}
 
 	start := time.Now()
 	resp, err := client.Get(srv.URL + "/ok")

@@ -47,15 +47,15 @@ func (Provider) CheckAPICredentials(raw []byte) error {
 	return err
 }
 
-// OpenAPI returns a client of Stripe's API built on stripe-go, which
-// retries 429, 409 and 5xx answers and network errors with backoff and
-// jitter (MaxNetworkRetries) and pages lists itself.
+// OpenAPI returns a client of Stripe's API built on stripe-go, which pages
+// lists itself. Its own retries are off: client's transport (reconcile's)
+// is the one retry policy, and stripe-go's does not honour Retry-After.
 func (Provider) OpenAPI(raw []byte, client *http.Client) (provider.API, error) {
 	c, err := parseCredentials(raw)
 	if err != nil {
 		return nil, err
 	}
-	retries := int64(4)
+	retries := int64(0)
 	cfg := &stripego.BackendConfig{HTTPClient: client, MaxNetworkRetries: &retries, LeveledLogger: &stripego.LeveledLogger{Level: stripego.LevelNull}}
 	if c.APIBase != "" {
 		cfg.URL = stripego.String(strings.TrimRight(c.APIBase, "/"))
