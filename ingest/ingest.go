@@ -22,7 +22,6 @@
 package ingest
 
 import (
-	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -358,7 +357,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		ObjectID:   pe.ObjectID,
 		Status:     StatusUnhandled,
 		Body:       body,
-		Sum:        sha256.Sum256(body),
+		Sum:        contentSum(src.Scheme, pe.doc, body),
 		ReceivedAt: received,
 	}
 	if !pe.Time.IsZero() {

@@ -28,6 +28,7 @@ type CLI struct {
 	DLQ       DLQCmd       `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
 	Lag       LagCmd       `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
 	Replay    ReplayCmd    `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
+	Reconcile ReconcileCmd `cmd:"" help:"Ask providers' APIs for events their webhooks never delivered, and enter them like webhooks."`
 	Health    HealthCmd    `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
 }
 

@@ -18,10 +18,12 @@ import (
 
 // SourceCmd groups source administration.
 type SourceCmd struct {
-	Create       SourceCreateCmd       `cmd:"" help:"Create a source; prints its id, then its ingest URL."`
-	Kinds        SourceKindsCmd        `cmd:"" help:"List the source kinds this build knows."`
-	RotateSecret SourceRotateSecretCmd `cmd:"" name:"rotate-secret" help:"Add a new secret; the old ones stay valid for --overlap."`
-	Disable      SourceDisableCmd      `cmd:"" help:"Refuse every delivery of a source (e.g. a leaked secret)."`
+	Create              SourceCreateCmd              `cmd:"" help:"Create a source; prints its id, then its ingest URL."`
+	Kinds               SourceKindsCmd               `cmd:"" help:"List the source kinds this build knows."`
+	RotateSecret        SourceRotateSecretCmd        `cmd:"" name:"rotate-secret" help:"Add a new secret; the old ones stay valid for --overlap."`
+	Disable             SourceDisableCmd             `cmd:"" help:"Refuse every delivery of a source (e.g. a leaked secret)."`
+	SetAPICredentials   SourceSetAPICredentialsCmd   `cmd:"" name:"set-api-credentials" help:"Store the provider API credentials reconciliation uses (sealed; never printed)."`
+	ClearAPICredentials SourceClearAPICredentialsCmd `cmd:"" name:"clear-api-credentials" help:"Remove a source's provider API credentials."`
 }
 
 // SourceCreateCmd creates a source.

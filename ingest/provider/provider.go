@@ -55,6 +55,14 @@ type Scheme struct {
 	// MaxBody caps a body when the source sets no limit of its own; 0
 	// means the instance's limit.
 	MaxBody int64
+	// Compared, when set, is the part of an event's body that decides
+	// whether two copies under one event id are the same event (a
+	// duplicate) or not (a conflict). Nil: the whole body, as JSON. A kind
+	// whose provider renders one event differently per delivery (Stripe:
+	// pending_webhooks, the API version of the endpoint or of the request
+	// that listed it) compares what identifies the event instead, so the
+	// webhook that arrives after reconciliation recovered it is a duplicate.
+	Compared func(doc any) []byte
 }
 
 // Event is what a provider reads from a delivery: enough to build the event

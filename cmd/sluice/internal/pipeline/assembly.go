@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/ops"
@@ -139,6 +140,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
+	a.stages = append(a.stages, stage{name: "reconcile", run: reconcile.New(reconcile.Config{}, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg)).Loop})
 	return nil
 }
 

@@ -1,0 +1,197 @@
+package github
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	gh "github.com/google/go-github/v88/github"
+
+	"github.com/sluicehq/sluice/ingest/provider"
+)
+
+// Credentials are a GitHub App source's API credentials, as stored
+// (sealed) with the source: the App's id and private key, which sign the
+// short-lived JWTs the App's own endpoints (its hook deliveries) take.
+type Credentials struct {
+	AppID      int64  `json:"app_id"`
+	PrivateKey string `json:"private_key"` // PEM
+	// APIBase replaces https://api.github.com/: GitHub Enterprise Server
+	// (https://HOST/api/v3/), or a test server.
+	APIBase string `json:"api_base,omitempty"`
+}
+
+// Base is where the API is.
+func (c *Credentials) Base() string { return c.APIBase }
+
+func parseCredentials(raw []byte) (Credentials, error) {
+	var c Credentials
+	if err := provider.DecodeCredentials(Kind, raw, &c, `{"app_id":123,"private_key":"-----BEGIN RSA PRIVATE KEY-----..."}`); err != nil {
+		return c, err
+	}
+	if c.AppID <= 0 {
+		return c, errors.New("github API credentials: app_id must be the App's numeric id")
+	}
+	// The key is parsed now, so a bad one is refused before it is stored;
+	// the error never quotes it.
+	if _, err := ghinstallation.NewAppsTransport(http.DefaultTransport, c.AppID, []byte(c.PrivateKey)); err != nil {
+		return c, errors.New("github API credentials: private_key is not the App's PEM RSA private key")
+	}
+	return c, nil
+}
+
+// CheckAPICredentials refuses credentials that could not call GitHub as
+// the App.
+func (Provider) CheckAPICredentials(raw []byte) error {
+	_, err := parseCredentials(raw)
+	return err
+}
+
+// OpenAPI returns a client of GitHub's REST API (google/go-github)
+// authenticated as the App with JWTs minted by ghinstallation.
+func (Provider) OpenAPI(raw []byte, client *http.Client) (provider.API, error) {
+	c, err := parseCredentials(raw)
+	if err != nil {
+		return nil, err
+	}
+	next := client.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	jwt, err := ghinstallation.NewAppsTransport(next, c.AppID, []byte(c.PrivateKey))
+	if err != nil {
+		return nil, errors.New("github API credentials: private_key is not the App's PEM RSA private key")
+	}
+	withJWT := *client
+	withJWT.Transport = jwt
+	opts := []gh.ClientOptionsFunc{gh.WithHTTPClient(&withJWT)}
+	if c.APIBase != "" {
+		base := strings.TrimRight(c.APIBase, "/") + "/"
+		opts = append(opts, gh.WithURLs(&base, &base))
+	}
+	cl, err := gh.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("github client: %w", err)
+	}
+	return api{client: cl}, nil
+}
+
+// api is GitHub's API for an App. GitHub keeps an App's hook deliveries
+// for 3 days (7 on Enterprise Server) and redelivers one on request with
+// the same X-GitHub-Delivery; it lists no events. An installation's state
+// can be fetched, which decides ties.
+type api struct {
+	client *gh.Client
+}
+
+func (api) Events(context.Context, provider.Window) ([]provider.Found, error) {
+	return nil, provider.ErrNotOffered
+}
+
+// State fetches an installation (GET /app/installations/{id}) and enters
+// it as the installation event its state stands for (suspend or
+// unsuspend), versioned by its updated_at, under a delivery id derived
+// from the installation, state and version. Accepted after the webhooks
+// it stands beside, it decides a tie of equal updated_at between them:
+// GitHub's state, not the order deliveries came in, has the last word.
+func (a api) State(ctx context.Context, objectID string) (provider.Found, error) {
+	id, err := strconv.ParseInt(objectID, 10, 64)
+	if err != nil {
+		return provider.Found{}, fmt.Errorf("github installation id %q: %w", objectID, err)
+	}
+	inst, _, err := a.client.Apps.GetInstallation(ctx, id)
+	if err != nil {
+		return provider.Found{}, fmt.Errorf("get github installation %d: %w", id, err)
+	}
+	action := "unsuspend"
+	if inst.SuspendedAt != nil {
+		action = "suspend"
+	}
+	updated := inst.GetUpdatedAt().UTC().Format(time.RFC3339)
+	acct := inst.GetAccount()
+	body, err := json.Marshal(map[string]any{
+		"action": action,
+		"installation": map[string]any{"id": id, "updated_at": updated, "suspended_at": inst.SuspendedAt,
+			"account": map[string]any{"id": acct.GetID(), "login": acct.GetLogin(), "type": acct.GetType()}},
+		"sender": map[string]any{"login": "sluice-reconcile"},
+	})
+	if err != nil {
+		return provider.Found{}, err
+	}
+	sum := sha256.Sum256([]byte(objectID + "\x00" + action + "\x00" + updated))
+	h := http.Header{}
+	h.Set("X-GitHub-Event", "installation")
+	h.Set("X-GitHub-Delivery", "sluice-reconcile-"+hex.EncodeToString(sum[:16]))
+	return provider.Found{Header: h, Body: body}, nil
+}
+
+// Redeliver pages through the App's deliveries, newest first, down to
+// w.Since, and asks for a redelivery of each delivery (GUID) delivered in
+// the window that never succeeded: none of its attempts got a 2xx. A GUID
+// one attempt of which succeeded is settled, whatever its other attempts.
+func (a api) Redeliver(ctx context.Context, w provider.Window) ([]string, error) {
+	type attempts struct {
+		latest int64 // the newest attempt's id: the one to redeliver
+		ok     bool
+	}
+	byGUID := map[string]*attempts{}
+	var order []string
+	opts := &gh.ListCursorOptions{PerPage: 100}
+	for {
+		page, resp, err := a.client.Apps.ListHookDeliveries(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list github app hook deliveries: %w", err)
+		}
+		older := false
+		for _, d := range page {
+			at := d.GetDeliveredAt().Time
+			if at.Before(w.Since) {
+				older = true
+				break
+			}
+			if !w.Until.IsZero() && !at.Before(w.Until) {
+				continue
+			}
+			guid := d.GetGUID()
+			st, seen := byGUID[guid]
+			if !seen {
+				st = &attempts{latest: d.GetID()}
+				byGUID[guid] = st
+				order = append(order, guid)
+			}
+			if code := d.GetStatusCode(); code >= 200 && code < 300 {
+				st.ok = true
+			}
+		}
+		if older || resp.Cursor == "" || len(page) == 0 {
+			break
+		}
+		opts.Cursor = resp.Cursor
+	}
+	var asked []string
+	for _, guid := range order {
+		st := byGUID[guid]
+		if st.ok {
+			continue
+		}
+		if w.DryRun {
+			asked = append(asked, guid)
+			continue
+		}
+		_, _, err := a.client.Apps.RedeliverHookDelivery(ctx, st.latest)
+		var accepted *gh.AcceptedError
+		if err != nil && !errors.As(err, &accepted) {
+			return asked, fmt.Errorf("redeliver github delivery %s: %w", guid, err)
+		}
+		asked = append(asked, guid)
+	}
+	return asked, nil
+}
