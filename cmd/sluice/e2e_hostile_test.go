@@ -98,6 +98,29 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 	if status, body := readyz(); status != http.StatusServiceUnavailable || !strings.Contains(body, idC) {
 		t.Fatalf("readyz after a secret was sealed with a key the process lacks: %d %s, want 503 naming %s", status, body, idC)
 	}
+
+	// API credentials are sealed with the same ring and checked alike.
+	if _, err := pool.Exec(ctx, `DELETE FROM source_secrets WHERE key_id = $1`, idC); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := readyz(); status != http.StatusOK {
+		t.Fatalf("readyz once the foreign secret is gone: %d %s", status, body)
+	}
+	ringD, _ := keyring.Parse(newKey(t))
+	var src string
+	if err := pool.QueryRow(ctx, `SELECT source_id::text FROM source_secrets LIMIT 1`).Scan(&src); err != nil {
+		t.Fatal(err)
+	}
+	if err := (tenancy.Store{Pool: pool, Ring: ringD}).SetAPICredentials(ctx, src, []byte(`{"secret_key":"rk_test_x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var idD string
+	if err := pool.QueryRow(ctx, `SELECT key_id FROM source_api_credentials WHERE source_id = $1`, src).Scan(&idD); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := readyz(); status != http.StatusServiceUnavailable || !strings.Contains(body, idD) {
+		t.Fatalf("readyz after API credentials were sealed with a key the process lacks: %d %s, want 503 naming %s", status, body, idD)
+	}
 }
 
 func newKey(t *testing.T) string {

@@ -10,8 +10,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-//go:embed sql/sealed_probe.sql
-var sealedProbeSQL string
+var (
+	//go:embed sql/sealed_probe.sql
+	sealedProbeSQL string
+	//go:embed sql/sealed_credentials_probe.sql
+	sealedCredentialsProbeSQL string
+)
 
 // KeyRingError says which key ids the stored secrets were sealed with that
 // the key ring cannot open: every source sealed with one of them would
@@ -25,8 +29,9 @@ func (e *KeyRingError) Error() string {
 		strings.Join(e.KeyIDs, ", "))
 }
 
-// CheckKeyRing proves that the store's key ring opens one live secret of
-// every key id in use, or returns a *KeyRingError naming those it cannot.
+// CheckKeyRing proves that the store's key ring opens one live secret and
+// one set of API credentials of every key id in use, or returns a
+// *KeyRingError naming those it cannot.
 // An empty database passes: there is nothing to open yet.
 func (s Store) CheckKeyRing(ctx context.Context) error {
 	rows, err := s.Pool.Query(ctx, sealedProbeSQL)
@@ -44,9 +49,25 @@ func (s Store) CheckKeyRing(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read sealed secrets: %w", err)
 	}
+	credRows, err := s.Pool.Query(ctx, sealedCredentialsProbeSQL)
+	if err != nil {
+		return fmt.Errorf("read sealed API credentials: %w", err)
+	}
+	credentials, err := pgx.CollectRows(credRows, func(r pgx.CollectableRow) (sealed, error) {
+		var p sealed
+		return p, r.Scan(&p.keyID, &p.sourceID, &p.ciphertext)
+	})
+	if err != nil {
+		return fmt.Errorf("read sealed API credentials: %w", err)
+	}
 	var failed []string
 	for _, p := range probes {
-		if _, err := s.Ring.Open(p.keyID, p.ciphertext, []byte(p.sourceID)); err != nil {
+		if _, err := s.Ring.Open(p.keyID, p.ciphertext, []byte(p.sourceID)); err != nil && !slices.Contains(failed, p.keyID) {
+			failed = append(failed, p.keyID)
+		}
+	}
+	for _, p := range credentials {
+		if _, err := s.Ring.Open(p.keyID, p.ciphertext, apiCredentialsAD(p.sourceID)); err != nil && !slices.Contains(failed, p.keyID) {
 			failed = append(failed, p.keyID)
 		}
 	}
