@@ -41,7 +41,7 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 deadline=$((SECONDS + 60))
-until curl -fsS "$base_url/readyz" >/dev/null 2>&1; do
+until curl -fsS "$base_url/readyz/stages" >/dev/null 2>&1; do
   if ! kill -0 "$serve_pid" 2>/dev/null; then
     echo "sluice serve exited; its log:" >&2
     tail -n 30 .run/sluice.log >&2
@@ -61,7 +61,7 @@ cat <<EOT
 
 Sluice is running (pid $serve_pid; log .run/sluice.log).
   ingest      POST $base_url/v1/ingest/{source_id}
-  health      $base_url/healthz   ready: $base_url/readyz
+  health      $base_url/healthz   ready: $base_url/readyz (ingest)  $base_url/readyz/stages (every stage)
   metrics     $base_url/metrics
   postgres    $SLUICE_DATABASE_URL
   kafka       $SLUICE_KAFKA_BROKERS

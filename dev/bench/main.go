@@ -272,7 +272,7 @@ func (b *bench) sluiceEnv(addr, slot string) []string {
 }
 
 func (b *bench) startSluice(stage, addr, slot string) (*proc, error) {
-	return start("sluice-"+stage, b.bin, []string{stage}, b.sluiceEnv(addr, slot), addr, "/readyz", b.outDir)
+	return start("sluice-"+stage, b.bin, []string{stage}, b.sluiceEnv(addr, slot), addr, "/readyz/stages", b.outDir)
 }
 
 func (b *bench) generatorFor(addr string, conns int) *generator {

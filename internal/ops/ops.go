@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,11 @@ import (
 type Check struct {
 	Name string
 	Fn   func(ctx context.Context) error
+	// Ingest marks what ingest needs to accept deliveries (Postgres, the
+	// key ring). In a process that runs ingest, /readyz asks only these: a
+	// load balancer must never take ingest out of rotation because Kafka,
+	// which only the relay and consumers need, is away.
+	Ingest bool
 }
 
 // Server is the process's HTTP server.
@@ -35,23 +41,35 @@ type Server struct {
 	tls    struct{ cert, key string }
 }
 
-// New builds the server with /healthz, /readyz and /metrics.
-func New(addr string, log *slog.Logger, gatherer prometheus.Gatherer, checks []Check) *Server {
+// New builds the server with /healthz, /readyz, /readyz/stages and /metrics.
+// /readyz is what a load balancer asks: with ingest in the process, whether
+// ingest can accept (the checks marked Ingest); otherwise every check.
+// /readyz/stages always runs every check and names each failing one.
+func New(addr string, log *slog.Logger, gatherer prometheus.Gatherer, checks []Check, ingest bool) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.Use(gin.Recovery())
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
-	e.GET("/readyz", func(c *gin.Context) {
+	public := checks
+	if ingest {
+		public = slices.DeleteFunc(slices.Clone(checks), func(c Check) bool { return !c.Ingest })
+	}
+	e.GET("/readyz", readiness(public))
+	e.GET("/readyz/stages", readiness(checks))
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
+	return &Server{Engine: e, log: log, addr: addr}
+}
+
+func readiness(checks []Check) gin.HandlerFunc {
+	return func(c *gin.Context) {
 		failed := runChecks(c.Request.Context(), checks)
 		if len(failed) > 0 {
 			c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable", "failed": failed})
 			return
 		}
 		c.JSON(http.StatusOK, gin.H{"status": "ready"})
-	})
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
-	return &Server{Engine: e, log: log, addr: addr}
+	}
 }
 
 // checkTimeout bounds one readiness probe.

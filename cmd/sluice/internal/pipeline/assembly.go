@@ -88,7 +88,7 @@ func (a *assembly) postgres(ctx context.Context) error {
 			return err
 		}
 	}
-	a.checks = append(a.checks, ops.Check{Name: "postgres", Fn: pool.Ping})
+	a.checks = append(a.checks, ops.Check{Name: "postgres", Fn: pool.Ping, Ingest: true})
 	a.reg.MustRegister(pg.NewPoolCollector(pool))
 	return nil
 }
@@ -136,7 +136,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	if err := keys.CheckKeyRing(ctx); err != nil {
 		return err
 	}
-	a.checks = append(a.checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing})
+	a.checks = append(a.checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
@@ -199,7 +199,7 @@ func (a *assembly) consumerStages(context.Context) error {
 // httpStage binds the listener last, so a failed start leaves no port
 // bound. It serves the readiness checks every other step registered.
 func (a *assembly) httpStage(context.Context) error {
-	srv := ops.New(a.cfg.HTTPAddr, a.log, a.reg, a.checks)
+	srv := ops.New(a.cfg.HTTPAddr, a.log, a.reg, a.checks, a.cfg.Ingest)
 	if a.cfg.Profiling {
 		srv.EnableProfiling()
 	}
