@@ -330,3 +330,28 @@ func TestStoppingCommitsWhatWasApplied(t *testing.T) {
 		t.Fatalf("group %s has not committed past its records after a clean stop (error %v)", g.ID, err)
 	}
 }
+
+// The relay may publish an outbox row twice; a poison record met twice is
+// one dead letter, published once to the dead-letter topic (the chaos run
+// found it kept at both positions).
+func TestPoisonPublishedTwiceIsOneDeadLetter(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	poison := func() *kgo.Record {
+		r := invoicePaid(f, topic, "evt_twice", "in_twice", "cus_unmapped")
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: envelope.HeaderOutboxID, Value: []byte("4242")})
+		return r
+	}
+	recs := []*kgo.Record{poison(), invoicePaid(f, topic, "evt_between", "in_between", f.Customer), poison()}
+	env.Produce(t, recs...)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxAttempts: 2}, credits.Handler{Topics: envelope.Topics{Prefix: topic}}, nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1`, g.ID); n != 1 {
+		t.Errorf("dead letters = %d, want 1 for one record published twice", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM outbox WHERE headers->>'sluice_dlq_group' = $1`, g.ID); n != 1 {
+		t.Errorf("dead-letter outbox rows = %d, want 1", n)
+	}
+}

@@ -234,7 +234,12 @@ func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, entries []entry) err
 // group's dead-letter topic through the outbox.
 func writeDeadLetter(ctx context.Context, tx pgx.Tx, group, topic string, r *kgo.Record, f *failure) error {
 	headers := envelope.HeaderMap(r.Headers)
-	// The original envelope travels on; sluice_outboxid would name the wrong row.
+	// The outbox row names the record across its copies; the original
+	// envelope travels on without it, since it would name the wrong row.
+	var outboxID *int64
+	if id, err := strconv.ParseInt(headers[envelope.HeaderOutboxID], 10, 64); err == nil {
+		outboxID = &id
+	}
 	delete(headers, envelope.HeaderOutboxID)
 	original, _ := json.Marshal(headers)
 	headers[HeaderDLQTopic] = r.Topic
@@ -247,7 +252,7 @@ func writeDeadLetter(ctx context.Context, tx pgx.Tx, group, topic string, r *kgo
 	headers[HeaderDLQLastFailed] = f.last.UTC().Format(time.RFC3339Nano)
 	dlqHeaders, _ := json.Marshal(headers)
 	_, err := tx.Exec(ctx, deadLetterSQL, group, r.Topic, r.Partition, r.Offset, r.Key, original, r.Value,
-		f.reason, f.attempts, f.first, f.last, topic, dlqHeaders)
+		f.reason, f.attempts, f.first, f.last, topic, dlqHeaders, outboxID)
 	if err != nil {
 		return fmt.Errorf("write dead letter: %w", err)
 	}
