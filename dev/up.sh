@@ -432,4 +432,8 @@ main() {
 EOF
 }
 
-main "$@"
+# Sourced (dev/chaos/stack.sh reuses pg_up and kafka_up on a stack of its
+# own), define the functions only.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi
