@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"time"
+)
+
+// Fault kinds, as the report names them.
+const (
+	faultIngest   = "ingest_kill"
+	faultLeader   = "relay_leader_kill"
+	faultStandby  = "relay_standby_kill"
+	faultConsumer = "consumer_kill"
+	faultKafka    = "kafka_outage"
+	faultPause    = "sigstop_pause"
+)
+
+// faultList is the sequence of faults of a run, shuffled by the seed: each
+// kind at least `each` times.
+func (c *chaos) faultList(each int) []string {
+	var list []string
+	for range each {
+		list = append(list, faultIngest, faultLeader, faultStandby, faultConsumer, faultKafka, faultPause)
+	}
+	c.rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+	return list
+}
+
+// runFaults injects each fault at a random moment, restarts what it killed
+// through the normal start path, and measures the time from the fault to the
+// effect of an invoice sent right after it.
+func (c *chaos) runFaults(ctx context.Context, list []string) {
+	for i, kind := range list {
+		gap := time.Duration(1000+c.rng.IntN(3000)) * time.Millisecond
+		select {
+		case <-time.After(gap):
+		case <-ctx.Done():
+			return
+		}
+		at := time.Now()
+		c.log.Info("fault", slog.String("kind", kind), slog.Int("n", i+1), slog.Int("of", len(list)))
+		var probe *probe
+		// The probe leaves right after the kill (or stop), so its effect
+		// waits for whatever takes over.
+		if err := c.inject(ctx, kind, func() { probe = c.sendProbe(ctx, i) }); err != nil {
+			c.violate("fault %s: %v", kind, err)
+			continue
+		}
+		took, err := c.waitProbe(ctx, probe)
+		if err != nil {
+			c.violate("after %s: the probe invoice %s had no effect: %v", kind, probe.id, err)
+			continue
+		}
+		took += probe.sentAt.Sub(at) // from the fault, not from the send
+		c.mu.Lock()
+		c.report.WorstEffectMS[kind] = max(c.report.WorstEffectMS[kind], took.Milliseconds())
+		c.mu.Unlock()
+		c.log.Info("effect after fault", slog.String("kind", kind), slog.Duration("took", took))
+	}
+}
+
+func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error {
+	switch kind {
+	case faultIngest:
+		name := c.pick(c.ingests)
+		c.fleet.kill(name)
+		afterKill()
+		return c.fleet.restart(ctx, name, "/readyz")
+	case faultConsumer:
+		name := c.pick(c.consumers)
+		c.fleet.kill(name)
+		afterKill()
+		return c.fleet.restart(ctx, name, "/readyz")
+	case faultLeader, faultStandby:
+		leader, err := c.leader(ctx)
+		if err != nil {
+			return err
+		}
+		name := leader
+		if kind == faultStandby {
+			name = c.standbyOf(leader)
+		}
+		c.fleet.kill(name)
+		afterKill()
+		// Back as the standby; the other relay leads (or, for a standby
+		// kill, never stopped leading).
+		if err := c.fleet.restart(ctx, name, "/healthz"); err != nil {
+			return err
+		}
+		_, err = c.leader(ctx)
+		return err
+	case faultKafka:
+		c.mu.Lock()
+		c.report.Kills["kafka"]++
+		c.mu.Unlock()
+		if err := c.stack(ctx, "kafka-kill"); err != nil {
+			return err
+		}
+		afterKill()
+		select {
+		case <-time.After(time.Duration(4000+c.rng.IntN(4000)) * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return c.stack(ctx, "kafka-start")
+	case faultPause:
+		all := append(append(append([]string{}, c.ingests...), c.relays...), c.consumers...)
+		name, d := c.pick(all), time.Duration(2000+c.rng.IntN(2500))*time.Millisecond
+		c.fleet.pause(ctx, name, d, afterKill)
+		return nil
+	}
+	return fmt.Errorf("unknown fault %q", kind)
+}
+
+func (c *chaos) pick(names []string) string { return names[c.rng.IntN(len(names))] }
+
+// leader waits for the relay that leads (the one /readyz calls ready).
+func (c *chaos) leader(ctx context.Context) (string, error) {
+	var name string
+	err := poll(ctx, 90*time.Second, "a relay to lead", func() (bool, error) {
+		for _, r := range c.relays {
+			if c.fleet.alive(r) && c.fleet.ready(r) {
+				name = r
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	return name, err
+}
+
+func (c *chaos) standbyOf(leader string) string {
+	for _, r := range c.relays {
+		if r != leader {
+			return r
+		}
+	}
+	return leader
+}
+
+// stack runs dev/chaos/stack.sh (the chaos services' start path).
+func (c *chaos) stack(ctx context.Context, verb string) error {
+	cmd := exec.CommandContext(ctx, "bash", c.stackScript, verb)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("stack.sh %s: %w: %s", verb, err, out)
+	}
+	return nil
+}
+
+// probe is an eligible invoice sent right after a fault.
+type probe struct {
+	id     string
+	src    *source
+	sentAt time.Time
+	done   chan bool
+}
+
+// sendProbe sends a fresh eligible invoice.paid in the background (ingest
+// may be down: the sender retries) and adds it to the plan's invoices.
+func (c *chaos) sendProbe(ctx context.Context, n int) *probe {
+	t := c.tenants[0]
+	id := fmt.Sprintf("in_probe_%d", n)
+	ev := "evt_" + id
+	inv := &invoice{src: t.stripe, id: id, customer: t.customers[0], amount: 2000, mapped: true, paidIDs: []string{ev}}
+	c.mu.Lock()
+	c.plan.invoices[t.stripe.id+"/"+id] = inv
+	c.mu.Unlock()
+	p := &probe{id: id, src: t.stripe, sentAt: time.Now(), done: make(chan bool, 1)}
+	go func() { p.done <- c.sender.deliver(ctx, stripeDelivery(t.stripe, ev, invoicePaidBody(ev, id, inv.customer, inv.amount))) }()
+	return p
+}
+
+// waitProbe waits for the probe's grant row and returns the time since the
+// probe was sent.
+func (c *chaos) waitProbe(ctx context.Context, p *probe) (time.Duration, error) {
+	err := poll(ctx, 2*time.Minute, "the grant of "+p.id, func() (bool, error) {
+		var n int
+		err := c.pool.QueryRow(ctx, `SELECT count(*) FROM credit_grants WHERE source_id = $1 AND object_id = $2`, p.src.id, p.id).Scan(&n)
+		return n > 0, err
+	})
+	return time.Since(p.sentAt), err
+}
