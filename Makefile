@@ -10,7 +10,7 @@ SHELL := /bin/bash
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
 
-.PHONY: help up down clean build run test test-unit bench bench-guard vet fmt
+.PHONY: help up down clean build run test test-unit bench bench-guard chaos vet fmt
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ bench: up build ## Measure the pipeline (see README, Performance).
 
 bench-guard: up build ## A one-minute bench that fails on a cost regression far outside noise (CI runs it).
 	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,pgbench BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
+
+chaos: ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
+	@bash dev/chaos.sh
 
 fmt: ## Format the code.
 	@gofmt -w $$(git ls-files '*.go')

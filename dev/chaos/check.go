@@ -230,6 +230,7 @@ func (c *chaos) checkProjections(ctx context.Context, accepted func(*source, str
 			if want == nil {
 				continue
 			}
+			c.report.Checked[table]++
 			if g := got[key]; g[0] != want.status || g[1] != want.eventID {
 				c.report.StaleOverwrites++
 				c.violate("%s %s: %s from %s, want %s from %s", table, key[37:], g[0], g[1], want.status, want.eventID)
@@ -256,6 +257,7 @@ func (c *chaos) checkFeedback(ctx context.Context, accepted func(*source, string
 					want = 1
 				}
 			}
+			c.report.Checked["feedback_alerts"] += want
 			if got := alerts[key]; got != want {
 				if got > want {
 					c.report.DuplicateEffects += got - want

@@ -169,7 +169,9 @@ func (c *chaos) sendProbe(ctx context.Context, n int) *probe {
 	c.plan.invoices[t.stripe.id+"/"+id] = inv
 	c.mu.Unlock()
 	p := &probe{id: id, src: t.stripe, sentAt: time.Now(), done: make(chan bool, 1)}
-	go func() { p.done <- c.sender.deliver(ctx, stripeDelivery(t.stripe, ev, invoicePaidBody(ev, id, inv.customer, inv.amount))) }()
+	go func() {
+		p.done <- c.sender.deliver(ctx, stripeDelivery(t.stripe, ev, invoicePaidBody(ev, id, inv.customer, inv.amount)))
+	}()
 	return p
 }
 

@@ -21,6 +21,7 @@ type report struct {
 	Kills            map[string]int            `json:"kills"`
 	EligibleInvoices int                       `json:"eligible_invoices"`
 	DeadLetters      int                       `json:"dead_letters"`
+	Checked          map[string]int            `json:"projections_checked"`
 	Republished      int                       `json:"outbox_rows_published_twice"`
 	Lost             int                       `json:"lost"`
 	DuplicateEffects int                       `json:"duplicate_effects"`
@@ -31,7 +32,7 @@ type report struct {
 }
 
 func newReport(seed uint64) *report {
-	return &report{Seed: seed, Answers: map[string]int{}, Rejected: map[string]map[string]int{}, Kills: map[string]int{},
+	return &report{Seed: seed, Answers: map[string]int{}, Rejected: map[string]map[string]int{}, Kills: map[string]int{}, Checked: map[string]int{},
 		WorstEffectMS: map[string]int64{}, PeakRSSMiB: map[string]float64{}, Violations: []string{}}
 }
 
@@ -66,6 +67,7 @@ func (r *report) write(path string) error {
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "\nSluice chaos, %s mode, seed %d, %.0f s\n", r.Mode, r.Seed, r.DurationS)
 	fmt.Fprintf(w, "  accepted %d event keys (%d eligible invoices, %d poison dead-lettered); answers %v\n", r.Accepted, r.EligibleInvoices, r.DeadLetters, r.Answers)
+	fmt.Fprintf(w, "  objects checked %v\n", r.Checked)
 	fmt.Fprintf(w, "  duplicates delivered %d; outbox rows published twice %d\n", r.Duplicates, r.Republished)
 	for _, k := range slices.Sorted(maps.Keys(r.Rejected)) {
 		fmt.Fprintf(w, "  hostile %-20s %v\n", k, r.Rejected[k])

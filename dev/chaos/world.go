@@ -27,9 +27,9 @@ type source struct {
 
 // tenant holds one tenant's four sources and its mapped customers.
 type tenant struct {
-	id                             string
-	stripe, github, standard, mac  *source
-	customers                      []string
+	id                            string
+	stripe, github, standard, mac *source
+	customers                     []string
 }
 
 // hmacSettings is the generic kind's configuration used for every hmac
