@@ -58,6 +58,14 @@ func (c *chaos) runFaults(ctx context.Context, list []string) {
 		c.mu.Lock()
 		c.report.WorstEffectMS[kind] = max(c.report.WorstEffectMS[kind], took.Milliseconds())
 		c.mu.Unlock()
+		if kind == faultKafka {
+			// Most of an outage's figure is the broker's own restart (log
+			// recovery after SIGKILL); this part is Sluice's.
+			back := time.Since(c.kafkaBack)
+			c.mu.Lock()
+			c.report.WorstEffectMS["kafka_outage_from_broker_back"] = max(c.report.WorstEffectMS["kafka_outage_from_broker_back"], back.Milliseconds())
+			c.mu.Unlock()
+		}
 		c.log.Info("effect after fault", slog.String("kind", kind), slog.Duration("took", took))
 	}
 }
@@ -104,7 +112,9 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 		case <-time.After(time.Duration(4000+c.rng.IntN(4000)) * time.Millisecond):
 		case <-ctx.Done():
 		}
-		return c.stack(ctx, "kafka-start")
+		err := c.stack(ctx, "kafka-start")
+		c.kafkaBack = time.Now()
+		return err
 	case faultPause:
 		all := append(append(append([]string{}, c.ingests...), c.relays...), c.consumers...)
 		name, d := c.pick(all), time.Duration(2000+c.rng.IntN(2500))*time.Millisecond

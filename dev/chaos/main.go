@@ -46,6 +46,7 @@ type chaos struct {
 	reader      *kafkaReader
 
 	ingests, relays, consumers []string
+	kafkaBack                  time.Time // when the broker answered again after the last outage
 
 	mu     sync.Mutex
 	report *report
