@@ -2,7 +2,7 @@
 # `make chaos`: build sluice and the chaos driver, start the chaos stack
 # (dev/chaos/stack.sh: its own Postgres and Kafka under .run/chaos, never the
 # `make up` services), run the driver, and stop the stack whatever happens.
-#   CHAOS_QUICK=1   the short run (one instance of each stage, fewer faults)
+#   CHAOS_QUICK=1   the short run (one broker, one instance of each stage, fewer faults)
 #   CHAOS_SEED=n    replay a run
 #   CHAOS_KEEP=1    leave the stack running afterwards, for a post-mortem
 set -euo pipefail
@@ -17,6 +17,10 @@ stop_stack() {
   fi
 }
 trap stop_stack EXIT
+# The full run's Kafka is three brokers, as production runs it.
+if [[ "${CHAOS_QUICK:-}" != 1 ]]; then
+  export CHAOS_BROKERS="${CHAOS_BROKERS:-3}"
+fi
 bash dev/chaos/stack.sh up
 set -a
 # shellcheck source=/dev/null

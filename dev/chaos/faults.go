@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
+	"slices"
 	"time"
 )
 
@@ -16,6 +17,8 @@ const (
 	faultConsumer = "consumer_kill"
 	faultKafka    = "kafka_outage"
 	faultPause    = "sigstop_pause"
+	faultBroker   = "broker_kill"
+	faultPostgres = "postgres_kill"
 )
 
 // faultList is the sequence of faults of a run, shuffled by the seed: each
@@ -24,6 +27,13 @@ func (c *chaos) faultList(each int) []string {
 	var list []string
 	for range each {
 		list = append(list, faultIngest, faultLeader, faultStandby, faultConsumer, faultKafka, faultPause)
+	}
+	// A kafka_outage takes the whole cluster down; on three brokers it
+	// happens once, beside one broker at a time three times, and Postgres
+	// dies twice.
+	if !c.quick {
+		list = slices.DeleteFunc(list, func(k string) bool { return k == faultKafka })
+		list = append(list, faultKafka, faultBroker, faultBroker, faultBroker, faultPostgres, faultPostgres)
 	}
 	c.rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
 	return list
@@ -108,13 +118,31 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 			return err
 		}
 		afterKill()
-		select {
-		case <-time.After(time.Duration(4000+c.rng.IntN(4000)) * time.Millisecond):
-		case <-ctx.Done():
-		}
+		c.wait(ctx, 4000, 4000)
 		err := c.stack(ctx, "kafka-start")
 		c.kafkaBack = time.Now()
 		return err
+	case faultBroker:
+		node := fmt.Sprint(c.rng.IntN(len(c.brokers)))
+		c.mu.Lock()
+		c.report.Kills["kafka_broker"]++
+		c.mu.Unlock()
+		if err := c.stack(ctx, "kafka-kill", node); err != nil {
+			return err
+		}
+		afterKill()
+		c.wait(ctx, 3000, 4000)
+		return c.stack(ctx, "kafka-start", node)
+	case faultPostgres:
+		c.mu.Lock()
+		c.report.Kills["postgres"]++
+		c.mu.Unlock()
+		if err := c.stack(ctx, "pg-kill"); err != nil {
+			return err
+		}
+		afterKill()
+		c.wait(ctx, 2000, 4000)
+		return c.stack(ctx, "pg-start")
 	case faultPause:
 		all := append(append(append([]string{}, c.ingests...), c.relays...), c.consumers...)
 		name, d := c.pick(all), time.Duration(2000+c.rng.IntN(2500))*time.Millisecond
@@ -122,6 +150,14 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 		return nil
 	}
 	return fmt.Errorf("unknown fault %q", kind)
+}
+
+// wait lets a fault last from ms to ms+spread milliseconds.
+func (c *chaos) wait(ctx context.Context, ms, spread int) {
+	select {
+	case <-time.After(time.Duration(ms+c.rng.IntN(spread)) * time.Millisecond):
+	case <-ctx.Done():
+	}
 }
 
 func (c *chaos) pick(names []string) string { return names[c.rng.IntN(len(names))] }
@@ -151,11 +187,11 @@ func (c *chaos) standbyOf(leader string) string {
 }
 
 // stack runs dev/chaos/stack.sh (the chaos services' start path).
-func (c *chaos) stack(ctx context.Context, verb string) error {
-	cmd := exec.CommandContext(ctx, "bash", c.stackScript, verb)
+func (c *chaos) stack(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{c.stackScript}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("stack.sh %s: %w: %s", verb, err, out)
+		return fmt.Errorf("stack.sh %v: %w: %s", args, err, out)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,9 +16,10 @@ import (
 // backoff until it is answered 2xx (a 5xx, 429 or a refused connection while
 // ingest restarts is the provider's cue to retry); a hostile one is sent once.
 type sender struct {
-	ingestURL string
-	client    *http.Client
-	giveUp    time.Duration
+	ingestURLs []string // every ingest instance; attempts go round them, as through a load balancer
+	next       atomic.Uint64
+	client     *http.Client
+	giveUp     time.Duration
 
 	mu        sync.Mutex
 	statuses  map[int]int            // every answer, by status
@@ -27,10 +29,10 @@ type sender struct {
 	hostileOK []string               // hostile deliveries answered 2xx
 }
 
-func newSender(ingestURL string, conns int) *sender {
+func newSender(ingestURLs []string, conns int) *sender {
 	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, IdleConnTimeout: 30 * time.Second,
 		DialContext: (&net.Dialer{Timeout: 3 * time.Second}).DialContext}
-	return &sender{ingestURL: ingestURL, client: &http.Client{Transport: tr, Timeout: 15 * time.Second}, giveUp: 2 * time.Minute,
+	return &sender{ingestURLs: ingestURLs, client: &http.Client{Transport: tr, Timeout: 15 * time.Second}, giveUp: 2 * time.Minute,
 		statuses: map[int]int{}, accepted: map[string]bool{}, hostile: map[string]map[int]int{}}
 }
 
@@ -125,7 +127,7 @@ func (s *sender) deliver(ctx context.Context, d *delivery) bool {
 func (s *sender) send(ctx context.Context, d *delivery) (int, error) {
 	url := d.url
 	if url == "" {
-		url = s.ingestURL + "/v1/ingest/" + d.src.id
+		url = s.ingestURLs[s.next.Add(1)%uint64(len(s.ingestURLs))] + "/v1/ingest/" + d.src.id
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(d.body))
 	if err != nil {

@@ -152,6 +152,7 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		"SLUICE_TOPIC_PREFIX=chaos",
 		"SLUICE_SLOT=chaos",
 		"SLUICE_TOPIC_PARTITIONS=6",
+		"SLUICE_TOPIC_REPLICATION=" + pick(c.quick, "1", "3"),
 		"SLUICE_MIGRATE=false",
 		"SLUICE_LOG_LEVEL=info",
 	})
@@ -160,16 +161,32 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		base = p
 	}
 	addr := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", base+i) }
-	c.ingests, c.relays, c.consumers = []string{"ingest-a"}, []string{"relay-a", "relay-b"}, []string{"consume-a"}
-	c.sender = newSender("http://"+addr(0), 8)
+	// Quick: one instance of each stage (the relay's standby aside); full:
+	// two of each.
+	type inst struct{ name, stage, ready string }
+	insts := []inst{{"ingest-a", "ingest", "/readyz"}, {"relay-a", "cdc", "/readyz"}, {"relay-b", "cdc", "/healthz"}, {"consume-a", "consume", "/readyz"}}
+	if !c.quick {
+		insts = append(insts, inst{"ingest-b", "ingest", "/readyz"}, inst{"consume-b", "consume", "/readyz"})
+	}
+	var urls []string
+	for i, s := range insts {
+		switch s.stage {
+		case "ingest":
+			c.ingests = append(c.ingests, s.name)
+			urls = append(urls, "http://"+addr(i))
+		case "cdc":
+			c.relays = append(c.relays, s.name)
+		case "consume":
+			c.consumers = append(c.consumers, s.name)
+		}
+	}
+	c.sender = newSender(urls, 8)
 	if c.reader, err = newKafkaReader(c.brokers, "chaos"); err != nil {
 		return err
 	}
 	go c.reader.run(ctx)
 	c.plan = newPlan(c.seed, c.tenants, sz, "http://"+addr(0))
-	for i, s := range []struct {
-		name, stage, ready string
-	}{{"ingest-a", "ingest", "/readyz"}, {"relay-a", "cdc", "/readyz"}, {"relay-b", "cdc", "/healthz"}, {"consume-a", "consume", "/readyz"}} {
+	for i, s := range insts {
 		if err := c.fleet.start(ctx, s.name, procSpec{stage: s.stage, addr: addr(i)}, s.ready); err != nil {
 			return err
 		}
@@ -181,8 +198,8 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 // exercise sends the load while the faults happen, then the refunds (each
 // after its invoice was accepted).
 func (c *chaos) exercise(ctx context.Context) error {
-	faults := c.faultList(pick(c.quick, 1, 3))
-	loadFor := pick(c.quick, 60*time.Second, 240*time.Second)
+	faults := c.faultList(pick(c.quick, 1, 2))
+	loadFor := pick(c.quick, 60*time.Second, 180*time.Second)
 	rate := float64(len(c.plan.deliveries)) / loadFor.Seconds()
 	var wg sync.WaitGroup
 	wg.Add(1)
