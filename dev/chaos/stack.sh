@@ -86,8 +86,8 @@ chaos_render_props() {
       -e "s|@DATA_DIR@|$KAFKA_DATA|g" \
       -e "s|^node.id=.*|node.id=$(( i + 1 ))|" \
       -e "s|^controller.quorum.voters=.*|controller.quorum.voters=$voters|" \
-      -e "s|^\(offsets.topic.replication.factor\|transaction.state.log.replication.factor\|share.coordinator.state.topic.replication.factor\|default.replication.factor\)=.*|\1=$rf|" \
-      -e "s|^\(transaction.state.log.min.isr\|share.coordinator.state.topic.min.isr\|min.insync.replicas\)=.*|\1=$isr|" \
+      -e "s#^\(offsets.topic.replication.factor\|transaction.state.log.replication.factor\|share.coordinator.state.topic.replication.factor\|default.replication.factor\)=.*#\1=$rf#" \
+      -e "s#^\(transaction.state.log.min.isr\|share.coordinator.state.topic.min.isr\|min.insync.replicas\)=.*#\1=$isr#" \
       "$DEV_DIR/kafka/server.properties.tmpl" > "$KAFKA_PROPS"
 }
 
