@@ -33,7 +33,7 @@ func (c *chaos) faultList(each int) []string {
 	// dies twice.
 	if !c.quick {
 		list = slices.DeleteFunc(list, func(k string) bool { return k == faultKafka })
-		list = append(list, faultKafka, faultBroker, faultBroker, faultBroker, faultPostgres, faultPostgres)
+		list = append(list, faultKafka, faultBroker, faultBroker, faultBroker, faultPostgres, faultPostgres, faultSlot)
 	}
 	c.rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
 	return list
@@ -59,19 +59,19 @@ func (c *chaos) runFaults(ctx context.Context, list []string) {
 			c.violate("fault %s: %v", kind, err)
 			continue
 		}
-		took, err := c.waitProbe(ctx, probe)
+		seen, err := probe.effect(ctx)
 		if err != nil {
 			c.violate("after %s: the probe invoice %s had no effect: %v", kind, probe.id, err)
 			continue
 		}
-		took += probe.sentAt.Sub(at) // from the fault, not from the send
+		took := seen.Sub(at)
 		c.mu.Lock()
 		c.report.WorstEffectMS[kind] = max(c.report.WorstEffectMS[kind], took.Milliseconds())
 		c.mu.Unlock()
 		if kind == faultKafka {
 			// Most of an outage's figure is the broker's own restart (log
 			// recovery after SIGKILL); this part is Sluice's.
-			back := time.Since(c.kafkaBack)
+			back := seen.Sub(c.kafkaBack)
 			c.mu.Lock()
 			c.report.WorstEffectMS["kafka_outage_from_broker_back"] = max(c.report.WorstEffectMS["kafka_outage_from_broker_back"], back.Milliseconds())
 			c.mu.Unlock()
@@ -143,6 +143,8 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 		afterKill()
 		c.wait(ctx, 2000, 4000)
 		return c.stack(ctx, "pg-start")
+	case faultSlot:
+		return c.invalidateSlot(ctx, afterKill)
 	case faultPause:
 		all := append(append(append([]string{}, c.ingests...), c.relays...), c.consumers...)
 		name, d := c.pick(all), time.Duration(2000+c.rng.IntN(2500))*time.Millisecond
@@ -198,14 +200,15 @@ func (c *chaos) stack(ctx context.Context, args ...string) error {
 
 // probe is an eligible invoice sent right after a fault.
 type probe struct {
-	id     string
-	src    *source
-	sentAt time.Time
-	done   chan bool
+	id   string
+	seen chan time.Time // when its grant was first visible
+	err  chan error
 }
 
 // sendProbe sends a fresh eligible invoice.paid in the background (ingest
-// may be down: the sender retries) and adds it to the plan's invoices.
+// may be down: the sender retries), adds it to the plan's invoices, and
+// watches for its grant meanwhile, so the time to effect does not wait for
+// the fault's own recovery (a broker's restart) to be over.
 func (c *chaos) sendProbe(ctx context.Context, n int) *probe {
 	t := c.tenants[0]
 	id := fmt.Sprintf("in_probe_%d", n)
@@ -214,20 +217,31 @@ func (c *chaos) sendProbe(ctx context.Context, n int) *probe {
 	c.mu.Lock()
 	c.plan.invoices[t.stripe.id+"/"+id] = inv
 	c.mu.Unlock()
-	p := &probe{id: id, src: t.stripe, sentAt: time.Now(), done: make(chan bool, 1)}
+	p := &probe{id: id, seen: make(chan time.Time, 1), err: make(chan error, 1)}
+	go c.sender.deliver(ctx, stripeDelivery(t.stripe, ev, invoicePaidBody(ev, id, inv.customer, inv.amount)))
 	go func() {
-		p.done <- c.sender.deliver(ctx, stripeDelivery(t.stripe, ev, invoicePaidBody(ev, id, inv.customer, inv.amount)))
+		err := poll(ctx, 3*time.Minute, "the grant of "+id, func() (bool, error) {
+			var n int
+			err := c.pool.QueryRow(ctx, `SELECT count(*) FROM credit_grants WHERE source_id = $1 AND object_id = $2`, t.stripe.id, id).Scan(&n)
+			return n > 0, err
+		})
+		if err != nil {
+			p.err <- err
+			return
+		}
+		p.seen <- time.Now()
 	}()
 	return p
 }
 
-// waitProbe waits for the probe's grant row and returns the time since the
-// probe was sent.
-func (c *chaos) waitProbe(ctx context.Context, p *probe) (time.Duration, error) {
-	err := poll(ctx, 2*time.Minute, "the grant of "+p.id, func() (bool, error) {
-		var n int
-		err := c.pool.QueryRow(ctx, `SELECT count(*) FROM credit_grants WHERE source_id = $1 AND object_id = $2`, p.src.id, p.id).Scan(&n)
-		return n > 0, err
-	})
-	return time.Since(p.sentAt), err
+// effect waits for the probe's grant and says when it was first seen.
+func (p *probe) effect(ctx context.Context) (time.Time, error) {
+	select {
+	case at := <-p.seen:
+		return at, nil
+	case err := <-p.err:
+		return time.Time{}, err
+	case <-ctx.Done():
+		return time.Time{}, ctx.Err()
+	}
 }
