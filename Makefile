@@ -30,9 +30,10 @@ build: ## Build bin/sluice.
 run: up build ## Run the pipeline: services, migrations, a demo tenant, one signed webhook to a grant.
 	@bash dev/run.sh
 
-test: up ## Run every test (unit and integration) against the local services.
+test: up ## Run every test (unit and integration) against the local services, then the quick chaos run.
 	@go vet ./...
 	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
+	@CHAOS_QUICK=1 bash dev/chaos.sh
 
 test-unit: ## Run only the tests that need no services.
 	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/
