@@ -107,7 +107,7 @@ chaos_kafka_kill() {
 # Start the nodes that are down, then wait until each answers: a quorum of
 # three needs two voters before any answers, so all start first.
 chaos_kafka_start() {
-  local i pid
+  local i
   ensure_java
   for i in $(nodes_of "${1:-all}"); do
     kafka_node "$i"
@@ -115,16 +115,7 @@ chaos_kafka_start() {
   done
   for i in $(nodes_of "${1:-all}"); do
     kafka_node "$i"
-    pid="$(cat "$KAFKA_PID_FILE")"
-    local deadline=$(( SECONDS + START_TIMEOUT ))
-    until port_open "$KAFKA_PORT" && kafka_answers; do
-      if ! kill -0 "$pid" 2>/dev/null; then
-        show_tail "$KAFKA_LOG"
-        die "kafka n$i (pid $pid) died during startup"
-      fi
-      (( SECONDS < deadline )) || die "kafka n$i: not answering on 127.0.0.1:$KAFKA_PORT after ${START_TIMEOUT}s"
-      sleep 0.5
-    done
+    kafka_wait_answering "$(cat "$KAFKA_PID_FILE")"
   done
 }
 
