@@ -19,6 +19,8 @@ const (
 	faultPause    = "sigstop_pause"
 	faultBroker   = "broker_kill"
 	faultPostgres = "postgres_kill"
+	faultLatency  = "consumer_pg_latency"
+	faultCut      = "consumer_pg_cut"
 )
 
 // faultList is the sequence of faults of a run, shuffled by the seed: each
@@ -33,7 +35,7 @@ func (c *chaos) faultList(each int) []string {
 	// dies twice.
 	if !c.quick {
 		list = slices.DeleteFunc(list, func(k string) bool { return k == faultKafka })
-		list = append(list, faultKafka, faultBroker, faultBroker, faultBroker, faultPostgres, faultPostgres, faultSlot)
+		list = append(list, faultKafka, faultBroker, faultBroker, faultBroker, faultPostgres, faultPostgres, faultSlot, faultLatency, faultCut)
 	}
 	c.rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
 	return list
@@ -143,6 +145,18 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 		afterKill()
 		c.wait(ctx, 2000, 4000)
 		return c.stack(ctx, "pg-start")
+	case faultLatency:
+		c.proxy.delay.Store(int64(200 * time.Millisecond))
+		afterKill()
+		c.wait(ctx, 3000, 3000)
+		c.proxy.delay.Store(0)
+		return nil
+	case faultCut:
+		c.proxy.cut()
+		afterKill()
+		c.wait(ctx, 3000, 2000)
+		c.proxy.restore()
+		return nil
 	case faultSlot:
 		return c.invalidateSlot(ctx, afterKill)
 	case faultPause:

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -47,6 +48,7 @@ type chaos struct {
 
 	ingests, relays, consumers []string
 	kafkaBack                  time.Time // when the broker answered again after the last outage
+	proxy                      *proxy    // between the consumers and Postgres, full run only
 
 	mu     sync.Mutex
 	report *report
@@ -92,6 +94,9 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 		return 0, err
 	}
 	defer c.fleet.stopAll()
+	if c.proxy != nil {
+		defer c.proxy.close()
+	}
 	if err := c.exercise(ctx); err != nil {
 		return 0, err
 	}
@@ -186,8 +191,26 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 	}
 	go c.reader.run(ctx)
 	c.plan = newPlan(c.seed, c.tenants, sz, "http://"+addr(0))
+	// Full: the consumers reach Postgres through a proxy that adds latency
+	// or cuts their connections.
+	var consumerEnv []string
+	if !c.quick {
+		u, err := url.Parse(dbURL)
+		if err != nil {
+			return err
+		}
+		if c.proxy, err = newProxy(u.Host); err != nil {
+			return err
+		}
+		u.Host = c.proxy.addr()
+		consumerEnv = []string{"SLUICE_DATABASE_URL=" + u.String()}
+	}
 	for i, s := range insts {
-		if err := c.fleet.start(ctx, s.name, procSpec{stage: s.stage, addr: addr(i)}, s.ready); err != nil {
+		spec := procSpec{stage: s.stage, addr: addr(i)}
+		if s.stage == "consume" {
+			spec.env = consumerEnv
+		}
+		if err := c.fleet.start(ctx, s.name, spec, s.ready); err != nil {
 			return err
 		}
 	}

@@ -38,8 +38,9 @@ type fleet struct {
 
 // procSpec says how to start one instance.
 type procSpec struct {
-	stage string // ingest, cdc, consume
-	addr  string // its HTTP listener
+	stage string   // ingest, cdc, consume
+	addr  string   // its HTTP listener
+	env   []string // on top of the fleet's (later values win)
 }
 
 func newFleet(bin, logDir string, env []string) *fleet {
@@ -56,7 +57,7 @@ func (f *fleet) start(ctx context.Context, name string, spec procSpec, readyPath
 	}
 	fmt.Fprintf(lf, "\n==== chaos: start %s at %s\n", name, time.Now().UTC().Format(time.RFC3339Nano))
 	cmd := exec.Command(f.bin, spec.stage)
-	cmd.Env = append(os.Environ(), append(f.env, "SLUICE_HTTP_ADDR="+spec.addr)...)
+	cmd.Env = append(append(append(os.Environ(), f.env...), spec.env...), "SLUICE_HTTP_ADDR="+spec.addr)
 	// A driver that dies (Ctrl-C, a bug) takes its stages with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = lf, lf
