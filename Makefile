@@ -10,7 +10,7 @@ SHELL := /bin/bash
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
 
-.PHONY: help up down clean build run test test-unit bench bench-guard vet fmt
+.PHONY: help up down clean build run test test-unit bench bench-guard chaos vet fmt
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,9 +30,10 @@ build: ## Build bin/sluice.
 run: up build ## Run the pipeline: services, migrations, a demo tenant, one signed webhook to a grant.
 	@bash dev/run.sh
 
-test: up ## Run every test (unit and integration) against the local services.
+test: up ## Run every test (unit and integration) against the local services, then the quick chaos run.
 	@go vet ./...
 	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
+	@CHAOS_QUICK=1 bash dev/chaos.sh
 
 test-unit: ## Run only the tests that need no services.
 	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/
@@ -43,6 +44,9 @@ bench: up build ## Measure the pipeline (see README, Performance).
 
 bench-guard: up build ## A one-minute bench that fails on a cost regression far outside noise (CI runs it).
 	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,pgbench BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
+
+chaos: ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
+	@bash dev/chaos.sh
 
 fmt: ## Format the code.
 	@gofmt -w $$(git ls-files '*.go')

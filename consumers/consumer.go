@@ -57,6 +57,19 @@ type Config struct {
 	// Defaults 200ms and 30s.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// SessionTimeout is how long the group coordinator waits for a member's
+	// heartbeat before it hands that member's partitions to the others. A
+	// SIGKILLed consumer never leaves the group, so its partitions stall this
+	// long: franz-go's default of 45 s is a long outage for a pipeline whose
+	// effects are otherwise a second behind. Default 6 s, the smallest
+	// session a broker accepts by default (group.min.session.timeout.ms);
+	// shorter needs that broker setting lowered, longer rides out longer
+	// pauses (a stalled host, a long GC) without a rebalance.
+	SessionTimeout time.Duration
+	// HeartbeatInterval is how often a member tells the coordinator it is
+	// alive; a third of the session or less, so one lost heartbeat never
+	// costs the session. Default 1 s.
+	HeartbeatInterval time.Duration
 	// Signals, when set, report the workers' progress to a test.
 	Signals *TestSignals
 }
@@ -83,6 +96,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxBackoff <= 0 {
 		c.MaxBackoff = 30 * time.Second
+	}
+	if c.SessionTimeout <= 0 {
+		c.SessionTimeout = 6 * time.Second
+	}
+	if c.HeartbeatInterval <= 0 {
+		c.HeartbeatInterval = min(time.Second, c.SessionTimeout/3)
 	}
 	return c
 }
@@ -158,6 +177,10 @@ func (g *Group) Run(ctx context.Context) error {
 		kgo.AutoCommitMarks(),
 		kgo.AutoCommitInterval(time.Second),
 		kgo.BlockRebalanceOnPoll(),
+		// A killed member's partitions wait out its session; see
+		// Config.SessionTimeout.
+		kgo.SessionTimeout(g.cfg.SessionTimeout),
+		kgo.HeartbeatInterval(g.cfg.HeartbeatInterval),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		// franz-go buffers one fetch per broker beyond what the workers

@@ -336,6 +336,24 @@ kafka_start() {
   printf '%s\n' "$pid" > "$KAFKA_PID_FILE"
 }
 
+# Wait until the broker $1 (a pid) listens and answers an admin round trip;
+# die with its log if it exits or the start timeout passes.
+kafka_wait_answering() {
+  local pid="$1"
+  local deadline=$(( SECONDS + START_TIMEOUT ))
+  until port_open "$KAFKA_PORT" && kafka_answers; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      show_tail "$KAFKA_LOG"
+      die "kafka: the broker (pid $pid) died during startup"
+    fi
+    if (( SECONDS >= deadline )); then
+      show_tail "$KAFKA_LOG"
+      die "kafka: not answering on 127.0.0.1:$KAFKA_PORT after ${START_TIMEOUT}s (broker pid $pid still running)"
+    fi
+    sleep 1
+  done
+}
+
 kafka_up() {
   ensure_java
   mkdir -p "$KAFKA_STATE"
@@ -361,19 +379,7 @@ kafka_up() {
     pid="$(cat "$KAFKA_PID_FILE")"
   fi
 
-  # Wait for the listener, then for a real admin round trip.
-  local deadline=$(( SECONDS + START_TIMEOUT ))
-  until port_open "$KAFKA_PORT" && kafka_answers; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      show_tail "$KAFKA_LOG"
-      die "kafka: the broker (pid $pid) died during startup"
-    fi
-    if (( SECONDS >= deadline )); then
-      show_tail "$KAFKA_LOG"
-      die "kafka: not answering on 127.0.0.1:$KAFKA_PORT after ${START_TIMEOUT}s (broker pid $pid still running)"
-    fi
-    sleep 1
-  done
+  kafka_wait_answering "$pid"
 }
 
 # ---------------------------------------------------------------------------
@@ -432,4 +438,8 @@ main() {
 EOF
 }
 
-main "$@"
+# Sourced (dev/chaos/stack.sh reuses pg_up and kafka_up on a stack of its
+# own), define the functions only.
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  main "$@"
+fi

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+)
+
+// report is what a run found; .run/chaos/report.json holds it.
+type report struct {
+	Seed             uint64                    `json:"seed"`
+	Mode             string                    `json:"mode"`
+	DurationS        float64                   `json:"duration_s"`
+	Accepted         int                       `json:"accepted"`
+	Answers          map[string]int            `json:"answers_by_status"`
+	Rejected         map[string]map[string]int `json:"hostile_rejected_by_reason"`
+	Duplicates       int                       `json:"duplicates_delivered"`
+	Kills            map[string]int            `json:"kills"`
+	EligibleInvoices int                       `json:"eligible_invoices"`
+	DeadLetters      int                       `json:"dead_letters"`
+	Checked          map[string]int            `json:"projections_checked"`
+	Republished      int                       `json:"outbox_rows_published_twice"`
+	Lost             int                       `json:"lost"`
+	DuplicateEffects int                       `json:"duplicate_effects"`
+	StaleOverwrites  int                       `json:"stale_overwrites"`
+	WorstEffectMS    map[string]int64          `json:"worst_ms_to_effect_after"`
+	PeakRSSMiB       map[string]float64        `json:"peak_rss_mib"`
+	Violations       []string                  `json:"violations"`
+}
+
+func newReport(seed uint64) *report {
+	return &report{Seed: seed, Answers: map[string]int{}, Rejected: map[string]map[string]int{}, Kills: map[string]int{}, Checked: map[string]int{},
+		WorstEffectMS: map[string]int64{}, PeakRSSMiB: map[string]float64{}, Violations: []string{}}
+}
+
+// fill copies the sender's tallies in.
+func (r *report) fill(s *sender) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for st, n := range s.statuses {
+		key := fmt.Sprint(st)
+		if st == 0 {
+			key = "no_answer"
+		}
+		r.Answers[key] = n
+	}
+	r.Duplicates = s.statuses[200]
+	for kind, byStatus := range s.hostile {
+		r.Rejected[kind] = map[string]int{}
+		for st, n := range byStatus {
+			r.Rejected[kind][fmt.Sprint(st)] = n
+		}
+	}
+}
+
+func (r *report) write(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "\nSluice chaos, %s mode, seed %d, %.0f s\n", r.Mode, r.Seed, r.DurationS)
+	fmt.Fprintf(w, "  accepted %d event keys (%d eligible invoices, %d poison dead-lettered); answers %v\n", r.Accepted, r.EligibleInvoices, r.DeadLetters, r.Answers)
+	fmt.Fprintf(w, "  objects checked %v\n", r.Checked)
+	fmt.Fprintf(w, "  duplicates delivered %d; outbox rows published twice %d\n", r.Duplicates, r.Republished)
+	for _, k := range slices.Sorted(maps.Keys(r.Rejected)) {
+		fmt.Fprintf(w, "  hostile %-20s %v\n", k, r.Rejected[k])
+	}
+	fmt.Fprintf(w, "  kills %v\n", r.Kills)
+	for _, k := range slices.Sorted(maps.Keys(r.WorstEffectMS)) {
+		fmt.Fprintf(w, "  worst time to effect after %-20s %6d ms\n", k, r.WorstEffectMS[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.PeakRSSMiB)) {
+		fmt.Fprintf(w, "  peak RSS %-10s %4.0f MiB\n", k, r.PeakRSSMiB[k])
+	}
+	fmt.Fprintf(w, "  lost %d, duplicate effects %d, stale overwrites %d\n", r.Lost, r.DuplicateEffects, r.StaleOverwrites)
+	if len(r.Violations) == 0 {
+		fmt.Fprintf(w, "OK: every invariant held (report .run/chaos/report.json)\n")
+		return
+	}
+	fmt.Fprintf(w, "FAILED: %d violations (replay with CHAOS_SEED=%d):\n", len(r.Violations), r.Seed)
+	for _, v := range r.Violations {
+		fmt.Fprintf(w, "  - %s\n", v)
+	}
+}
