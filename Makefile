@@ -30,10 +30,10 @@ build: ## Build bin/sluice.
 run: up build ## Run the pipeline: services, migrations, a demo tenant, one signed webhook to a grant.
 	@bash dev/run.sh
 
-test: up ## Run every test (unit and integration) against the local services, then the quick chaos run.
+test: up ## Run the quick chaos run, then every test (unit and integration) against the local services.
 	@go vet ./...
-	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
 	@CHAOS_QUICK=1 bash dev/chaos.sh
+	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
 
 test-unit: ## Run only the tests that need no services.
 	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/

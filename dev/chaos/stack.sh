@@ -29,15 +29,15 @@ KAFKA_LIBS="$RUN_DIR/kafka/libs"
 ENV_FILE="$RUN_DIR/env"
 export SLUICE_KAFKA_LIBS="$KAFKA_LIBS"
 
-# The jars are the same for every stack made from this pom: copy them from a
-# checkout that has them (SLUICE_KAFKA_LIBS_FROM, this checkout's .run or the
-# main one) instead of resolving them again; kafka_fetch_libs resolves them
-# when none matches.
+# The jars are the same for every stack made from this pom: copy them from
+# where they are already (SLUICE_KAFKA_LIBS_FROM, or this checkout's `make up`
+# state) instead of resolving them again; kafka_fetch_libs resolves them when
+# none matches.
 chaos_copy_libs() {
   local want from
   want="$(file_hash "$DEV_DIR/kafka/pom.xml")"
   [[ -f "$KAFKA_LIBS/.pom.sha256" && "$(cat "$KAFKA_LIBS/.pom.sha256")" == "$want" ]] && return 0
-  for from in "${SLUICE_KAFKA_LIBS_FROM:-}" "$REPO_ROOT/.run/kafka/libs" /work/main/.run/kafka/libs; do
+  for from in "${SLUICE_KAFKA_LIBS_FROM:-}" "$REPO_ROOT/.run/kafka/libs"; do
     [[ -n "$from" && -f "$from/.pom.sha256" && "$(cat "$from/.pom.sha256")" == "$want" ]] || continue
     log "kafka: copying jars from $from"
     rm -rf "$KAFKA_LIBS.tmp" "$KAFKA_LIBS"
