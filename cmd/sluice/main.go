@@ -29,6 +29,7 @@ type CLI struct {
 	Lag       LagCmd       `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
 	Replay    ReplayCmd    `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
 	Health    HealthCmd    `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
+	Erase     EraseCmd     `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
 }
 
 func main() {

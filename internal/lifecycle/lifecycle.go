@@ -6,10 +6,14 @@
 // which must stay unique across time and so live in a plain table, are
 // deleted in batches.
 //
+// It also erases on request (erase.go): one tenant's every row (offboarding),
+// or the payloads that mention a subject, keeping their keys.
+//
 // Invariant: a row is removed only once it is older than its table's horizon
 // (a partition goes when its upper bound is), and a key always outlives its
-// payload (KeyHorizon >= PayloadHorizon), so a redelivery of anything whose
-// payload ever existed is still judged against its key. One manager works
+// payload (KeyHorizon >= PayloadHorizon) and any erasure but a tenant's, so
+// a redelivery of anything whose payload ever existed is still judged
+// against its key. One manager works
 // at a time across instances (a session advisory lock per pass); the others
 // skip the pass.
 package lifecycle

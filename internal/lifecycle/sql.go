@@ -15,3 +15,12 @@ var (
 	//go:embed sql/legacy_drop.sql
 	legacyDropSQL string
 )
+
+var (
+	//go:embed sql/erase_subject.sql
+	eraseSubjectSQL string
+	//go:embed sql/erase_tenant.sql
+	eraseTenantSQL string
+	//go:embed sql/erase_tenant_legacy.sql
+	eraseTenantLegacySQL string
+)
