@@ -11,6 +11,7 @@ type metrics struct {
 	walBytes  prometheus.Counter
 	failures  prometheus.Counter
 	passes    prometheus.Counter
+	passSecs  prometheus.Counter
 	lastPassS prometheus.Gauge
 }
 
@@ -32,11 +33,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Passes that failed (retried at the next tick)."}),
 		passes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_passes_total",
 			Help: "Passes this process ran while holding the lifecycle lock."}),
+		passSecs: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_seconds_total",
+			Help: "Time spent in passes (with the WAL counter, to take out what concurrent writes added)."}),
 		lastPassS: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_lifecycle_last_pass_timestamp_seconds",
 			Help: "When this process last completed a pass."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.walBytes, m.failures, m.passes, m.lastPassS)
+		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
 	}
 	return m
 }

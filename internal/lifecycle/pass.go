@@ -68,6 +68,7 @@ func (m *Manager) Pass(ctx context.Context) (Report, error) {
 		m.metrics.walBytes.Add(float64(wal))
 	}
 	r.Took = time.Since(start)
+	m.metrics.passSecs.Add(r.Took.Seconds())
 	if err != nil {
 		return r, err
 	}
