@@ -54,8 +54,20 @@ func (g *Globals) kafka() kafka.Config {
 
 func (g *Globals) topics() envelope.Topics { return envelope.Topics{Prefix: g.TopicPrefix} }
 
+// Horizons are how long stored events are kept (internal/lifecycle).
+type Horizons struct {
+	PayloadHorizon time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
+	KeyHorizon     time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`
+	PartitionSpan  time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
+}
+
+func (h Horizons) lifecycle() lifecycle.Config {
+	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan}
+}
+
 // RunFlags configure the long-running commands.
 type RunFlags struct {
+	Horizons         `embed:""`
 	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"HTTP listen address (webhooks, /healthz, /readyz, /metrics)."`
 	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
 	TLSKey           string        `name:"tls-key" env:"SLUICE_TLS_KEY" help:"Key for --tls-cert."`
@@ -64,9 +76,6 @@ type RunFlags struct {
 	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
 	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
 	Slot             string        `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
-	PayloadHorizon   time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
-	KeyHorizon       time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`
-	PartitionSpan    time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
 	OutboxRetention  time.Duration `name:"outbox-retention" env:"SLUICE_OUTBOX_RETENTION" default:"24h" help:"How long outbox rows are kept after the relay confirmed them (how far back cdc resync can reach); 0 keeps them."`
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
@@ -121,7 +130,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		}
 		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
 	}
-	cfg.Lifecycle = lifecycle.Config{PayloadHorizon: f.PayloadHorizon, KeyHorizon: f.KeyHorizon, Interval: f.PartitionSpan}
+	cfg.Lifecycle = f.lifecycle()
 	cfg.CDCConfig.Slot = f.Slot
 	switch {
 	case f.OutboxRetention < 0:
