@@ -19,6 +19,13 @@
 --    Rows written before this migration keep their body here (legacy: read
 --    through coalesce, cleared by the lifecycle manager once past the payload
 --    horizon); new rows leave it NULL.
+-- Every lock this migration needs, first, in an order no writer of the
+-- previous version can close a cycle with: its accepting statement locks the
+-- inbox, then inbox_duplicates; a conflict's insert locks inbox_conflicts,
+-- then the inbox (its foreign key). Taken one by one as the statements below
+-- come, they deadlocked with such writers under load (the upgrade test).
+LOCK TABLE inbox_conflicts, inbox, inbox_duplicates IN ACCESS EXCLUSIVE MODE;
+
 ALTER TABLE inbox ALTER COLUMN body DROP NOT NULL;
 ALTER TABLE inbox ADD COLUMN json_sha256 bytea;
 -- Set when the payload was purged on request (sluice erase), so a claim for
