@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"os/exec"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // sustained ingests at a steady rate while the lifecycle manager rolls
@@ -25,6 +30,12 @@ func (b *bench) sustained(ctx context.Context) error {
 	env := append(b.sluiceEnv(b.stageAddr, b.slot("unused")),
 		"SLUICE_PAYLOAD_HORIZON="+payloads.String(), "SLUICE_KEY_HORIZON="+keys.String(),
 		"SLUICE_PARTITION_INTERVAL="+interval.String(), "SLUICE_TOPIC_RETENTION="+payloads.String())
+	// The migration's partitions are a day each (the default interval):
+	// rows would stay in today's for the whole step. They are replaced by
+	// partitions of the step's interval before ingest starts.
+	if err := b.repartition(ctx, env); err != nil {
+		return err
+	}
 	p, err := start("sluice-ingest-sustained", b.bin, []string{"ingest"}, env, b.stageAddr, "/readyz", b.outDir)
 	if err != nil {
 		return err
@@ -35,11 +46,12 @@ func (b *bench) sustained(ctx context.Context) error {
 		_ = b.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn`).Scan(&wal)
 		return wal
 	}
-	size := func() (db, tables float64) {
-		_ = b.pool.QueryRow(ctx, `SELECT pg_database_size(current_database()),
-			pg_total_relation_size('inbox') + coalesce((SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i
-			WHERE i.inhparent IN ('inbox_payloads'::regclass, 'inbox_duplicates'::regclass, 'inbox_conflicts'::regclass)), 0)`).Scan(&db, &tables)
-		return db / (1 << 20), tables / (1 << 20)
+	// Sizes in MiB: the database, the event keys (inbox), the payloads.
+	size := func() (db, keys, payloads float64) {
+		_ = b.pool.QueryRow(ctx, `SELECT pg_database_size(current_database()), pg_total_relation_size('inbox'),
+			coalesce((SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i
+			WHERE i.inhparent IN ('inbox_payloads'::regclass, 'inbox_duplicates'::regclass, 'inbox_conflicts'::regclass)), 0)`).Scan(&db, &keys, &payloads)
+		return db / (1 << 20), keys / (1 << 20), payloads / (1 << 20)
 	}
 	walStart := lsn()
 	done := make(chan result, 1)
@@ -56,10 +68,17 @@ func (b *bench) sustained(ctx context.Context) error {
 			if _, err := b.pool.Exec(ctx, `TRUNCATE outbox`); err != nil {
 				return err
 			}
-			db, tables := size()
+			db, keys, payloads := size()
 			b.results[fmt.Sprintf("sustained_db_mb_minute_%02d", m)] = db
-			b.results[fmt.Sprintf("sustained_inbox_tables_mb_minute_%02d", m)] = tables
-			log.Printf("sustained: minute %d, database %.1f MiB, inbox tables %.1f MiB", m, db, tables)
+			b.results[fmt.Sprintf("sustained_keys_mb_minute_%02d", m)] = keys
+			b.results[fmt.Sprintf("sustained_payloads_mb_minute_%02d", m)] = payloads
+			if m == 1 { // nothing aged out yet: what one event costs
+				var events float64
+				_ = b.pool.QueryRow(ctx, `SELECT count(*) FROM inbox`).Scan(&events)
+				b.results["sustained_key_bytes_per_event"] = keys * (1 << 20) / max(1, events)
+				b.results["sustained_payload_bytes_per_event"] = payloads * (1 << 20) / max(1, events)
+			}
+			log.Printf("sustained: minute %d, database %.1f MiB, keys %.1f MiB, payloads and delivery records %.1f MiB", m, db, keys, payloads)
 			continue
 		}
 		break
@@ -81,8 +100,36 @@ func (b *bench) sustained(ctx context.Context) error {
 	b.results["sustained_partitions_dropped"] = val(`sluice_lifecycle_partitions_dropped_total{table="inbox_payloads"}`) +
 		val(`sluice_lifecycle_partitions_dropped_total{table="inbox_duplicates"}`) + val(`sluice_lifecycle_partitions_dropped_total{table="inbox_conflicts"}`)
 	b.results["sustained_keys_deleted"] = val("sluice_lifecycle_keys_deleted_total")
+	logStalls("sustained", r.slow)
 	b.note("sustained %d min at %d/s (payloads %s, keys %s, partitions of %s): %.0f events/s, p99 %.1f ms, %d errors; WAL %.0f MiB, cleanup %.2f MiB (%.2f%% of the rest; passes' upper bound %.1f MiB over %.1f s)",
 		minutes, rate, payloads, keys, interval, r.rate(), ms(r.percentile(0.99)), r.errors, walTotal/(1<<20), cleanup/(1<<20),
 		100*b.results["sustained_cleanup_wal_ratio"], passWAL/(1<<20), passSecs)
+	return nil
+}
+
+// repartition drops the partitions of the lifecycle's tables and has
+// `sluice lifecycle` make new ones of the interval env sets.
+func (b *bench) repartition(ctx context.Context, env []string) error {
+	rows, err := b.pool.Query(ctx, `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent IN ('inbox_payloads'::regclass, 'inbox_duplicates'::regclass, 'inbox_conflicts'::regclass)`)
+	if err != nil {
+		return err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, err := b.pool.Exec(ctx, "DROP TABLE "+pgx.Identifier{n}.Sanitize()); err != nil {
+			return err
+		}
+	}
+	cmd := exec.CommandContext(ctx, b.bin, "lifecycle")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("sluice lifecycle: %w: %s", err, out)
+	}
+	log.Printf("sustained: %d daily partitions replaced: %s", len(names), strings.TrimSpace(string(out)))
 	return nil
 }
