@@ -111,6 +111,10 @@ $$;
 -- +goose StatementEnd
 
 -- +goose Down
+-- Bodies still kept go back into their inbox rows; those past the payload
+-- horizon are gone, so body stays nullable. Works until the lifecycle
+-- manager dropped the *_v1 tables (then there is nothing to rename back).
+UPDATE inbox i SET body = p.body FROM inbox_payloads p WHERE p.inbox_id = i.id AND p.received_at = i.received_at AND i.body IS NULL;
 DROP VIEW delivery_log;
 DROP TABLE inbox_conflicts, inbox_duplicates, inbox_payloads;
 ALTER TABLE inbox_duplicates_v1 RENAME TO inbox_duplicates;
