@@ -3,6 +3,7 @@ package consumers
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -35,11 +36,42 @@ func (r Record) Body(ctx context.Context, tx pgx.Tx) ([]byte, error) {
 	if err != nil {
 		return nil, Permanentf("claim without inbox id: %q", r.Event.InboxID)
 	}
-	var body []byte
-	if err := tx.QueryRow(ctx, claimSQL, inboxID, r.Event.TenantID).Scan(&body); err != nil {
+	return ClaimedBody(ctx, tx, inboxID, r.Event.TenantID)
+}
+
+// ErrPayloadExpired: the claimed body is gone, past the payload horizon or
+// erased on request; the event was accepted, its content is no longer kept.
+// Permanent: retrying reads the same absence.
+var ErrPayloadExpired = errors.New("consumers: payload expired")
+
+// ClaimedBody loads the body of inbox row inboxID of tenant. A body that was
+// kept and is gone is ErrPayloadExpired (with why), never "not found": that
+// answer is for an id that never was this tenant's.
+func ClaimedBody(ctx context.Context, q Querier, inboxID int64, tenant string) ([]byte, error) {
+	var (
+		kept, erased, beforeKeys bool
+		body                     []byte
+	)
+	if err := q.QueryRow(ctx, claimSQL, inboxID, tenant).Scan(&kept, &erased, &body, &beforeKeys); err != nil {
 		return nil, fmt.Errorf("load claimed body %d: %w", inboxID, err)
 	}
-	return body, nil
+	switch {
+	case body != nil:
+		return body, nil
+	case erased:
+		return nil, Permanent(fmt.Errorf("inbox row %d: %w (erased on request)", inboxID, ErrPayloadExpired))
+	case kept:
+		return nil, Permanent(fmt.Errorf("inbox row %d: %w (past the payload horizon)", inboxID, ErrPayloadExpired))
+	case beforeKeys:
+		return nil, Permanent(fmt.Errorf("inbox row %d: %w (past the key horizon)", inboxID, ErrPayloadExpired))
+	default:
+		return nil, Permanentf("claimed inbox row %d of tenant %s not found", inboxID, tenant)
+	}
+}
+
+// Querier is a transaction or a pool.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // InboxID is the processing id as a nullable column value.

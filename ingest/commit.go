@@ -62,6 +62,7 @@ type delivery struct {
 	ReceivedAt time.Time
 	Body       []byte
 	Sum        [sha256.Size]byte
+	JSONSum    []byte // jsonSum of the body; nil when it is not JSON
 	// Outbox side, for published deliveries.
 	Topic   *string
 	Key     []byte
@@ -270,7 +271,7 @@ func (c *committer) writeWithin(batch []*request) ([]result, error) {
 func (c *committer) write(ctx context.Context, batch []*request) ([]result, error) {
 	results := make([]result, len(batch))
 	done := make([]bool, len(batch))
-	stored := map[int][]byte{}
+	stored := map[int]storedContent{}
 	var err error
 	if linking(batch) {
 		// Only batches with events that record or need links pay for a
@@ -307,16 +308,39 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
+// storedContent is what a taken key holds, as far as the hashes could not
+// decide: decided is set when they did (duplicate or conflict), body is the
+// stored body to compare as JSON otherwise (nil once it is gone: the bytes
+// differ and nothing can show the JSON is the same, so a conflict keeps the
+// newcomer for an operator rather than dropping it as a duplicate).
+type storedContent struct {
+	decided Outcome
+	body    []byte
+}
+
+// outcome judges a delivery against what its key holds.
+func (s storedContent) outcome(d *delivery) Outcome {
+	switch {
+	case s.decided != "":
+		return s.decided
+	case s.body != nil && sameJSON(s.body, d.Body):
+		return OutcomeDuplicate
+	default:
+		return OutcomeConflict
+	}
+}
+
 // accept runs sql/accept.sql for a batch: results and done are set for the
-// deliveries it answered, stored holds the bodies it found under taken keys.
-func (c *committer) accept(ctx context.Context, q querier, batch []*request, results []result, done []bool, stored map[int][]byte) error {
+// deliveries it answered, stored holds what it found under taken keys when
+// the content differs.
+func (c *committer) accept(ctx context.Context, q querier, batch []*request, results []result, done []bool, stored map[int]storedContent) error {
 	a, err := newAcceptArgs(batch)
 	if err != nil {
 		return err
 	}
 	rows, err := q.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
 		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.payload,
-		a.arrival, a.receivedAt, !c.skipAttempts)
+		a.arrival, a.receivedAt, !c.skipAttempts, a.jsonSum)
 	if err != nil {
 		return fmt.Errorf("insert inbox: %w", err)
 	}
@@ -336,8 +360,10 @@ func (c *committer) accept(ctx context.Context, q querier, batch []*request, res
 			results[i], done[i] = result{outcome: batch[i].d.Status.outcome(), inboxID: id}, true
 		case "duplicate":
 			results[i], done[i] = result{outcome: OutcomeDuplicate, inboxID: id}, true
+		case "conflict":
+			results[i].inboxID, stored[int(i)] = id, storedContent{decided: OutcomeConflict}
 		default: // differs: decided below, against the stored body
-			results[i].inboxID, stored[int(i)] = id, body
+			results[i].inboxID, stored[int(i)] = id, storedContent{body: body}
 		}
 	}
 	// Reading every row and the command's completion means the statement
@@ -351,7 +377,7 @@ func (c *committer) accept(ctx context.Context, q querier, batch []*request, res
 // settle classifies, in one transaction, the deliveries the accepting
 // statement could not: each is a duplicate or a conflict of the row that
 // holds its key.
-func (c *committer) settle(ctx context.Context, batch []*request, idx []int, stored map[int][]byte, results []result) error {
+func (c *committer) settle(ctx context.Context, batch []*request, idx []int, stored map[int]storedContent, results []result) error {
 	tx, err := c.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -373,13 +399,12 @@ func (c *committer) settle(ctx context.Context, batch []*request, idx []int, sto
 	)
 	for _, i := range idx {
 		d := batch[i].d
-		body := stored[i]
-		if body == nil || sameJSON(body, d.Body) {
+		if stored[i].outcome(d) == OutcomeDuplicate {
 			results[i].outcome = OutcomeDuplicate
 			dupIDs, dupAt = append(dupIDs, results[i].inboxID), append(dupAt, d.ReceivedAt)
 			continue
 		}
-		conflicts.Queue(conflictSQL, results[i].inboxID, d.Sum[:], d.Body)
+		conflicts.Queue(conflictSQL, results[i].inboxID, receivedAt(d), d.Sum[:], d.Body)
 		results[i].outcome = OutcomeConflict
 	}
 	if conflicts.Len() > 0 {
@@ -399,8 +424,8 @@ func (c *committer) settle(ctx context.Context, batch []*request, idx []int, sto
 }
 
 // lookUp reads the rows holding the keys of deliveries the accepting
-// statement did not answer for. stored gets nil for an identical body.
-func (c *committer) lookUp(ctx context.Context, tx pgx.Tx, batch []*request, idx []int, stored map[int][]byte, results []result) error {
+// statement did not answer for, and judges them as it does.
+func (c *committer) lookUp(ctx context.Context, tx pgx.Tx, batch []*request, idx []int, stored map[int]storedContent, results []result) error {
 	if len(idx) == 0 {
 		return nil
 	}
@@ -413,18 +438,22 @@ func (c *committer) lookUp(ctx context.Context, tx pgx.Tx, batch []*request, idx
 	defer br.Close()
 	for _, i := range idx {
 		var (
-			id   int64
-			sum  []byte
-			body []byte
+			id              int64
+			sum, jsum, body []byte
 		)
-		if err := br.QueryRow().Scan(&id, &sum, &body); err != nil {
+		if err := br.QueryRow().Scan(&id, &sum, &jsum, &body); err != nil {
 			return fmt.Errorf("read existing event: %w", err)
 		}
 		results[i].inboxID = id
-		if bytes.Equal(sum, batch[i].d.Sum[:]) {
-			body = nil
+		d := batch[i].d
+		switch {
+		case bytes.Equal(sum, d.Sum[:]) || (jsum != nil && bytes.Equal(jsum, d.JSONSum)):
+			stored[i] = storedContent{decided: OutcomeDuplicate}
+		case jsum != nil && d.JSONSum != nil:
+			stored[i] = storedContent{decided: OutcomeConflict}
+		default:
+			stored[i] = storedContent{body: body}
 		}
-		stored[i] = body
 	}
 	return br.Close()
 }
@@ -438,7 +467,7 @@ type acceptArgs struct {
 	topic                                                             []*string
 	eventTime                                                         []*time.Time
 	receivedAt                                                        []time.Time
-	sum, body, key, payload                                           [][]byte
+	sum, jsonSum, body, key, payload                                  [][]byte
 	arrival                                                           []int32
 }
 
@@ -472,19 +501,25 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		a.status = append(a.status, string(d.Status))
 		a.reason = append(a.reason, d.Reason)
 		a.sum = append(a.sum, d.Sum[:])
+		a.jsonSum = append(a.jsonSum, d.JSONSum)
 		a.body = append(a.body, d.Body)
 		a.topic = append(a.topic, d.Topic)
 		a.key = append(a.key, d.Key)
 		a.headers = append(a.headers, headers)
 		a.payload = append(a.payload, d.Payload)
 		a.arrival = append(a.arrival, int32(i))
-		received := d.ReceivedAt
-		if received.IsZero() {
-			received = time.Now()
-		}
-		a.receivedAt = append(a.receivedAt, received)
+		a.receivedAt = append(a.receivedAt, receivedAt(d))
 	}
 	return a, nil
+}
+
+// receivedAt is when the delivery arrived, now if nobody said: the
+// partition its payload and records go to.
+func receivedAt(d *delivery) time.Time {
+	if d.ReceivedAt.IsZero() {
+		d.ReceivedAt = time.Now()
+	}
+	return d.ReceivedAt
 }
 
 // sameJSON reports whether two bodies hold the same JSON value: providers

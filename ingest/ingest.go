@@ -363,6 +363,11 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	if !pe.Time.IsZero() {
 		d.EventTime = &pe.Time
 	}
+	if pe.doc != nil {
+		d.JSONSum = jsonSum(pe.doc)
+	} else {
+		d.JSONSum = bodyJSONSum(body)
+	}
 	entry := pe.Entry
 	if entry == nil {
 		return d

@@ -76,14 +76,22 @@ func setupVia(t *testing.T, cfg ingest.Config, serviceURL string) *bundle {
 // setupWith is setupVia with event types of kinds cfg.Providers adds.
 func setupWith(t *testing.T, cfg ingest.Config, serviceURL string, schemaFiles ...fs.FS) *bundle {
 	t.Helper()
+	return setupIn(t, cfg, dbURL, serviceURL, schemaFiles...)
+}
+
+// setupIn is setupWith on another database than the package's (databaseURL,
+// for tests that change what every other test relies on, such as dropping
+// the current partitions).
+func setupIn(t *testing.T, cfg ingest.Config, databaseURL, serviceURL string, schemaFiles ...fs.FS) *bundle {
+	t.Helper()
 	ctx := context.Background()
-	pool, err := pg.Connect(ctx, dbURL, 4)
+	pool, err := pg.Connect(ctx, databaseURL, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
 	servicePool := pool
-	if serviceURL != dbURL {
+	if serviceURL != databaseURL {
 		if servicePool, err = pg.Connect(ctx, serviceURL, 8); err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +290,7 @@ func TestSameKeyDifferentContentIsKeptAsConflict(t *testing.T) {
 		t.Fatalf("inbox rows = %d, want 1", n)
 	}
 	var stored []byte
-	if err := b.pool.QueryRow(context.Background(), `SELECT body FROM inbox WHERE tenant_id = $1`, b.tenantID).Scan(&stored); err != nil {
+	if err := b.pool.QueryRow(context.Background(), `SELECT p.body FROM inbox i JOIN inbox_payloads p ON p.inbox_id = i.id WHERE i.tenant_id = $1`, b.tenantID).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(stored, original) {

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/lifecycle"
 )
 
 // Globals is the configuration shared by every command.
@@ -53,8 +54,20 @@ func (g *Globals) kafka() kafka.Config {
 
 func (g *Globals) topics() envelope.Topics { return envelope.Topics{Prefix: g.TopicPrefix} }
 
+// Horizons are how long stored events are kept (internal/lifecycle).
+type Horizons struct {
+	PayloadHorizon time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
+	KeyHorizon     time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`
+	PartitionSpan  time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
+}
+
+func (h Horizons) lifecycle() lifecycle.Config {
+	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan}
+}
+
 // RunFlags configure the long-running commands.
 type RunFlags struct {
+	Horizons         `embed:""`
 	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"HTTP listen address (webhooks, /healthz, /readyz, /metrics)."`
 	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
 	TLSKey           string        `name:"tls-key" env:"SLUICE_TLS_KEY" help:"Key for --tls-cert."`
@@ -118,6 +131,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		}
 		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
 	}
+	cfg.Lifecycle = f.lifecycle()
 	cfg.CDCConfig.Slot = f.Slot
 	switch {
 	case f.OutboxRetention < 0:

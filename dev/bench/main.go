@@ -103,6 +103,7 @@ func main() {
 		{"pgbench", "pgbench baselines", b.pgbench},
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
 		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
+		{"sustained", "sustained ingest while partitions roll", b.sustained},
 	}
 	// BENCH_ONLY=null,ingest runs some steps (for profiling; the full
 	// report needs them all).
@@ -321,6 +322,8 @@ func (b *bench) report() {
 		{"e2e_p50_ms_at_2000", "end to end 2xx -> effect, p50 at 2,000/s", "ms"},
 		{"e2e_p99_ms_at_2000", "end to end 2xx -> effect, p99 at 2,000/s", "ms"},
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
+		{"sustained_events_per_s", "sustained ingest while partitions roll (paced)", "events/s"},
+		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
 		{"bench_seconds", "bench duration", "s"},
 	}
 	var sb strings.Builder

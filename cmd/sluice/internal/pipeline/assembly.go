@@ -20,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/lifecycle"
 	"github.com/sluicehq/sluice/internal/ops"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -141,6 +142,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	ic.Topics = a.cfg.Topics
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
 	a.stages = append(a.stages, stage{name: "reconcile", run: reconcile.New(reconcile.Config{}, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg)).Loop})
+	a.stages = append(a.stages, stage{name: "lifecycle", run: lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg).Run})
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/lifecycle"
 )
 
 // Config is one process's configuration.
@@ -42,6 +43,9 @@ type Config struct {
 
 	IngestConfig ingest.Config
 	CDCConfig    cdc.Config
+	// Lifecycle sets the storage horizons and partitions; its manager runs
+	// in every process that ingests (one at a time works, by lock).
+	Lifecycle lifecycle.Config
 	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes) and
 	// ConsumerTransactions tune every group.
 	ConsumerMaxAttempts  int
@@ -82,6 +86,15 @@ func (c Config) validate() error {
 	}
 	if !c.Ingest && !c.CDC && !c.Consume {
 		return errors.New("nothing to run")
+	}
+	if err := c.Lifecycle.Validate(); err != nil {
+		return err
+	}
+	// Bodies above the record limit travel by claim: a consumer reads them
+	// from the inbox for as long as Kafka can replay (or a rewind reach)
+	// their records.
+	if payloads := c.Lifecycle.WithDefaults().PayloadHorizon; payloads < c.TopicSpec.Retention {
+		return fmt.Errorf("payload horizon %s is shorter than the topics' retention %s: a rewind would find claimed bodies gone", payloads, c.TopicSpec.Retention)
 	}
 	if c.Consume {
 		return c.Dispatch.Validate()

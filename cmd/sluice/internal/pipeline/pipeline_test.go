@@ -5,8 +5,10 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/lifecycle"
 )
 
 // What waiting cannot fix refuses to start, before anything connects.
@@ -23,6 +25,12 @@ func TestStartRefusesWhatWaitingCannotFix(t *testing.T) {
 		{"no brokers for consume", Config{DatabaseURL: db, Consume: true}, "SLUICE_KAFKA_BROKERS"},
 		{"no secret key for ingest", Config{DatabaseURL: db, Ingest: true}, "SLUICE_SECRET_KEY"},
 		{"no stage", Config{DatabaseURL: db, Kafka: kafka.Config{Brokers: []string{"b:9092"}}}, "nothing to run"},
+		{"payloads gone before Kafka forgets their claims", Config{DatabaseURL: db, Ingest: true, SecretKey: "k",
+			TopicSpec: kafka.TopicSpec{Retention: 7 * 24 * time.Hour}, Lifecycle: lifecycle.Config{PayloadHorizon: 24 * time.Hour}},
+			"shorter than the topics' retention"},
+		{"keys gone before payloads", Config{DatabaseURL: db, Ingest: true, SecretKey: "k",
+			Lifecycle: lifecycle.Config{PayloadHorizon: 7 * 24 * time.Hour, KeyHorizon: 24 * time.Hour}},
+			"key horizon shorter than payload horizon"},
 	} {
 		_, err := Start(context.Background(), c.cfg, slog.New(slog.DiscardHandler))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/sluicehq/sluice/internal/lifecycle"
+)
+
+// LifecycleCmd makes one pass of the lifecycle manager that `serve` and
+// `ingest` run in the background: partitions ahead, aged ones dropped,
+// expired keys deleted. For an upgrade (partitions exist before the new
+// binaries run) and for operators who want to see what it does.
+type LifecycleCmd struct {
+	Horizons `embed:""`
+}
+
+func (c *LifecycleCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	cfg := c.lifecycle()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	r, err := lifecycle.New(cfg, pool, log, nil).Pass(ctx)
+	if err != nil {
+		return err
+	}
+	if r.Skipped {
+		return errors.New("another instance is making a pass now (it holds the lifecycle lock)")
+	}
+	_, err = fmt.Printf("partitions created %d, dropped %d; keys deleted %d; replaced tables dropped %v; %s\n",
+		r.Created, r.Dropped, r.KeysDeleted, r.LegacyDropped, r.Took)
+	return err
+}

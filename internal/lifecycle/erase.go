@@ -1,0 +1,74 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrNoTenant: the tenant to erase does not exist (or was erased already).
+var ErrNoTenant = errors.New("lifecycle: no such tenant")
+
+// TenantErased counts what an offboarding removed.
+type TenantErased struct {
+	Events, Payloads, OutboxRows, DeadLetters, Grants int64
+}
+
+// EraseTenant removes every row of tenant in one transaction: it is all gone
+// or nothing is. Records already in Kafka stay until the topics' retention;
+// consumers that meet them find no source account to apply them to.
+func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string) (TenantErased, error) {
+	var e TenantErased
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var legacy bool
+		if err := tx.QueryRow(ctx, legacyExistsSQL).Scan(&legacy); err != nil {
+			return err
+		}
+		if legacy {
+			if _, err := tx.Exec(ctx, eraseTenantLegacySQL, tenant); err != nil {
+				return err
+			}
+		}
+		var tenants int64
+		if err := tx.QueryRow(ctx, eraseTenantSQL, tenant).Scan(&tenants, &e.Events, &e.Payloads, &e.OutboxRows, &e.DeadLetters, &e.Grants); err != nil {
+			return err
+		}
+		if tenants == 0 {
+			return ErrNoTenant
+		}
+		return nil
+	})
+	if err != nil {
+		return TenantErased{}, fmt.Errorf("erase tenant %s: %w", tenant, err)
+	}
+	return e, nil
+}
+
+// SubjectErased counts what a subject purge removed.
+type SubjectErased struct {
+	// Events whose payload was purged; their keys stay (erased_at set).
+	Events, Conflicts, OutboxRows, DeadLetters int64
+}
+
+// EraseSubject purges every kept payload that mentions subject (its bytes,
+// as they appear in the body), of tenant or of every tenant (""). Event
+// keys and their hashes stay, so a redelivery of an erased event is still
+// a duplicate (nothing is stored again) and a claim for it is answered
+// "erased" (consumers.ErrPayloadExpired).
+func EraseSubject(ctx context.Context, pool *pgxpool.Pool, tenant, subject string) (SubjectErased, error) {
+	var e SubjectErased
+	if subject == "" {
+		return e, errors.New("erase subject: empty subject would match every payload")
+	}
+	var t *string
+	if tenant != "" {
+		t = &tenant
+	}
+	if err := pool.QueryRow(ctx, eraseSubjectSQL, subject, t).Scan(&e.Events, &e.Conflicts, &e.OutboxRows, &e.DeadLetters); err != nil {
+		return e, fmt.Errorf("erase subject: %w", err)
+	}
+	return e, nil
+}

@@ -1,0 +1,138 @@
+// Package lifecycle keeps Sluice's stored events within two horizons: event
+// keys (the inbox row: dedup identity and content hashes) for KeyHorizon,
+// payloads (bodies, and conflicts that hold bodies) for PayloadHorizon. It
+// creates the time partitions of the high-volume tables ahead of need and
+// drops each one whole once everything in it is past its horizon; event keys,
+// which must stay unique across time and so live in a plain table, are
+// deleted in batches.
+//
+// It also erases on request (erase.go): one tenant's every row (offboarding),
+// or the payloads that mention a subject, keeping their keys.
+//
+// Invariant: a row is removed only once it is older than its table's horizon
+// (a partition goes when its upper bound is), and a key always outlives its
+// payload (KeyHorizon >= PayloadHorizon) and any erasure but a tenant's, so
+// a redelivery of anything whose payload ever existed is still judged
+// against its key. One manager works
+// at a time across instances (a session advisory lock per pass); the others
+// skip the pass.
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config sets the horizons and how partitions are cut.
+type Config struct {
+	// PayloadHorizon is how long bodies are kept: what a rewind, a resync,
+	// a dead-letter replay or an operator can still read. Default 7 days;
+	// never shorter than the topics' retention (claimed bodies are read from
+	// here while Kafka can replay their records), which the caller checks.
+	PayloadHorizon time.Duration
+	// KeyHorizon is how long event keys are kept, so a redelivery is a
+	// duplicate. Default 30 days: longer than providers' retry windows
+	// (Stripe 3 days, GitHub's manual redelivery 3 days). A redelivery after
+	// it is accepted as a new event (consumers' business keys still keep
+	// its effect single).
+	KeyHorizon time.Duration
+	// Interval is the time range of one partition. Default 24h. A row lives
+	// at most one Interval past its horizon, so storage is the horizon plus
+	// one Interval (plus Ahead empty partitions).
+	Interval time.Duration
+	// Ahead is how many partitions exist beyond the current one, so a
+	// missed pass (or several) never leaves ingest without a partition.
+	// Default 3.
+	Ahead int
+	// Every is the pause between passes. Default 5m (a tenth of Interval
+	// when that is shorter).
+	Every time.Duration
+	// KeyBatch is how many expired keys one DELETE removes. Default 5000.
+	KeyBatch int
+	// LockTimeout bounds how long a partition change waits for its table's
+	// lock (ingest queues behind a waiting ALTER); the pass retries later.
+	// Default 2s.
+	LockTimeout time.Duration
+	// Now is the clock; tests move it. Default time.Now.
+	Now func() time.Time
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.PayloadHorizon <= 0 {
+		c.PayloadHorizon = 7 * 24 * time.Hour
+	}
+	if c.KeyHorizon <= 0 {
+		c.KeyHorizon = 30 * 24 * time.Hour
+	}
+	if c.Interval <= 0 {
+		c.Interval = 24 * time.Hour
+	}
+	if c.Ahead <= 0 {
+		c.Ahead = 3
+	}
+	if c.Every <= 0 {
+		c.Every = min(5*time.Minute, c.Interval/10)
+	}
+	if c.KeyBatch <= 0 {
+		c.KeyBatch = 5000
+	}
+	if c.LockTimeout <= 0 {
+		c.LockTimeout = 2 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// ErrKeysBeforePayloads: the key horizon is shorter than the payload
+// horizon, which would let a redelivery of a kept payload be accepted anew.
+var ErrKeysBeforePayloads = errors.New("lifecycle: key horizon shorter than payload horizon")
+
+// Validate refuses horizons that break the invariant.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	if c.KeyHorizon < c.PayloadHorizon {
+		return fmt.Errorf("%w (%s < %s)", ErrKeysBeforePayloads, c.KeyHorizon, c.PayloadHorizon)
+	}
+	return nil
+}
+
+// Manager runs passes.
+type Manager struct {
+	cfg     Config
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	metrics *metrics
+}
+
+// New makes a manager; reg may be nil (commands that run one pass).
+func New(cfg Config, pool *pgxpool.Pool, log *slog.Logger, reg prometheus.Registerer) *Manager {
+	return &Manager{cfg: cfg.WithDefaults(), pool: pool, log: log, metrics: newMetrics(reg)}
+}
+
+// Run makes a pass at once, then every cfg.Every, until ctx ends. A failed
+// pass is logged and retried at the next tick: ingest has Ahead partitions
+// of slack.
+func (m *Manager) Run(ctx context.Context) error {
+	t := time.NewTicker(m.cfg.Every)
+	defer t.Stop()
+	for {
+		if _, err := m.Pass(ctx); err != nil && ctx.Err() == nil {
+			m.metrics.failures.Inc()
+			m.log.Warn("lifecycle pass failed", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}

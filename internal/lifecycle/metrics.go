@@ -1,0 +1,45 @@
+package lifecycle
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	created   *prometheus.CounterVec
+	dropped   *prometheus.CounterVec
+	droppedB  *prometheus.CounterVec
+	droppedR  *prometheus.CounterVec
+	keys      prometheus.Counter
+	walBytes  prometheus.Counter
+	failures  prometheus.Counter
+	passes    prometheus.Counter
+	passSecs  prometheus.Counter
+	lastPassS prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		created: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_partitions_created_total",
+			Help: "Time partitions created ahead of need."}, []string{"table"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_partitions_dropped_total",
+			Help: "Time partitions dropped whole once past their table's horizon."}, []string{"table"}),
+		droppedB: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_dropped_bytes_total",
+			Help: "Size (table, indexes, TOAST) of the partitions dropped."}, []string{"table"}),
+		droppedR: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_dropped_rows_total",
+			Help: "Rows of the partitions dropped (the planner's estimate, pg_class.reltuples)."}, []string{"table"}),
+		keys: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_keys_deleted_total",
+			Help: "Event keys (inbox rows) deleted past the key horizon."}),
+		walBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_wal_bytes_total",
+			Help: "WAL written while passes ran (LSN difference around each pass: an upper bound, concurrent writes count too)."}),
+		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_failures_total",
+			Help: "Passes that failed (retried at the next tick)."}),
+		passes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_passes_total",
+			Help: "Passes this process ran while holding the lifecycle lock."}),
+		passSecs: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_seconds_total",
+			Help: "Time spent in passes (with the WAL counter, to take out what concurrent writes added)."}),
+		lastPassS: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_lifecycle_last_pass_timestamp_seconds",
+			Help: "When this process last completed a pass."}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
+	}
+	return m
+}

@@ -1,0 +1,26 @@
+package lifecycle
+
+import _ "embed"
+
+// Queries live in sql/ so they can be read (and run in psql) as SQL.
+var (
+	//go:embed sql/partitions.sql
+	partitionsSQL string
+	//go:embed sql/expire_keys.sql
+	expireKeysSQL string
+	//go:embed sql/legacy_exists.sql
+	legacyExistsSQL string
+	//go:embed sql/legacy_live.sql
+	legacyLiveSQL string
+	//go:embed sql/legacy_drop.sql
+	legacyDropSQL string
+)
+
+var (
+	//go:embed sql/erase_subject.sql
+	eraseSubjectSQL string
+	//go:embed sql/erase_tenant.sql
+	eraseTenantSQL string
+	//go:embed sql/erase_tenant_legacy.sql
+	eraseTenantLegacySQL string
+)

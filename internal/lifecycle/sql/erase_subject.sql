@@ -1,0 +1,38 @@
+-- Purge the payloads that mention a subject ($1, as its bytes appear in
+-- the body), of one tenant ($2) or of all (NULL): bodies, conflicts holding
+-- one, outbox rows carrying one (kept for resync), dead letters' copies and
+-- waiting events' outbox payloads. Event keys stay, with their hashes and
+-- erased_at set, so a redelivery is still judged a duplicate and a claim
+-- answers "erased". A full scan of the payloads kept: an operator's action.
+WITH needle AS (
+    SELECT convert_to($1::text, 'UTF8') AS b
+), hit AS (
+    SELECT i.id, i.received_at
+    FROM inbox i
+    LEFT JOIN inbox_payloads p ON p.inbox_id = i.id AND p.received_at = i.received_at
+    WHERE ($2::uuid IS NULL OR i.tenant_id = $2::uuid)
+      AND position((SELECT b FROM needle) IN coalesce(p.body, i.body)) > 0
+), payloads AS (
+    DELETE FROM inbox_payloads p USING hit WHERE p.inbox_id = hit.id AND p.received_at = hit.received_at
+), marked AS (
+    UPDATE inbox SET erased_at = now(), body = NULL FROM hit WHERE inbox.id = hit.id RETURNING 1
+), conflicts AS (
+    DELETE FROM inbox_conflicts c USING inbox i
+    WHERE c.inbox_id = i.id AND ($2::uuid IS NULL OR i.tenant_id = $2::uuid)
+      AND position((SELECT b FROM needle) IN c.body) > 0
+    RETURNING 1
+), relayed AS (
+    DELETE FROM outbox o
+    WHERE ($2::uuid IS NULL OR o.headers->>'ce_tenantid' = $2::text)
+      AND position((SELECT b FROM needle) IN o.payload) > 0
+    RETURNING 1
+), waiting AS (
+    UPDATE inbox_waiting w SET payload = NULL FROM hit WHERE w.inbox_id = hit.id
+), dead AS (
+    UPDATE dead_letters SET payload = NULL
+    WHERE ($2::uuid IS NULL OR headers->>'ce_tenantid' = $2::text)
+      AND position((SELECT b FROM needle) IN payload) > 0
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM marked), (SELECT count(*) FROM conflicts),
+       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead)

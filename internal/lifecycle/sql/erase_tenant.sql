@@ -1,0 +1,50 @@
+-- Offboarding: every row of one tenant ($1), in one statement (foreign keys
+-- are checked at its end, once every row is gone): its events (keys,
+-- payloads, delivery records, conflicts, waiting events, links, outbox rows,
+-- dead letters), its effects and projections, its workspaces, sources (their
+-- secrets cascade), API keys and the tenant itself.
+WITH keys AS (
+    SELECT id, received_at FROM inbox WHERE tenant_id = $1
+), payloads AS (
+    DELETE FROM inbox_payloads p USING keys WHERE p.inbox_id = keys.id AND p.received_at = keys.received_at RETURNING 1
+), conflicts AS (
+    DELETE FROM inbox_conflicts c USING keys WHERE c.inbox_id = keys.id
+), duplicates AS (
+    DELETE FROM inbox_duplicates d USING keys WHERE d.inbox_id = keys.id
+), waiting AS (
+    DELETE FROM inbox_waiting WHERE tenant_id = $1
+), links AS (
+    DELETE FROM object_links l USING sources s WHERE s.id = l.source_id AND s.tenant_id = $1
+), events AS (
+    DELETE FROM inbox WHERE tenant_id = $1 RETURNING 1
+), relayed AS (
+    DELETE FROM outbox WHERE headers->>'ce_tenantid' = $1::text RETURNING 1
+), dead AS (
+    DELETE FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text RETURNING 1
+), reversals AS (
+    DELETE FROM credit_reversals WHERE tenant_id = $1
+), grants AS (
+    DELETE FROM credit_grants WHERE tenant_id = $1 RETURNING 1
+), balances AS (
+    DELETE FROM balances WHERE tenant_id = $1
+), subscriptions AS (
+    DELETE FROM subscriptions WHERE tenant_id = $1
+), installations AS (
+    DELETE FROM github_installations WHERE tenant_id = $1
+), verifications AS (
+    DELETE FROM verifications WHERE tenant_id = $1
+), alerts AS (
+    DELETE FROM feedback_alerts WHERE tenant_id = $1
+), customers AS (
+    DELETE FROM workspace_customers WHERE tenant_id = $1
+), workspaces AS (
+    DELETE FROM workspaces WHERE tenant_id = $1
+), keys_api AS (
+    DELETE FROM api_keys WHERE tenant_id = $1
+), sources AS (
+    DELETE FROM sources WHERE tenant_id = $1
+), tenant AS (
+    DELETE FROM tenants WHERE id = $1 RETURNING 1
+)
+SELECT (SELECT count(*) FROM tenant), (SELECT count(*) FROM events), (SELECT count(*) FROM payloads),
+       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead), (SELECT count(*) FROM grants)
