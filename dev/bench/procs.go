@@ -66,6 +66,9 @@ func start(name, bin string, args []string, env []string, addr, readyPath, logDi
 			if resp.StatusCode/100 == 2 {
 				return p, nil
 			}
+			if resp.StatusCode == http.StatusNotFound && readyPath != "/readyz" {
+				readyPath = "/readyz" // a build from before /readyz/stages (BENCH_SLUICE)
+			}
 		}
 		select {
 		case <-p.done:
