@@ -75,9 +75,14 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 	if id == 0 {
 		t.Fatalf("dlq list has no letter for %s", poisonID)
 	}
-	if pending, ok := scrape(t)("sluice_dead_letters_pending", `group="`+suite.group+`"`); !ok || pending < 1 {
-		t.Errorf("sluice_dead_letters_pending for %s = %v (exported %v), want the letter counted", suite.group, pending, ok)
-	}
+	// Scrape-time reads are served for 5 s: the letter shows within that.
+	testenv.Eventually(t, 30*time.Second, "the letter counted as pending", func() (bool, error) {
+		pending, ok := scrape(t)("sluice_dead_letters_pending", `group="`+suite.group+`"`)
+		if !ok || pending < 1 {
+			return false, fmt.Errorf("sluice_dead_letters_pending for %s = %v (exported %v)", suite.group, pending, ok)
+		}
+		return true, nil
+	})
 	replay := func() error {
 		_, err := replayDeadLetters(ctx, suite.pool, suite.topics, groups.Options{}, id, "", slog.New(slog.DiscardHandler))
 		return err

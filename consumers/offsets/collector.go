@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
@@ -22,6 +23,7 @@ type LagCollector struct {
 
 	lag, committed *prometheus.Desc
 	failures       prometheus.Counter
+	cache          *pg.ScrapeCache
 }
 
 // NewLagCollector collects the lag of groups; register it with the process's
@@ -32,6 +34,7 @@ func NewLagCollector(adm *kadm.Client, groups []string, timeout time.Duration, l
 		lag:       prometheus.NewDesc("sluice_consumer_lag_records", "Records between a group's committed offset and the partition's end (from the log start when it never committed).", labels, nil),
 		committed: prometheus.NewDesc("sluice_consumer_committed_offset", "A group's committed offset; -1 when it never committed.", labels, nil),
 		failures:  prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_lag_read_failures_total", Help: "Scrapes that could not read consumer lag from Kafka."}),
+		cache:     pg.NewScrapeCache(0),
 	}
 }
 
@@ -42,8 +45,14 @@ func (c *LagCollector) Describe(ch chan<- *prometheus.Desc) {
 	c.failures.Describe(ch)
 }
 
-// Collect implements prometheus.Collector.
+// Collect implements prometheus.Collector; a read serves the scrapes of the
+// next 5 seconds, so a tool polling /metrics does not poll Kafka with it.
 func (c *LagCollector) Collect(ch chan<- prometheus.Metric) {
+	c.cache.Collect(ch, c.read)
+	c.failures.Collect(ch)
+}
+
+func (c *LagCollector) read(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	rows, err := Lag(ctx, c.adm, c.groups...)
@@ -59,5 +68,4 @@ func (c *LagCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(r.Lag), labels...)
 		ch <- prometheus.MustNewConstMetric(c.committed, prometheus.GaugeValue, float64(r.Committed), labels...)
 	}
-	c.failures.Collect(ch)
 }

@@ -20,12 +20,13 @@ type QueryCollector struct {
 	sql     string
 	labels  int
 	descs   []*prometheus.Desc
+	cache   *ScrapeCache
 }
 
 // NewQueryCollector builds a collector of sql's rows with labels label
 // columns first; register it with the process's registry.
 func NewQueryCollector(pool *pgxpool.Pool, timeout time.Duration, log *slog.Logger, sql string, labels int, descs ...*prometheus.Desc) *QueryCollector {
-	return &QueryCollector{pool: pool, timeout: timeout, log: log, sql: sql, labels: labels, descs: descs}
+	return &QueryCollector{pool: pool, timeout: timeout, log: log, sql: sql, labels: labels, descs: descs, cache: NewScrapeCache(0)}
 }
 
 // Describe implements prometheus.Collector.
@@ -35,8 +36,11 @@ func (c *QueryCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect implements prometheus.Collector.
-func (c *QueryCollector) Collect(ch chan<- prometheus.Metric) {
+// Collect implements prometheus.Collector; a read serves the scrapes of
+// the next 5 seconds.
+func (c *QueryCollector) Collect(ch chan<- prometheus.Metric) { c.cache.Collect(ch, c.read) }
+
+func (c *QueryCollector) read(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	rows, err := c.pool.Query(ctx, c.sql)
