@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -342,6 +343,13 @@ func (b *bench) report() {
 	}
 	fmt.Println(sb.String())
 	_ = os.WriteFile(filepath.Join(b.outDir, "results.md"), []byte(sb.String()+"\n"), 0o644)
+	// A ratio whose baseline step did not run (BENCH_ONLY) is not a number,
+	// and encoding/json would refuse the whole file for it.
+	for k, v := range b.results {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			delete(b.results, k)
+		}
+	}
 	out, _ := json.MarshalIndent(b.results, "", "  ")
 	if err := os.WriteFile(filepath.Join(b.outDir, "results.json"), out, 0o644); err != nil {
 		log.Print(err)
