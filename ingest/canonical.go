@@ -3,7 +3,6 @@ package ingest
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"hash"
 	"slices"
 
 	"github.com/segmentio/encoding/json"
@@ -17,9 +16,11 @@ import (
 // self-delimiting (a tag and a length before every value), so no two values
 // share one. doc is what parseJSON returned.
 func jsonSum(doc any) []byte {
-	h := sha256.New()
-	canonical(h, doc)
-	return h.Sum(nil)
+	// The form is built in one buffer and hashed once: written value by
+	// value through hash.Hash, every small write allocated (this runs for
+	// every accepted event).
+	sum := sha256.Sum256(canonical(make([]byte, 0, 1024), doc))
+	return sum[:]
 }
 
 // bodyJSONSum is jsonSum of a body, nil when it is not JSON.
@@ -31,43 +32,43 @@ func bodyJSONSum(body []byte) []byte {
 	return jsonSum(doc)
 }
 
-func canonical(h hash.Hash, v any) {
-	var n [binary.MaxVarintLen64]byte
-	tagged := func(tag byte, s string) {
-		h.Write([]byte{tag})
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-		h.Write([]byte(s))
+// canonical appends v's canonical form to buf.
+func canonical(buf []byte, v any) []byte {
+	tagged := func(buf []byte, tag byte, s string) []byte {
+		buf = binary.AppendUvarint(append(buf, tag), uint64(len(s)))
+		return append(buf, s...)
 	}
 	switch v := v.(type) {
 	case nil:
-		h.Write([]byte{'z'})
+		return append(buf, 'z')
 	case bool:
 		if v {
-			h.Write([]byte{'t'})
-		} else {
-			h.Write([]byte{'f'})
+			return append(buf, 't')
 		}
+		return append(buf, 'f')
 	case json.Number:
-		tagged('n', string(v))
+		return tagged(buf, 'n', string(v))
 	case string:
-		tagged('s', v)
+		return tagged(buf, 's', v)
 	case []any:
-		h.Write([]byte{'a'})
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(v)))])
+		buf = binary.AppendUvarint(append(buf, 'a'), uint64(len(v)))
 		for _, e := range v {
-			canonical(h, e)
+			buf = canonical(buf, e)
 		}
+		return buf
 	case map[string]any:
-		h.Write([]byte{'o'})
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(v)))])
-		keys := make([]string, 0, len(v))
+		buf = binary.AppendUvarint(append(buf, 'o'), uint64(len(v)))
+		var room [16]string // most objects: the keys stay on the stack
+		keys := room[:0]
 		for k := range v {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			tagged('k', k)
-			canonical(h, v[k])
+			buf = tagged(buf, 'k', k)
+			buf = canonical(buf, v[k])
 		}
+		return buf
 	}
+	return buf
 }
