@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/procfs"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -187,7 +187,7 @@ func TestUnauthenticatedFloodKeepsMemoryBoundedAndOthersServed(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted || legit.inboxRows(t) != 1 {
 		t.Errorf("signed delivery during the flood: status %d, %d inbox rows; want 202 and 1", resp.StatusCode, legit.inboxRows(t))
 	}
-	if peak := peakRSS(t, pid); peak > 400<<20 {
+	if peak := procfs.PeakRSS(pid); peak == 0 || peak > 400<<20 {
 		t.Errorf("peak RSS %d MiB, want under 400", peak>>20)
 	} else {
 		t.Logf("peak RSS %d MiB", peak>>20)
@@ -231,24 +231,4 @@ func startIngestProc(t *testing.T) (string, int) {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	return addr, cmd.Process.Pid
-}
-
-// peakRSS is a process's resident set high-water mark, from /proc.
-func peakRSS(t *testing.T, pid int) int64 {
-	t.Helper()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc status")
-	return 0
 }

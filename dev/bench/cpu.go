@@ -10,71 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/procfs"
 )
 
 // A step's rate says how fast the machine went; its CPU per event says what
 // each process cost, which holds however busy the machine was and whoever
 // else ran on it (the load generator shares the two cores). Both are read
 // from /proc around the same window.
-
-// clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat times.
-// Linux has used 100 on every architecture Go runs on.
-const clockTicks = 100
-
-// cpuOf reads a process's CPU time. withChildren adds what its reaped
-// children used: Postgres backends that exit during a window are counted
-// by the postmaster that reaped them.
-func cpuOf(pid int, withChildren bool) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name may hold spaces; fields are counted after its ')'.
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	// fields[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
-	if len(fields) < 15 {
-		return 0
-	}
-	var ticks int64
-	last := 13
-	if withChildren {
-		last = 15
-	}
-	for _, f := range fields[11 : last+1] {
-		n, _ := strconv.ParseInt(f, 10, 64)
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / clockTicks
-}
-
-// parentOf is a process's parent pid, 0 if it is gone.
-func parentOf(pid int) int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
-}
-
-// childrenOf lists the live children of pid.
-func childrenOf(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err == nil && parentOf(child) == pid {
-			out = append(out, child)
-		}
-	}
-	return out
-}
 
 // meter names the processes whose CPU a step reads.
 type meter struct {
@@ -89,7 +32,7 @@ func (b *bench) newMeter(ctx context.Context) (*meter, error) {
 	if err := b.pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		return nil, err
 	}
-	m := &meter{postmaster: parentOf(backend)}
+	m := &meter{postmaster: procfs.Parent(backend)}
 	if m.postmaster == 0 {
 		return nil, fmt.Errorf("postgres: no postmaster above backend %d (is it on this machine?)", backend)
 	}
@@ -110,21 +53,21 @@ type cpuSample map[string]time.Duration
 // "generator" (this process: the load generator and the bench's own
 // bookkeeping) and the given procs by name.
 func (m *meter) sample(procs ...*proc) cpuSample {
-	s := cpuSample{"generator": cpuOf(os.Getpid(), false)}
-	pg := cpuOf(m.postmaster, true)
-	for _, c := range childrenOf(m.postmaster) {
-		pg += cpuOf(c, false)
+	s := cpuSample{"generator": procfs.CPU(os.Getpid(), false)}
+	pg := procfs.CPU(m.postmaster, true)
+	for _, c := range procfs.Children(m.postmaster) {
+		pg += procfs.CPU(c, false)
 	}
 	s["postgres"] = pg
 	if m.kafka != 0 {
-		s["kafka"] = cpuOf(m.kafka, false)
+		s["kafka"] = procfs.CPU(m.kafka, false)
 	}
 	for _, p := range procs {
 		name := p.name
 		if strings.HasPrefix(name, "sluice-") {
 			name = "sluice"
 		}
-		s[name] = cpuOf(p.cmd.Process.Pid, false)
+		s[name] = procfs.CPU(p.cmd.Process.Pid, false)
 	}
 	return s
 }

@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/procfs"
 )
 
 // proc is a process the bench started (a sluice stage or the null server).
@@ -91,7 +90,7 @@ func (p *proc) sampleRSS() {
 		case <-p.done:
 			return
 		case <-t.C:
-			if rss := readRSS(p.cmd.Process.Pid, "VmHWM:"); rss > 0 {
+			if rss := procfs.PeakRSS(p.cmd.Process.Pid); rss > 0 {
 				p.mu.Lock()
 				p.peakRSS = max(p.peakRSS, rss)
 				p.mu.Unlock()
@@ -116,22 +115,6 @@ func (p *proc) terminate() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
-}
-
-func readRSS(pid int, field string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), field); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // waitFor polls cond every 50ms until it holds or the deadline passes.

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/procfs"
 )
 
 // proc is one running sluice process.
@@ -192,29 +191,13 @@ func (f *fleet) sampleRSS(p *proc) {
 		case <-p.done:
 			return
 		case <-t.C:
-			if rss := readHWM(p.pid); rss > 0 {
+			if rss := procfs.PeakRSS(p.pid); rss > 0 {
 				f.mu.Lock()
 				f.peak[p.name] = max(f.peak[p.name], rss)
 				f.mu.Unlock()
 			}
 		}
 	}
-}
-
-func readHWM(pid int) int64 {
-	fh, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer fh.Close()
-	s := bufio.NewScanner(fh)
-	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // poll checks cond every 100 ms until it holds or timeout passes: checks

@@ -1,0 +1,43 @@
+package procfs
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// This process reads its own figures, and a child's parent is this process.
+func TestReadsAProcessAndItsChildren(t *testing.T) {
+	t.Parallel()
+	buf := make([]byte, 32<<20)
+	for i := range buf {
+		buf[i] = 1 // touched, so resident
+	}
+	if rss := PeakRSS(os.Getpid()); rss < 32<<20 {
+		t.Errorf("peak RSS %d, want at least the 32 MiB touched", rss)
+	}
+	_ = buf[len(buf)-1]
+	for i := 0; CPU(os.Getpid(), false) == 0 && i < 1e8; i++ {
+	}
+	if CPU(os.Getpid(), false) == 0 {
+		t.Error("no CPU time read for a busy process")
+	}
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if Parent(cmd.Process.Pid) != os.Getpid() {
+		t.Errorf("parent of the child = %d, want %d", Parent(cmd.Process.Pid), os.Getpid())
+	}
+	found := false
+	for _, c := range Children(os.Getpid()) {
+		found = found || c == cmd.Process.Pid
+	}
+	if !found {
+		t.Error("the child is not among this process's children")
+	}
+	if PeakRSS(-1) != 0 || CPU(-1, true) != 0 || Parent(-1) != 0 {
+		t.Error("a process that does not exist reads as non-zero")
+	}
+}
