@@ -191,6 +191,7 @@ func (b *bundle) startProcess(appName string) *process {
 		"SLUICE_SLOT="+b.slot,
 		"SLUICE_TOPIC_PREFIX="+b.prefix,
 		"SLUICE_HTTP_ADDR=127.0.0.1:0",
+		"SLUICE_ADMIN_ADDR=127.0.0.1:0",
 		"SLUICE_TOPIC_PARTITIONS=6",
 		"SLUICE_LOG_LEVEL=warn",
 		"SLUICE_MIGRATE=false",

@@ -6,16 +6,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-env_file=.run/env
-# The key ring that encrypts source secrets: generated once, kept in .run/env.
-if ! grep -q '^SLUICE_SECRET_KEY=' "$env_file"; then
-  echo "SLUICE_SECRET_KEY=$(head -c 32 /dev/urandom | base64 -w0)" >>"$env_file"
-fi
+# .run/env (written by make up) holds the services and the key ring.
 set -a
-. "$env_file"
+. .run/env
 set +a
 export SLUICE_HTTP_ADDR=${SLUICE_HTTP_ADDR:-127.0.0.1:8080}
+export SLUICE_ADMIN_ADDR=${SLUICE_ADMIN_ADDR:-127.0.0.1:8082}
 base_url="http://${SLUICE_HTTP_ADDR/#:/127.0.0.1:}"
+admin_url="http://${SLUICE_ADMIN_ADDR/#:/127.0.0.1:}"
 
 bin/sluice migrate
 
@@ -41,7 +39,7 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 deadline=$((SECONDS + 60))
-until curl -fsS "$base_url/readyz/stages" >/dev/null 2>&1; do
+until curl -fsS "$admin_url/readyz" >/dev/null 2>&1; do
   if ! kill -0 "$serve_pid" 2>/dev/null; then
     echo "sluice serve exited; its log:" >&2
     tail -n 30 .run/sluice.log >&2
@@ -61,8 +59,8 @@ cat <<EOT
 
 Sluice is running (pid $serve_pid; log .run/sluice.log).
   ingest      POST $base_url/v1/ingest/{source_id}
-  health      $base_url/healthz   ready: $base_url/readyz (ingest)  $base_url/readyz/stages (every stage)
-  metrics     $base_url/metrics
+  health      $base_url/healthz   ready: $base_url/readyz (ingest)
+  admin       $admin_url/readyz (every stage)  $admin_url/metrics  (private: 127.0.0.1 only)
   postgres    $SLUICE_DATABASE_URL
   kafka       $SLUICE_KAFKA_BROKERS
   lag         dev/kafka/bin/kafka-consumer-groups --bootstrap-server $SLUICE_KAFKA_BROKERS --describe --group sluice.credits

@@ -387,8 +387,10 @@ kafka_up() {
 # ---------------------------------------------------------------------------
 
 # Plain KEY=VALUE lines: `set -a; . .run/env; set +a` and make's `include`
-# both read them. Only our two keys are replaced; other lines (e.g. the
-# SLUICE_SECRET_KEY another script appends) are kept as they are.
+# both read them. Only our two keys are replaced; other lines are kept as
+# they are. The key ring that seals source secrets is generated once and
+# kept, so the CLI works after `make up` alone and secrets sealed by one
+# run open in the next.
 write_env() {
   local url="postgres://$PG_SUPERUSER@127.0.0.1:$PG_PORT/$PG_DB?sslmode=disable"
   local brokers="127.0.0.1:$KAFKA_PORT"
@@ -411,6 +413,10 @@ write_env() {
     } > "$tmp"
   fi
   mv -f "$tmp" "$ENV_FILE"
+  if ! grep -q '^SLUICE_SECRET_KEY=' "$ENV_FILE"; then
+    echo "SLUICE_SECRET_KEY=$(head -c 32 /dev/urandom | base64 -w0)" >>"$ENV_FILE"
+  fi
+  chmod 600 "$ENV_FILE"
 }
 
 # ---------------------------------------------------------------------------

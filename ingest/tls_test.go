@@ -87,7 +87,7 @@ func TestIngestServesHTTPS(t *testing.T) {
 	svc.Start()
 	defer svc.Stop()
 	certFile, keyFile, roots := selfSigned(t)
-	srv := ops.New("127.0.0.1:0", log, reg, nil, true)
+	srv := ops.NewPublic("127.0.0.1:0", log, nil, true)
 	srv.UseTLS(certFile, keyFile)
 	svc.Register(srv.Engine)
 	ln, err := srv.Listen()

@@ -204,7 +204,7 @@ func startIngestProc(t *testing.T) (string, int) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(sluiceBinary(t), "ingest", "--http-addr", addr, "--no-migrate")
+	cmd := exec.Command(sluiceBinary(t), "ingest", "--http-addr", addr, "--admin-addr", "127.0.0.1:0", "--no-migrate")
 	cmd.Env = append(os.Environ(),
 		"SLUICE_DATABASE_URL="+suite.pool.Config().ConnString(),
 		"SLUICE_SECRET_KEY="+suite.secretKey,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"testing"
@@ -42,12 +43,17 @@ func TestServeWaitsForKafka(t *testing.T) {
 	topics := envelope.Topics{Prefix: "kd" + suffix + ".sluice"}
 	cfg := pipeline.Config{
 		DatabaseURL: db.URL,
-		Kafka:       kafka.Config{Brokers: []string{proxy.Addr()}},
-		SecretKey:   secretKey,
-		HTTPAddr:    "127.0.0.1:0",
-		Topics:      topics,
-		TopicSpec:   kafka.TopicSpec{Partitions: 1, Retention: time.Hour},
-		Ingest:      true, CDC: true, Consume: true,
+		// Every broker connection goes through the proxy, not only the
+		// seed's: a cut stops the broker as the pipeline sees it.
+		Kafka: kafka.Config{Brokers: []string{proxy.Addr()}, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, proxy.Addr())
+		}},
+		SecretKey: secretKey,
+		HTTPAddr:  "127.0.0.1:0",
+		AdminAddr: "127.0.0.1:0",
+		Topics:    topics,
+		TopicSpec: kafka.TopicSpec{Partitions: 1, Retention: time.Hour},
+		Ingest:    true, CDC: true, Consume: true,
 		ConsumerBackoff: 20 * time.Millisecond,
 		KafkaBackoff:    100 * time.Millisecond,
 	}
@@ -67,6 +73,7 @@ func TestServeWaitsForKafka(t *testing.T) {
 		deleteTopics(topics.Resource(""))
 	})
 	baseURL := "http://" + proc.Addr().String()
+	adminURL := "http://" + proc.AdminAddr().String()
 
 	pool, err := pg.Connect(ctx, db.URL, 4)
 	if err != nil {
@@ -105,9 +112,9 @@ func TestServeWaitsForKafka(t *testing.T) {
 	if status, ready := readyz(t, baseURL+"/readyz"); status != http.StatusOK {
 		t.Fatalf("/readyz with Kafka away: %d %+v, want 200 (ingest can accept)", status, ready)
 	}
-	status, ready := readyz(t, baseURL+"/readyz/stages")
+	status, ready := readyz(t, adminURL+"/readyz")
 	if status != http.StatusServiceUnavailable || ready.Failed["kafka"] == "" || ready.Failed["topics"] == "" {
-		t.Fatalf("/readyz/stages with Kafka away: %d %+v, want 503 naming kafka and topics", status, ready)
+		t.Fatalf("admin /readyz with Kafka away: %d %+v, want 503 naming kafka and topics", status, ready)
 	}
 	for _, ok := range []string{"postgres", "keyring"} {
 		if msg, failed := ready.Failed[ok]; failed {
@@ -120,9 +127,37 @@ func TestServeWaitsForKafka(t *testing.T) {
 		b, err := store.Balance(ctx, workspace)
 		return b == 100, err
 	})
-	if status, ready := readyz(t, baseURL+"/readyz/stages"); status != http.StatusOK {
-		t.Fatalf("/readyz/stages with Kafka back: %d %+v", status, ready)
+	if status, ready := readyz(t, adminURL+"/readyz"); status != http.StatusOK {
+		t.Fatalf("admin /readyz with Kafka back: %d %+v", status, ready)
 	}
+
+	// The broker goes away under a running pipeline: the stages' view
+	// says so within 5 s, ingest stays in rotation and keeps accepting,
+	// and what it accepted meanwhile drains once the broker is back.
+	proxy.Cut()
+	testenv.Eventually(t, 5*time.Second, "admin /readyz naming kafka", func() (bool, error) {
+		status, ready := readyz(t, adminURL+"/readyz")
+		return status == http.StatusServiceUnavailable && ready.Failed["kafka"] != "", nil
+	})
+	if status, ready := readyz(t, baseURL+"/readyz"); status != http.StatusOK {
+		t.Fatalf("public /readyz with the broker stopped: %d %+v, want 200", status, ready)
+	}
+	body = invoicePaid("evt_2"+suffix, "in_2"+suffix, customer, 900)
+	req, _ = http.NewRequest(http.MethodPost, baseURL+"/v1/ingest/"+source, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Stripe-Signature", stripeSignature(secret, body, time.Now()))
+	if status, _ := do(t, req); status != http.StatusAccepted {
+		t.Fatalf("webhook with the broker stopped: %d, want 202", status)
+	}
+	proxy.Restore()
+	testenv.Eventually(t, 2*time.Minute, "the second credit granted once the broker is back", func() (bool, error) {
+		b, err := store.Balance(ctx, workspace)
+		return b == 200, err
+	})
+	testenv.Eventually(t, 30*time.Second, "admin /readyz ready again", func() (bool, error) {
+		status, _ := readyz(t, adminURL+"/readyz")
+		return status == http.StatusOK, nil
+	})
 }
 
 type readiness struct {

@@ -33,12 +33,13 @@ import (
 // suite is what every test shares. It is package state because TestMain
 // builds it once for the whole package.
 var suite struct {
-	baseURL string
-	pool    *pgxpool.Pool
-	store   tenancy.Store
-	topics  envelope.Topics
-	brokers []string
-	group   string
+	baseURL  string
+	adminURL string
+	pool     *pgxpool.Pool
+	store    tenancy.Store
+	topics   envelope.Topics
+	brokers  []string
+	group    string
 	// databaseURL and secretKey let tests run administration commands and
 	// processes against the pipeline's database.
 	databaseURL, secretKey string
@@ -71,6 +72,7 @@ func runSuite(m *testing.M) int {
 		Kafka:       kafka.Config{Brokers: services.Brokers},
 		SecretKey:   secretKey,
 		HTTPAddr:    "127.0.0.1:0",
+		AdminAddr:   "127.0.0.1:0",
 		Topics:      topics,
 		TopicSpec:   kafka.TopicSpec{Partitions: 3, Retention: time.Hour},
 		Ingest:      true, CDC: true, Consume: true,
@@ -93,6 +95,7 @@ func runSuite(m *testing.M) int {
 	defer pool.Close()
 	ring, _ := keyring.Parse(secretKey)
 	suite.baseURL = "http://" + proc.Addr().String()
+	suite.adminURL = "http://" + proc.AdminAddr().String()
 	suite.pool = pool
 	suite.store = tenancy.Store{Pool: pool, Ring: ring}
 	suite.topics = topics

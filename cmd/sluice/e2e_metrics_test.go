@@ -16,7 +16,7 @@ import (
 // samples of a metric whose labels contain every given label="value".
 func scrape(t *testing.T) func(name string, labels ...string) (float64, bool) {
 	t.Helper()
-	resp, err := http.Get(suite.baseURL + "/metrics")
+	resp, err := http.Get(suite.adminURL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,33 @@ func TestMetricsAnOnCallNeedsAreExported(t *testing.T) {
 	for _, series := range []string{"sluice_pg_pool_connections", "sluice_pg_pool_max_connections", "go_build_info", "sluice_cdc_slot_lag_bytes"} {
 		if _, ok := m(series); !ok {
 			t.Errorf("%s is not exported", series)
+		}
+	}
+}
+
+// The public port is what providers reach: it answers webhooks and the
+// load balancer's probes, and reveals nothing an operator reads.
+func TestPublicPortServesNoOperatorRoutes(t *testing.T) {
+	for _, path := range []string{"/metrics", "/debug/pprof/", "/readyz/stages"} {
+		resp, err := http.Get(suite.baseURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("public %s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+	// Readiness may be 503 while another test holds a secret the key ring
+	// cannot open; what matters here is who serves what.
+	for _, url := range []string{suite.baseURL + "/readyz", suite.adminURL + "/readyz", suite.adminURL + "/metrics"} {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound {
+			t.Errorf("%s: 404, want it served", url)
 		}
 	}
 }

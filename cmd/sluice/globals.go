@@ -68,9 +68,12 @@ func (h Horizons) lifecycle() lifecycle.Config {
 // RunFlags configure the long-running commands.
 type RunFlags struct {
 	Horizons         `embed:""`
-	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"HTTP listen address (webhooks, /healthz, /readyz, /metrics)."`
+	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"Public listen address: webhooks, /healthz, /readyz."`
 	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
 	TLSKey           string        `name:"tls-key" env:"SLUICE_TLS_KEY" help:"Key for --tls-cert."`
+	AdminAddr        string        `name:"admin-addr" env:"SLUICE_ADMIN_ADDR" default:"127.0.0.1:8082" help:"Admin listen address, private: every stage's /readyz, /metrics, profiles; empty for none."`
+	AdminTLSCert     string        `name:"admin-tls-cert" env:"SLUICE_ADMIN_TLS_CERT" help:"Serve the admin listener over HTTPS with this certificate (PEM)."`
+	AdminTLSKey      string        `name:"admin-tls-key" env:"SLUICE_ADMIN_TLS_KEY" help:"Key for --admin-tls-cert."`
 	Migrate          bool          `name:"migrate" env:"SLUICE_MIGRATE" default:"true" negatable:"" help:"Apply pending migrations at start."`
 	Partitions       int32         `name:"topic-partitions" env:"SLUICE_TOPIC_PARTITIONS" default:"12" help:"Partitions of topics Sluice creates."`
 	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
@@ -91,7 +94,7 @@ type RunFlags struct {
 	MaxJSONTokens    int           `name:"max-json-tokens" env:"SLUICE_MAX_JSON_TOKENS" default:"1048576" help:"Most JSON values and keys in an accepted body (400 beyond)."`
 	UnverifiedMiB    int64         `name:"unverified-mib" env:"SLUICE_UNVERIFIED_MIB" default:"64" help:"Bodies held before their signature is checked, in MiB, for the process (503 beyond)."`
 	UnverifiedSrcMiB int64         `name:"unverified-source-mib" env:"SLUICE_UNVERIFIED_SOURCE_MIB" default:"32" help:"Bodies held before their signature is checked, in MiB, per source (429 beyond)."`
-	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ (off by default)."`
+	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ on the admin listener (off by default)."`
 	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together (a group opens at most one per partition)."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
 	MemoryLimit      int64         `name:"memory-limit-mib" env:"SLUICE_MEMORY_LIMIT_MIB" default:"200" help:"Soft limit of the Go runtime's memory, in MiB (GOMEMLIMIT wins when set); 0 for none."`
@@ -106,6 +109,9 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		HTTPAddr:            f.HTTPAddr,
 		TLSCert:             f.TLSCert,
 		TLSKey:              f.TLSKey,
+		AdminAddr:           f.AdminAddr,
+		AdminTLSCert:        f.AdminTLSCert,
+		AdminTLSKey:         f.AdminTLSKey,
 		Topics:              g.topics(),
 		TopicSpec:           kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
 		Migrate:             f.Migrate,

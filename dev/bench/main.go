@@ -34,23 +34,27 @@ type bench struct {
 	// nullAddr and stageAddr are where the null server and the sluice stage
 	// under test listen.
 	nullAddr, stageAddr string
-	quick               bool
-	run                 string
-	bin                 string
-	self                string
-	adminURL            string
-	dbName              string
-	dbURL               string
-	brokers             string
-	secretKey           string
-	prefix              string
-	outDir              string
-	pool                *pgxpool.Pool
-	targets             []target // filled per ingest address
-	sources             []benchSource
-	results             map[string]float64
-	notes               []string
-	cpu                 *meter
+	// adminAddr is the stage's admin listener; opsAddr is where the running
+	// stage serves /metrics and profiles (adminAddr, or stageAddr for a
+	// build from before the admin listener).
+	adminAddr, opsAddr string
+	quick              bool
+	run                string
+	bin                string
+	self               string
+	adminURL           string
+	dbName             string
+	dbURL              string
+	brokers            string
+	secretKey          string
+	prefix             string
+	outDir             string
+	pool               *pgxpool.Pool
+	targets            []target // filled per ingest address
+	sources            []benchSource
+	results            map[string]float64
+	notes              []string
+	cpu                *meter
 	// The relay's rounds: the backlog they read and what they measured.
 	relayRows                          int
 	relayEnd                           string
@@ -161,13 +165,13 @@ func setup(ctx context.Context) (*bench, error) {
 	if _, err := os.Stat(b.bin); err != nil {
 		return nil, fmt.Errorf("%s missing: run make build", b.bin)
 	}
-	// BENCH_PORT picks the two loopback ports the bench listens on (it and
-	// the next), so two benches on one machine do not measure each other.
+	// BENCH_PORT picks the three loopback ports the bench listens on (it and
+	// the next two), so two benches on one machine do not measure each other.
 	port := 18090
 	if p, err := strconv.Atoi(os.Getenv("BENCH_PORT")); err == nil {
 		port = p
 	}
-	b.nullAddr, b.stageAddr = fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)
+	b.nullAddr, b.stageAddr, b.adminAddr = fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1), fmt.Sprintf("127.0.0.1:%d", port+2)
 	b.prefix = "bench" + b.run
 	b.dbName = "sluice_bench_" + b.run
 	admin, err := pgx.Connect(ctx, b.adminURL)
@@ -264,6 +268,7 @@ func (b *bench) sluiceEnv(addr, slot string) []string {
 		"SLUICE_SECRET_KEY=" + b.secretKey,
 		"SLUICE_TOPIC_PREFIX=" + b.prefix,
 		"SLUICE_HTTP_ADDR=" + addr,
+		"SLUICE_ADMIN_ADDR=" + b.adminAddr,
 		"SLUICE_SLOT=" + slot,
 		"SLUICE_LOG_LEVEL=warn",
 		// The bench measures capacity, not the per-tenant limit.
@@ -274,7 +279,11 @@ func (b *bench) sluiceEnv(addr, slot string) []string {
 }
 
 func (b *bench) startSluice(stage, addr, slot string) (*proc, error) {
-	return start("sluice-"+stage, b.bin, []string{stage}, b.sluiceEnv(addr, slot), addr, "/readyz/stages", b.outDir)
+	p, err := start("sluice-"+stage, b.bin, []string{stage}, b.sluiceEnv(addr, slot), addr, b.adminAddr, "/readyz/stages", b.outDir)
+	if err == nil {
+		b.opsAddr = p.ops
+	}
+	return p, err
 }
 
 func (b *bench) generatorFor(addr string, conns int) *generator {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,7 +20,10 @@ type proc struct {
 	name string
 	cmd  *exec.Cmd
 	addr string
-	log  string
+	// ops serves /metrics and profiles: the admin listener, or addr for a
+	// build from before there was one (BENCH_SLUICE).
+	ops string
+	log string
 
 	mu      sync.Mutex
 	peakRSS int64 // bytes, sampled (VmHWM would miss nothing but is per process lifetime; both agree at the end)
@@ -27,13 +31,19 @@ type proc struct {
 	done    chan struct{}
 }
 
-// start runs bin with args and env, waits until addr answers path.
-func start(name, bin string, args []string, env []string, addr, readyPath, logDir string) (*proc, error) {
+// start runs bin with args and env, waits until admin answers /readyz (or,
+// for a build without an admin listener, addr answers readyPath).
+func start(name, bin string, args []string, env []string, addr, admin, readyPath, logDir string) (*proc, error) {
 	// Readiness is asked over HTTP: another process on the port would answer
 	// for ours and the bench would measure it.
-	if ln, err := net.Listen("tcp", addr); err != nil {
-		return nil, fmt.Errorf("start %s: %s is taken by another process: %w", name, addr, err)
-	} else {
+	for _, a := range []string{addr, admin} {
+		if a == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %s is taken by another process: %w", name, a, err)
+		}
 		ln.Close()
 	}
 	logPath := fmt.Sprintf("%s/%s.log", logDir, name)
@@ -50,7 +60,7 @@ func start(name, bin string, args []string, env []string, addr, readyPath, logDi
 		f.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, addr: addr, log: logPath, stop: make(chan struct{}), done: make(chan struct{})}
+	p := &proc{name: name, cmd: cmd, addr: addr, ops: addr, log: logPath, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		f.Close()
@@ -59,14 +69,19 @@ func start(name, bin string, args []string, env []string, addr, readyPath, logDi
 	go p.sampleRSS()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + readyPath)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode/100 == 2 {
-				return p, nil
-			}
-			if resp.StatusCode == http.StatusNotFound && readyPath != "/readyz" {
-				readyPath = "/readyz" // a build from before /readyz/stages (BENCH_SLUICE)
+		if ready, listening := answers(admin, "/readyz"); ready {
+			p.ops = admin
+			return p, nil
+		} else if !listening {
+			resp, err := http.Get("http://" + addr + readyPath)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode/100 == 2 {
+					return p, nil
+				}
+				if resp.StatusCode == http.StatusNotFound && readyPath != "/readyz" {
+					readyPath = "/readyz" // a build from before /readyz/stages (BENCH_SLUICE)
+				}
 			}
 		}
 		select {
@@ -134,4 +149,21 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// answers says whether addr serves path with a 2xx, and whether anything
+// listens there at all. A build that binds an admin listener binds it
+// before it serves anything, so a public port answering while nothing
+// listens on the admin one is a build without one.
+func answers(addr, path string) (ready, listening bool) {
+	if addr == "" {
+		return false, false
+	}
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		var op *net.OpError
+		return false, !errors.As(err, &op) || op.Op != "dial"
+	}
+	resp.Body.Close()
+	return resp.StatusCode/100 == 2, true
 }

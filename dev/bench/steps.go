@@ -32,7 +32,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 const conns = 64
 
 func (b *bench) nullCeiling(context.Context) error {
-	p, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "/", b.outDir)
+	p, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "", "/", b.outDir)
 	if err != nil {
 		return err
 	}
@@ -58,11 +58,11 @@ func (b *bench) ingestPaused(context.Context) error {
 	}
 	defer p.terminate()
 	if os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("ingest", b.stageAddr, b.window()-time.Second)
+		go b.profile("ingest", b.opsAddr, b.window()-time.Second)
 	}
 	var rates []float64
 	cpu := map[string][]float64{}
-	allocs := b.allocs(b.stageAddr)
+	allocs := b.allocs(b.opsAddr)
 	for range b.runs() {
 		before, allocsBefore := b.cpu.sample(p), allocs()
 		r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
@@ -73,7 +73,7 @@ func (b *bench) ingestPaused(context.Context) error {
 	}
 	b.results["ingest_events_per_s"] = median(rates)
 	b.medians(cpu)
-	b.logCommitStats(b.stageAddr)
+	b.logCommitStats(b.opsAddr)
 	b.results["ingest_ratio_of_null"] = median(rates) / b.results["null_ceiling_per_s"]
 	for _, rate := range []int{1000, 5000} {
 		r := b.generatorFor(b.stageAddr, 4*conns).paced(rate, 4*conns, b.window())
@@ -333,7 +333,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	// assigned), so joining is not counted but the first batches are.
 	var t0 time.Time
 	var cpuBefore cpuSample
-	allocs := b.allocs(b.stageAddr)
+	allocs := b.allocs(b.opsAddr)
 	var allocsBefore float64
 	if err := waitFor(ctx, time.Minute, "the credits group to be stable", func() (bool, error) {
 		groups, err := adm.DescribeGroups(ctx, b.prefix+".credits")
@@ -347,7 +347,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 		return err
 	}
 	if os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("consume", b.stageAddr, 8*time.Second)
+		go b.profile("consume", b.opsAddr, 8*time.Second)
 	}
 	// Applied, not committed: offsets reach Kafka up to a second after
 	// their batch, which would count against a run of seconds.
@@ -355,7 +355,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	applied := `sluice_consumer_records_applied_total{group="` + b.prefix + `.credits"}`
 	var n int64
 	if err := waitFor(ctx, 15*time.Minute, "the credits group to catch up", func() (bool, error) {
-		val, err := metricsOf(b.stageAddr)
+		val, err := metricsOf(b.opsAddr)
 		if err != nil {
 			return false, err
 		}
@@ -527,7 +527,7 @@ func (b *bench) endToEnd(ctx context.Context) error {
 		p50s, p99s = append(p50s, ms(lat.percentile(0.5))), append(p99s, ms(lat.percentile(0.99)))
 		log.Printf("e2e over %d grants: p50 %.1f ms, p99 %.1f ms", len(lat.latencies), p50s[run], p99s[run])
 	}
-	b.logConsumerStats(b.stageAddr, b.prefix+".credits")
+	b.logConsumerStats(b.opsAddr, b.prefix+".credits")
 	b.results["e2e_p50_ms_at_2000"] = median(p50s)
 	b.results["e2e_p99_ms_at_2000"] = median(p99s)
 	b.results["peak_rss_mb"] = max(b.results["peak_rss_mb"], p.peak())
@@ -548,7 +548,7 @@ func (b *bench) endToEndRun(ctx context.Context, adm *kadm.Client, profile bool)
 		mu.Unlock()
 	}
 	if profile && os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("e2e", b.stageAddr, b.window()-time.Second)
+		go b.profile("e2e", b.opsAddr, b.window()-time.Second)
 	}
 	began := time.Now()
 	r := g.paced(2000, 2*conns, b.window())

@@ -36,10 +36,11 @@ func (b *bench) sustained(ctx context.Context) error {
 	if err := b.repartition(ctx, env); err != nil {
 		return err
 	}
-	p, err := start("sluice-ingest-sustained", b.bin, []string{"ingest"}, env, b.stageAddr, "/readyz", b.outDir)
+	p, err := start("sluice-ingest-sustained", b.bin, []string{"ingest"}, env, b.stageAddr, b.adminAddr, "/readyz", b.outDir)
 	if err != nil {
 		return err
 	}
+	b.opsAddr = p.ops
 	defer p.terminate()
 
 	lsn := func() (wal float64) {
@@ -84,7 +85,7 @@ func (b *bench) sustained(ctx context.Context) error {
 		break
 	}
 	walTotal := lsn() - walStart
-	val, err := metricsOf(b.stageAddr)
+	val, err := metricsOf(b.opsAddr)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func (f *fleet) start(ctx context.Context, name string, spec procSpec, readyPath
 	}
 	fmt.Fprintf(lf, "\n==== chaos: start %s at %s\n", name, time.Now().UTC().Format(time.RFC3339Nano))
 	cmd := exec.Command(f.bin, spec.stage)
-	cmd.Env = append(append(append(os.Environ(), f.env...), spec.env...), "SLUICE_HTTP_ADDR="+spec.addr)
+	cmd.Env = append(append(append(os.Environ(), f.env...), spec.env...), "SLUICE_HTTP_ADDR="+spec.addr, "SLUICE_ADMIN_ADDR=127.0.0.1:0")
 	// A driver that dies (Ctrl-C, a bug) takes its stages with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = lf, lf

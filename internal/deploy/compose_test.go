@@ -72,6 +72,20 @@ func TestComposeKeepsItsDataAndChecksEveryService(t *testing.T) {
 	if hc := p.Services["sluice"].HealthCheck; hc == nil || !slices.Equal(hc.Test, types.HealthCheckTest{"CMD", "/usr/local/bin/sluice", "health"}) {
 		t.Errorf("sluice's health check is %v, want its own `sluice health` (the image has no shell)", hc)
 	}
+	// The admin listener is for operators: published on the host's
+	// loopback at most, never on every interface.
+	admin := false
+	for _, port := range p.Services["sluice"].Ports {
+		if port.Target == 8082 {
+			admin = true
+			if port.HostIP != "127.0.0.1" {
+				t.Errorf("sluice publishes its admin port on %q, want 127.0.0.1 only", port.HostIP)
+			}
+		}
+	}
+	if addr := p.Services["sluice"].Environment["SLUICE_ADMIN_ADDR"]; addr == nil || *addr != ":8082" || !admin {
+		t.Errorf("sluice's admin listener: SLUICE_ADMIN_ADDR %v, published %v; want :8082 on the compose network and the host's loopback", addr, admin)
+	}
 	if g := p.Services["sluice"].StopGracePeriod; g == nil || time.Duration(*g) <= 20*time.Second {
 		t.Errorf("sluice's stop grace period %v does not leave its 20 s drain room", g)
 	}

@@ -184,12 +184,34 @@ func TestKubernetesManifestsRunEveryStageSafely(t *testing.T) {
 	if svc, ok := m.services["sluice-ingest"]; !ok || svc.Spec.Selector["app.kubernetes.io/component"] != "ingest" {
 		t.Error("no Service in front of ingest")
 	}
+	for name, svc := range m.services {
+		for _, p := range svc.Spec.Ports {
+			if p.TargetPort.String() != "http" {
+				t.Errorf("Service %s exposes %s: only the webhook port belongs behind a Service", name, p.TargetPort.String())
+			}
+		}
+	}
+	if cm := m.configMaps["sluice"]; cm == nil || cm.Data["SLUICE_ADMIN_ADDR"] != ":8082" {
+		t.Error("the admin listener must bind the pod network (:8082) for the monitoring namespace to reach it")
+	}
 	for name, d := range m.deployments {
 		if _, ok := stages[name]; !ok {
 			t.Errorf("deployment %s is not checked by this test", name)
 		}
-		if !closedToOutside(m, d.Spec.Template.Labels) && name != "sluice-ingest" {
-			t.Errorf("%s: no NetworkPolicy keeps its port to the monitoring namespace", name)
+		labels := d.Spec.Template.Labels
+		if who := openTo(m, labels, "admin"); who != "monitoring" {
+			t.Errorf("%s: its admin port is open to %q, want the monitoring namespace alone", name, who)
+		}
+		wantHTTP := "monitoring"
+		if name == "sluice-ingest" {
+			wantHTTP = "anyone"
+		}
+		if who := openTo(m, labels, "http"); who != wantHTTP {
+			t.Errorf("%s: its http port is open to %q, want %q", name, who, wantHTTP)
+		}
+		c := d.Spec.Template.Spec.Containers[0]
+		if !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "admin" && p.ContainerPort == 8082 }) {
+			t.Errorf("%s: no admin port 8082 declared", name)
 		}
 	}
 	if j, ok := m.jobs["sluice-migrate"]; !ok || strings.Join(j.Spec.Template.Spec.Containers[0].Args, " ") != "migrate" {
@@ -225,35 +247,45 @@ func coveredByPDB(m *manifests, d *appsv1.Deployment) bool {
 
 // closedToOutside: a policy selects the pods and admits only the
 // monitoring namespace.
-func closedToOutside(m *manifests, labels map[string]string) bool {
+// openTo says who the NetworkPolicies let reach a pod's named port:
+// "anyone", "monitoring" (that namespace alone) or "" (nobody; a pod no
+// policy selects would be open to anyone, but every pod here is selected).
+func openTo(m *manifests, labels map[string]string, port string) string {
+	who := ""
 	for _, p := range m.policies {
-		sel := p.Spec.PodSelector
-		matches := len(sel.MatchExpressions) > 0 || selects(sel.MatchLabels, labels)
-		for k, v := range sel.MatchLabels {
-			matches = matches && labels[k] == v
-		}
-		for _, e := range sel.MatchExpressions {
-			matches = matches && e.Operator == "In" && slices.Contains(e.Values, labels[e.Key])
-		}
-		if !matches || !slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
+		if !policySelects(p, labels) {
 			continue
 		}
-		closed := len(p.Spec.Ingress) > 0
 		for _, rule := range p.Spec.Ingress {
-			for _, from := range rule.From {
-				if from.NamespaceSelector == nil || from.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "monitoring" {
-					closed = false
-				}
+			if len(rule.Ports) > 0 && !slices.ContainsFunc(rule.Ports, func(np networkingv1.NetworkPolicyPort) bool {
+				return np.Port != nil && np.Port.String() == port
+			}) {
+				continue
 			}
 			if len(rule.From) == 0 {
-				closed = false
+				return "anyone"
 			}
-		}
-		if closed {
-			return true
+			for _, from := range rule.From {
+				if from.NamespaceSelector == nil || from.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"] != "monitoring" || from.IPBlock != nil {
+					return "anyone"
+				}
+			}
+			who = "monitoring"
 		}
 	}
-	return false
+	return who
+}
+
+func policySelects(p *networkingv1.NetworkPolicy, labels map[string]string) bool {
+	sel := p.Spec.PodSelector
+	matches := len(sel.MatchExpressions) > 0 || selects(sel.MatchLabels, labels)
+	for k, v := range sel.MatchLabels {
+		matches = matches && labels[k] == v
+	}
+	for _, e := range sel.MatchExpressions {
+		matches = matches && e.Operator == "In" && slices.Contains(e.Values, labels[e.Key])
+	}
+	return matches && slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress)
 }
 
 func selects(selector, labels map[string]string) bool {

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -31,6 +32,10 @@ type Config struct {
 	SASLMechanism string // "", "plain", "scram-sha-256" or "scram-sha-512"
 	SASLUser      string
 	SASLPassword  string
+	// Dial, when set, opens every broker connection, the ones to brokers
+	// learned from metadata as well as the seeds': a sidecar proxy, or a
+	// test's fault injector. TLS is then Dial's to do.
+	Dial func(ctx context.Context, network, host string) (net.Conn, error)
 }
 
 // Options turns the configuration into client options.
@@ -39,6 +44,12 @@ func (c Config) Options() ([]kgo.Opt, error) {
 		return nil, errors.New("kafka: no brokers configured (set SLUICE_KAFKA_BROKERS)")
 	}
 	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...)}
+	if c.Dial != nil {
+		if c.TLS || c.TLSCAFile != "" {
+			return nil, errors.New("kafka: a custom dialer does its own TLS")
+		}
+		opts = append(opts, kgo.Dialer(c.Dial))
+	}
 	if c.ClientID != "" {
 		opts = append(opts, kgo.ClientID(c.ClientID))
 	}

@@ -1,7 +1,9 @@
-// Package ops is the HTTP listener every Sluice process has: liveness,
-// readiness and Prometheus metrics, plus whatever routes a component adds
-// (ingest adds its webhook routes). It owns graceful shutdown: on stop it
-// refuses new connections and waits for in-flight requests.
+// Package ops holds the two HTTP listeners of a Sluice process. The public
+// one carries liveness, the readiness a load balancer asks and whatever
+// routes a component adds (ingest adds its webhook routes); the admin one,
+// bound to a private address, carries every stage's readiness, Prometheus
+// metrics, profiles and the operators' routes. Each owns graceful shutdown:
+// on stop it refuses new connections and waits for in-flight requests.
 package ops
 
 import (
@@ -41,24 +43,37 @@ type Server struct {
 	tls    struct{ cert, key string }
 }
 
-// New builds the server with /healthz, /readyz, /readyz/stages and /metrics.
-// /readyz is what a load balancer asks: with ingest in the process, whether
-// ingest can accept (the checks marked Ingest); otherwise every check.
-// /readyz/stages always runs every check and names each failing one.
-func New(addr string, log *slog.Logger, gatherer prometheus.Gatherer, checks []Check, ingest bool) *Server {
+// NewPublic builds the listener providers and load balancers reach:
+// /healthz and /readyz. With ingest in the process /readyz asks only
+// whether ingest can accept (the checks marked Ingest); otherwise every
+// check. Nothing here reveals internals: metrics and profiles live on the
+// admin listener.
+func NewPublic(addr string, log *slog.Logger, checks []Check, ingest bool) *Server {
+	e := engine()
+	if ingest {
+		checks = slices.DeleteFunc(slices.Clone(checks), func(c Check) bool { return !c.Ingest })
+	}
+	e.GET("/readyz", readiness(checks))
+	return &Server{Engine: e, log: log.With(slog.String("listener", "public")), addr: addr}
+}
+
+// NewAdmin builds the listener for operators and monitoring: /healthz,
+// /readyz running every check of every stage in the process and naming
+// each failing one, and /metrics.
+func NewAdmin(addr string, log *slog.Logger, gatherer prometheus.Gatherer, checks []Check) *Server {
+	e := engine()
+	e.GET("/readyz", readiness(checks))
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
+	return &Server{Engine: e, log: log.With(slog.String("listener", "admin")), addr: addr}
+}
+
+func engine() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.Use(gin.Recovery())
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
-	public := checks
-	if ingest {
-		public = slices.DeleteFunc(slices.Clone(checks), func(c Check) bool { return !c.Ingest })
-	}
-	e.GET("/readyz", readiness(public))
-	e.GET("/readyz/stages", readiness(checks))
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})))
-	return &Server{Engine: e, log: log, addr: addr}
+	return e
 }
 
 func readiness(checks []Check) gin.HandlerFunc {

@@ -45,9 +45,10 @@ type assembly struct {
 	adm       *kadm.Client // nil when no stage needs Kafka
 	topics    *topicGate   // nil when no stage needs Kafka
 
-	ingest *ingest.Service
-	ln     net.Listener
-	stages []stage
+	ingest  *ingest.Service
+	ln      net.Listener
+	adminLn net.Listener // nil without an admin listener
+	stages  []stage
 }
 
 func (a *assembly) build(ctx context.Context) error {
@@ -59,7 +60,7 @@ func (a *assembly) build(ctx context.Context) error {
 		return err
 	}
 	a.catalogue = catalogue
-	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage} {
+	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage, a.adminStage} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -198,13 +199,10 @@ func (a *assembly) consumerStages(context.Context) error {
 	return nil
 }
 
-// httpStage binds the listener last, so a failed start leaves no port
-// bound. It serves the readiness checks every other step registered.
+// httpStage binds the public listener after every other step, so a
+// failed start leaves no port bound.
 func (a *assembly) httpStage(context.Context) error {
-	srv := ops.New(a.cfg.HTTPAddr, a.log, a.reg, a.checks, a.cfg.Ingest)
-	if a.cfg.Profiling {
-		srv.EnableProfiling()
-	}
+	srv := ops.NewPublic(a.cfg.HTTPAddr, a.log, a.checks, a.cfg.Ingest)
 	if a.cfg.TLSCert != "" {
 		srv.UseTLS(a.cfg.TLSCert, a.cfg.TLSKey)
 	}
@@ -217,6 +215,7 @@ func (a *assembly) httpStage(context.Context) error {
 		return err
 	}
 	a.ln = ln
+	a.closers = append(a.closers, func() { _ = ln.Close() })
 	a.stages = append(a.stages, stage{name: "http", run: func(ctx context.Context) error {
 		if svc == nil {
 			return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
@@ -225,6 +224,30 @@ func (a *assembly) httpStage(context.Context) error {
 		// Stop accepting and answer in-flight requests first; only then
 		// drain the commit queue those requests are waiting on.
 		defer svc.Stop()
+		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+	}})
+	return nil
+}
+
+// adminStage binds the operators' listener: every stage's readiness,
+// metrics and, when enabled, profiles.
+func (a *assembly) adminStage(context.Context) error {
+	if a.cfg.AdminAddr == "" {
+		return nil
+	}
+	srv := ops.NewAdmin(a.cfg.AdminAddr, a.log, a.reg, a.checks)
+	if a.cfg.Profiling {
+		srv.EnableProfiling()
+	}
+	if a.cfg.AdminTLSCert != "" {
+		srv.UseTLS(a.cfg.AdminTLSCert, a.cfg.AdminTLSKey)
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		return err
+	}
+	a.adminLn = ln
+	a.stages = append(a.stages, stage{name: "admin", run: func(ctx context.Context) error {
 		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
 	}})
 	return nil

@@ -34,8 +34,14 @@ type Config struct {
 	HTTPAddr    string
 	TLSCert     string
 	TLSKey      string
-	Topics      envelope.Topics
-	TopicSpec   kafka.TopicSpec
+	// AdminAddr is the operators' listener (every stage's readiness,
+	// metrics, profiles); empty runs none. Bind it to a private address:
+	// what it serves is not for the providers who reach HTTPAddr.
+	AdminAddr    string
+	AdminTLSCert string
+	AdminTLSKey  string
+	Topics       envelope.Topics
+	TopicSpec    kafka.TopicSpec
 	// Which stages run here.
 	Ingest, CDC, Consume bool
 	// Migrate applies pending migrations at start.
@@ -59,7 +65,7 @@ type Config struct {
 	// KafkaBackoff is the first pause between attempts to create the topics
 	// while Kafka is unreachable, doubled up to 30s. Default 1s.
 	KafkaBackoff time.Duration
-	// Profiling serves /debug/pprof/ on the HTTP listener.
+	// Profiling serves /debug/pprof/ on the admin listener.
 	Profiling bool
 }
 
@@ -82,7 +88,7 @@ func (c Config) validate() error {
 		return errors.New("SLUICE_KAFKA_BROKERS is required for cdc and consume")
 	}
 	if c.Ingest && c.SecretKey == "" {
-		return errors.New("SLUICE_SECRET_KEY is required to serve ingest (base64 of 32 random bytes; `make run` generates one)")
+		return errors.New("SLUICE_SECRET_KEY is required to serve ingest (base64 of 32 random bytes; `make up` writes one to .run/env)")
 	}
 	if !c.Ingest && !c.CDC && !c.Consume {
 		return errors.New("nothing to run")

@@ -11,13 +11,17 @@ import (
 
 // Process is a running Sluice process.
 type Process struct {
-	addr net.Addr
-	done chan struct{}
-	err  error
+	addr      net.Addr
+	adminAddr net.Addr
+	done      chan struct{}
+	err       error
 }
 
-// Addr is where the HTTP listener is.
+// Addr is where the public listener is.
 func (p *Process) Addr() net.Addr { return p.addr }
+
+// AdminAddr is where the admin listener is; nil without one.
+func (p *Process) AdminAddr() net.Addr { return p.adminAddr }
 
 // Wait blocks until the process stopped (its context ended and everything
 // drained) and returns the first error of a stage that failed for good.
@@ -54,6 +58,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*Process, error) 
 // resources are closed.
 func (a *assembly) start(ctx context.Context) *Process {
 	p := &Process{addr: a.ln.Addr(), done: make(chan struct{})}
+	if a.adminLn != nil {
+		p.adminAddr = a.adminLn.Addr()
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	for _, s := range a.stages {
 		g.Go(func() error {
