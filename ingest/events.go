@@ -96,6 +96,7 @@ func (s *Service) handleEvents(c *gin.Context) {
 	if !ok {
 		return
 	}
+	c.Set(tenantKey, src.TenantID)
 	tenant := slog.String("tenant_id", src.TenantID)
 	events, ok := s.readBatch(c, src, tenant)
 	if !ok {

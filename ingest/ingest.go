@@ -83,6 +83,10 @@ type Config struct {
 	// (providers.Builtin).
 	Providers *provider.Registry
 	Commit    CommitConfig
+	// TenantMetrics adds sluice_ingest_tenant_requests_total, requests by
+	// tenant, kind and status code: a series per tenant and code it saw,
+	// so off by default (see README, What to watch, for its cost).
+	TenantMetrics bool
 }
 
 // WithDefaults fills unset fields.
@@ -137,7 +141,7 @@ type Service struct {
 // New builds the service; Start must be called before it handles requests.
 func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, catalogue *schemas.Catalogue, reg prometheus.Registerer) *Service {
 	cfg = cfg.WithDefaults()
-	m := newMetrics(reg)
+	m := newMetrics(reg, cfg.TenantMetrics)
 	unverified := newByteBudget(cfg.Unverified)
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "sluice_ingest_unverified_bytes",
@@ -220,6 +224,7 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		return
 	}
 	c.Set(kindKey, string(src.Kind))
+	c.Set(tenantKey, src.TenantID)
 	tenant := slog.String("tenant_id", src.TenantID)
 	body, ok := s.authenticate(c, src, tenant)
 	if !ok {

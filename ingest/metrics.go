@@ -14,9 +14,10 @@ type metrics struct {
 	latency       *prometheus.HistogramVec
 	commitSeconds prometheus.Histogram
 	batchSize     prometheus.Histogram
+	tenants       *prometheus.CounterVec // nil unless asked for
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer, perTenant bool) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_ingest_requests_total",
@@ -43,12 +44,20 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	reg.MustRegister(m.requests, m.events, m.latency, m.commitSeconds, m.batchSize)
+	if perTenant {
+		m.tenants = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_ingest_tenant_requests_total",
+			Help: "Requests by tenant, the source's kind and HTTP status code (--metrics-per-tenant).",
+		}, []string{"tenant", "kind", "code"})
+		reg.MustRegister(m.tenants)
+	}
 	return m
 }
 
 // Keys of what a request's handlers learned, for observe.
 const (
 	kindKey    = "sluice.kind"
+	tenantKey  = "sluice.tenant"
 	outcomeKey = "sluice.outcome"
 )
 
@@ -66,4 +75,9 @@ func (m *metrics) observe(c *gin.Context, started time.Time) {
 	code := strconv.Itoa(c.Writer.Status())
 	m.requests.WithLabelValues(kind, code, outcome).Inc()
 	m.latency.WithLabelValues(kind, code).Observe(time.Since(started).Seconds())
+	// Only requests that named an existing source or API key carry a
+	// tenant: a sender cannot mint series for tenants that do not exist.
+	if tenant := c.GetString(tenantKey); m.tenants != nil && tenant != "" {
+		m.tenants.WithLabelValues(tenant, kind, code).Inc()
+	}
 }

@@ -70,3 +70,35 @@ func TestRequestsAreCountedByKindStatusAndOutcome(t *testing.T) {
 		t.Errorf("latency observations for stripe = %v, want 10", got)
 	}
 }
+
+// Per-tenant counts exist only when asked for, and only for tenants that
+// exist: a request for an unknown source adds no tenant series.
+func TestRequestsByTenantOnlyWhenAskedFor(t *testing.T) {
+	t.Parallel()
+	off := setup(t, ingest.Config{})
+	off.send(t, paid("evt_t0", "in_t0"), nil)
+	if got := off.counter(t, "sluice_ingest_tenant_requests_total", nil); got != 0 {
+		t.Errorf("per-tenant series without the flag: %v requests counted", got)
+	}
+
+	b := setup(t, ingest.Config{TenantMetrics: true})
+	for i := range 3 {
+		if status := b.send(t, paid(fmt.Sprintf("evt_t%d", i), fmt.Sprintf("in_t%d", i)), nil); status != http.StatusAccepted {
+			t.Fatalf("status %d", status)
+		}
+	}
+	b.send(t, paid("evt_bad", "in_bad"), func(r *http.Request) { r.Header.Set("Stripe-Signature", "t=1,v1=00") })
+	b.post(t, "/v1/ingest/00000000-0000-0000-0000-000000000000", paid("evt_x", "in_x"), stripeHeader(b.secret, paid("evt_x", "in_x"), time.Now()))
+	for _, c := range []struct {
+		labels map[string]string
+		want   float64
+	}{
+		{map[string]string{"tenant": b.tenantID, "kind": "stripe", "code": "202"}, 3},
+		{map[string]string{"tenant": b.tenantID, "kind": "stripe", "code": "401"}, 1},
+		{nil, 4}, // the unknown source is in no tenant's series
+	} {
+		if got := b.counter(t, "sluice_ingest_tenant_requests_total", c.labels); got != c.want {
+			t.Errorf("tenant requests %v = %v, want %v", c.labels, got, c.want)
+		}
+	}
+}

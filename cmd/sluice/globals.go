@@ -94,6 +94,7 @@ type RunFlags struct {
 	MaxJSONTokens    int           `name:"max-json-tokens" env:"SLUICE_MAX_JSON_TOKENS" default:"1048576" help:"Most JSON values and keys in an accepted body (400 beyond)."`
 	UnverifiedMiB    int64         `name:"unverified-mib" env:"SLUICE_UNVERIFIED_MIB" default:"64" help:"Bodies held before their signature is checked, in MiB, for the process (503 beyond)."`
 	UnverifiedSrcMiB int64         `name:"unverified-source-mib" env:"SLUICE_UNVERIFIED_SOURCE_MIB" default:"32" help:"Bodies held before their signature is checked, in MiB, per source (429 beyond)."`
+	TenantMetrics    bool          `name:"metrics-per-tenant" env:"SLUICE_METRICS_PER_TENANT" help:"Count ingest requests by tenant too (sluice_ingest_tenant_requests_total): a series per tenant and status code (off by default)."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ on the admin listener (off by default)."`
 	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together (a group opens at most one per partition)."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
@@ -123,6 +124,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
 	cfg.ConsumerTransactions = f.ConsumerTxs
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
+	cfg.IngestConfig.TenantMetrics = f.TenantMetrics
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst
 	cfg.IngestConfig.Commit.Committers, cfg.IngestConfig.Commit.MaxBatch = f.Committers, f.CommitBatch
 	cfg.IngestConfig.Shape = ingest.Shape{MaxDepth: f.MaxJSONDepth, MaxTokens: f.MaxJSONTokens}
