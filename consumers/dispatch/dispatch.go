@@ -75,7 +75,7 @@ type Config struct {
 	Secret string
 	// Breaker tunes the circuit breaker in front of the service.
 	Breaker BreakerConfig
-	// Registerer, when set, receives the breaker's metrics.
+	// Registerer, when set, receives the dispatcher's metrics.
 	Registerer prometheus.Registerer
 }
 
@@ -108,6 +108,7 @@ type Handler struct {
 	group   string
 	key     []byte // the signing key, decoded from cfg.Secret
 	breaker *breaker
+	metrics *metrics // nil without a Registerer
 }
 
 // New builds the dispatcher of consumer group group; pool is read outside
@@ -116,7 +117,8 @@ type Handler struct {
 func New(cfg Config, pool *pgxpool.Pool, group string) *Handler {
 	cfg = cfg.WithDefaults()
 	key, _ := standardwebhooks.Key(cfg.Secret)
-	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, breakerGauge(cfg.Registerer, group))}
+	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, breakerGauge(cfg.Registerer, group)),
+		metrics: newMetrics(cfg.Registerer, group)}
 }
 
 // breakerGauge reports the breaker's state as sluice_dispatch_breaker_state
@@ -160,13 +162,17 @@ func (h *Handler) Prepare(ctx context.Context, rec *consumers.Record) error {
 		return fmt.Errorf("dispatch log: %w", err)
 	}
 	if sent {
+		h.metrics.count(resultAlreadySent)
 		rec.Prepared = delivery{already: true}
 		return nil
 	}
 	if wait, ok := h.breaker.allow(time.Now()); !ok {
+		h.metrics.count(resultBreakerOpen)
 		return consumers.RetryAfter(errBreakerOpen, wait)
 	}
+	started := time.Now()
 	status, err := h.send(ctx, rec)
+	h.metrics.call(started, err)
 	// Any answer but a transient failure shows the service is up.
 	h.breaker.record(err == nil || consumers.IsPermanent(err), time.Now())
 	if err != nil {

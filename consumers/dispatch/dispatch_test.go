@@ -216,7 +216,8 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	}
 	env.Produce(t, recs...)
 	group := topic + ".dispatch"
-	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 300 * time.Millisecond}, env.Pool, group)
+	reg := prometheus.NewRegistry()
+	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 300 * time.Millisecond, Registerer: reg}, env.Pool, group)
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group, MaxAttempts: 3}, h, nil)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
 
@@ -240,6 +241,32 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	}
 	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != 3 {
 		t.Errorf("dispatch log rows = %d, want 3 (never the refused one)", n)
+	}
+
+	// An on-call reads the same story from the metrics: every call counted
+	// by its result and timed.
+	results := map[string]float64{}
+	families, _ := reg.Gather()
+	var timed uint64
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			switch f.GetName() {
+			case "sluice_dispatch_requests_total":
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "result" {
+						results[l.GetValue()] += m.GetCounter().GetValue()
+					}
+				}
+			case "sluice_dispatch_request_seconds":
+				timed += m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	if results["delivered"] < 3 || results["retry"] < 4 || results["refused"] != 3 {
+		t.Errorf("dispatch results %v, want at least 3 delivered and 4 retries (429, 2x 502, a timeout), and 3 refused", results)
+	}
+	if calls := results["delivered"] + results["retry"] + results["refused"]; float64(timed) != calls {
+		t.Errorf("%d calls timed, %v counted", timed, calls)
 	}
 }
 
