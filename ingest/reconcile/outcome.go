@@ -40,14 +40,33 @@ func correction(o ingest.Outcome) (Outcome, bool) {
 // Metrics are reconciliation's Prometheus metrics.
 type Metrics struct {
 	corrections *prometheus.CounterVec
+	runs        *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{corrections: prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sluice_reconcile_corrections_total",
-		Help: "Corrections reconciliation made, by source kind and outcome (recovered, conflict, redelivery_requested).",
-	}, []string{"kind", "outcome"})}
-	reg.MustRegister(m.corrections)
+	m := &Metrics{
+		corrections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_reconcile_corrections_total",
+			Help: "Corrections reconciliation made, by source kind and outcome (recovered, conflict, redelivery_requested).",
+		}, []string{"kind", "outcome"}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_reconcile_runs_total",
+			Help: "Reconciliation runs of one source, by source kind and result (ok, failed: the provider's API, the credentials or the database refused).",
+		}, []string{"kind", "result"}),
+	}
+	reg.MustRegister(m.corrections, m.runs)
 	return m
+}
+
+// run counts a finished run of a source of kind.
+func (m *Metrics) run(kind string, err error) {
+	result := "ok"
+	if err != nil {
+		result = "failed"
+	}
+	if kind == "" {
+		kind = "unknown"
+	}
+	m.runs.WithLabelValues(kind, result).Inc()
 }

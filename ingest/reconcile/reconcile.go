@@ -162,8 +162,14 @@ func (r Report) Corrected() int {
 // Source reconciles one source over w. A zero w.Since resumes from the
 // source's last successful run (less Overlap), or Lookback before w.Until
 // for its first; a zero w.Until is now.
-func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window) (Report, error) {
-	rep := Report{SourceID: sourceID, Corrections: map[Outcome]int{}}
+func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window) (rep Report, err error) {
+	rep = Report{SourceID: sourceID, Corrections: map[Outcome]int{}}
+	defer func() {
+		// A run that waited on another instance's lock was not a run.
+		if !errors.Is(err, ErrBusy) {
+			r.metrics.run(string(rep.Kind), err)
+		}
+	}()
 	kind, creds, err := r.store.APICredentials(ctx, sourceID)
 	if err != nil {
 		return rep, err

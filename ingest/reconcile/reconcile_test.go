@@ -243,6 +243,29 @@ func TestRunsResumeFromTheWatermark(t *testing.T) {
 	if !next.Window.Since.Before(first.Window.Until) || next.Window.Since.Before(first.Window.Until.Add(-time.Hour)) {
 		t.Fatalf("second window %v does not resume from the first's end %v", next.Window, first.Window.Until)
 	}
+	if ok, failed := runs(b.reg, "stripe", "ok"), runs(b.reg, "stripe", "failed"); ok != 2 || failed != 0 {
+		t.Errorf("runs counted ok %v, failed %v; want 2, 0", ok, failed)
+	}
+}
+
+// runs reads sluice_reconcile_runs_total for a kind and result.
+func runs(reg *prometheus.Registry, kind, result string) float64 {
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() != "sluice_reconcile_runs_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["kind"] == kind && labels["result"] == result {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }
 
 func (b *testBundle) metric(kind string, o reconcile.Outcome) prometheus.Collector {
@@ -393,8 +416,10 @@ func TestAPIBudgetIsSharedByInstances(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	b.stripe.Record(paidInvoices(35, time.Now().Add(-time.Minute))...) // 4 pages
+	reg := prometheus.NewRegistry()
+	m := reconcile.NewMetrics(reg)
 	budget := func() *reconcile.Runner {
-		return reconcile.New(reconcile.Config{Budget: 3}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
+		return reconcile.New(reconcile.Config{Budget: 3}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, m)
 	}
 	if _, err := budget().Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); !errors.Is(err, reconcile.ErrBudget) {
 		t.Fatalf("run past its budget: %v, want ErrBudget", err)
@@ -410,5 +435,8 @@ func TestAPIBudgetIsSharedByInstances(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM reconcile_runs WHERE source_id = $1 AND error <> ''`, b.sourceID); n != 2 {
 		t.Fatalf("failed runs recorded = %d, want 2", n)
+	}
+	if failed := runs(reg, "stripe", "failed"); failed != 2 {
+		t.Errorf("failed runs counted %v, want 2 (what an alert on reconciliation errors reads)", failed)
 	}
 }
