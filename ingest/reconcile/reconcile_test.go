@@ -250,41 +250,32 @@ func TestRunsResumeFromTheWatermark(t *testing.T) {
 
 // runs reads sluice_reconcile_runs_total for a kind and result.
 func runs(reg *prometheus.Registry, kind, result string) float64 {
-	mfs, _ := reg.Gather()
-	for _, mf := range mfs {
-		if mf.GetName() != "sluice_reconcile_runs_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["kind"] == kind && labels["result"] == result {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return counter(reg, "sluice_reconcile_runs_total", map[string]string{"kind": kind, "result": result})
 }
 
 func (b *testBundle) metric(kind string, o reconcile.Outcome) prometheus.Collector {
-	mfs, _ := b.reg.Gather()
+	v := counter(b.reg, "sluice_reconcile_corrections_total", map[string]string{"kind": kind, "outcome": string(o)})
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "x"}, func() float64 { return v })
+}
+
+// counter reads the series of counter name whose labels are exactly labels.
+func counter(reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	mfs, _ := reg.Gather()
 	for _, mf := range mfs {
-		if mf.GetName() != "sluice_reconcile_corrections_total" {
+		if mf.GetName() != name {
 			continue
 		}
+	series:
 		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
+				if labels[l.GetName()] != l.GetValue() {
+					continue series
+				}
 			}
-			if labels["kind"] == kind && labels["outcome"] == string(o) {
-				return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "x"}, m.GetCounter().GetValue)
-			}
+			return m.GetCounter().GetValue()
 		}
 	}
-	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "x"}, func() float64 { return 0 })
+	return 0
 }
 
 // Credentials are checked by the kind's rules, sealed, and refused for a
