@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -62,12 +62,13 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
 	}
 
-	letters, err := consumers.ListDeadLetters(ctx, suite.pool, suite.group, false, 1000)
+	op := operate.New(suite.pool, nil, operate.Config{Topics: suite.topics})
+	letters, err := op.DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: suite.group, Limit: operate.MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var id int64
-	for _, d := range letters {
+	for _, d := range letters.Items {
 		if d.EventID == poisonID {
 			id = d.ID
 		}
@@ -84,7 +85,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		return true, nil
 	})
 	replay := func() error {
-		_, err := replayDeadLetters(ctx, suite.pool, suite.topics, groups.Options{}, id, "", slog.New(slog.DiscardHandler))
+		_, err := replayDeadLetters(ctx, op, id, "", slog.New(slog.DiscardHandler))
 		return err
 	}
 	if err := replay(); err == nil {
