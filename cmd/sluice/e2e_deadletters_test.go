@@ -106,6 +106,23 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 	if n := count(t, `SELECT count(*) FROM dead_letters WHERE id = $1 AND replayed_at IS NOT NULL`, id); n != 1 {
 		t.Errorf("dead letter not marked replayed")
 	}
+	// The event's trail shows its dead letter, replayed, and the grant the
+	// replay made, at the position of the record that was dead-lettered.
+	found, err := op.Search(ctx, nil, operate.SearchFilter{TenantID: f.tenantID, EventID: poisonID})
+	if err != nil || len(found.Items) != 1 {
+		t.Fatalf("search for %s: %v, %v", poisonID, found.Items, err)
+	}
+	trail, err := op.Trail(ctx, nil, found.Items[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trail.DeadLetters) != 1 || trail.DeadLetters[0].ID != id || trail.DeadLetters[0].ReplayedAt == nil {
+		t.Fatalf("trail's dead letters = %+v, want %d, replayed", trail.DeadLetters, id)
+	}
+	if len(trail.Effects) != 1 || !trail.Effects[0].ThisEvent || trail.Effects[0].Applied.Offset == nil ||
+		*trail.Effects[0].Applied.Offset != trail.DeadLetters[0].Offset {
+		t.Errorf("trail's effects = %+v, want the replay's grant at offset %d", trail.Effects, trail.DeadLetters[0].Offset)
+	}
 }
 
 // `sluice replay` refuses a group with members, like kafka-consumer-groups.

@@ -108,7 +108,8 @@ func (o *Operator) Rewind(ctx context.Context, scope *Scope, group string, targe
 	if err := o.kafkaOp(scope); err != nil {
 		return nil, err
 	}
-	if n := btoi(target.Earliest) + btoi(target.Latest) + btoi(!target.Time.IsZero()) + btoi(target.Offset >= 0); n != 1 {
+	// As offsets.Target reads it: an offset counts when nothing else is named.
+	if n := btoi(target.Earliest) + btoi(target.Latest) + btoi(!target.Time.IsZero()); n > 1 || (n == 0 && target.Offset < 0) {
 		return nil, invalid("target", "name exactly one of earliest, latest, a time or an offset")
 	}
 	spec, ok := groups.Find(o.cfg.Topics, nil, groups.Options{EveryGroup: true}, group)

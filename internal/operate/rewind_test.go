@@ -45,6 +45,19 @@ func TestRewindDryRunEqualsTheExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := operate.New(b.pool, adm, operate.Config{Topics: b.topics})
+	lags, err := op.ConsumerGroups(ctx, nil, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lags) != 1 || lags[0].Lag != 1+4 || lags[0].Slowest == nil || lags[0].Slowest.Partition != 1 || len(lags[0].Partitions) != 2 {
+		t.Errorf("lag = %+v, want 5 in all, partition 1 the slowest with 4", lags)
+	}
+	if _, err := op.ConsumerGroups(ctx, nil, "nosuch"); !errorsIsNotFound(err) {
+		t.Errorf("lag of an unknown group: %v, want ErrNotFound", err)
+	}
+	if _, err := op.Rewind(ctx, nil, group, offsets.Target{Earliest: true, Latest: true}, false); err == nil {
+		t.Error("a rewind to two targets ran")
+	}
 	target := offsets.Target{Offset: 1}
 
 	dry, err := op.Rewind(ctx, nil, group, target, false)
