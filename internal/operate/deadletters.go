@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/internal/envelope"
 )
 
 var (
@@ -145,7 +146,7 @@ func (o *Operator) DeadLetter(ctx context.Context, scope *Scope, id int64) (Dead
 		return DeadLetterDetail{}, fmt.Errorf("load dead letter %d: %w", id, err)
 	}
 	detail.Payload = Payload{State: PayloadKept, Body: value}
-	if detail.Headers["sluice_claim"] != "" {
+	if detail.Headers[envelope.HeaderClaim] != "" {
 		if inboxID, err := strconv.ParseInt(d.InboxID, 10, 64); err == nil {
 			detail.Payload, err = o.payload(ctx, inboxID, d.TenantID)
 			if err != nil {

@@ -218,6 +218,13 @@ func TestScopedCallerGetsNotFoundForAnotherTenantsIDs(t *testing.T) {
 			t.Errorf("%s of tenant A as tenant A: %v", name, err)
 		}
 	}
+	detail, err := b.op.DeadLetter(ctx, &operate.Scope{TenantID: b.tenantA}, letterA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detail.Headers["ce_id"] != "evt_a" || string(detail.Payload.Body) != `{}` || detail.InboxID != fmt.Sprint(seeded[0]) {
+		t.Errorf("dead letter detail = %+v", detail)
+	}
 	p, err := b.op.DeadLetters(ctx, scopeB, operate.DeadLetterFilter{})
 	if err != nil {
 		t.Fatal(err)
