@@ -18,44 +18,7 @@ var (
 	deadLetterGetSQL string
 	//go:embed sql/dead_letter_mark.sql
 	deadLetterMarkSQL string
-	//go:embed sql/dead_letter_list.sql
-	deadLetterListSQL string
 )
-
-// DeadLetter is a dead_letters row, without its payload.
-type DeadLetter struct {
-	ID            int64      `json:"id"`
-	Group         string     `json:"group"`
-	Topic         string     `json:"topic"`
-	Partition     int32      `json:"partition"`
-	Offset        int64      `json:"offset"`
-	EventID       string     `json:"event_id"`
-	EventType     string     `json:"event_type"`
-	Reason        string     `json:"reason"`
-	Attempts      int        `json:"attempts"`
-	FirstFailedAt time.Time  `json:"first_failed_at"`
-	LastFailedAt  time.Time  `json:"last_failed_at"`
-	ReplayedAt    *time.Time `json:"replayed_at,omitempty"`
-}
-
-// ListDeadLetters returns up to limit dead letters of group ("" for all),
-// newest first; replayed ones only when withReplayed.
-func ListDeadLetters(ctx context.Context, pool *pgxpool.Pool, group string, withReplayed bool, limit int) ([]DeadLetter, error) {
-	rows, err := pool.Query(ctx, deadLetterListSQL, group, withReplayed, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
-		var d DeadLetter
-		err := r.Scan(&d.ID, &d.Group, &d.Topic, &d.Partition, &d.Offset, &d.EventID, &d.EventType,
-			&d.Reason, &d.Attempts, &d.FirstFailedAt, &d.LastFailedAt, &d.ReplayedAt)
-		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", err)
-	}
-	return out, nil
-}
 
 // ErrAlreadyReplayed: the dead letter was replayed before (or is being
 // replayed by someone else right now).

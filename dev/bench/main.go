@@ -109,6 +109,7 @@ func main() {
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
 		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
 		{"sustained", "sustained ingest while partitions roll", b.sustained},
+		{"search", "admin search on a large inbox", b.adminSearch},
 	}
 	// BENCH_ONLY=null,ingest runs some steps (for profiling; the full
 	// report needs them all).
@@ -197,6 +198,9 @@ func setup(ctx context.Context) (*bench, error) {
 		return nil, err
 	}
 	if err := pg.Migrate(ctx, b.pool, migrations.FS, discardLogger()); err != nil {
+		return nil, err
+	}
+	if err := b.dropIndexes(ctx); err != nil {
 		return nil, err
 	}
 	// The relay creates its publication when it starts; slots made before
@@ -334,6 +338,10 @@ func (b *bench) report() {
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
 		{"sustained_events_per_s", "sustained ingest while partitions roll (paced)", "events/s"},
 		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
+		{"admin_search_event_id_p99_ms", "admin search by provider event id, p99", "ms"},
+		{"admin_search_object_id_p99_ms", "admin search by object id, p99", "ms"},
+		{"admin_search_tenant_time_p99_ms", "admin search, one tenant over an hour, p99", "ms"},
+		{"admin_search_p99_ms_at_1m_rows", "admin search p99, worst of the three, 1,000,000 inbox rows", "ms"},
 		{"bench_seconds", "bench duration", "s"},
 	}
 	var sb strings.Builder
