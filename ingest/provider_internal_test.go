@@ -19,9 +19,8 @@ import (
 // fakeCatalogue stands in for entries the catalogue may or may not have yet.
 type fakeCatalogue map[string]*schemas.Entry
 
-func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, bool) {
-	e, ok := f[kind+" "+typ]
-	return e, ok
+func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, error) {
+	return f[kind+" "+typ], nil
 }
 
 // openSource opens a source of p's kind with settings, as sources.load does.
