@@ -19,6 +19,8 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Tenants' own event types, end to end: declared in the runtime catalogue,
@@ -134,6 +136,10 @@ func TestTenantTypeFromHMACSourceReachesTheSharedTopicWithCloudEventsHeaders(t *
 	}
 	if status != "quarantined" || !strings.Contains(reason, "order.placed v1") || !strings.Contains(reason, "/order/total") {
 		t.Fatalf("failing event: %s %q, want quarantined naming the type and the field", status, reason)
+	}
+	if n := count(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status = 'published' AND event_type_version_id = $2`,
+		h.tenantID, entry.VersionID); n != len(ids) {
+		t.Fatalf("%d published events record version %d, want %d", n, entry.VersionID, len(ids))
 	}
 	// Nothing of the tenant's went anywhere but its resource type's shared topic.
 	if n := count(t, `SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1 AND topic <> $2`, h.tenantID, topic); n != 0 {
@@ -310,4 +316,33 @@ func TestTenantCannotShadowBuiltinTypesNorRouteIntoSluiceTopics(t *testing.T) {
 	if n := count(t, `SELECT count(*) FROM outbox WHERE headers->>'ce_id' = $1 AND headers ? 'ce_dataschema'`, "evt_p_"+s); n != 0 {
 		t.Fatal("a built-in event carries a tenant dataschema")
 	}
+}
+
+func TestSharedTenantTopicsAreCreatedWithSluicesOwn(t *testing.T) {
+	t.Parallel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	want := len(catalog.DefaultResourceTypes)
+	testenv.Eventually(t, time.Minute, "the shared tenant topics", func() (bool, error) {
+		details, err := adm.ListTopics(context.Background())
+		if err != nil {
+			return false, err
+		}
+		found := 0
+		for _, rt := range catalog.DefaultResourceTypes {
+			// Created by Sluice with its partitions, not by a broker's
+			// auto-creation on first produce.
+			if d, ok := details[suite.topics.Tenant(rt)]; ok && len(d.Partitions) == 3 {
+				found++
+			}
+		}
+		if found < want {
+			return false, fmt.Errorf("%d of %d created", found, want)
+		}
+		return true, nil
+	})
 }

@@ -80,7 +80,8 @@ func (s *Store) check(sp Spec) (*schemas.Entry, error) {
 	e := s.schemaEntry(sp.TenantID, sp.Kind, sp.Type, 0, sp.ResourceType, sp.ObjectID, sp.EventTime, sp.EventTimeFormat)
 	compiled, err := schemas.Compile(e, compileID(sp.TenantID, sp.Kind, sp.Type, 0), sp.Schema)
 	if err != nil {
-		return nil, invalid("schema", "%s", err.Error())
+		// Its messages name the schema already ("schema does not compile: ...").
+		return nil, invalid("", "%s", err.Error())
 	}
 	return compiled, nil
 }
