@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/lifecycle"
@@ -27,6 +28,8 @@ type Globals struct {
 	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" help:"SASL password."`
 	SecretKey     string   `name:"secret-key" env:"SLUICE_SECRET_KEY" help:"Key ring encrypting source secrets: base64 of 32 bytes, or id:base64,... (first encrypts)."`
 	TopicPrefix   string   `name:"topic-prefix" env:"SLUICE_TOPIC_PREFIX" default:"sluice" help:"Prefix of every topic and consumer group."`
+	ResourceTypes []string `name:"tenant-resource-types" env:"SLUICE_TENANT_RESOURCE_TYPES" sep:"," default:"account,customer,document,event,message,order,payment,product,shipment,subscription,ticket,user" help:"Resource types tenants' own event types may publish as: one shared topic each (<prefix>.tenant.<type>). The same on every process."`
+	MaxEventTypes int      `name:"max-event-types" env:"SLUICE_MAX_EVENT_TYPES" default:"200" help:"Event types one tenant may declare."`
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
 }
@@ -53,6 +56,17 @@ func (g *Globals) kafka() kafka.Config {
 }
 
 func (g *Globals) topics() envelope.Topics { return envelope.Topics{Prefix: g.TopicPrefix} }
+
+// catalog is the configuration of tenants' own event types.
+func (g *Globals) catalog() catalog.Config {
+	var rts []string
+	for _, rt := range g.ResourceTypes {
+		if rt = strings.TrimSpace(rt); rt != "" {
+			rts = append(rts, rt)
+		}
+	}
+	return catalog.Config{ResourceTypes: rts, MaxTypesPerTenant: g.MaxEventTypes, Topics: g.topics()}
+}
 
 // Horizons are how long stored events are kept (internal/lifecycle).
 type Horizons struct {
@@ -114,6 +128,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		AdminTLSCert:        f.AdminTLSCert,
 		AdminTLSKey:         f.AdminTLSKey,
 		Topics:              g.topics(),
+		Catalog:             g.catalog(),
 		TopicSpec:           kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
 		Migrate:             f.Migrate,
 		ConsumerMaxAttempts: f.ConsumerAttempts,

@@ -231,6 +231,13 @@ func setup(ctx context.Context) (*bench, error) {
 		}
 		b.sources = append(b.sources, s)
 	}
+	n, err := catalogueSize()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.declareCatalogue(ctx, n); err != nil {
+		return nil, err
+	}
 	if b.cpu, err = b.newMeter(ctx); err != nil {
 		return nil, err
 	}
@@ -314,6 +321,7 @@ func (b *bench) note(format string, args ...any) {
 
 func (b *bench) report() {
 	keys := []struct{ key, label, unit string }{
+		{"catalogue_types", "tenants' event types declared (BENCH_CATALOGUE)", "types"},
 		{"null_ceiling_per_s", "null endpoint (HTTP + signing ceiling)", "req/s"},
 		{"ingest_events_per_s", "ingest, relay+consumers paused, saturated", "events/s"},
 		{"ingest_ratio_of_null", "  as a share of the null ceiling", "ratio"},

@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/lifecycle"
@@ -38,6 +39,7 @@ type assembly struct {
 	reg       *prometheus.Registry
 	pool      *pgxpool.Pool
 	catalogue *schemas.Catalogue
+	types     catalog.Config // tenants' event types: vocabulary and limits
 	checks    []ops.Check
 	closers   []func()
 
@@ -60,6 +62,11 @@ func (a *assembly) build(ctx context.Context) error {
 		return err
 	}
 	a.catalogue = catalogue
+	a.types = a.cfg.Catalog
+	a.types.Topics, a.types.Builtin, a.types.Providers = a.cfg.Topics, catalogue, a.cfg.IngestConfig.Providers
+	if a.types, err = a.types.WithDefaults(); err != nil {
+		return err
+	}
 	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage, a.adminStage} {
 		if err := step(ctx); err != nil {
 			return err
@@ -115,7 +122,10 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	a.closers = append(a.closers, admin.Close)
 	adm := kadm.NewClient(admin)
 	a.adm = adm
-	a.topics = newTopicGate(adm, a.cfg.TopicSpec, groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.cfg.KafkaBackoff,
+	// Sluice's own topics, then one shared topic per resource type of
+	// tenants' own event types: a bounded set, whatever the tenants.
+	names := append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
+	a.topics = newTopicGate(adm, a.cfg.TopicSpec, names, a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
 	a.checks = append(a.checks,
 		ops.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
@@ -141,6 +151,9 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	a.checks = append(a.checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
+	if ic.TenantTypes, err = catalog.New(a.pool, a.types); err != nil {
+		return err
+	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
 	a.stages = append(a.stages, stage{name: "reconcile", run: reconcile.New(reconcile.Config{}, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg)).Loop})
 	a.stages = append(a.stages, stage{name: "lifecycle", run: lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg).Run})
