@@ -132,6 +132,7 @@ func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.R
 	if registry == nil {
 		registry = providers.Builtin()
 	}
+	m.start(registry.Kinds())
 	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
 }
 
@@ -162,8 +163,15 @@ func (r Report) Corrected() int {
 // Source reconciles one source over w. A zero w.Since resumes from the
 // source's last successful run (less Overlap), or Lookback before w.Until
 // for its first; a zero w.Until is now.
-func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window) (Report, error) {
-	rep := Report{SourceID: sourceID, Corrections: map[Outcome]int{}}
+func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window) (rep Report, err error) {
+	rep = Report{SourceID: sourceID, Corrections: map[Outcome]int{}}
+	defer func() {
+		// Another instance's run is none of this one's; a run cut short by
+		// shutdown did not fail.
+		if !errors.Is(err, ErrBusy) && ctx.Err() == nil {
+			r.metrics.run(rep.Kind, err)
+		}
+	}()
 	kind, creds, err := r.store.APICredentials(ctx, sourceID)
 	if err != nil {
 		return rep, err
