@@ -75,7 +75,8 @@ type Config struct {
 	Secret string
 	// Breaker tunes the circuit breaker in front of the service.
 	Breaker BreakerConfig
-	// Registerer, when set, receives the breaker's metrics.
+	// Registerer, when set, receives the dispatcher's metrics: the
+	// service's answers and latency, the breaker's state.
 	Registerer prometheus.Registerer
 }
 
@@ -116,26 +117,9 @@ type Handler struct {
 func New(cfg Config, pool *pgxpool.Pool, group string) *Handler {
 	cfg = cfg.WithDefaults()
 	key, _ := standardwebhooks.Key(cfg.Secret)
-	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, breakerGauge(cfg.Registerer, group))}
-}
-
-// breakerGauge reports the breaker's state as sluice_dispatch_breaker_state
-// (0 closed, 1 open, 2 half-open) and counts openings.
-func breakerGauge(reg prometheus.Registerer, group string) func(BreakerState) {
-	if reg == nil {
-		return nil
-	}
-	state := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_dispatch_breaker_state",
-		Help: "The dispatcher's circuit breaker: 0 closed, 1 open, 2 half-open.", ConstLabels: prometheus.Labels{"group": group}})
-	opened := prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_dispatch_breaker_opened_total",
-		Help: "Times the dispatcher's circuit breaker opened.", ConstLabels: prometheus.Labels{"group": group}})
-	reg.MustRegister(state, opened)
-	return func(s BreakerState) {
-		state.Set(float64(s))
-		if s == BreakerOpen {
-			opened.Inc()
-		}
-	}
+	m := newMetrics(cfg.Registerer, group)
+	cfg.Client = m.instrument(cfg.Client)
+	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, m.breakerState)}
 }
 
 // errBreakerOpen: the breaker holds requests back; transient by nature.

@@ -216,9 +216,19 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	}
 	env.Produce(t, recs...)
 	group := topic + ".dispatch"
-	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 300 * time.Millisecond}, env.Pool, group)
+	reg := prometheus.NewRegistry()
+	h := dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 300 * time.Millisecond, Registerer: reg}, env.Pool, group)
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Group: group, MaxAttempts: 3}, h, nil)
 	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	// An on-call reads the service's answers: every call once, by code.
+	for code, want := range map[string]float64{"202": 3, "429": 1, "502": 2, "422": 3, "error": 1} {
+		if got := testenv.Metric(t, reg, "sluice_dispatch_requests_total", map[string]string{"group": group, "code": code}); got != want {
+			t.Errorf("sluice_dispatch_requests_total{code=%q} = %v, want %v", code, got, want)
+		}
+	}
+	if n := histogramCount(t, reg, "sluice_dispatch_request_seconds"); n != 10 {
+		t.Errorf("sluice_dispatch_request_seconds counted %d calls, want 10", n)
+	}
 
 	svc.mu.Lock()
 	at := svc.requests[throttled]
@@ -394,6 +404,21 @@ func TestBreakerSparesADownServiceAndEveryIntentArrivesAfter(t *testing.T) {
 			t.Errorf("resource %s: arrived %v, want %v", r, got, want)
 		}
 	}
+}
+
+// histogramCount reads how many observations histogram name of reg holds.
+func histogramCount(t *testing.T, reg *prometheus.Registry, name string) uint64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	return 0
 }
 
 // metric reads a metric's value from reg, summed over its series.
