@@ -75,7 +75,8 @@ type Config struct {
 	Secret string
 	// Breaker tunes the circuit breaker in front of the service.
 	Breaker BreakerConfig
-	// Registerer, when set, receives the dispatcher's metrics.
+	// Registerer, when set, receives the dispatcher's metrics: the
+	// service's answers and latency, the breaker's state.
 	Registerer prometheus.Registerer
 }
 
@@ -108,7 +109,6 @@ type Handler struct {
 	group   string
 	key     []byte // the signing key, decoded from cfg.Secret
 	breaker *breaker
-	metrics *metrics // nil without a Registerer
 }
 
 // New builds the dispatcher of consumer group group; pool is read outside
@@ -117,27 +117,9 @@ type Handler struct {
 func New(cfg Config, pool *pgxpool.Pool, group string) *Handler {
 	cfg = cfg.WithDefaults()
 	key, _ := standardwebhooks.Key(cfg.Secret)
-	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, breakerGauge(cfg.Registerer, group)),
-		metrics: newMetrics(cfg.Registerer, group)}
-}
-
-// breakerGauge reports the breaker's state as sluice_dispatch_breaker_state
-// (0 closed, 1 open, 2 half-open) and counts openings.
-func breakerGauge(reg prometheus.Registerer, group string) func(BreakerState) {
-	if reg == nil {
-		return nil
-	}
-	state := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_dispatch_breaker_state",
-		Help: "The dispatcher's circuit breaker: 0 closed, 1 open, 2 half-open.", ConstLabels: prometheus.Labels{"group": group}})
-	opened := prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_dispatch_breaker_opened_total",
-		Help: "Times the dispatcher's circuit breaker opened.", ConstLabels: prometheus.Labels{"group": group}})
-	reg.MustRegister(state, opened)
-	return func(s BreakerState) {
-		state.Set(float64(s))
-		if s == BreakerOpen {
-			opened.Inc()
-		}
-	}
+	m := newMetrics(cfg.Registerer, group)
+	cfg.Client = m.instrument(cfg.Client)
+	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, m.breakerState)}
 }
 
 // errBreakerOpen: the breaker holds requests back; transient by nature.
@@ -162,17 +144,13 @@ func (h *Handler) Prepare(ctx context.Context, rec *consumers.Record) error {
 		return fmt.Errorf("dispatch log: %w", err)
 	}
 	if sent {
-		h.metrics.count(resultAlreadySent)
 		rec.Prepared = delivery{already: true}
 		return nil
 	}
 	if wait, ok := h.breaker.allow(time.Now()); !ok {
-		h.metrics.count(resultBreakerOpen)
 		return consumers.RetryAfter(errBreakerOpen, wait)
 	}
-	started := time.Now()
 	status, err := h.send(ctx, rec)
-	h.metrics.call(started, err)
 	// Any answer but a transient failure shows the service is up.
 	h.breaker.record(err == nil || consumers.IsPermanent(err), time.Now())
 	if err != nil {

@@ -162,6 +162,12 @@ func TestPartitionsRollAndAgedOnesAreDroppedWhole(t *testing.T) {
 			t.Errorf("%s: newest partition %s, want one ending at now+3m (%s)", table, last, want)
 		}
 	}
+	// An on-call is warned before writes run past the last partition.
+	for _, table := range []string{"inbox_payloads", "inbox_conflicts", "inbox_duplicates"} {
+		if got, want := metric(t, b.reg, "sluice_lifecycle_partitioned_until_timestamp_seconds", table), float64(b.clock().Add(3*time.Minute).Unix()); got != want {
+			t.Errorf("sluice_lifecycle_partitioned_until_timestamp_seconds{table=%s} = %v, want now+3m (%v)", table, got, want)
+		}
+	}
 	if got := metric(t, b.reg, "sluice_lifecycle_partitions_dropped_total", "inbox_payloads"); got != 5 {
 		t.Errorf("sluice_lifecycle_partitions_dropped_total{table=inbox_payloads} = %v, want 5 (4 daily + 1 minute)", got)
 	}
@@ -234,27 +240,13 @@ func TestPassSkipsWhileAnotherManagerWorks(t *testing.T) {
 	}
 }
 
-// metric reads a counter of reg, by its table label when table is set.
+// metric reads a counter or gauge of reg, by its table label when table
+// is set; 0 when it has no such series.
 func metric(t *testing.T, reg *prometheus.Registry, name, table string) float64 {
 	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	labels := map[string]string{}
+	if table != "" {
+		labels["table"] = table
 	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if table == "" {
-				return m.GetCounter().GetValue()
-			}
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "table" && l.GetValue() == table {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
+	return max(testenv.Metric(t, reg, name, labels), 0)
 }

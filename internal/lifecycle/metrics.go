@@ -13,6 +13,7 @@ type metrics struct {
 	passes    prometheus.Counter
 	passSecs  prometheus.Counter
 	lastPassS prometheus.Gauge
+	until     *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -37,9 +38,18 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Time spent in passes (with the WAL counter, to take out what concurrent writes added)."}),
 		lastPassS: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_lifecycle_last_pass_timestamp_seconds",
 			Help: "When this process last completed a pass."}),
+		until: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_lifecycle_partitioned_until_timestamp_seconds",
+			Help: "Upper bound of a table's last partition, as this process's last pass left it: writes past it have no partition (ingest fails), so it must stay Ahead intervals away."}, []string{"table"}),
+	}
+	// Each table's counters exist from the start at zero, so the first
+	// partition created or dropped shows as an increase.
+	for _, t := range tables {
+		for _, v := range []*prometheus.CounterVec{m.created, m.dropped, m.droppedB, m.droppedR} {
+			v.WithLabelValues(t.name)
+		}
 	}
 	if reg != nil {
-		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
+		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS, m.until)
 	}
 	return m
 }

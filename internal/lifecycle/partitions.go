@@ -142,6 +142,9 @@ func (m *Manager) ensure(ctx context.Context, conn *pgxpool.Conn, t table, have 
 				slog.Time("from", gap[0]), slog.Time("to", gap[1]))
 		}
 	}
+	if len(have) > 0 {
+		m.metrics.until.WithLabelValues(t.name).Set(float64(have[len(have)-1].to.Unix()))
+	}
 	return created, nil
 }
 

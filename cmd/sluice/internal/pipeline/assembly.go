@@ -172,7 +172,8 @@ func (a *assembly) relayStage(context.Context) error {
 	cc.DatabaseURL = a.cfg.DatabaseURL
 	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, a.kafkaOpts, a.reg)
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
-	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, scrapeTimeout, a.log))
+	slot := cc.WithDefaults().Slot
+	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, slot, scrapeTimeout, a.log), cdc.NewSlotCollector(a.pool, slot, scrapeTimeout, a.log))
 	return nil
 }
 
