@@ -73,10 +73,13 @@ type Horizons struct {
 	PayloadHorizon time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
 	KeyHorizon     time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`
 	PartitionSpan  time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
+	Cleanup        bool          `name:"lifecycle-cleanup" env:"SLUICE_LIFECYCLE_CLEANUP" default:"true" negatable:"" help:"Drop and delete what is past its horizon; with --no-lifecycle-cleanup partitions are still created ahead but storage grows without bound (for measuring cleanup, or archiving by other means)."`
+	Every          time.Duration `name:"lifecycle-every" env:"SLUICE_LIFECYCLE_EVERY" default:"0s" help:"Pause between lifecycle passes; 0: 5m, or a tenth of --partition-interval when that is shorter."`
 }
 
 func (h Horizons) lifecycle() lifecycle.Config {
-	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan}
+	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan,
+		NoCleanup: !h.Cleanup, Every: h.Every}
 }
 
 // RunFlags configure the long-running commands.

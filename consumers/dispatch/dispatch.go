@@ -4,7 +4,7 @@
 // Invariant: every intent is delivered until the service acknowledges it
 // with a 2xx, always with the same Idempotency-Key header (the intent's
 // ce_id, derived from the business key of the effect that caused it), and
-// the delivery is recorded in dispatch_log only after that 2xx. The HTTP
+// the delivery is recorded in dispatch_deliveries only after that 2xx. The HTTP
 // call happens before the batch transaction opens (consumers.Handler.Prepare),
 // never inside it.
 //
@@ -15,7 +15,8 @@
 // (as Stripe's and most e-mail APIs do) and answer 2xx for a key it has
 // already processed. Delivery to the service is therefore at least once;
 // the effect (one e-mail) is exactly once only with the service's
-// cooperation, and dispatch_log says which sends were acknowledged.
+// cooperation, and dispatch_deliveries says which sends were acknowledged
+// (kept for the key horizon, internal/lifecycle).
 //
 // Retries: 5xx, 408, 429, timeouts and connection errors are transient
 // (retried in place with the group's backoff; a Retry-After header is

@@ -112,7 +112,7 @@ func TestConformance(t *testing.T) {
 		State: func(tb testing.TB, env *consumertest.Env, f consumertest.Fixture, invoiceID string) string {
 			k := key(f, invoiceID)
 			_, sent := svc.counts(k)
-			logged := env.Count(tb, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = $1 AND status = 202`, k)
+			logged := env.Count(tb, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = $1 AND status = 202`, k)
 			return fmt.Sprintf("%d sent, %d logged", sent, logged)
 		},
 		Poison: func(f consumertest.Fixture, topic, invoiceID string) *kgo.Record {
@@ -167,7 +167,7 @@ func TestLostResponseIsRetriedWithTheSameKeyAndLoggedOnce(t *testing.T) {
 		if requests != wantRequests {
 			t.Errorf("%s: %d requests, want %d", key, requests, wantRequests)
 		}
-		if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = $1 AND status = 202`, key); n != 1 {
+		if n := env.Count(t, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = $1 AND status = 202`, key); n != 1 {
 			t.Errorf("%s: %d dispatch log rows, want 1", key, n)
 		}
 	}
@@ -248,7 +248,7 @@ func TestTransientAnswersAreRetriedAndRefusalsDeadLettered(t *testing.T) {
 	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1 AND headers->>'ce_id' = $2`, g.ID, refused); n != 1 {
 		t.Errorf("refused key: %d dead letters, want 1", n)
 	}
-	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != 3 {
+	if n := env.Count(t, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = ANY($1)`, keys); n != 3 {
 		t.Errorf("dispatch log rows = %d, want 3 (never the refused one)", n)
 	}
 
@@ -304,7 +304,7 @@ func TestEveryCallVerifiesWithTheReferenceLibrary(t *testing.T) {
 	if refusedForgeries != len(verified) {
 		t.Errorf("%d of %d calls re-signed with another secret were refused, want all", refusedForgeries, len(verified))
 	}
-	if n := env.Count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
+	if n := env.Count(t, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
 		t.Errorf("dispatch log rows = %d, want %d", n, len(keys))
 	}
 }
@@ -439,4 +439,32 @@ func metric(t *testing.T, reg *prometheus.Registry, name string) float64 {
 		}
 	}
 	return v
+}
+
+// A send recorded by the dispatcher of before migration 00016 (in
+// dispatch_log, read through dispatch_delivered until the lifecycle manager
+// retires it) is not sent again after the upgrade, nor recorded twice.
+func TestSendsRecordedBeforeTheUpgradeAreNotSentAgain(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "notifications", 1)
+	recs, keys := intents(f, topic, 2)
+	before := keys[0]
+	if _, err := env.Pool.Exec(t.Context(), `INSERT INTO dispatch_log (idempotency_key, consumer_group, topic, partition, "offset", status)
+		VALUES ($1, 'old', $2, 0, 0, 202)`, before, topic); err != nil {
+		t.Fatal(err)
+	}
+	svc, url := newService(t, nil)
+	env.Produce(t, recs...)
+	cfg := consumers.Config{Topics: []string{topic}, Group: topic + ".dispatch"}
+	g := env.Run(t, cfg, dispatch.New(dispatch.Config{URL: url, Secret: secret, Timeout: 5 * time.Second}, env.Pool, cfg.Group), nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	for i, key := range keys {
+		requests, _ := svc.counts(key)
+		logged := env.Count(t, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = $1`, key)
+		if want := min(i, 1); requests != want || logged != want {
+			t.Errorf("%s: %d requests, %d new records; want %d of each", key, requests, logged, want)
+		}
+	}
 }

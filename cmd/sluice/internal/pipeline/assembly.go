@@ -156,7 +156,14 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
 	a.stages = append(a.stages, stage{name: "reconcile", run: reconcile.New(reconcile.Config{}, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg)).Loop})
-	a.stages = append(a.stages, stage{name: "lifecycle", run: lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg).Run})
+	life := lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
+	a.stages = append(a.stages, stage{name: "lifecycle", run: life.Run})
+	// The manager keeps partitions ahead; if it stops or keeps failing,
+	// operators hear of it an interval before the last one runs out, and a
+	// load balancer once ingest's tables have none for now (every delivery
+	// would fail).
+	a.checks = append(a.checks, ops.Check{Name: "partitions", Fn: life.CheckAhead},
+		ops.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
 	return nil
 }
 
