@@ -35,10 +35,12 @@ CREATE TABLE dispatch_deliveries (
     PRIMARY KEY (idempotency_key, sent_at)
 ) PARTITION BY RANGE (sent_at);
 
+-- Every send, either table: the dispatcher's dedup and an operator's trail
+-- read it.
 CREATE VIEW dispatch_delivered AS
-SELECT idempotency_key, sent_at FROM dispatch_deliveries
+SELECT idempotency_key, consumer_group, topic, partition, "offset", status, sent_at FROM dispatch_deliveries
 UNION ALL
-SELECT idempotency_key, sent_at FROM dispatch_log;
+SELECT idempotency_key, consumer_group, topic, partition, "offset", status, sent_at FROM dispatch_log;
 
 -- The first partitions, a day each from today to three days ahead, named
 -- as the lifecycle manager names them (see 00009).
