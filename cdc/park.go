@@ -76,7 +76,11 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 			}
 		}
 		p.metrics.parked.Inc()
-		p.log.Error("record parked", attrs...)
+		logCtx := ctx
+		if rec != nil && rec.Context != nil {
+			logCtx = rec.Context // its produce span, when traced
+		}
+		p.log.ErrorContext(logCtx, "record parked", attrs...)
 		wm.ack(t, size)
 	}()
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Config tunes a consumer group.
@@ -72,6 +74,11 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	// Signals, when set, report the workers' progress to a test.
 	Signals *TestSignals
+	// Tracing, when enabled, continues each record's trace from its
+	// traceparent header: a receive and a process span per record (kotel),
+	// a span per batch attempt linking them, and the effects handlers
+	// start (Record.StartEffect). Off (the zero value): no hook, no span.
+	Tracing telemetry.Tracing
 }
 
 // WithDefaults fills unset fields.
@@ -128,6 +135,7 @@ type Group struct {
 	metrics  *metrics
 	budget   *budget
 	signals  *TestSignals
+	tracing  tracing
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
 }
@@ -161,6 +169,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 		applier:  applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds},
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
 		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals,
+		tracing: newTracing(cfg.Tracing, cfg.Group),
 	}, nil
 }
 
@@ -198,6 +207,7 @@ func (g *Group) Run(ctx context.Context) error {
 		kgo.OnPartitionsRevoked(g.revoked),
 		kgo.OnPartitionsLost(g.lost),
 	}, g.kafkaOpt...)
+	opts = append(opts, g.tracing.hooks()...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return fmt.Errorf("consumer group %s: %w", g.cfg.Group, err)

@@ -107,7 +107,7 @@ func (s *Service) handleEvents(c *gin.Context) {
 		ds    []*delivery
 		index []int
 	)
-	trace := validTrace(c.GetHeader("traceparent"))
+	trace := traceParent(c.Request)
 	for i, raw := range events {
 		results[i].Index = i
 		pe, err := readBatchEvent(raw, s.catalogue)

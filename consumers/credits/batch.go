@@ -4,8 +4,10 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluicehq/sluice/consumers"
 )
@@ -106,6 +108,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 		tenants[i], workspaces[i], sources[i] = ev.TenantID, g.workspace, ev.SourceID
 		accounts[i], invoices[i], events[i], inboxIDs[i] = ev.SourceAccount, g.invoice.ID, ev.ID, g.rec.InboxID()
 	}
+	queried := time.Now()
 	rows, err := tx.Query(ctx, grantBatchSQL, tenants, workspaces, sources, accounts, invoices, events, inboxIDs,
 		RefundOperation, Operation, credits)
 	if err != nil {
@@ -124,7 +127,11 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 	for _, ord := range made {
 		g := grants[ord-1]
 		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
-		b.intents = append(b.intents, b.h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
+		// One statement made every grant of the run: each grant's span
+		// covers it, and its e-mail continues that span's trace.
+		ctx, span := g.rec.StartEffect(ctx, "credits grant", trace.WithTimestamp(queried))
+		b.intents = append(b.intents, b.h.email(ctx, *g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
+		span.End()
 	}
 	return nil
 }
