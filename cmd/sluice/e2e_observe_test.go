@@ -97,21 +97,7 @@ func startObserved(t *testing.T, answer func(*http.Request) int) *observed {
 // post sends body to the pipeline's ingest URL of source with headers.
 func (o *observed) post(t *testing.T, sourceID string, body []byte, headers map[string]string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, o.baseURL+"/v1/ingest/"+sourceID, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
+	return postTo(t, o.baseURL, sourceID, body, headers)
 }
 
 // receiver is the service the dispatcher calls.
