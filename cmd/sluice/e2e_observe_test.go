@@ -32,11 +32,13 @@ import (
 // It has its own database, slot and topics, so what it records is the
 // test's alone.
 type observed struct {
-	baseURL  string
-	store    tenancy.Store
-	spans    *tracetest.InMemoryExporter
-	logs     *logCapture
-	receiver *receiver
+	baseURL   string
+	secretKey string
+	store     tenancy.Store
+	spans     *tracetest.InMemoryExporter
+	logs      *logCapture
+	receiver  *receiver
+	stop      func() // stops the pipeline and waits for it; once
 }
 
 // startObserved starts the pipeline; answer decides the receiver's status
@@ -75,18 +77,21 @@ func startObserved(t *testing.T, answer func(*http.Request) int) *observed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	o.stop = sync.OnceFunc(func() {
 		cancel()
 		if err := proc.Wait(); err != nil {
 			t.Errorf("observed pipeline stopped with: %v", err)
 		}
+	})
+	t.Cleanup(func() {
+		o.stop()
 		pool.Close()
 		_ = provider.Shutdown(context.Background())
 		deleteTopics(topics.Resource(""))
 		db.Drop()
 	})
 	ring, _ := keyring.Parse(secretKey)
-	o.baseURL = "http://" + proc.Addr().String()
+	o.baseURL, o.secretKey = "http://"+proc.Addr().String(), secretKey
 	o.store = tenancy.Store{Pool: pool, Ring: ring}
 	if err := waitForSlot(ctx, pool, cfg.CDCConfig.Slot, time.Minute); err != nil {
 		t.Fatal(err)
