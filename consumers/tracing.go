@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"context"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kotel"
@@ -105,15 +106,23 @@ func EndSpan(span trace.Span, err error) {
 
 // StartEffect starts the span of one effect of the record (a grant, a
 // projection's update, an intent), a child of the span processing the
-// record, with ctx's values and deadline; end it once the effect is
-// written. An intent built with the returned context carries that span's
-// trace to the next hop. Tracing off, it returns ctx and a span that
-// records nothing.
-func (r Record) StartEffect(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+// record, with ctx's values and deadline; end it (EndSpan) once the effect
+// is written. name "" names it after the record's type; start zero is now.
+// An intent built with the returned context carries that span's trace to
+// the next hop. Tracing off, it returns ctx and a span that records
+// nothing, without allocating.
+func (r Record) StartEffect(ctx context.Context, name string, start time.Time) (context.Context, trace.Span) {
 	if r.span == nil {
 		return telemetry.Start(ctx, nil, "")
 	}
-	return telemetry.Start(trace.ContextWithSpan(ctx, r.span), r.tracer, name, opts...)
+	if name == "" {
+		name = "effect " + r.Event.Type
+	}
+	opts := []trace.SpanStartOption{trace.WithAttributes(attribute.String("cloudevents.event_type", r.Event.Type))}
+	if !start.IsZero() {
+		opts = append(opts, trace.WithTimestamp(start))
+	}
+	return r.tracer.Start(trace.ContextWithSpan(ctx, r.span), name, opts...)
 }
 
 // traced is ctx under the record's process span, for remote calls and log

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluicehq/sluice/consumers"
 )
@@ -129,7 +128,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
 		// One statement made every grant of the run: each grant's span
 		// covers it, and its e-mail continues that span's trace.
-		ctx, span := g.rec.StartEffect(ctx, "credits grant", trace.WithTimestamp(queried))
+		ctx, span := g.rec.StartEffect(ctx, "credits grant", queried)
 		b.intents = append(b.intents, b.h.email(ctx, *g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
 		span.End()
 	}

@@ -19,6 +19,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -119,7 +120,7 @@ func (h Handler) credits() int64 {
 
 // reverse applies a refund, an effect of its own.
 func (b *batch) reverse(ctx context.Context, rec consumers.Record) (err error) {
-	ctx, span := rec.StartEffect(ctx, "credits reverse")
+	ctx, span := rec.StartEffect(ctx, "credits reverse", time.Time{})
 	defer func() { consumers.EndSpan(span, err) }()
 	tx := b.tx
 	ev := rec.Event
