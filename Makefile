@@ -10,7 +10,7 @@ SHELL := /bin/bash
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
 
-.PHONY: help up down clean build run test test-unit bench bench-guard chaos vet fmt
+.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard chaos vet fmt
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,7 +30,7 @@ build: ## Build bin/sluice.
 run: up build ## Run the pipeline: services, migrations, a demo tenant, one signed webhook to a grant.
 	@bash dev/run.sh
 
-test: up ## Run the quick chaos run, then every test (unit and integration) against the local services.
+test: up monitoring-check ## Run the monitoring check, the quick chaos run, then every test (unit and integration) against the local services.
 	@go vet ./...
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
@@ -38,6 +38,23 @@ test: up ## Run the quick chaos run, then every test (unit and integration) agai
 test-unit: ## Run only the tests that need no services.
 	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/
 	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./cdc/
+
+# promtool, built once from the Prometheus version dev/monitoring pins
+# (without service discovery, which rule tests never use), kept under .run/.
+PROMETHEUS_VERSION := $(shell awk '$$1 == "github.com/prometheus/prometheus" {print $$2}' dev/monitoring/go.mod)
+PROMTOOL := .run/tools/promtool-$(PROMETHEUS_VERSION)
+MONITORING_SCRAPE := $(CURDIR)/.run/monitoring/scrape.txt
+
+$(PROMTOOL):
+	@mkdir -p $(@D)
+	@cd dev/monitoring && go build -tags remove_all_sd -o $(CURDIR)/$@ github.com/prometheus/prometheus/cmd/promtool
+
+monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then check the rules and the dashboard against a scrape of a running pipeline.
+	@$(PROMTOOL) check rules cmd/sluice/monitoring/alerts.yml
+	@$(PROMTOOL) test rules cmd/sluice/monitoring/alerts_test.yml
+	@rm -f $(MONITORING_SCRAPE)
+	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./cmd/sluice
+	@cd dev/monitoring && go vet ./... && SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) ./...
 
 bench: up build ## Measure the pipeline (see README, Performance).
 	@$(WITH_ENV) bash dev/bench.sh

@@ -519,3 +519,14 @@ func (r *relay) metric(t testing.TB, name string) *dto.Metric {
 	}
 	return nil
 }
+
+// slotGauge reads gauge name of the bundle's slot from fresh scrape-time
+// collectors (a collector's scrape cache would serve an earlier read); -1
+// when the slot has no such series.
+func (b *bundle) slotGauge(t testing.TB, name string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	log := slog.New(slog.DiscardHandler)
+	reg.MustRegister(NewSlotCollector(b.pool, b.slot, 5*time.Second, log), NewParkedCollector(b.pool, b.slot, 5*time.Second, log))
+	return testenv.Metric(t, reg, name, map[string]string{"slot": b.slot})
+}

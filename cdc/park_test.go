@@ -18,6 +18,9 @@ func TestRecordKafkaRefusesIsParkedAndTheStreamMovesOn(t *testing.T) {
 	ctx := context.Background()
 	r := b.startRelay(Config{}, b.db.URL)
 	r.waitStreaming(t)
+	if n := b.slotGauge(t, "sluice_cdc_parked_records"); n != 0 {
+		t.Fatalf("parked records before any: %v, want a series at 0", n)
+	}
 	insertRows(t, b, "before", 10)
 	var tooLarge string
 	err := b.pool.QueryRow(ctx, `INSERT INTO outbox (topic, key, headers, payload) VALUES ($1, 'tenant/thing/huge', '{}', $2) RETURNING id::text`,
@@ -42,6 +45,12 @@ func TestRecordKafkaRefusesIsParkedAndTheStreamMovesOn(t *testing.T) {
 	})
 	if n := r.counter(t, "sluice_cdc_records_parked_total"); n != 1 {
 		t.Errorf("parked counter %v, want 1", n)
+	}
+	if n := b.slotGauge(t, "sluice_cdc_parked_records"); n != 1 {
+		t.Errorf("parked records %v, want 1", n)
+	}
+	if wal := b.slotGauge(t, "sluice_cdc_slot_retained_wal_bytes"); wal <= 0 {
+		t.Errorf("WAL retained by a streaming slot %v, want above 0", wal)
 	}
 	testenv.Eventually(t, 30*time.Second, "the slot confirmed past the parked record", func() (bool, error) {
 		wm := r.current.Load()

@@ -249,9 +249,8 @@ func every(ctx context.Context, d time.Duration, fn func()) {
 }
 
 func (r *Relay) observeSlot(ctx context.Context) {
-	var lagBytes int64
-	if err := r.pool.QueryRow(ctx, slotLagSQL, r.cfg.Slot).Scan(&lagBytes); err == nil {
-		r.metrics.slotLagBytes.Set(float64(lagBytes))
+	if s, err := ReadSlotStatus(ctx, r.pool, r.cfg.Slot); err == nil {
+		r.metrics.slotLagBytes.Set(float64(s.LagBytes))
 	}
 	wm := r.current.Load()
 	if wm == nil {

@@ -26,6 +26,9 @@ func TestResyncRestoresTheStreamAfterTheSlotWasDropped(t *testing.T) {
 	r.waitStreaming(t)
 	insertRows(t, b, "a", 50)
 	c.waitForAll(t, b.outbox(time.Time{}), time.Minute)
+	if active, lost := b.slotGauge(t, "sluice_cdc_slot_active"), b.slotGauge(t, "sluice_cdc_slot_lost"); active != 1 || lost != 0 {
+		t.Fatalf("streaming: slot active %v, lost %v; want 1 and 0", active, lost)
+	}
 
 	var since time.Time
 	if err := b.pool.QueryRow(ctx, `SELECT now()`).Scan(&since); err != nil {
@@ -37,6 +40,10 @@ func TestResyncRestoresTheStreamAfterTheSlotWasDropped(t *testing.T) {
 		return err == nil, err
 	})
 	insertRows(t, b, "b", 100) // committed while no slot exists
+	// The on-call's alert reads this, with no relay streaming.
+	if active, lost := b.slotGauge(t, "sluice_cdc_slot_active"), b.slotGauge(t, "sluice_cdc_slot_lost"); active != 0 || lost != 1 {
+		t.Fatalf("dropped: slot active %v, lost %v; want 0 and 1", active, lost)
+	}
 
 	repl, err := replicationConn(ctx, b.db.URL)
 	if err != nil {
@@ -62,6 +69,9 @@ func TestResyncRestoresTheStreamAfterTheSlotWasDropped(t *testing.T) {
 	}
 	insertRows(t, b, "c", 50) // streamed by the relay from the new slot
 	dups := c.waitForAll(t, b.outbox(since), time.Minute)
+	if lost := b.slotGauge(t, "sluice_cdc_slot_lost"); lost != 0 {
+		t.Errorf("after the resync: slot lost %v, want 0", lost)
+	}
 	t.Logf("resync re-published %d rows; with the 50 streamed after it, every row since T is in Kafka in per-key order (%d duplicates)", published, dups)
 }
 

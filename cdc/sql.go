@@ -10,8 +10,8 @@ var (
 	slotCreatedSQL string
 	//go:embed sql/slot_progress.sql
 	slotProgressSQL string
-	//go:embed sql/slot_lag.sql
-	slotLagSQL string
+	//go:embed sql/slot_status.sql
+	slotStatusSQL string
 	//go:embed sql/heartbeat.sql
 	heartbeatSQL string
 	//go:embed sql/retention.sql

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -70,7 +71,9 @@ type Config struct {
 	SessionTimeout time.Duration
 	// HeartbeatInterval is how often a member tells the coordinator it is
 	// alive; a third of the session or less, so one lost heartbeat never
-	// costs the session. Default 1 s.
+	// costs the session. It is also the longest pause between the group
+	// client's retries, so a member that lost its coordinator is back
+	// within a session of a new one answering. Default 1 s.
 	HeartbeatInterval time.Duration
 	// Signals, when set, report the workers' progress to a test.
 	Signals *TestSignals
@@ -176,39 +179,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 // Run consumes until ctx ends, then finishes in-flight batches, commits their
 // offsets and leaves the group.
 func (g *Group) Run(ctx context.Context) error {
-	opts := append([]kgo.Opt{
-		kgo.ConsumerGroup(g.cfg.Group),
-		kgo.ConsumeTopics(g.cfg.Topics...),
-		// Offsets are marked once a batch's transaction committed and sent
-		// to Kafka every second, not after each batch: a synchronous commit
-		// per batch put a broker round trip between every two batches of a
-		// partition. A crash replays at most that second, harmlessly.
-		kgo.AutoCommitMarks(),
-		kgo.AutoCommitInterval(time.Second),
-		kgo.BlockRebalanceOnPoll(),
-		// A killed member's partitions wait out its session; see
-		// Config.SessionTimeout.
-		kgo.SessionTimeout(g.cfg.SessionTimeout),
-		kgo.HeartbeatInterval(g.cfg.HeartbeatInterval),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		// franz-go buffers one fetch per broker beyond what the workers
-		// hold, 50 MiB by default, counted compressed: webhook bodies
-		// compress up to ten times, and what a fetch brings is held whole
-		// before any partition can be paused. A thirty-second of the
-		// budget, compressed, keeps a decompressed fetch within a third of
-		// it and still gives batches of thousands of records.
-		kgo.FetchMaxBytes(int32(min(g.cfg.MaxBufferedBytes/32, 1<<30))),
-		kgo.FetchMaxPartitionBytes(int32(min(g.cfg.MaxBufferedBytes/128, 1<<30))),
-		// A partition resumed after a pause joins the next fetch, which
-		// waits behind one long-polling idle partitions: keep that short.
-		kgo.FetchMaxWait(500 * time.Millisecond),
-		kgo.OnPartitionsAssigned(g.assigned),
-		kgo.OnPartitionsRevoked(g.revoked),
-		kgo.OnPartitionsLost(g.lost),
-	}, g.kafkaOpt...)
-	opts = append(opts, g.tracing.hooks()...)
-	cl, err := kgo.NewClient(opts...)
+	cl, err := kgo.NewClient(g.clientOpts()...)
 	if err != nil {
 		return fmt.Errorf("consumer group %s: %w", g.cfg.Group, err)
 	}
@@ -242,6 +213,59 @@ func (g *Group) Run(ctx context.Context) error {
 	g.commitMarked(cl)
 	cl.AllowRebalance()
 	return nil
+}
+
+// clientOpts configures the group's Kafka client: the group's settings, the
+// cluster's (kafkaOpts), and the tracing hooks when tracing is on.
+func (g *Group) clientOpts() []kgo.Opt {
+	opts := append([]kgo.Opt{
+		kgo.ConsumerGroup(g.cfg.Group),
+		kgo.ConsumeTopics(g.cfg.Topics...),
+		// Offsets are marked once a batch's transaction committed and sent
+		// to Kafka every second, not after each batch: a synchronous commit
+		// per batch put a broker round trip between every two batches of a
+		// partition. A crash replays at most that second, harmlessly.
+		kgo.AutoCommitMarks(),
+		kgo.AutoCommitInterval(time.Second),
+		kgo.BlockRebalanceOnPoll(),
+		// A killed member's partitions wait out its session; see
+		// Config.SessionTimeout.
+		kgo.SessionTimeout(g.cfg.SessionTimeout),
+		kgo.HeartbeatInterval(g.cfg.HeartbeatInterval),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// franz-go buffers one fetch per broker beyond what the workers
+		// hold, 50 MiB by default, counted compressed: webhook bodies
+		// compress up to ten times, and what a fetch brings is held whole
+		// before any partition can be paused. A thirty-second of the
+		// budget, compressed, keeps a decompressed fetch within a third of
+		// it and still gives batches of thousands of records.
+		kgo.FetchMaxBytes(int32(min(g.cfg.MaxBufferedBytes/32, 1<<30))),
+		kgo.FetchMaxPartitionBytes(int32(min(g.cfg.MaxBufferedBytes/128, 1<<30))),
+		// A partition resumed after a pause joins the next fetch, which
+		// waits behind one long-polling idle partitions: keep that short.
+		kgo.FetchMaxWait(500 * time.Millisecond),
+		kgo.OnPartitionsAssigned(g.assigned),
+		kgo.OnPartitionsRevoked(g.revoked),
+		kgo.OnPartitionsLost(g.lost),
+		// A member whose coordinator died gives its session up and tries
+		// to join again; the coordinator taking over gives every member
+		// one session to come back. Retrying at franz-go's pace (up to 5 s
+		// apart) a member could miss that 6 s and come back a new member:
+		// a second rebalance for one broker's death.
+		kgo.RetryBackoffFn(retryBackoff(g.cfg.HeartbeatInterval)),
+	}, g.kafkaOpt...)
+	return append(opts, g.tracing.hooks()...)
+}
+
+// retryBackoff paces the group client's retries: from a tenth of ceiling,
+// doubling with each failure, with jitter, never longer than ceiling.
+func retryBackoff(ceiling time.Duration) func(int) time.Duration {
+	return func(fails int) time.Duration {
+		d := ceiling / 10 << min(max(fails-1, 0), 4)
+		d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+		return min(d, ceiling)
+	}
 }
 
 func (g *Group) assigned(_ context.Context, cl *kgo.Client, assigned map[string][]int32) {

@@ -18,48 +18,31 @@ var (
 	deadLetterGetSQL string
 	//go:embed sql/dead_letter_mark.sql
 	deadLetterMarkSQL string
-	//go:embed sql/dead_letter_list.sql
-	deadLetterListSQL string
+	//go:embed sql/dead_letter_issued.sql
+	deadLetterIssuedSQL string
 )
-
-// DeadLetter is a dead_letters row, without its payload.
-type DeadLetter struct {
-	ID            int64      `json:"id"`
-	Group         string     `json:"group"`
-	Topic         string     `json:"topic"`
-	Partition     int32      `json:"partition"`
-	Offset        int64      `json:"offset"`
-	EventID       string     `json:"event_id"`
-	EventType     string     `json:"event_type"`
-	Reason        string     `json:"reason"`
-	Attempts      int        `json:"attempts"`
-	FirstFailedAt time.Time  `json:"first_failed_at"`
-	LastFailedAt  time.Time  `json:"last_failed_at"`
-	ReplayedAt    *time.Time `json:"replayed_at,omitempty"`
-}
-
-// ListDeadLetters returns up to limit dead letters of group ("" for all),
-// newest first; replayed ones only when withReplayed.
-func ListDeadLetters(ctx context.Context, pool *pgxpool.Pool, group string, withReplayed bool, limit int) ([]DeadLetter, error) {
-	rows, err := pool.Query(ctx, deadLetterListSQL, group, withReplayed, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (DeadLetter, error) {
-		var d DeadLetter
-		err := r.Scan(&d.ID, &d.Group, &d.Topic, &d.Partition, &d.Offset, &d.EventID, &d.EventType,
-			&d.Reason, &d.Attempts, &d.FirstFailedAt, &d.LastFailedAt, &d.ReplayedAt)
-		return d, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list dead letters: %w", err)
-	}
-	return out, nil
-}
 
 // ErrAlreadyReplayed: the dead letter was replayed before (or is being
 // replayed by someone else right now).
 var ErrAlreadyReplayed = errors.New("consumers: dead letter already replayed")
+
+// ErrDeadLetterExpired: the dead letter's id was issued but the row is no
+// longer kept: it was replayed and deleted past the payload horizon
+// (internal/lifecycle), or erased with its tenant. Dead letters not
+// replayed are never deleted.
+var ErrDeadLetterExpired = errors.New("consumers: dead letter expired")
+
+// deadLetterMissing says why id has no row: expired, or never issued.
+func deadLetterMissing(ctx context.Context, pool *pgxpool.Pool, id int64) error {
+	var issued bool
+	if err := pool.QueryRow(ctx, deadLetterIssuedSQL, id).Scan(&issued); err != nil {
+		return fmt.Errorf("load dead letter %d: %w", id, err)
+	}
+	if issued {
+		return fmt.Errorf("dead letter %d was replayed and deleted past the payload horizon (or erased with its tenant): %w", id, ErrDeadLetterExpired)
+	}
+	return fmt.Errorf("dead letter %d does not exist", id)
+}
 
 // ReplayDeadLetter applies dead letter id again through its group's own
 // idempotent handler (handlerOf finds it) and marks it replayed in the same
@@ -75,7 +58,7 @@ func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handler
 	)
 	err := pool.QueryRow(ctx, deadLetterGetSQL, id).Scan(&letterGroup, &r.Topic, &r.Partition, &r.Offset, &r.Key, &headers, &r.Value, &replayedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("dead letter %d does not exist", id)
+		return deadLetterMissing(ctx, pool, id)
 	}
 	if err != nil {
 		return fmt.Errorf("load dead letter %d: %w", id, err)

@@ -77,6 +77,9 @@ type delivery struct {
 	// object is known only through such a link (links.go).
 	Links []string
 	Wait  *wait
+	// VersionID is the tenant catalogue version that validated a
+	// published event (0 for built-in types).
+	VersionID int64
 }
 
 type result struct {
@@ -375,7 +378,7 @@ func (c *committer) accept(ctx context.Context, q querier, batch []*request, res
 	}
 	rows, err := q.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
 		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.payload,
-		a.arrival, a.receivedAt, !c.skipAttempts, a.jsonSum)
+		a.arrival, a.receivedAt, !c.skipAttempts, a.jsonSum, a.versionID)
 	if err != nil {
 		return fmt.Errorf("insert inbox: %w", err)
 	}
@@ -504,6 +507,7 @@ type acceptArgs struct {
 	receivedAt                                                        []time.Time
 	sum, jsonSum, body, key, payload                                  [][]byte
 	arrival                                                           []int32
+	versionID                                                         []int64
 }
 
 func newAcceptArgs(batch []*request) (*acceptArgs, error) {
@@ -544,6 +548,7 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		a.payload = append(a.payload, d.Payload)
 		a.arrival = append(a.arrival, int32(i))
 		a.receivedAt = append(a.receivedAt, receivedAt(d))
+		a.versionID = append(a.versionID, d.VersionID)
 	}
 	return a, nil
 }

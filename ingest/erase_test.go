@@ -58,6 +58,12 @@ func TestTenantErasureRemovesEveryRowOfTheTenantOnly(t *testing.T) {
 			}
 		}
 	}
+	// Its own event types go too (a version row hangs off each).
+	if _, err := b.pool.Exec(context.Background(), `WITH t AS (INSERT INTO event_types (tenant_id, source_kind, event_type, resource_type)
+		VALUES ($1, 'hmac', 'order.placed', 'order') RETURNING id)
+		INSERT INTO event_type_versions (event_type_id, version, schema, compatible) SELECT id, 1, '{}', false FROM t`, b.tenantID); err != nil {
+		t.Fatal(err)
+	}
 	before := other.storedFor(t, other.tenantID)
 	e, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID)
 	if err != nil {
@@ -70,6 +76,7 @@ func TestTenantErasureRemovesEveryRowOfTheTenantOnly(t *testing.T) {
 		t.Fatalf("rows of the erased tenant left: %d", n)
 	}
 	for _, q := range []string{`SELECT count(*) FROM tenants WHERE id = $1`, `SELECT count(*) FROM sources WHERE tenant_id = $1`,
+		`SELECT count(*) FROM event_types WHERE tenant_id = $1`,
 		`SELECT count(*) FROM inbox_conflicts c WHERE $1::uuid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM inbox i WHERE i.id = c.inbox_id)`} {
 		if n := b.count(t, q); n != 0 {
 			t.Errorf("%s: %d rows left", q, n)

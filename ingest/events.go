@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/schemas"
 )
 
 // MaxBatchEvents is the most events one POST /v1/events may carry.
@@ -108,10 +107,15 @@ func (s *Service) handleEvents(c *gin.Context) {
 		index []int
 	)
 	trace := traceParent(c.Request)
+	catalogue := s.catalogueOf(c.Request.Context(), src.TenantID)
 	for i, raw := range events {
 		results[i].Index = i
-		pe, err := readBatchEvent(raw, s.catalogue)
+		pe, err := readBatchEvent(raw, catalogue)
 		results[i].ID = pe.ID
+		if errors.Is(err, errCatalogue) {
+			s.reject(c, rejection{http.StatusServiceUnavailable, "catalogue_unavailable", "temporarily unavailable"}, 0, tenant, slog.Any("error", err))
+			return
+		}
 		if err != nil {
 			results[i].Status, results[i].Error = http.StatusBadRequest, err.Error()
 			continue
@@ -200,8 +204,11 @@ func (s *Service) storeAll(ctx context.Context, tenantID string, ds []*delivery,
 }
 
 // readBatchEvent reads one first-party event: id, type and object id are
-// required; time is optional (RFC 3339).
-func readBatchEvent(raw json.RawMessage, catalogue *schemas.Catalogue) (providerEvent, error) {
+// required; time is optional (RFC 3339). A tenant's entry for the type may
+// point elsewhere in the event for the object id or the time (JSON
+// pointers into the event as sent): its pointers win over object_id and
+// time, as an entry's win over a source's defaults.
+func readBatchEvent(raw json.RawMessage, catalogue lookup) (providerEvent, error) {
 	var e batchEvent
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return providerEvent{}, fmt.Errorf("event is not a JSON object with id, type, object_id, time and data: %w", err)
@@ -210,14 +217,42 @@ func readBatchEvent(raw json.RawMessage, catalogue *schemas.Catalogue) (provider
 	if e.Time != nil {
 		pe.Time = e.Time.UTC()
 	}
-	if e.ID == "" || e.Type == "" || e.ObjectID == "" {
-		return pe, errors.New("id, type and object_id are required")
+	if e.ID == "" || e.Type == "" {
+		return pe, errors.New("id and type are required")
 	}
-	if err := checkIdentifiers(e.ID, e.Type, e.ObjectID); err != nil {
+	if err := checkIdentifiers(e.ID, e.Type); err != nil {
 		return pe, err
 	}
-	pe.Entry, _ = catalogue.Lookup(string(provider.KindAPI), e.Type)
+	if err := pe.find(catalogue, string(provider.KindAPI)); err != nil {
+		return pe, err
+	}
+	if err := pe.entryLocations(raw); err != nil {
+		return pe, err
+	}
+	if pe.ObjectID == "" && pe.Problem == "" {
+		return pe, errors.New("object_id is required")
+	}
+	if err := checkIdentifiers(pe.ObjectID); err != nil {
+		return pe, err
+	}
 	return pe, nil
+}
+
+// entryLocations reads the object id and the time where the type's entry
+// points into the event, when it does; the event's own fields otherwise.
+func (pe *providerEvent) entryLocations(raw json.RawMessage) error {
+	e := pe.Entry
+	if e == nil || (e.ObjectIDPointer == "" && e.EventTimePointer == "") {
+		return nil
+	}
+	doc, err := parseJSON(raw)
+	if err != nil {
+		return err
+	}
+	pe.doc = doc
+	// An empty pointer leaves the event's own field as read.
+	pe.locate(provider.Event{ObjectIDPointer: e.ObjectIDPointer, TimePointer: e.EventTimePointer, TimeFormat: e.EventTimeFormat}, nil)
+	return nil
 }
 
 // validTrace keeps a W3C traceparent only when it has the right shape.

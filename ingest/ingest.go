@@ -39,6 +39,7 @@ import (
 	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/telemetry"
@@ -86,7 +87,12 @@ type Config struct {
 	// it does not hold is answered as unknown. Default: the shipped kinds
 	// (providers.Builtin).
 	Providers *provider.Registry
-	Commit    CommitConfig
+	// TenantTypes is the catalogue of tenants' own event types, consulted
+	// after the built-in types (a tenant's never shadows one), each
+	// tenant's list kept for SourceCacheTTL. Default: one over the
+	// service's pool with catalog's defaults.
+	TenantTypes *catalog.Store
+	Commit      CommitConfig
 	// TenantMetrics adds sluice_ingest_tenant_requests_total, requests by
 	// tenant, kind and status code: a series per tenant and code it saw,
 	// so off by default (see README, What to watch, for its cost).
@@ -141,6 +147,7 @@ type Service struct {
 	sources      *sources
 	apiKeys      *apiKeys
 	catalogue    *schemas.Catalogue
+	tenantTypes  *tenantTypes
 	committer    *committer
 	metrics      *metrics
 	tenantLimit  *limiters
@@ -157,8 +164,15 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 		Name: "sluice_ingest_unverified_bytes",
 		Help: "Bytes held by request bodies whose signature is not checked yet (bounded by --unverified-mib).",
 	}, func() float64 { return float64(unverified.held()) }))
+	types := cfg.TenantTypes
+	if types == nil {
+		// Defaults always build: the built-in schemas are loaded already
+		// and the default vocabulary's names are valid.
+		types, _ = catalog.New(pool, catalog.Config{Builtin: catalogue, Topics: cfg.Topics, Providers: cfg.Providers})
+	}
 	return &Service{
 		cfg:          cfg,
+		tenantTypes:  newTenantTypes(types, cfg.SourceCacheTTL),
 		log:          log,
 		sources:      newSources(pool, ring, cfg.Providers, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
 		apiKeys:      newAPIKeys(pool, cfg.SourceCacheTTL),
@@ -279,7 +293,11 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		s.reject(c, rejection{http.StatusBadRequest, "too_complex", err.Error()}, 0, tenant)
 		return
 	}
-	pe, err := readEvent(src, c.Request.Header, body, s.catalogue)
+	pe, err := readEvent(src, c.Request.Header, body, s.catalogueOf(c.Request.Context(), src.TenantID))
+	if errors.Is(err, errCatalogue) {
+		s.reject(c, rejection{http.StatusServiceUnavailable, "catalogue_unavailable", "temporarily unavailable"}, 0, tenant, slog.Any("error", err))
+		return
+	}
 	if err != nil {
 		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", err.Error()}, 0, tenant)
 		return
@@ -429,6 +447,9 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	}
 	entry := pe.Entry
 	if entry == nil {
+		if pe.Problem != "" { // a tenant's type that cannot publish here
+			d.Status, d.Reason = StatusQuarantined, storableText(pe.Problem)
+		}
 		return d
 	}
 	validate := func() error { return entry.Validate(body) }
@@ -443,7 +464,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		d.Status, d.Reason = StatusQuarantined, pe.Problem
 		return d
 	}
-	d.Status, d.ObjectType = StatusPublished, entry.ObjectType
+	d.Status, d.ObjectType, d.VersionID = StatusPublished, entry.ObjectType, entry.VersionID
 	topic := s.cfg.Topics.Resource(entry.Topic)
 	linkDelivery(d, entry, pe, topic)
 	var key string
@@ -465,6 +486,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		ContentType:   "application/json",
 		TraceParent:   trace,
 		APIVersion:    pe.APIVersion,
+		DataSchema:    entry.DataSchema,
 	}
 	d.Headers = ev.Headers()
 	if d.Wait == nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest/jsonptr"
 	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -44,9 +44,10 @@ var errNoEventID = errors.New("body names no event id or type")
 // headers, not content.
 const maxIdentifier = 512
 
-// lookup finds the catalogue entry of a type (*schemas.Catalogue).
+// lookup finds the catalogue entry of a type (catalogue): nil when none
+// handles it.
 type lookup interface {
-	Lookup(kind, typ string) (*schemas.Entry, bool)
+	Lookup(kind, typ string) (*schemas.Entry, error)
 }
 
 // readEvent extracts the event fields of an authenticated body: the source's
@@ -63,11 +64,13 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 		return providerEvent{}, errNoEventID
 	}
 	pe := providerEvent{ID: ev.ID, Type: ev.Type, ObjectType: ev.ObjectType, APIVersion: ev.APIVersion, doc: doc}
-	if entry, ok := catalogue.Lookup(string(src.Kind), ev.Type); ok {
-		pe.Entry = entry
-		ev = entryPointers(ev, entry)
+	if err := pe.find(catalogue, string(src.Kind)); err != nil {
+		return providerEvent{}, err
 	}
-	pe.locate(ev)
+	if pe.Entry != nil {
+		ev = entryPointers(ev, pe.Entry)
+	}
+	pe.locate(ev, h)
 	if checkIdentifiers(pe.APIVersion) != nil {
 		pe.APIVersion = "" // informative only: not worth refusing the event for
 	}
@@ -92,6 +95,19 @@ func parseJSON(body []byte) (any, error) {
 	return doc, nil
 }
 
+// find looks the event's type up; a type that exists but cannot publish
+// here leaves a Problem (quarantined), a catalogue that cannot be read an
+// errCatalogue.
+func (pe *providerEvent) find(catalogue lookup, kind string) error {
+	entry, err := catalogue.Lookup(kind, pe.Type)
+	if u := (*unusableEntry)(nil); errors.As(err, &u) {
+		pe.Problem = u.reason
+		return nil
+	}
+	pe.Entry = entry
+	return err
+}
+
 // entryPointers prefers the catalogue entry's pointers to the provider's.
 func entryPointers(ev provider.Event, entry *schemas.Entry) provider.Event {
 	if entry.ObjectIDPointer != "" {
@@ -103,15 +119,21 @@ func entryPointers(ev provider.Event, entry *schemas.Entry) provider.Event {
 	return ev
 }
 
-// locate reads the object id and time where ev points. A known type that
-// lacks either where its entry needs it gets a Problem: it is quarantined.
-func (pe *providerEvent) locate(ev provider.Event) {
-	if ev.ObjectIDPointer != "" {
+// locate reads the object id and time where ev points: a JSON pointer into
+// the body, or header:<Name> (a tenant's entry may say either). A known type
+// that lacks either where its entry needs it gets a Problem: it is
+// quarantined.
+func (pe *providerEvent) locate(ev provider.Event, h http.Header) {
+	if name, ok := strings.CutPrefix(ev.ObjectIDPointer, "header:"); ok {
+		pe.ObjectID = h.Get(name)
+	} else if ev.ObjectIDPointer != "" {
 		pe.ObjectID, _ = jsonptr.String(pe.doc, ev.ObjectIDPointer)
 	}
 	var timeErr error
-	if ev.TimePointer != "" {
-		pe.Time, timeErr = pointerTime(pe.doc, ev.TimePointer, ev.TimeFormat)
+	if name, ok := strings.CutPrefix(ev.TimePointer, "header:"); ok {
+		pe.Time, timeErr = headerTime(h.Get(name), ev.TimeFormat)
+	} else if ev.TimePointer != "" {
+		pe.Time, timeErr = jsonptr.Time(pe.doc, ev.TimePointer, ev.TimeFormat)
 	}
 	switch {
 	case pe.Entry != nil && pe.ObjectID == "" && len(pe.Entry.ObjectIDVia) == 0:
@@ -119,6 +141,15 @@ func (pe *providerEvent) locate(ev provider.Event) {
 	case pe.Entry != nil && timeErr != nil:
 		pe.Problem = fmt.Sprintf("%s: %v", pe.Type, timeErr)
 	}
+}
+
+// headerTime reads an event time from a header's text as jsonptr.Time reads
+// it from the body: absent is the zero time.
+func headerTime(v, format string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	return jsonptr.Time(v, "", format)
 }
 
 // checkIdentifiers refuses ids that could not be stored as keys (text with
@@ -135,48 +166,9 @@ func checkIdentifiers(ids ...string) error {
 	return nil
 }
 
-// maxEventTime is the last second RFC 3339 can write (9999-12-31T23:59:59Z):
-// the record's ce_time header and the inbox must hold the same instant.
-var maxEventTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-
-// pointerTime reads a unix time (seconds), an RFC 3339 string, or either
-// (schemas.TimeUnixOrRFC3339) at ptr: the zero time when absent (the schema
-// says whether it may be), an error when present but unreadable or past
-// what a record header can carry.
-func pointerTime(doc any, ptr, format string) (time.Time, error) {
-	s, ok := jsonptr.String(doc, ptr)
-	if !ok {
-		return time.Time{}, nil
-	}
-	if format == schemas.TimeRFC3339 || format == schemas.TimeUnixOrRFC3339 {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err == nil {
-			return t.UTC(), nil
-		}
-		if format == schemas.TimeRFC3339 {
-			return time.Time{}, fmt.Errorf("event time at %s is not RFC 3339", ptr)
-		}
-	}
-	unix, err := strconv.ParseInt(s, 10, 64)
-	switch {
-	case err != nil || unix < 0 || unix > maxEventTime.Unix():
-		return time.Time{}, fmt.Errorf("event time at %s is not a unix time before year 10000", ptr)
-	case unix == 0:
-		return time.Time{}, nil
-	}
-	return time.Unix(unix, 0).UTC(), nil
-}
-
 // maxReason bounds a quarantine reason.
 const maxReason = 2000
 
-// storableText makes a message safe for a text column: valid UTF-8, no NUL,
-// bounded. Schema errors may quote the offending value, which came from the
-// sender.
-func storableText(s string) string {
-	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
-	if len(s) > maxReason {
-		s = strings.ToValidUTF8(s[:maxReason], "")
-	}
-	return s
-}
+// storableText makes a quarantine reason safe for its column (pg.Text).
+// Schema errors may quote the offending value, which came from the sender.
+func storableText(s string) string { return pg.Text(s, maxReason) }

@@ -19,9 +19,8 @@ import (
 // fakeCatalogue stands in for entries the catalogue may or may not have yet.
 type fakeCatalogue map[string]*schemas.Entry
 
-func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, bool) {
-	e, ok := f[kind+" "+typ]
-	return e, ok
+func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, error) {
+	return f[kind+" "+typ], nil
 }
 
 // openSource opens a source of p's kind with settings, as sources.load does.
@@ -46,6 +45,7 @@ func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 		"standard_webhooks verification.approved": {ObjectType: "verification"},
 		"standard_webhooks feedback.created":      {ObjectType: "feedback", ObjectIDPointer: "/data/feedback/id", EventTimePointer: "/data/at", EventTimeFormat: "unix"},
 		"hmac order.shipped":                      {ObjectType: "order"},
+		"hmac order.split":                        {ObjectType: "order", ObjectIDPointer: "header:X-Order", EventTimePointer: "header:X-At", EventTimeFormat: "unix"},
 	}
 	hmacSrc := openSource(t, hmac.Provider{}, `{"header":"X-Sig","eventId":"header:X-Event-Id","eventType":"/kind","objectId":"/order/ref","eventTime":"/at","eventTimeFormat":"rfc3339"}`)
 	stripeSrc, githubSrc, standardSrc := openSource(t, stripe.Provider{}, ""), openSource(t, github.Provider{}, ""), openSource(t, standardwebhooks.Provider{}, "")
@@ -84,6 +84,12 @@ func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 		"hmac configured locators": {hmacSrc, header("X-Event-Id", "e-1"),
 			`{"kind":"order.shipped","at":"2026-02-03T04:05:06.5Z","order":{"ref":"o~/1"}}`,
 			providerEvent{ID: "e-1", Type: "order.shipped", ObjectID: "o~/1", Time: time.Date(2026, 2, 3, 4, 5, 6, 5e8, time.UTC)}, false},
+		"a tenant entry's header locations win over the source's pointers": {hmacSrc, header("X-Event-Id", "e-2", "X-Order", "o-h", "X-At", "1700000003"),
+			`{"kind":"order.split","at":"2026-02-03T04:05:06Z","order":{"ref":"o-body"}}`,
+			providerEvent{ID: "e-2", Type: "order.split", ObjectID: "o-h", Time: time.Unix(1700000003, 0).UTC()}, false},
+		"a header location the delivery lacks": {hmacSrc, header("X-Event-Id", "e-3"),
+			`{"kind":"order.split","order":{"ref":"o-body"}}`,
+			providerEvent{ID: "e-3", Type: "order.split"}, true},
 		"known type without its object id": {githubSrc, header("X-GitHub-Delivery", "d-3", "X-GitHub-Event", "installation"),
 			`{"action":"created"}`,
 			providerEvent{ID: "d-3", Type: "installation.created"}, true},

@@ -81,7 +81,7 @@ func (s *Service) readRecovered(ctx context.Context, sourceID string, f provider
 	if err := s.cfg.Shape.check(f.Body); err != nil {
 		return nil, providerEvent{}, fmt.Errorf("recovered event: %w", err)
 	}
-	pe, err := readEvent(src, f.Header, f.Body, s.catalogue)
+	pe, err := readEvent(src, f.Header, f.Body, s.catalogueOf(ctx, src.TenantID))
 	if err != nil {
 		return nil, providerEvent{}, fmt.Errorf("recovered event: %w", err)
 	}

@@ -47,6 +47,13 @@ type Entry struct {
 	// array.
 	Links []string `json:"links,omitempty"`
 	File  string   `json:"-"`
+	// DataSchema, VersionID and Tenant are set on a tenant's own type
+	// (Compile): the URI records carry as ce_dataschema, the catalogue
+	// version row that validated an event, and the only tenant whose events
+	// it applies to. Built-in entries leave them zero.
+	DataSchema string `json:"-"`
+	VersionID  int64  `json:"-"`
+	Tenant     string `json:"-"`
 
 	schema *jsonschema.Schema
 }
@@ -73,9 +80,7 @@ type Catalogue struct {
 // kept outside this package brings its own (files named <kind>/<type>.vN.json).
 func Load(extra ...fs.FS) (*Catalogue, error) {
 	c := &Catalogue{entries: map[string]*Entry{}}
-	compiler := jsonschema.NewCompiler()
-	compiler.RegisterVocabulary(plainInt64())
-	compiler.AssertVocabs()
+	compiler := newCompiler()
 	var found []schemaFile
 	for _, fsys := range append([]fs.FS{files}, extra...) {
 		more, err := readSchemas(fsys)
@@ -104,6 +109,16 @@ func Load(extra ...fs.FS) (*Catalogue, error) {
 		}
 	}
 	return c, nil
+}
+
+// newCompiler is the compiler every schema Sluice validates with goes
+// through: 2020-12 unless a schema says otherwise, and the plain int64 rule.
+func newCompiler() *jsonschema.Compiler {
+	compiler := jsonschema.NewCompiler()
+	compiler.DefaultDraft(jsonschema.Draft2020)
+	compiler.RegisterVocabulary(plainInt64())
+	compiler.AssertVocabs()
+	return compiler
 }
 
 // newEntry reads a schema's x-sluice entry, checks it and compiles the

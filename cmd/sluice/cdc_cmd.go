@@ -20,6 +20,7 @@ import (
 type CDCCmd struct {
 	Relay  CDCRelayCmd  `cmd:"" name:"run" default:"withargs" help:"Run the relay (the default)."`
 	Resync CDCResyncCmd `cmd:"" help:"Rebuild a lost or invalidated slot: recreate it and re-publish outbox rows created since --since."`
+	Parked CDCParkedCmd `cmd:"" help:"List and release the records Kafka refused for good."`
 }
 
 // CDCRelayCmd runs the relay.

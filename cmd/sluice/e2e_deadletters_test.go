@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
-	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -62,12 +62,13 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
 	}
 
-	letters, err := consumers.ListDeadLetters(ctx, suite.pool, suite.group, false, 1000)
+	op := operate.New(suite.pool, nil, operate.Config{Topics: suite.topics})
+	letters, err := op.DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: suite.group, Limit: operate.MaxLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var id int64
-	for _, d := range letters {
+	for _, d := range letters.Items {
 		if d.EventID == poisonID {
 			id = d.ID
 		}
@@ -84,7 +85,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		return true, nil
 	})
 	replay := func() error {
-		_, err := replayDeadLetters(ctx, suite.pool, suite.topics, groups.Options{}, id, "", slog.New(slog.DiscardHandler))
+		_, err := replayDeadLetters(ctx, op, id, "", slog.New(slog.DiscardHandler))
 		return err
 	}
 	if err := replay(); err == nil {
@@ -104,6 +105,23 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 	}
 	if n := count(t, `SELECT count(*) FROM dead_letters WHERE id = $1 AND replayed_at IS NOT NULL`, id); n != 1 {
 		t.Errorf("dead letter not marked replayed")
+	}
+	// The event's trail shows its dead letter, replayed, and the grant the
+	// replay made, at the position of the record that was dead-lettered.
+	found, err := op.Search(ctx, nil, operate.SearchFilter{TenantID: f.tenantID, EventID: poisonID})
+	if err != nil || len(found.Items) != 1 {
+		t.Fatalf("search for %s: %v, %v", poisonID, found.Items, err)
+	}
+	trail, err := op.Trail(ctx, nil, found.Items[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trail.DeadLetters) != 1 || trail.DeadLetters[0].ID != id || trail.DeadLetters[0].ReplayedAt == nil {
+		t.Fatalf("trail's dead letters = %+v, want %d, replayed", trail.DeadLetters, id)
+	}
+	if len(trail.Effects) != 1 || !trail.Effects[0].ThisEvent || trail.Effects[0].Applied.Offset == nil ||
+		*trail.Effects[0].Applied.Offset != trail.DeadLetters[0].Offset {
+		t.Errorf("trail's effects = %+v, want the replay's grant at offset %d", trail.Effects, trail.DeadLetters[0].Offset)
 	}
 }
 

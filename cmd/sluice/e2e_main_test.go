@@ -13,6 +13,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -78,6 +81,11 @@ func runSuite(m *testing.M) int {
 		Ingest:      true, CDC: true, Consume: true,
 		ConsumerBackoff: 20 * time.Millisecond,
 	}
+	// A service that acknowledges every intent: the dispatcher runs as it
+	// does in production, so its metrics are on /metrics too.
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) }))
+	defer sink.Close()
+	cfg.Dispatch = dispatch.Config{URL: sink.URL, Secret: dispatchSecret}
 	cfg.CDCConfig.Slot = "sluice_e2e_" + suffix
 	cfg.CDCConfig.HeartbeatInterval = time.Second
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -12,17 +12,33 @@ import (
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
-// scrape reads the pipeline's /metrics and returns a func summing the
-// samples of a metric whose labels contain every given label="value".
-func scrape(t *testing.T) func(name string, labels ...string) (float64, bool) {
+// metricsURL is where the suite's pipeline serves Prometheus metrics: every
+// scrape in the tests, and so the monitoring check's, reads it from here.
+func metricsURL() string { return suite.adminURL + "/metrics" }
+
+// scrapeText reads the pipeline's /metrics in the text exposition format.
+func scrapeText(t *testing.T) []byte {
 	t.Helper()
-	resp, err := http.Get(suite.adminURL + "/metrics")
+	resp, err := http.Get(metricsURL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	lines := strings.Split(string(body), "\n")
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d", metricsURL(), resp.StatusCode)
+	}
+	return body
+}
+
+// scrape reads the pipeline's /metrics and returns a func summing the
+// samples of a metric whose labels contain every given label="value".
+func scrape(t *testing.T) func(name string, labels ...string) (float64, bool) {
+	t.Helper()
+	lines := strings.Split(string(scrapeText(t)), "\n")
 	return func(name string, labels ...string) (float64, bool) {
 		var sum float64
 		found := false
@@ -112,7 +128,7 @@ func TestPublicPortServesNoOperatorRoutes(t *testing.T) {
 	}
 	// Readiness may be 503 while another test holds a secret the key ring
 	// cannot open; what matters here is who serves what.
-	for _, url := range []string{suite.baseURL + "/readyz", suite.adminURL + "/readyz", suite.adminURL + "/metrics"} {
+	for _, url := range []string{suite.baseURL + "/readyz", suite.adminURL + "/readyz", metricsURL()} {
 		resp, err := http.Get(url)
 		if err != nil {
 			t.Fatal(err)

@@ -300,7 +300,7 @@ func (w *workload) snapshot(t *testing.T) string {
 		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', feedback_id, operation, processed_at), ',' ORDER BY feedback_id, operation)), '') FROM feedback_alerts WHERE tenant_id = $1`,
 		`SELECT count(*)::text FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2`,
 		`SELECT count(*)::text FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text`,
-		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', idempotency_key, status, sent_at), ',' ORDER BY idempotency_key)), '') FROM dispatch_log
+		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', idempotency_key, status, sent_at), ',' ORDER BY idempotency_key)), '') FROM dispatch_deliveries
 			WHERE idempotency_key IN (SELECT headers->>'ce_id' FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2)`,
 	} {
 		var s string
@@ -550,7 +550,7 @@ func (s *dedupService) check(t *testing.T, keys []string) int {
 	if len(s.sent) != len(keys) {
 		t.Errorf("the service saw %d keys, want %d", len(s.sent), len(keys))
 	}
-	if n := count(t, `SELECT count(*) FROM dispatch_log WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
+	if n := count(t, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
 		t.Errorf("dispatch log holds %d of %d intents", n, len(keys))
 	}
 	return s.requests

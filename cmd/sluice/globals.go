@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/lifecycle"
@@ -28,6 +29,8 @@ type Globals struct {
 	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" help:"SASL password."`
 	SecretKey     string   `name:"secret-key" env:"SLUICE_SECRET_KEY" help:"Key ring encrypting source secrets: base64 of 32 bytes, or id:base64,... (first encrypts)."`
 	TopicPrefix   string   `name:"topic-prefix" env:"SLUICE_TOPIC_PREFIX" default:"sluice" help:"Prefix of every topic and consumer group."`
+	ResourceTypes []string `name:"tenant-resource-types" env:"SLUICE_TENANT_RESOURCE_TYPES" sep:"," default:"account,customer,document,event,message,order,payment,product,shipment,subscription,ticket,user" help:"Resource types tenants' own event types may publish as: one shared topic each (<prefix>.tenant.<type>). The same on every process."`
+	MaxEventTypes int      `name:"max-event-types" env:"SLUICE_MAX_EVENT_TYPES" default:"200" help:"Event types one tenant may declare."`
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
 }
@@ -57,15 +60,29 @@ func (g *Globals) kafka() kafka.Config {
 
 func (g *Globals) topics() envelope.Topics { return envelope.Topics{Prefix: g.TopicPrefix} }
 
+// catalog is the configuration of tenants' own event types.
+func (g *Globals) catalog() catalog.Config {
+	var rts []string
+	for _, rt := range g.ResourceTypes {
+		if rt = strings.TrimSpace(rt); rt != "" {
+			rts = append(rts, rt)
+		}
+	}
+	return catalog.Config{ResourceTypes: rts, MaxTypesPerTenant: g.MaxEventTypes, Topics: g.topics()}
+}
+
 // Horizons are how long stored events are kept (internal/lifecycle).
 type Horizons struct {
 	PayloadHorizon time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
 	KeyHorizon     time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`
 	PartitionSpan  time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
+	Cleanup        bool          `name:"lifecycle-cleanup" env:"SLUICE_LIFECYCLE_CLEANUP" default:"true" negatable:"" help:"Drop and delete what is past its horizon; with --no-lifecycle-cleanup partitions are still created ahead but storage grows without bound (for measuring cleanup, or archiving by other means)."`
+	Every          time.Duration `name:"lifecycle-every" env:"SLUICE_LIFECYCLE_EVERY" default:"0s" help:"Pause between lifecycle passes; 0: 5m, or a tenth of --partition-interval when that is shorter."`
 }
 
 func (h Horizons) lifecycle() lifecycle.Config {
-	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan}
+	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan,
+		NoCleanup: !h.Cleanup, Every: h.Every}
 }
 
 // RunFlags configure the long-running commands.
@@ -117,6 +134,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		AdminTLSCert:        f.AdminTLSCert,
 		AdminTLSKey:         f.AdminTLSKey,
 		Topics:              g.topics(),
+		Catalog:             g.catalog(),
 		TopicSpec:           kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
 		Migrate:             f.Migrate,
 		ConsumerMaxAttempts: f.ConsumerAttempts,

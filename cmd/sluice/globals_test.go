@@ -1,8 +1,12 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/sluicehq/sluice/internal/catalog"
 )
 
 // --outbox-retention 0 keeps rows (cdc.Config.KeepOutbox); cdc.Config's own
@@ -30,5 +34,22 @@ func TestOutboxRetentionZeroKeepsRows(t *testing.T) {
 	}
 	if _, err := g.pipelineConfig(RunFlags{OutboxRetention: -time.Hour}); err == nil {
 		t.Error("--outbox-retention -1h accepted")
+	}
+}
+
+// The flag's default vocabulary is the catalogue's: a process started with
+// no flag creates the same shared topics the catalogue's defaults allow.
+func TestResourceTypesFlagDefaultsToTheCataloguesVocabulary(t *testing.T) {
+	t.Parallel()
+	var cli CLI
+	parser, err := kong.New(&cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.Parse([]string{"migrate"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cli.Globals.catalog().ResourceTypes; !slices.Equal(got, catalog.DefaultResourceTypes) {
+		t.Fatalf("--tenant-resource-types default %v, catalog's %v", got, catalog.DefaultResourceTypes)
 	}
 }

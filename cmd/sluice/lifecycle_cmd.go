@@ -34,7 +34,7 @@ func (c *LifecycleCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	if r.Skipped {
 		return errors.New("another instance is making a pass now (it holds the lifecycle lock)")
 	}
-	_, err = fmt.Printf("partitions created %d, dropped %d; keys deleted %d; replaced tables dropped %v; %s\n",
-		r.Created, r.Dropped, r.KeysDeleted, r.LegacyDropped, r.Took)
+	_, err = fmt.Printf("partitions created %d, dropped %d; keys deleted %d; replayed dead letters deleted %d; released parked records deleted %d; replaced tables dropped %v; %s\n",
+		r.Created, r.Dropped, r.KeysDeleted, r.DeadLettersDeleted, r.ParkedDeleted, r.LegacyDropped, r.Took)
 	return err
 }

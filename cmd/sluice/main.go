@@ -24,6 +24,7 @@ type CLI struct {
 	Source    SourceCmd    `cmd:"" help:"Administer sources (verified webhook senders)."`
 	APIKey    APIKeyCmd    `cmd:"" name:"apikey" help:"Administer tenant API keys (POST /v1/events)."`
 	Workspace WorkspaceCmd `cmd:"" help:"Administer workspaces and their provider customers."`
+	EventType EventTypeCmd `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
 	Demo      DemoCmd      `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
 	DLQ       DLQCmd       `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
 	Lag       LagCmd       `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`

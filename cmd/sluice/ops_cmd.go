@@ -11,20 +11,18 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/operate"
 )
 
 // DLQCmd groups dead-letter commands.
@@ -47,10 +45,12 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	letters, err := consumers.ListDeadLetters(ctx, pool, c.Group, c.Replayed, c.Limit)
+	page, err := operate.New(pool, nil, g.operateConfig(groups.Options{})).
+		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: c.Limit})
 	if err != nil {
 		return err
 	}
+	letters := page.Items
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(letters)
 	}
@@ -85,41 +85,28 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 		return err
 	}
 	defer pool.Close()
-	n, err := replayDeadLetters(ctx, pool, g.topics(), groups.Options{Dispatch: dc}, c.ID, c.Group, log)
+	n, err := replayDeadLetters(ctx, operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc})), c.ID, c.Group, log)
 	fmt.Printf("replayed %d dead letter(s)\n", n)
 	return err
 }
 
-// replayDeadLetters replays letter id, or every pending letter of group.
-// It stops at the first failure: the letters after it stay pending.
-func replayDeadLetters(ctx context.Context, pool *pgxpool.Pool, t envelope.Topics, o groups.Options, id int64, group string, log *slog.Logger) (int, error) {
-	handlerOf := func(group string) (consumers.Handler, error) {
-		spec, ok := groups.Find(t, pool, o, group)
-		if !ok {
-			return nil, fmt.Errorf("no consumer group %s here (topic prefix %s; the dispatcher needs --dispatch-url)", group, t.Resource(""))
-		}
-		return spec.Handler, nil
-	}
-	ids := []int64{id}
-	if group != "" {
-		letters, err := consumers.ListDeadLetters(ctx, pool, group, false, 1_000_000)
-		if err != nil {
+// replayDeadLetters replays letter id, or every pending letter of group
+// (operate's, shared with the admin API). It stops at the first failure:
+// the letters after it stay pending.
+func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (int, error) {
+	if group == "" {
+		if err := op.ReplayDeadLetter(ctx, nil, id); err != nil {
 			return 0, err
 		}
-		ids = ids[:0]
-		for _, d := range slices.Backward(letters) { // oldest first: the order they failed in
-			ids = append(ids, d.ID)
-		}
-	}
-	replayed := 0
-	for _, id := range ids {
-		if err := consumers.ReplayDeadLetter(ctx, pool, id, handlerOf); err != nil {
-			return replayed, err
-		}
 		log.Info("dead letter replayed", slog.Int64("id", id))
-		replayed++
+		return 1, nil
 	}
-	return replayed, nil
+	res, err := op.ReplayDeadLetters(ctx, nil, operate.DeadLetterFilter{Group: group}, log)
+	return len(res.Replayed), err
+}
+
+func (g *Globals) operateConfig(o groups.Options) operate.Config {
+	return operate.Config{Topics: g.topics(), Groups: o}
 }
 
 // LagCmd prints lag per group and partition.
@@ -134,15 +121,16 @@ func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer done()
-	names := c.Group
-	if len(names) == 0 {
-		for _, spec := range groups.List(g.topics(), nil, groups.Options{EveryGroup: true}) {
-			names = append(names, spec.ID)
-		}
-	}
-	rows, err := offsets.Lag(ctx, adm, names...)
+	lags, err := operate.New(nil, adm, g.operateConfig(groups.Options{})).ConsumerGroups(ctx, nil, c.Group...)
 	if err != nil {
 		return err
+	}
+	var rows []offsets.LagRow
+	for _, l := range lags {
+		if l.Lag < 0 {
+			rows = append(rows, offsets.LagRow{Group: l.Group, State: l.State, Committed: -1, Lag: -1})
+		}
+		rows = append(rows, l.Partitions...)
 	}
 	return printLag(os.Stdout, c.Output.Output, rows)
 }
@@ -184,9 +172,9 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW")
+	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")
 	for _, m := range moves {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\n", m.Topic, m.Partition, m.Current, m.New)
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\n", m.Topic, m.Partition, m.Current, m.New, m.Reread, m.Skipped)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -197,13 +185,10 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	return nil
 }
 
-// rewindGroup rewinds one of Sluice's groups over the topics it reads.
-func rewindGroup(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target offsets.Target, execute bool) ([]offsets.Move, error) {
-	spec, ok := groups.Find(t, nil, groups.Options{EveryGroup: true}, group)
-	if !ok {
-		return nil, fmt.Errorf("no consumer group %s (topic prefix %s)", group, t.Resource(""))
-	}
-	return offsets.Rewind(ctx, adm, group, spec.Topics, target, execute)
+// rewindGroup rewinds one of Sluice's groups over the topics it reads
+// (operate's, shared with the admin API).
+func rewindGroup(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target offsets.Target, execute bool) ([]operate.RewindMove, error) {
+	return operate.New(nil, adm, operate.Config{Topics: t}).Rewind(ctx, nil, group, target, execute)
 }
 
 func (g *Globals) admin() (*kadm.Client, func(), error) {

@@ -102,14 +102,16 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 	n := len(grants)
 	tenants, workspaces, sources := make([]string, n), make([]string, n), make([]string, n)
 	accounts, invoices, events, inboxIDs := make([]string, n), make([]string, n), make([]string, n), make([]*int64, n)
+	topics, partitions, offsets := make([]string, n), make([]int32, n), make([]int64, n)
 	for i, g := range grants {
 		ev := g.rec.Event
 		tenants[i], workspaces[i], sources[i] = ev.TenantID, g.workspace, ev.SourceID
 		accounts[i], invoices[i], events[i], inboxIDs[i] = ev.SourceAccount, g.invoice.ID, ev.ID, g.rec.InboxID()
+		topics[i], partitions[i], offsets[i] = g.rec.Topic, g.rec.Partition, g.rec.Offset
 	}
 	queried := time.Now()
 	rows, err := tx.Query(ctx, grantBatchSQL, tenants, workspaces, sources, accounts, invoices, events, inboxIDs,
-		RefundOperation, Operation, credits)
+		RefundOperation, Operation, credits, topics, partitions, offsets)
 	if err != nil {
 		return fmt.Errorf("grant credits: %w", err)
 	}

@@ -155,7 +155,8 @@ func (b *batch) reverse(ctx context.Context, rec consumers.Record) (err error) {
 		intent = b.h.email(ctx, rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
 	}
 	rows, err := tx.Query(ctx, reverseSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, invoiceID, RefundOperation,
-		grantID, workspaceID, credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload)
+		grantID, workspaceID, credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload,
+		rec.Topic, rec.Partition, rec.Offset)
 	if err != nil {
 		return fmt.Errorf("reverse credits: %w", err)
 	}

@@ -4,7 +4,7 @@
 // Invariant: every intent is delivered until the service acknowledges it
 // with a 2xx, always with the same Idempotency-Key header (the intent's
 // ce_id, derived from the business key of the effect that caused it), and
-// the delivery is recorded in dispatch_log only after that 2xx. The HTTP
+// the delivery is recorded in dispatch_deliveries only after that 2xx. The HTTP
 // call happens before the batch transaction opens (consumers.Handler.Prepare),
 // never inside it.
 //
@@ -15,7 +15,8 @@
 // (as Stripe's and most e-mail APIs do) and answer 2xx for a key it has
 // already processed. Delivery to the service is therefore at least once;
 // the effect (one e-mail) is exactly once only with the service's
-// cooperation, and dispatch_log says which sends were acknowledged.
+// cooperation, and dispatch_deliveries says which sends were acknowledged
+// (kept for the key horizon, internal/lifecycle).
 //
 // Retries: 5xx, 408, 429, timeouts and connection errors are transient
 // (retried in place with the group's backoff; a Retry-After header is
@@ -78,7 +79,8 @@ type Config struct {
 	Secret string
 	// Breaker tunes the circuit breaker in front of the service.
 	Breaker BreakerConfig
-	// Registerer, when set, receives the dispatcher's metrics.
+	// Registerer, when set, receives the dispatcher's metrics: the
+	// service's answers and latency, the breaker's state.
 	Registerer prometheus.Registerer
 	// Tracing, when enabled, gives each request a client span (otelhttp)
 	// under the intent's process span, and sends that span's traceparent.
@@ -124,7 +126,6 @@ type Handler struct {
 	group   string
 	key     []byte // the signing key, decoded from cfg.Secret
 	breaker *breaker
-	metrics *metrics // nil without a Registerer
 }
 
 // New builds the dispatcher of consumer group group; pool is read outside
@@ -133,27 +134,9 @@ type Handler struct {
 func New(cfg Config, pool *pgxpool.Pool, group string) *Handler {
 	cfg = cfg.WithDefaults()
 	key, _ := standardwebhooks.Key(cfg.Secret)
-	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, breakerGauge(cfg.Registerer, group)),
-		metrics: newMetrics(cfg.Registerer, group)}
-}
-
-// breakerGauge reports the breaker's state as sluice_dispatch_breaker_state
-// (0 closed, 1 open, 2 half-open) and counts openings.
-func breakerGauge(reg prometheus.Registerer, group string) func(BreakerState) {
-	if reg == nil {
-		return nil
-	}
-	state := prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_dispatch_breaker_state",
-		Help: "The dispatcher's circuit breaker: 0 closed, 1 open, 2 half-open.", ConstLabels: prometheus.Labels{"group": group}})
-	opened := prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_dispatch_breaker_opened_total",
-		Help: "Times the dispatcher's circuit breaker opened.", ConstLabels: prometheus.Labels{"group": group}})
-	reg.MustRegister(state, opened)
-	return func(s BreakerState) {
-		state.Set(float64(s))
-		if s == BreakerOpen {
-			opened.Inc()
-		}
-	}
+	m := newMetrics(cfg.Registerer, group)
+	cfg.Client = m.instrument(cfg.Client)
+	return &Handler{cfg: cfg, pool: pool, group: group, key: key, breaker: newBreaker(cfg.Breaker, m.breakerState)}
 }
 
 // errBreakerOpen: the breaker holds requests back; transient by nature.
@@ -178,17 +161,13 @@ func (h *Handler) Prepare(ctx context.Context, rec *consumers.Record) error {
 		return fmt.Errorf("dispatch log: %w", err)
 	}
 	if sent {
-		h.metrics.count(resultAlreadySent)
 		rec.Prepared = delivery{already: true}
 		return nil
 	}
 	if wait, ok := h.breaker.allow(time.Now()); !ok {
-		h.metrics.count(resultBreakerOpen)
 		return consumers.RetryAfter(errBreakerOpen, wait)
 	}
-	started := time.Now()
 	status, err := h.send(ctx, rec)
-	h.metrics.call(started, err)
 	// Any answer but a transient failure shows the service is up.
 	h.breaker.record(err == nil || consumers.IsPermanent(err), time.Now())
 	if err != nil {

@@ -85,7 +85,7 @@ func (h Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) err
 		Alert{Kind: "feedback-" + operation, IdempotencyKey: key, TenantID: ev.TenantID, ProjectID: fb.ProjectID,
 			FeedbackID: fb.ID, Operation: operation})
 	_, err := tx.Exec(ctx, alertSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, fb.ProjectID, fb.ID, operation,
-		ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload)
+		ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload, rec.Topic, rec.Partition, rec.Offset)
 	if err != nil {
 		return fmt.Errorf("alert feedback %s: %w", fb.ID, err)
 	}

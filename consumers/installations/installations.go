@@ -78,7 +78,8 @@ func (Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error
 		return consumers.Permanentf("%s: installation %s: %w", ev.Type, inst.ID, err)
 	}
 	_, err = tx.Exec(ctx, projectSQL, ev.SourceID, ev.SourceAccount, inst.ID.String(), ev.TenantID,
-		inst.Account.ID.String(), inst.Account.Login, state, state == "deleted", at, ev.ID, rec.InboxID())
+		inst.Account.ID.String(), inst.Account.Login, state, state == "deleted", at, ev.ID, rec.InboxID(),
+		rec.Topic, rec.Partition, rec.Offset)
 	if err != nil {
 		return fmt.Errorf("project installation %s: %w", inst.ID, err)
 	}

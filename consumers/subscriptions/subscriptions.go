@@ -72,7 +72,7 @@ func (Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error
 		return consumers.Permanentf("%s: subscription %s has no status", ev.Type, sub.ID)
 	}
 	_, err := tx.Exec(ctx, projectSQL, ev.SourceID, ev.SourceAccount, sub.ID, ev.TenantID, sub.Customer, status,
-		final(status), time.Unix(e.Created, 0).UTC(), ev.ID, rec.InboxID())
+		final(status), time.Unix(e.Created, 0).UTC(), ev.ID, rec.InboxID(), rec.Topic, rec.Partition, rec.Offset)
 	if err != nil {
 		return fmt.Errorf("project subscription %s: %w", sub.ID, err)
 	}

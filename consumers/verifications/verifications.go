@@ -63,7 +63,7 @@ func (Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) error
 		return consumers.Permanentf("%s: no verification id or timestamp", ev.Type)
 	}
 	_, err := tx.Exec(ctx, projectSQL, ev.SourceID, ev.SourceAccount, e.Data.ID, ev.TenantID, status, isFinal,
-		e.Timestamp.UTC(), ev.ID, rec.InboxID())
+		e.Timestamp.UTC(), ev.ID, rec.InboxID(), rec.Topic, rec.Partition, rec.Offset)
 	if err != nil {
 		return fmt.Errorf("project verification %s: %w", e.Data.ID, err)
 	}

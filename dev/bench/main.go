@@ -109,6 +109,7 @@ func main() {
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
 		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
 		{"sustained", "sustained ingest while partitions roll", b.sustained},
+		{"search", "admin search on a large inbox", b.adminSearch},
 	}
 	// BENCH_ONLY=null,ingest runs some steps (for profiling; the full
 	// report needs them all).
@@ -199,6 +200,9 @@ func setup(ctx context.Context) (*bench, error) {
 	if err := pg.Migrate(ctx, b.pool, migrations.FS, discardLogger()); err != nil {
 		return nil, err
 	}
+	if err := b.dropIndexes(ctx); err != nil {
+		return nil, err
+	}
 	// The relay creates its publication when it starts; slots made before
 	// that (for pg_recvlogical, for the backlogs) need it to exist already,
 	// since pgoutput looks publications up as of the slot's start.
@@ -226,6 +230,13 @@ func setup(ctx context.Context) (*bench, error) {
 			s.customers = append(s.customers, cust)
 		}
 		b.sources = append(b.sources, s)
+	}
+	n, err := catalogueSize()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.declareCatalogue(ctx, n); err != nil {
+		return nil, err
 	}
 	if b.cpu, err = b.newMeter(ctx); err != nil {
 		return nil, err
@@ -262,7 +273,7 @@ func dropDatabase(ctx context.Context, admin *pgx.Conn, name string) {
 
 // sluiceEnv is the environment of a sluice stage started by the bench.
 func (b *bench) sluiceEnv(addr, slot string) []string {
-	return []string{
+	return append([]string{
 		"SLUICE_DATABASE_URL=" + b.dbURL,
 		"SLUICE_KAFKA_BROKERS=" + b.brokers,
 		"SLUICE_SECRET_KEY=" + b.secretKey,
@@ -275,7 +286,31 @@ func (b *bench) sluiceEnv(addr, slot string) []string {
 		"SLUICE_TENANT_RATE=1000000",
 		"SLUICE_TENANT_BURST=1000000",
 		"SLUICE_PPROF=true",
+	}, lifecycleEnv()...)
+}
+
+// lifecycleEnv maps the bench's lifecycle switches onto the stages'
+// settings, so ingest can be measured with the lifecycle manager cleaning
+// up and without (alternate the two in one sitting):
+// BENCH_LIFECYCLE=off runs it with --no-lifecycle-cleanup (partitions are
+// still created ahead, nothing is dropped or deleted); BENCH_LIFECYCLE_EVERY
+// sets its pause between passes (a Go duration).
+func lifecycleEnv() []string {
+	var env []string
+	switch v := os.Getenv("BENCH_LIFECYCLE"); v {
+	case "", "on":
+	case "off":
+		env = append(env, "SLUICE_LIFECYCLE_CLEANUP=false")
+	default:
+		log.Fatalf("BENCH_LIFECYCLE=%q: want on or off", v)
 	}
+	if v := os.Getenv("BENCH_LIFECYCLE_EVERY"); v != "" {
+		if _, err := time.ParseDuration(v); err != nil {
+			log.Fatalf("BENCH_LIFECYCLE_EVERY: %v", err)
+		}
+		env = append(env, "SLUICE_LIFECYCLE_EVERY="+v)
+	}
+	return env
 }
 
 func (b *bench) startSluice(stage, addr, slot string) (*proc, error) {
@@ -310,6 +345,7 @@ func (b *bench) note(format string, args ...any) {
 
 func (b *bench) report() {
 	keys := []struct{ key, label, unit string }{
+		{"catalogue_types", "tenants' event types declared (BENCH_CATALOGUE)", "types"},
 		{"null_ceiling_per_s", "null endpoint (HTTP + signing ceiling)", "req/s"},
 		{"ingest_events_per_s", "ingest, relay+consumers paused, saturated", "events/s"},
 		{"ingest_ratio_of_null", "  as a share of the null ceiling", "ratio"},
@@ -332,8 +368,12 @@ func (b *bench) report() {
 		{"e2e_p50_ms_at_2000", "end to end 2xx -> effect, p50 at 2,000/s", "ms"},
 		{"e2e_p99_ms_at_2000", "end to end 2xx -> effect, p99 at 2,000/s", "ms"},
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
-		{"sustained_events_per_s", "sustained ingest while partitions roll (paced)", "events/s"},
+		{"sustained_events_per_s", "sustained ingest while partitions roll (BENCH_SUSTAINED_RATE, 0: full speed)", "events/s"},
 		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
+		{"admin_search_event_id_p99_ms", "admin search by provider event id, p99", "ms"},
+		{"admin_search_object_id_p99_ms", "admin search by object id, p99", "ms"},
+		{"admin_search_tenant_time_p99_ms", "admin search, one tenant over an hour, p99", "ms"},
+		{"admin_search_p99_ms_at_1m_rows", "admin search p99, worst of the three, 1,000,000 inbox rows", "ms"},
 		{"bench_seconds", "bench duration", "s"},
 	}
 	var sb strings.Builder

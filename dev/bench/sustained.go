@@ -6,13 +6,16 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// sustained ingests at a steady rate while the lifecycle manager rolls
+// sustained ingests at a steady rate (BENCH_SUSTAINED_RATE events/s,
+// default 500; 0 for as fast as ingest takes them) for
+// BENCH_SUSTAINED_MINUTES (default 12, 6 quick) while the lifecycle manager rolls
 // partitions, with the horizons shrunk to minutes, and records the
 // database's size each minute: it should level off once the key horizon
 // has passed, instead of growing with the events. It also splits the WAL
@@ -25,8 +28,14 @@ import (
 // other databases' writes on a shared server count in the totals.
 func (b *bench) sustained(ctx context.Context) error {
 	payloads, keys, interval := pick(b.quick, time.Minute, 3*time.Minute), pick(b.quick, 2*time.Minute, 5*time.Minute), pick(b.quick, 30*time.Second, time.Minute)
-	minutes := pick(b.quick, 6, 12)
-	const rate = 500
+	minutes, err := envInt("BENCH_SUSTAINED_MINUTES", pick(b.quick, 6, 12))
+	if err != nil {
+		return err
+	}
+	rate, err := envInt("BENCH_SUSTAINED_RATE", 500)
+	if err != nil {
+		return err
+	}
 	env := append(b.sluiceEnv(b.stageAddr, b.slot("unused")),
 		"SLUICE_PAYLOAD_HORIZON="+payloads.String(), "SLUICE_KEY_HORIZON="+keys.String(),
 		"SLUICE_PARTITION_INTERVAL="+interval.String(), "SLUICE_TOPIC_RETENTION="+payloads.String())
@@ -57,7 +66,12 @@ func (b *bench) sustained(ctx context.Context) error {
 	walStart := lsn()
 	done := make(chan result, 1)
 	go func() {
-		done <- b.generatorFor(b.stageAddr, conns).paced(rate, conns, time.Duration(minutes)*time.Minute)
+		g, d := b.generatorFor(b.stageAddr, conns), time.Duration(minutes)*time.Minute
+		if rate == 0 { // as fast as ingest takes them: its throughput with (or without) cleanup
+			done <- g.saturate(conns, d)
+			return
+		}
+		done <- g.paced(rate, conns, d)
 	}()
 	tick := time.NewTicker(time.Minute)
 	defer tick.Stop()
@@ -102,8 +116,12 @@ func (b *bench) sustained(ctx context.Context) error {
 		val(`sluice_lifecycle_partitions_dropped_total{table="inbox_duplicates"}`) + val(`sluice_lifecycle_partitions_dropped_total{table="inbox_conflicts"}`)
 	b.results["sustained_keys_deleted"] = val("sluice_lifecycle_keys_deleted_total")
 	logStalls("sustained", r.slow)
-	b.note("sustained %d min at %d/s (payloads %s, keys %s, partitions of %s): %.0f events/s, p99 %.1f ms, %d errors; WAL %.0f MiB, cleanup %.2f MiB (%.2f%% of the rest; passes' upper bound %.1f MiB over %.1f s)",
-		minutes, rate, payloads, keys, interval, r.rate(), ms(r.percentile(0.99)), r.errors, walTotal/(1<<20), cleanup/(1<<20),
+	b.results["sustained_cleanup_on"] = 1
+	if cleanupLabel() == "off" {
+		b.results["sustained_cleanup_on"] = 0
+	}
+	b.note("sustained %d min at %s (cleanup %s; payloads %s, keys %s, partitions of %s): %.0f events/s, p99 %.1f ms, %d errors; WAL %.0f MiB, cleanup %.2f MiB (%.2f%% of the rest; passes' upper bound %.1f MiB over %.1f s)",
+		minutes, rateLabel(rate), cleanupLabel(), payloads, keys, interval, r.rate(), ms(r.percentile(0.99)), r.errors, walTotal/(1<<20), cleanup/(1<<20),
 		100*b.results["sustained_cleanup_wal_ratio"], passWAL/(1<<20), passSecs)
 	return nil
 }
@@ -133,4 +151,31 @@ func (b *bench) repartition(ctx context.Context, env []string) error {
 	}
 	log.Printf("sustained: %d daily partitions replaced: %s", len(names), strings.TrimSpace(string(out)))
 	return nil
+}
+
+// envInt reads a whole number from the environment, def when unset.
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: want a whole number >= 0", name, v)
+	}
+	return n, nil
+}
+
+func rateLabel(rate int) string {
+	if rate == 0 {
+		return "full speed"
+	}
+	return fmt.Sprintf("%d/s", rate)
+}
+
+func cleanupLabel() string {
+	if os.Getenv("BENCH_LIFECYCLE") == "off" {
+		return "off"
+	}
+	return "on"
 }

@@ -282,5 +282,6 @@ func (c *chaos) checkRSS() error {
 	for stage, n := range c.fleet.kills {
 		c.report.Kills[stage] += n
 	}
+	c.report.ConsumerStarts = c.fleet.starts["consume"]
 	return nil
 }

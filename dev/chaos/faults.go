@@ -52,12 +52,22 @@ func (c *chaos) runFaults(ctx context.Context, list []string) {
 		case <-ctx.Done():
 			return
 		}
+		members, _, err := c.membership(ctx)
+		if err != nil {
+			c.violate("before %s: %v", kind, err)
+		}
 		at := time.Now()
+		w := &window{cause: kind, from: at}
+		c.mu.Lock()
+		c.windows = append(c.windows, w)
+		c.mu.Unlock()
 		c.log.Info("fault", slog.String("kind", kind), slog.Int("n", i+1), slog.Int("of", len(list)))
 		var probe *probe
 		// The probe leaves right after the kill (or stop), so its effect
 		// waits for whatever takes over.
-		if err := c.inject(ctx, kind, func() { probe = c.sendProbe(ctx, i) }); err != nil {
+		err = c.inject(ctx, kind, w, func() { probe = c.sendProbe(ctx, i) })
+		w.allowed = c.allowance(w)
+		if err != nil {
 			c.violate("fault %s: %v", kind, err)
 			continue
 		}
@@ -65,6 +75,11 @@ func (c *chaos) runFaults(ctx context.Context, list []string) {
 		if err != nil {
 			c.violate("after %s: the probe invoice %s had no effect: %v", kind, probe.id, err)
 			continue
+		}
+		// The next fault starts once this one's rebalances are over, so
+		// each is counted where it belongs.
+		if err := c.settle(ctx, members, kind == faultConsumer); err != nil {
+			c.violate("after %s: %v", describe(w), err)
 		}
 		took := seen.Sub(at)
 		c.mu.Lock()
@@ -82,7 +97,8 @@ func (c *chaos) runFaults(ctx context.Context, list []string) {
 	}
 }
 
-func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error {
+// inject causes one fault and names in w the instance it killed or paused.
+func (c *chaos) inject(ctx context.Context, kind string, w *window, afterKill func()) error {
 	switch kind {
 	case faultIngest:
 		name := c.pick(c.ingests)
@@ -91,6 +107,7 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 		return c.fleet.restart(ctx, name, "/readyz")
 	case faultConsumer:
 		name := c.pick(c.consumers)
+		w.target = name
 		c.fleet.kill(name)
 		afterKill()
 		return c.fleet.restart(ctx, name, "/readyz")
@@ -162,6 +179,7 @@ func (c *chaos) inject(ctx context.Context, kind string, afterKill func()) error
 	case faultPause:
 		all := append(append(append([]string{}, c.ingests...), c.relays...), c.consumers...)
 		name, d := c.pick(all), time.Duration(2000+c.rng.IntN(2500))*time.Millisecond
+		w.target = name
 		c.fleet.pause(ctx, name, d, afterKill)
 		return nil
 	}

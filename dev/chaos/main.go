@@ -45,6 +45,13 @@ type chaos struct {
 	plan        *plan
 	sender      *sender
 	reader      *kafkaReader
+	groupLog    *groupLog
+	adm         *kadm.Client
+	groups      []string // the consumer groups of the run
+
+	// windows are the start-up and each fault, in order: what may
+	// rebalance a group and from when.
+	windows []*window
 
 	ingests, relays, consumers []string
 	kafkaBack                  time.Time // when the broker answered again after the last outage
@@ -81,15 +88,13 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 		rng: rand.New(rand.NewPCG(seed, seed>>1|1)), runDir: filepath.Join(root, ".run/chaos"),
 		stackScript: filepath.Join(root, "dev/chaos/stack.sh"),
 		brokers:     strings.Split(os.Getenv("SLUICE_KAFKA_BROKERS"), ","),
-		report:      newReport(seed)}
+		report:      newReport(seed),
+		groups:      []string{"chaos.credits", "chaos.subscriptions", "chaos.installations", "chaos.verifications", "chaos.feedback"}}
 	c.report.Mode = pick(c.quick, "quick", "full")
 	fmt.Printf("chaos: seed %d (replay with CHAOS_SEED=%d), %s mode\n", seed, seed, c.report.Mode)
 	began := time.Now()
-	defer func() {
-		if c.pool != nil {
-			c.pool.Close()
-		}
-	}()
+	c.windows = []*window{{cause: causeStartUp, from: began}}
+	defer c.close()
 	if err := c.setup(ctx, os.Getenv("SLUICE_DATABASE_URL")); err != nil {
 		return 0, err
 	}
@@ -105,6 +110,9 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 	}
 	c.report.fill(c.sender)
 	if err := c.check(ctx); err != nil {
+		return 0, err
+	}
+	if err := c.checkRebalances(ctx); err != nil {
 		return 0, err
 	}
 	c.fleet.stopAll()
@@ -124,6 +132,21 @@ func pick[T any](quick bool, q, full T) T {
 		return q
 	}
 	return full
+}
+
+func (c *chaos) close() {
+	if c.pool != nil {
+		c.pool.Close()
+	}
+	if c.adm != nil {
+		c.adm.Close()
+	}
+	if c.groupLog != nil {
+		c.groupLog.close()
+	}
+	if c.reader != nil {
+		c.reader.close()
+	}
 }
 
 func (c *chaos) setup(ctx context.Context, adminURL string) error {
@@ -160,6 +183,9 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		"SLUICE_TOPIC_REPLICATION=" + pick(c.quick, "1", "3"),
 		"SLUICE_MIGRATE=false",
 		"SLUICE_LOG_LEVEL=info",
+		// Each instance's admin listener (metrics, pprof) on a port of its
+		// own, so instances never clash over the default one.
+		"SLUICE_ADMIN_ADDR=127.0.0.1:0",
 	})
 	base := 18480
 	if p, err := strconv.Atoi(os.Getenv("CHAOS_HTTP_PORT")); err == nil {
@@ -190,6 +216,15 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		return err
 	}
 	go c.reader.run(ctx)
+	if c.groupLog, err = newGroupLog(c.brokers); err != nil {
+		return err
+	}
+	go c.groupLog.run(ctx)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...))
+	if err != nil {
+		return err
+	}
+	c.adm = kadm.NewClient(cl)
 	c.plan = newPlan(c.seed, c.tenants, sz, "http://"+addr(0))
 	// Full: the consumers reach Postgres through a proxy that adds latency
 	// or cuts their connections.
@@ -213,6 +248,12 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		if err := c.fleet.start(ctx, s.name, spec, s.ready); err != nil {
 			return err
 		}
+	}
+	// A consumer is ready before its groups have joined: the first fault
+	// waits until they have, so start-up's rebalances are counted as such.
+	c.windows[0].allowed = c.allowance(c.windows[0])
+	if err := c.settle(ctx, nil, false); err != nil {
+		c.violate("start-up: %v", err)
 	}
 	c.log.Info("stack up", slog.Int("deliveries", len(c.plan.deliveries)), slog.Int("refunds", len(c.plan.refunds)))
 	return nil
@@ -265,18 +306,15 @@ func (c *chaos) drain(ctx context.Context) error {
 		c.report.Lost += len(missing)
 		return fmt.Errorf("%d committed outbox rows never reached Kafka (first %v): %w", len(missing), missing[:min(5, len(missing))], err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...))
+	err = poll(ctx, pick(c.quick, 60*time.Second, 120*time.Second), "every group to commit to the end", func() (bool, error) {
+		return groupsCaughtUp(ctx, c.adm, c.groups)
+	})
+	c.report.Republished = c.reader.republished()
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	groups := []string{"chaos.credits", "chaos.subscriptions", "chaos.installations", "chaos.verifications", "chaos.feedback"}
-	err = poll(ctx, pick(c.quick, 60*time.Second, 120*time.Second), "every group to commit to the end", func() (bool, error) {
-		return groupsCaughtUp(ctx, adm, groups)
-	})
-	c.report.Republished = c.reader.republished()
-	return err
+	// The last fault's rebalances are over before they are counted.
+	return c.settle(ctx, nil, false)
 }
 
 func (c *chaos) outboxIDs(ctx context.Context) ([]string, error) {

@@ -33,6 +33,8 @@ type fleet struct {
 	specs map[string]procSpec
 	peak  map[string]int64 // bytes, per instance name, across restarts
 	kills map[string]int
+	// starts counts each stage's starts, the first ones included.
+	starts map[string]int
 }
 
 // procSpec says how to start one instance.
@@ -44,7 +46,7 @@ type procSpec struct {
 
 func newFleet(bin, logDir string, env []string) *fleet {
 	return &fleet{bin: bin, logDir: logDir, env: env, procs: map[string]*proc{}, specs: map[string]procSpec{},
-		peak: map[string]int64{}, kills: map[string]int{}}
+		peak: map[string]int64{}, kills: map[string]int{}, starts: map[string]int{}}
 }
 
 // start runs instance name and waits until it answers readyPath with 2xx
@@ -73,6 +75,7 @@ func (f *fleet) start(ctx context.Context, name string, spec procSpec, readyPath
 	go f.sampleRSS(p)
 	f.mu.Lock()
 	f.procs[name], f.specs[name] = p, spec
+	f.starts[spec.stage]++
 	f.mu.Unlock()
 	return poll(ctx, 90*time.Second, name+" "+readyPath, func() (bool, error) {
 		select {

@@ -11,29 +11,46 @@ import (
 
 // report is what a run found; .run/chaos/report.json holds it.
 type report struct {
-	Seed             uint64                    `json:"seed"`
-	Mode             string                    `json:"mode"`
-	DurationS        float64                   `json:"duration_s"`
-	Accepted         int                       `json:"accepted"`
-	Answers          map[string]int            `json:"answers_by_status"`
-	Rejected         map[string]map[string]int `json:"hostile_rejected_by_reason"`
-	Duplicates       int                       `json:"duplicates_delivered"`
-	Kills            map[string]int            `json:"kills"`
-	EligibleInvoices int                       `json:"eligible_invoices"`
-	DeadLetters      int                       `json:"dead_letters"`
-	Checked          map[string]int            `json:"projections_checked"`
-	Republished      int                       `json:"outbox_rows_published_twice"`
-	Lost             int                       `json:"lost"`
-	DuplicateEffects int                       `json:"duplicate_effects"`
-	StaleOverwrites  int                       `json:"stale_overwrites"`
-	WorstEffectMS    map[string]int64          `json:"worst_ms_to_effect_after"`
-	PeakRSSMiB       map[string]float64        `json:"peak_rss_mib"`
-	Violations       []string                  `json:"violations"`
+	Seed             uint64                     `json:"seed"`
+	Mode             string                     `json:"mode"`
+	DurationS        float64                    `json:"duration_s"`
+	Accepted         int                        `json:"accepted"`
+	Answers          map[string]int             `json:"answers_by_status"`
+	Rejected         map[string]map[string]int  `json:"hostile_rejected_by_reason"`
+	Duplicates       int                        `json:"duplicates_delivered"`
+	Kills            map[string]int             `json:"kills"`
+	EligibleInvoices int                        `json:"eligible_invoices"`
+	DeadLetters      int                        `json:"dead_letters"`
+	Checked          map[string]int             `json:"projections_checked"`
+	Republished      int                        `json:"outbox_rows_published_twice"`
+	Lost             int                        `json:"lost"`
+	DuplicateEffects int                        `json:"duplicate_effects"`
+	StaleOverwrites  int                        `json:"stale_overwrites"`
+	WorstEffectMS    map[string]int64           `json:"worst_ms_to_effect_after"`
+	ConsumerStarts   int                        `json:"consumer_starts"`
+	Rebalances       map[string]groupRebalances `json:"rebalances_by_group"`
+	RebalanceRule    string                     `json:"rebalance_rule"`
+	PeakRSSMiB       map[string]float64         `json:"peak_rss_mib"`
+	Violations       []string                   `json:"violations"`
+}
+
+// groupRebalances is one consumer group's rebalances, read from
+// __consumer_offsets, against what the run's starts and faults allow.
+type groupRebalances struct {
+	Rebalances  int            `json:"rebalances"`
+	Allowed     int            `json:"allowed"`
+	Generations int32          `json:"generations"`
+	FollowUps   int            `json:"cooperative_follow_ups"`
+	ByCause     map[string]int `json:"by_cause"`
+	// Stored is every generation as __consumer_offsets has it, for a
+	// post-mortem: "n@hh:mm:ss.mmm [member id endings]", "+revoke" when the
+	// round took partitions back.
+	Stored []string `json:"stored_generations"`
 }
 
 func newReport(seed uint64) *report {
 	return &report{Seed: seed, Answers: map[string]int{}, Rejected: map[string]map[string]int{}, Kills: map[string]int{}, Checked: map[string]int{},
-		WorstEffectMS: map[string]int64{}, PeakRSSMiB: map[string]float64{}, Violations: []string{}}
+		WorstEffectMS: map[string]int64{}, Rebalances: map[string]groupRebalances{}, PeakRSSMiB: map[string]float64{}, Violations: []string{}}
 }
 
 // fill copies the sender's tallies in.
@@ -76,6 +93,12 @@ func (r *report) print(w io.Writer) {
 	for _, k := range slices.Sorted(maps.Keys(r.WorstEffectMS)) {
 		fmt.Fprintf(w, "  worst time to effect after %-20s %6d ms\n", k, r.WorstEffectMS[k])
 	}
+	fmt.Fprintf(w, "  rebalances, %s\n", r.RebalanceRule)
+	fmt.Fprintf(w, "  consumer kills %d, consumer starts %d; rebalances by group:\n", r.Kills["consume"], r.ConsumerStarts)
+	for _, g := range slices.Sorted(maps.Keys(r.Rebalances)) {
+		b := r.Rebalances[g]
+		fmt.Fprintf(w, "    %-22s %d of %d allowed (%d generations, %d follow-up rounds) %v\n", g, b.Rebalances, b.Allowed, b.Generations, b.FollowUps, nonZero(b.ByCause))
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.PeakRSSMiB)) {
 		fmt.Fprintf(w, "  peak RSS %-10s %4.0f MiB\n", k, r.PeakRSSMiB[k])
 	}
@@ -88,4 +111,14 @@ func (r *report) print(w io.Writer) {
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "  - %s\n", v)
 	}
+}
+
+func nonZero(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
 }

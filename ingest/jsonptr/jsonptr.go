@@ -5,10 +5,14 @@
 package jsonptr
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/segmentio/encoding/json"
+
+	"github.com/sluicehq/sluice/schemas"
 )
 
 // Get resolves ptr in doc.
@@ -60,4 +64,36 @@ func String(doc any, ptr string) (string, bool) {
 		return v.String(), true
 	}
 	return "", false
+}
+
+// MaxTime is the last second RFC 3339 can write (9999-12-31T23:59:59Z):
+// the record's ce_time header and the inbox must hold the same instant.
+var MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+// Time reads a unix time (seconds), an RFC 3339 string, or either
+// (schemas.TimeUnixOrRFC3339) at ptr: the zero time when absent (the schema
+// says whether it may be), an error when present but unreadable or past
+// what a record header can carry.
+func Time(doc any, ptr, format string) (time.Time, error) {
+	s, ok := String(doc, ptr)
+	if !ok {
+		return time.Time{}, nil
+	}
+	if format == schemas.TimeRFC3339 || format == schemas.TimeUnixOrRFC3339 {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err == nil {
+			return t.UTC(), nil
+		}
+		if format == schemas.TimeRFC3339 {
+			return time.Time{}, fmt.Errorf("event time at %s is not RFC 3339", ptr)
+		}
+	}
+	unix, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil || unix < 0 || unix > MaxTime.Unix():
+		return time.Time{}, fmt.Errorf("event time at %s is not a unix time before year 10000", ptr)
+	case unix == 0:
+		return time.Time{}, nil
+	}
+	return time.Unix(unix, 0).UTC(), nil
 }

@@ -1,9 +1,13 @@
 package reconcile
 
 import (
+	"cmp"
+	"errors"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/provider"
 )
 
 // Outcome is what a correction did. It labels the metric and is stored in
@@ -43,30 +47,49 @@ type Metrics struct {
 	runs        *prometheus.CounterVec
 }
 
+// Results of a run, the runs metric's result label.
+const (
+	resultOK     = "ok"
+	resultFailed = "failed"
+	resultBudget = "budget"
+)
+
 // NewMetrics registers the metrics with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		corrections: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "sluice_reconcile_corrections_total",
-			Help: "Corrections reconciliation made, by source kind and outcome (recovered, conflict, redelivery_requested).",
-		}, []string{"kind", "outcome"}),
+	m := &Metrics{corrections: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_reconcile_corrections_total",
+		Help: "Corrections reconciliation made, by source kind and outcome (recovered, conflict, redelivery_requested).",
+	}, []string{"kind", "outcome"}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sluice_reconcile_runs_total",
-			Help: "Reconciliation runs of one source, by source kind and result (ok, failed: the provider's API, the credentials or the database refused).",
-		}, []string{"kind", "result"}),
-	}
+			Help: "Reconcile runs of one source, by source kind and result: ok, failed (the error is in the run's row and the log), budget (the source's hourly API budget ran out; the next run resumes).",
+		}, []string{"kind", "result"})}
 	reg.MustRegister(m.corrections, m.runs)
 	return m
 }
 
-// run counts a finished run of a source of kind.
-func (m *Metrics) run(kind string, err error) {
-	result := "ok"
-	if err != nil {
-		result = "failed"
+// start makes the series of kinds exist at zero, so that a first failure or
+// correction shows as an increase (rate and increase need two samples).
+func (m *Metrics) start(kinds []provider.Kind) {
+	for _, k := range kinds {
+		for _, o := range []Outcome{OutcomeRecovered, OutcomeConflict, OutcomeRedeliveryRequested} {
+			m.corrections.WithLabelValues(string(k), string(o))
+		}
+		for _, r := range []string{resultOK, resultFailed, resultBudget} {
+			m.runs.WithLabelValues(string(k), r)
+		}
 	}
-	if kind == "" {
-		kind = "unknown"
+}
+
+// run counts a finished run of a source of kind (empty when its
+// credentials could not be read).
+func (m *Metrics) run(kind provider.Kind, err error) {
+	result := resultOK
+	switch {
+	case errors.Is(err, ErrBudget):
+		result = resultBudget
+	case err != nil:
+		result = resultFailed
 	}
-	m.runs.WithLabelValues(kind, result).Inc()
+	m.runs.WithLabelValues(cmp.Or(string(kind), "unknown"), result).Inc()
 }

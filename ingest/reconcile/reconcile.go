@@ -132,6 +132,7 @@ func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.R
 	if registry == nil {
 		registry = providers.Builtin()
 	}
+	m.start(registry.Kinds())
 	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
 }
 
@@ -165,9 +166,10 @@ func (r Report) Corrected() int {
 func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window) (rep Report, err error) {
 	rep = Report{SourceID: sourceID, Corrections: map[Outcome]int{}}
 	defer func() {
-		// A run that waited on another instance's lock was not a run.
-		if !errors.Is(err, ErrBusy) {
-			r.metrics.run(string(rep.Kind), err)
+		// Another instance's run is none of this one's; a run cut short by
+		// shutdown did not fail.
+		if !errors.Is(err, ErrBusy) && ctx.Err() == nil {
+			r.metrics.run(rep.Kind, err)
 		}
 	}()
 	kind, creds, err := r.store.APICredentials(ctx, sourceID)

@@ -278,6 +278,12 @@ func counter(reg *prometheus.Registry, name string, labels map[string]string) fl
 	return 0
 }
 
+// counter reads the series of counter name in b.reg whose labels are
+// labels; -1 when there is none.
+func (b *testBundle) counter(t *testing.T, name string, labels map[string]string) float64 {
+	return testenv.Metric(t, b.reg, name, labels)
+}
+
 // Credentials are checked by the kind's rules, sealed, and refused for a
 // kind with no API.
 func TestAPICredentialsAreCheckedAndSealed(t *testing.T) {
@@ -316,6 +322,39 @@ func TestAPICredentialsAreCheckedAndSealed(t *testing.T) {
 	}
 	if _, err := b.runner.Source(ctx, b.sourceID, provider.Window{}); err == nil {
 		t.Fatal("a source without credentials was reconciled")
+	}
+}
+
+// An on-call sees reconciliation fail on the runs metric: every kind's
+// series exists from the start at zero (a first failure is an increase), a
+// run the provider's API refuses counts as failed, a good one as ok.
+func TestRunsAreCountedByResult(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	runs := func(result string) float64 {
+		return b.counter(t, "sluice_reconcile_runs_total", map[string]string{"kind": "stripe", "result": result})
+	}
+	for _, result := range []string{"ok", "failed", "budget"} {
+		if got := runs(result); got != 0 {
+			t.Fatalf("before any run: %s = %v, want a series at 0", result, got)
+		}
+	}
+	if _, err := b.runner.Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"error":{"type":"invalid_request_error","message":"Invalid API Key provided"}}`, http.StatusUnauthorized)
+	}))
+	t.Cleanup(refusing.Close)
+	if err := b.store.SetAPICredentials(ctx, b.sourceID, fmt.Appendf(nil, `{"secret_key":"rk_test_123","api_base":%q}`, refusing.URL)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.runner.Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); err == nil {
+		t.Fatal("a run against an API answering 401 succeeded")
+	}
+	if ok, failed := runs("ok"), runs("failed"); ok != 1 || failed != 1 {
+		t.Errorf("runs ok = %v, failed = %v, want 1 and 1", ok, failed)
 	}
 }
 
@@ -427,7 +466,7 @@ func TestAPIBudgetIsSharedByInstances(t *testing.T) {
 	if n := b.count(t, `SELECT count(*) FROM reconcile_runs WHERE source_id = $1 AND error <> ''`, b.sourceID); n != 2 {
 		t.Fatalf("failed runs recorded = %d, want 2", n)
 	}
-	if failed := runs(reg, "stripe", "failed"); failed != 2 {
-		t.Errorf("failed runs counted %v, want 2 (what an alert on reconciliation errors reads)", failed)
+	if spent := runs(reg, "stripe", "budget"); spent != 2 {
+		t.Errorf("runs stopped by the budget counted %v, want 2", spent)
 	}
 }

@@ -26,16 +26,16 @@ WITH input AS (
     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                 $8::timestamptz[], $9::text[], $10::text[], $11::bytea[], $12::bytea[],
                 $13::text[], $14::bytea[], $15::text[], $16::bytea[], $17::int[], $18::timestamptz[],
-                $20::bytea[])
+                $20::bytea[], $21::bigint[])
         AS t(tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
              event_time, status, reason, body_sha256, body, topic, key, headers, payload, arrival, received_at,
-             json_sha256)
+             json_sha256, event_type_version_id)
 ), ins AS (
     INSERT INTO inbox (id, tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
-                       event_time, received_at, status, reason, body_sha256, json_sha256)
+                       event_time, received_at, status, reason, body_sha256, json_sha256, event_type_version_id)
     OVERRIDING SYSTEM VALUE
     SELECT id, tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
-           event_time, received_at, status, reason, body_sha256, json_sha256
+           event_time, received_at, status, reason, body_sha256, json_sha256, nullif(event_type_version_id, 0)
     FROM input
     ORDER BY source_id, source_account, event_id
     ON CONFLICT ON CONSTRAINT inbox_event_key DO NOTHING

@@ -38,6 +38,9 @@ const (
 	// (Stripe's api_version), when the provider says: a payload's shape
 	// depends on it.
 	HeaderAPIVersion = "ce_apiversion"
+	// HeaderDataSchema names the schema that validated the body: set on
+	// events of a tenant's own types (DataSchemaURI), never on built-ins.
+	HeaderDataSchema = "ce_dataschema"
 	// HeaderInboxID is the processing id: the inbox row the event came from.
 	HeaderInboxID = "sluice_inboxid"
 	// HeaderOutboxID names the outbox row a record was relayed from; two
@@ -69,6 +72,7 @@ type Event struct {
 	ContentType   string
 	TraceParent   string
 	APIVersion    string
+	DataSchema    string
 	InboxID       string
 	Claim         string
 }
@@ -104,6 +108,7 @@ func (e Event) Headers() map[string]string {
 	setIf(HeaderContentType, e.ContentType)
 	setIf(HeaderTraceParent, e.TraceParent)
 	setIf(HeaderAPIVersion, e.APIVersion)
+	setIf(HeaderDataSchema, e.DataSchema)
 	setIf(HeaderInboxID, e.InboxID)
 	setIf(HeaderClaim, e.Claim)
 	if !e.Time.IsZero() {
@@ -128,6 +133,7 @@ func Parse(headers map[string]string) (Event, error) {
 		ContentType:   headers[HeaderContentType],
 		TraceParent:   headers[HeaderTraceParent],
 		APIVersion:    headers[HeaderAPIVersion],
+		DataSchema:    headers[HeaderDataSchema],
 		InboxID:       headers[HeaderInboxID],
 		Claim:         headers[HeaderClaim],
 	}
@@ -149,6 +155,14 @@ func Parse(headers map[string]string) (Event, error) {
 	return e, nil
 }
 
+// DataSchemaURI names version v of a tenant's event type: what ce_dataschema
+// carries. kind is the source kind (or api); tenant ids are uuids and kinds
+// and type names are limited to letters, digits, '.', '_' and '-'
+// (internal/catalog), so the parts need no escaping.
+func DataSchemaURI(tenantID, kind, eventType string, version int) string {
+	return fmt.Sprintf("sluice:eventtype/%s/%s/%s/v%d", tenantID, kind, eventType, version)
+}
+
 // NewTraceParent starts a W3C trace for an event that arrived without one.
 func NewTraceParent() string {
 	var b [24]byte
@@ -162,6 +176,12 @@ type Topics struct{ Prefix string }
 
 // Resource is the topic of one resource type, e.g. sluice.invoices.
 func (t Topics) Resource(suffix string) string { return t.prefix() + "." + suffix }
+
+// Tenant is the shared topic of one resource type of tenants' own event
+// types, e.g. sluice.tenant.order: every tenant's events of that resource
+// type, the tenant in the key and in ce_tenantid. Resource type names hold
+// no '.', so no tenant topic can be one of Sluice's own.
+func (t Topics) Tenant(resourceType string) string { return t.prefix() + ".tenant." + resourceType }
 
 // DeadLetter is the dead-letter topic of one consumer group.
 func (t Topics) DeadLetter(group string) string { return group + ".dlq" }

@@ -6,6 +6,17 @@
 // which must stay unique across time and so live in a plain table, are
 // deleted in batches.
 //
+// The dispatcher's record of sends (dispatch_deliveries, its dedup of
+// calls) is partitioned and kept for KeyHorizon. Dead letters and parked
+// relay records are few and their unique keys are a dedup, so they stay
+// plain tables: once an operator resolved one (replayed; released) and
+// PayloadHorizon has passed since, it is deleted in batches; an unresolved
+// one never is.
+//
+// Partitions running out (the manager stopped or keeps failing) are
+// visible before writes fail: CheckAhead, CheckWritable and the gauge
+// sluice_lifecycle_partition_coverage_seconds (coverage.go).
+//
 // It also erases on request (erase.go): one tenant's every row (offboarding),
 // or the payloads that mention a subject, keeping their keys.
 //
@@ -53,7 +64,13 @@ type Config struct {
 	// Every is the pause between passes. Default 5m (a tenth of Interval
 	// when that is shorter).
 	Every time.Duration
-	// KeyBatch is how many expired keys one DELETE removes. Default 5000.
+	// NoCleanup keeps everything: partitions are still created ahead, but
+	// nothing is dropped or deleted (storage grows without bound). For
+	// measuring what cleanup costs, and for deployments that archive and
+	// prune by other means.
+	NoCleanup bool
+	// KeyBatch is how many expired keys (or resolved dead letters, or
+	// released parked records) one DELETE removes. Default 5000.
 	KeyBatch int
 	// LockTimeout bounds how long a partition change waits for its table's
 	// lock (ingest queues behind a waiting ALTER); the pass retries later.
@@ -115,7 +132,11 @@ type Manager struct {
 
 // New makes a manager; reg may be nil (commands that run one pass).
 func New(cfg Config, pool *pgxpool.Pool, log *slog.Logger, reg prometheus.Registerer) *Manager {
-	return &Manager{cfg: cfg.WithDefaults(), pool: pool, log: log, metrics: newMetrics(reg)}
+	m := &Manager{cfg: cfg.WithDefaults(), pool: pool, log: log, metrics: newMetrics(reg)}
+	if reg != nil {
+		reg.MustRegister(newCoverageCollector(m))
+	}
+	return m
 }
 
 // Run makes a pass at once, then every cfg.Every, until ctx ends. A failed

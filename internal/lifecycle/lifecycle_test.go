@@ -64,6 +64,8 @@ func setup(t *testing.T) *bundle {
 	return b
 }
 
+func (b *bundle) log() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
 func (b *bundle) clock() time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -131,7 +133,7 @@ func (b *bundle) partitions(t *testing.T, table string) []string {
 func TestPartitionsRollAndAgedOnesAreDroppedWhole(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	if r := b.pass(t); r.Created != 9 || r.Dropped != 12 {
+	if r := b.pass(t); r.Created != 12 || r.Dropped != 16 {
 		t.Fatalf("first pass: %+v, want 3 minute partitions per table created and the migration's 4 daily ones dropped", r)
 	}
 	tenant := uuid.NewString()
@@ -234,27 +236,13 @@ func TestPassSkipsWhileAnotherManagerWorks(t *testing.T) {
 	}
 }
 
-// metric reads a counter of reg, by its table label when table is set.
+// metric reads a counter or gauge of reg, by its table label when table
+// is set; 0 when it has no such series.
 func metric(t *testing.T, reg *prometheus.Registry, name, table string) float64 {
 	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	labels := map[string]string{}
+	if table != "" {
+		labels["table"] = table
 	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if table == "" {
-				return m.GetCounter().GetValue()
-			}
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "table" && l.GetValue() == table {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
+	return max(testenv.Metric(t, reg, name, labels), 0)
 }

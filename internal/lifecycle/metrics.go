@@ -8,6 +8,7 @@ type metrics struct {
 	droppedB  *prometheus.CounterVec
 	droppedR  *prometheus.CounterVec
 	keys      prometheus.Counter
+	resolved  *prometheus.CounterVec
 	walBytes  prometheus.Counter
 	failures  prometheus.Counter
 	passes    prometheus.Counter
@@ -27,6 +28,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Rows of the partitions dropped (the planner's estimate, pg_class.reltuples)."}, []string{"table"}),
 		keys: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_keys_deleted_total",
 			Help: "Event keys (inbox rows) deleted past the key horizon."}),
+		resolved: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_resolved_deleted_total",
+			Help: "Rows an operator resolved (dead letters replayed, parked records released) deleted past the payload horizon."}, []string{"table"}),
 		walBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_wal_bytes_total",
 			Help: "WAL written while passes ran (LSN difference around each pass: an upper bound, concurrent writes count too)."}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_failures_total",
@@ -38,8 +41,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		lastPassS: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_lifecycle_last_pass_timestamp_seconds",
 			Help: "When this process last completed a pass."}),
 	}
+	// Each table's counters exist from the start at zero, so the first
+	// partition created or dropped shows as an increase.
+	for _, t := range tables {
+		for _, v := range []*prometheus.CounterVec{m.created, m.dropped, m.droppedB, m.droppedR} {
+			v.WithLabelValues(t.name)
+		}
+	}
 	if reg != nil {
-		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
+		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.resolved, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
 	}
 	return m
 }

@@ -20,17 +20,23 @@ const (
 	keyHorizon
 )
 
-// table is a time-partitioned table (by received_at) and its horizon.
+// table is a time-partitioned table and its horizon; ingest marks the
+// tables ingest writes (a delivery fails without their partition of now).
 type table struct {
 	name    string
 	horizon horizon
+	ingest  bool
 }
 
-// Tables are the partitioned tables, as migration 00009 made them.
+// Tables are the partitioned tables, as migrations 00009 (by received_at)
+// and 00016 (by sent_at) made them.
 var tables = []table{
-	{"inbox_payloads", payloadHorizon},
-	{"inbox_conflicts", payloadHorizon}, // each holds a body
-	{"inbox_duplicates", keyHorizon},    // delivery records of kept keys
+	{"inbox_payloads", payloadHorizon, true},
+	{"inbox_conflicts", payloadHorizon, true}, // each holds a body
+	{"inbox_duplicates", keyHorizon, true},    // delivery records of kept keys
+	// The dispatcher's acknowledged sends: the dedup of its calls, kept as
+	// long as keys.
+	{"dispatch_deliveries", keyHorizon, false},
 }
 
 // nameLayout is how a partition's bounds appear in its name (UTC):
@@ -66,7 +72,12 @@ func parseBounds(t, name string) (from, to time.Time, ok bool) {
 	return from, to, err1 == nil && err2 == nil && from.Before(to)
 }
 
-func listPartitions(ctx context.Context, conn *pgxpool.Conn, t string) ([]partition, error) {
+// querier is a pool or one of its connections.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func listPartitions(ctx context.Context, conn querier, t string) ([]partition, error) {
 	rows, err := conn.Query(ctx, partitionsSQL, t)
 	if err != nil {
 		return nil, fmt.Errorf("list partitions of %s: %w", t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // lockKey is the advisory lock one pass holds, so one manager works at a time.
@@ -19,9 +20,12 @@ type Report struct {
 	Skipped          bool
 	Created, Dropped int
 	KeysDeleted      int64
-	LegacyDropped    bool
-	WALBytes         int64 // LSN difference around the pass (concurrent writes included)
-	Took             time.Duration
+	// Resolved rows deleted past the payload horizon: dead letters
+	// replayed, parked relay records released.
+	DeadLettersDeleted, ParkedDeleted int64
+	LegacyDropped                     bool
+	WALBytes                          int64 // LSN difference around the pass (concurrent writes included)
+	Took                              time.Duration
 }
 
 // Pass makes one round: partitions ahead, aged partitions dropped, expired
@@ -74,9 +78,10 @@ func (m *Manager) Pass(ctx context.Context) (Report, error) {
 	}
 	m.metrics.passes.Inc()
 	m.metrics.lastPassS.SetToCurrentTime()
-	if r.Created+r.Dropped > 0 || r.KeysDeleted > 0 || r.LegacyDropped {
+	if r.Created+r.Dropped > 0 || r.KeysDeleted+r.DeadLettersDeleted+r.ParkedDeleted > 0 || r.LegacyDropped {
 		m.log.Info("lifecycle pass", slog.Int("partitions_created", r.Created), slog.Int("partitions_dropped", r.Dropped),
-			slog.Int64("keys_deleted", r.KeysDeleted), slog.Bool("legacy_dropped", r.LegacyDropped),
+			slog.Int64("keys_deleted", r.KeysDeleted), slog.Int64("dead_letters_deleted", r.DeadLettersDeleted),
+			slog.Int64("parked_deleted", r.ParkedDeleted), slog.Bool("legacy_dropped", r.LegacyDropped),
 			slog.Int64("wal_bytes", r.WALBytes), slog.Duration("took", r.Took))
 	}
 	return r, nil
@@ -95,42 +100,97 @@ func (m *Manager) pass(ctx context.Context, conn *pgxpool.Conn, r *Report) error
 		if err != nil {
 			return err
 		}
+		if m.cfg.NoCleanup {
+			continue
+		}
 		n, err = m.dropAged(ctx, conn, t, have, cutoff[t.horizon])
 		r.Dropped += n
 		if err != nil {
 			return err
 		}
 	}
+	if m.cfg.NoCleanup {
+		return ctx.Err()
+	}
+	var err error
+	if r.KeysDeleted, err = m.batches(ctx, conn, expireKeysSQL, cutoff[keyHorizon], m.metrics.keys); err != nil {
+		return fmt.Errorf("expire keys: %w", err)
+	}
+	// Resolved dead letters and parked records go past the payload horizon
+	// (they hold bodies; it is never shorter than the topics' retention, so
+	// Kafka can no longer bring their record back to be judged against
+	// their unique keys).
+	if r.DeadLettersDeleted, err = m.batches(ctx, conn, expireDeadLettersSQL, cutoff[payloadHorizon], m.metrics.resolved.WithLabelValues("dead_letters")); err != nil {
+		return fmt.Errorf("expire replayed dead letters: %w", err)
+	}
+	if r.ParkedDeleted, err = m.batches(ctx, conn, expireParkedSQL, cutoff[payloadHorizon], m.metrics.resolved.WithLabelValues("cdc_parked")); err != nil {
+		return fmt.Errorf("expire released parked records: %w", err)
+	}
+	for _, l := range legacies {
+		dropped, err := m.dropLegacy(ctx, conn, l, cutoff)
+		if err != nil {
+			return err
+		}
+		r.LegacyDropped = r.LegacyDropped || dropped
+	}
+	return ctx.Err()
+}
+
+// batches runs a batched DELETE (query: cutoff $1, batch size $2, one count
+// out) until a batch comes back short.
+func (m *Manager) batches(ctx context.Context, conn *pgxpool.Conn, query string, cutoff time.Time, counter prometheus.Counter) (int64, error) {
+	var total int64
 	for ctx.Err() == nil {
 		var n int64
-		if err := conn.QueryRow(ctx, expireKeysSQL, cutoff[keyHorizon], m.cfg.KeyBatch).Scan(&n); err != nil {
-			return fmt.Errorf("expire keys: %w", err)
+		if err := conn.QueryRow(ctx, query, cutoff, m.cfg.KeyBatch).Scan(&n); err != nil {
+			return total, err
 		}
-		r.KeysDeleted += n
-		m.metrics.keys.Add(float64(n))
+		total += n
+		counter.Add(float64(n))
 		if n < int64(m.cfg.KeyBatch) {
 			break
 		}
 	}
+	return total, nil
+}
+
+// legacy is a table a migration replaced by a partitioned one, still read
+// (through a view) until nothing in it is within its horizon.
+type legacy struct {
+	tables             string
+	exists, live, drop string
+	args               func(cutoff map[horizon]time.Time) []any
+}
+
+var legacies = []legacy{
+	{"inbox_duplicates_v1, inbox_conflicts_v1", legacyExistsSQL, legacyLiveSQL, legacyDropSQL,
+		func(c map[horizon]time.Time) []any { return []any{c[keyHorizon], c[payloadHorizon]} }},
+	{"dispatch_log", legacyDispatchExistsSQL, legacyDispatchLiveSQL, legacyDispatchDropSQL,
+		func(c map[horizon]time.Time) []any { return []any{c[keyHorizon]} }},
+}
+
+// dropLegacy drops l's tables, and takes them out of their view, once they
+// hold nothing within their horizon.
+func (m *Manager) dropLegacy(ctx context.Context, conn *pgxpool.Conn, l legacy, cutoff map[horizon]time.Time) (bool, error) {
 	var exists, live bool
-	if err := conn.QueryRow(ctx, legacyExistsSQL).Scan(&exists); err != nil {
-		return fmt.Errorf("replaced tables: %w", err)
+	if err := conn.QueryRow(ctx, l.exists).Scan(&exists); err != nil {
+		return false, fmt.Errorf("replaced tables %s: %w", l.tables, err)
 	}
 	if !exists {
-		return ctx.Err()
+		return false, nil
 	}
-	if err := conn.QueryRow(ctx, legacyLiveSQL, cutoff[keyHorizon], cutoff[payloadHorizon]).Scan(&live); err != nil {
-		return fmt.Errorf("replaced tables: %w", err)
+	if err := conn.QueryRow(ctx, l.live, l.args(cutoff)...).Scan(&live); err != nil {
+		return false, fmt.Errorf("replaced tables %s: %w", l.tables, err)
 	}
-	if !live {
-		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, legacyDropSQL)
-			return err
-		}); err != nil {
-			return fmt.Errorf("drop replaced tables: %w", err)
-		}
-		r.LegacyDropped = true
-		m.log.Info("replaced tables dropped", slog.String("tables", "inbox_duplicates_v1, inbox_conflicts_v1"))
+	if live {
+		return false, nil
 	}
-	return ctx.Err()
+	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, l.drop)
+		return err
+	}); err != nil {
+		return false, fmt.Errorf("drop replaced tables %s: %w", l.tables, err)
+	}
+	m.log.Info("replaced tables dropped", slog.String("tables", l.tables))
+	return true, nil
 }

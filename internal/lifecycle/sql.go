@@ -14,6 +14,16 @@ var (
 	legacyLiveSQL string
 	//go:embed sql/legacy_drop.sql
 	legacyDropSQL string
+	//go:embed sql/expire_dead_letters.sql
+	expireDeadLettersSQL string
+	//go:embed sql/expire_parked.sql
+	expireParkedSQL string
+	//go:embed sql/legacy_dispatch_exists.sql
+	legacyDispatchExistsSQL string
+	//go:embed sql/legacy_dispatch_live.sql
+	legacyDispatchLiveSQL string
+	//go:embed sql/legacy_dispatch_drop.sql
+	legacyDispatchDropSQL string
 )
 
 var (

@@ -18,6 +18,7 @@ type QueryCollector struct {
 	timeout time.Duration
 	log     *slog.Logger
 	sql     string
+	args    []any
 	labels  int
 	descs   []*prometheus.Desc
 	cache   *ScrapeCache
@@ -27,6 +28,12 @@ type QueryCollector struct {
 // columns first; register it with the process's registry.
 func NewQueryCollector(pool *pgxpool.Pool, timeout time.Duration, log *slog.Logger, sql string, labels int, descs ...*prometheus.Desc) *QueryCollector {
 	return &QueryCollector{pool: pool, timeout: timeout, log: log, sql: sql, labels: labels, descs: descs, cache: NewScrapeCache(0)}
+}
+
+// WithArgs sets the query's parameters ($1, ...) and returns c.
+func (c *QueryCollector) WithArgs(args ...any) *QueryCollector {
+	c.args = args
+	return c
 }
 
 // Describe implements prometheus.Collector.
@@ -43,7 +50,7 @@ func (c *QueryCollector) Collect(ch chan<- prometheus.Metric) { c.cache.Collect(
 func (c *QueryCollector) read(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	rows, err := c.pool.Query(ctx, c.sql)
+	rows, err := c.pool.Query(ctx, c.sql, c.args...)
 	if err != nil {
 		c.log.Debug("metrics query failed", slog.Any("error", err))
 		return

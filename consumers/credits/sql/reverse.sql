@@ -4,8 +4,9 @@
 -- grant). It returns what to take from which balance when the batch settles.
 WITH r AS (
     INSERT INTO credit_reversals (tenant_id, source_id, source_account, object_id, operation,
-                                  grant_id, workspace_id, credits, event_id, inbox_id)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                  grant_id, workspace_id, credits, event_id, inbox_id,
+                                  kafka_topic, kafka_partition, kafka_offset)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $15, $16, $17)
     ON CONFLICT ON CONSTRAINT credit_reversals_business_key DO NOTHING
     RETURNING workspace_id, credits
 ), intent AS (

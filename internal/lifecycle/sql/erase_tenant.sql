@@ -2,7 +2,8 @@
 -- are checked at its end, once every row is gone): its events (keys,
 -- payloads, delivery records, conflicts, waiting events, links, outbox rows,
 -- dead letters), its effects and projections, its workspaces, sources (their
--- secrets cascade), API keys and the tenant itself.
+-- secrets cascade), API keys, event types (their versions cascade) and the
+-- tenant itself.
 WITH keys AS (
     SELECT id, received_at FROM inbox WHERE tenant_id = $1
 ), payloads AS (
@@ -43,6 +44,8 @@ WITH keys AS (
     DELETE FROM api_keys WHERE tenant_id = $1
 ), sources AS (
     DELETE FROM sources WHERE tenant_id = $1
+), event_types AS (
+    DELETE FROM event_types WHERE tenant_id = $1
 ), tenant AS (
     DELETE FROM tenants WHERE id = $1 RETURNING 1
 )

@@ -20,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/lifecycle"
@@ -40,6 +41,7 @@ type assembly struct {
 	reg       *prometheus.Registry
 	pool      *pgxpool.Pool
 	catalogue *schemas.Catalogue
+	types     catalog.Config // tenants' event types: vocabulary and limits
 	checks    []ops.Check
 	closers   []func()
 
@@ -62,6 +64,11 @@ func (a *assembly) build(ctx context.Context) error {
 		return err
 	}
 	a.catalogue = catalogue
+	a.types = a.cfg.Catalog
+	a.types.Topics, a.types.Builtin, a.types.Providers = a.cfg.Topics, catalogue, a.cfg.IngestConfig.Providers
+	if a.types, err = a.types.WithDefaults(); err != nil {
+		return err
+	}
 	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage, a.adminStage} {
 		if err := step(ctx); err != nil {
 			return err
@@ -117,7 +124,10 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	a.closers = append(a.closers, admin.Close)
 	adm := kadm.NewClient(admin)
 	a.adm = adm
-	a.topics = newTopicGate(adm, a.cfg.TopicSpec, groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.cfg.KafkaBackoff,
+	// Sluice's own topics, then one shared topic per resource type of
+	// tenants' own event types: a bounded set, whatever the tenants.
+	names := append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
+	a.topics = newTopicGate(adm, a.cfg.TopicSpec, names, a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
 	a.checks = append(a.checks,
 		ops.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
@@ -144,9 +154,19 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing
+	if ic.TenantTypes, err = catalog.New(a.pool, a.types); err != nil {
+		return err
+	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
 	a.stages = append(a.stages, stage{name: "reconcile", run: reconcile.New(reconcile.Config{}, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg)).Loop})
-	a.stages = append(a.stages, stage{name: "lifecycle", run: lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg).Run})
+	life := lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
+	a.stages = append(a.stages, stage{name: "lifecycle", run: life.Run})
+	// The manager keeps partitions ahead; if it stops or keeps failing,
+	// operators hear of it an interval before the last one runs out, and a
+	// load balancer once ingest's tables have none for now (every delivery
+	// would fail).
+	a.checks = append(a.checks, ops.Check{Name: "partitions", Fn: life.CheckAhead},
+		ops.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
 	return nil
 }
 
@@ -164,7 +184,8 @@ func (a *assembly) relayStage(context.Context) error {
 	opts := append(slices.Clip(a.kafkaOpts), a.kafkaMetrics("relay"))
 	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, opts, a.reg)
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
-	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, scrapeTimeout, a.log))
+	slot := cc.WithDefaults().Slot
+	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, slot, scrapeTimeout, a.log), cdc.NewSlotCollector(a.pool, slot, scrapeTimeout, a.log))
 	return nil
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/lifecycle"
@@ -50,6 +51,10 @@ type Config struct {
 
 	IngestConfig ingest.Config
 	CDCConfig    cdc.Config
+	// Catalog configures tenants' own event types: the resource type
+	// vocabulary (one shared topic each, created with Sluice's own) and
+	// the limits. Its Topics and Builtin are the process's.
+	Catalog catalog.Config
 	// Lifecycle sets the storage horizons and partitions; its manager runs
 	// in every process that ingests (one at a time works, by lock).
 	Lifecycle lifecycle.Config
@@ -100,6 +105,9 @@ func (c Config) validate() error {
 		return errors.New("nothing to run")
 	}
 	if err := c.Lifecycle.Validate(); err != nil {
+		return err
+	}
+	if err := c.Catalog.Validate(); err != nil {
 		return err
 	}
 	// Bodies above the record limit travel by claim: a consumer reads them

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// "Why didn't I get my credits?" answered from the operations alone: an
+// invoice sent through the whole pipeline is found by its event id, and
+// its trail names the delivery, the grant it caused (business key,
+// workspace, credits) and the Kafka topic, partition and offset at which
+// the credits group applied it; a plain Kafka consumer finds that very
+// record there.
+func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newTenant(t)
+	s := testenv.RandomSuffix()
+	eventID, invoiceID := "evt_trail_"+s, "in_trail_"+s
+	if code := f.sendSigned(t, invoicePaid(eventID, invoiceID, f.customer, 1000)); code/100 != 2 {
+		t.Fatalf("status %d", code)
+	}
+	testenv.Eventually(t, time.Minute, "the grant", func() (bool, error) { return f.grants(t) == 1, nil })
+
+	op := operate.New(suite.pool, nil, operate.Config{Topics: suite.topics})
+	found, err := op.Search(ctx, &operate.Scope{TenantID: f.tenantID}, operate.SearchFilter{EventID: eventID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Items) != 1 {
+		t.Fatalf("search by event id found %d events", len(found.Items))
+	}
+	trail, err := op.Trail(ctx, &operate.Scope{TenantID: f.tenantID}, found.Items[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trail.Verification.Outcome != "verified" || trail.Verification.Scheme != "stripe" {
+		t.Errorf("verification = %+v", trail.Verification)
+	}
+	if len(trail.Deliveries) != 1 || trail.Deliveries[0].Outcome != "accepted" {
+		t.Errorf("deliveries = %+v, want one accepted", trail.Deliveries)
+	}
+	if len(trail.Effects) != 1 {
+		t.Fatalf("effects = %+v, want the grant", trail.Effects)
+	}
+	grant := trail.Effects[0]
+	wantKey := f.sourceID + "/" + f.account + "/" + invoiceID + "/" + credits.Operation
+	if grant.Group != suite.group || grant.Kind != "grant" || grant.BusinessKey != wantKey || !grant.ThisEvent ||
+		grant.WorkspaceID != f.workspaceID || grant.Credits != 100 {
+		t.Errorf("grant = %+v, want %s's grant of 100 to %s by this event", grant, wantKey, f.workspaceID)
+	}
+	at := grant.Applied
+	if at.Topic == nil || at.Partition == nil || at.Offset == nil {
+		t.Fatalf("the grant names no Kafka record: %+v", at)
+	}
+	if *at.Topic != suite.topics.Resource("invoices") {
+		t.Errorf("applied from topic %s", *at.Topic)
+	}
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
+		*at.Topic: {*at.Partition: kgo.NewOffset().At(*at.Offset)}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	pollCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var rec *kgo.Record
+	for rec == nil && pollCtx.Err() == nil {
+		cl.PollFetches(pollCtx).EachRecord(func(r *kgo.Record) {
+			if rec == nil {
+				rec = r
+			}
+		})
+	}
+	if rec == nil {
+		t.Fatalf("no record at %s/%d@%d", *at.Topic, *at.Partition, *at.Offset)
+	}
+	if h := headerMap(rec); rec.Offset != *at.Offset || h[envelope.HeaderID] != eventID || h[envelope.HeaderTenantID] != f.tenantID {
+		t.Errorf("record at %s/%d@%d is %s of tenant %s (offset %d), want %s", *at.Topic, *at.Partition, *at.Offset,
+			h[envelope.HeaderID], h[envelope.HeaderTenantID], rec.Offset, eventID)
+	}
+
+	other := newTenant(t)
+	if _, err := op.Trail(ctx, &operate.Scope{TenantID: other.tenantID}, found.Items[0].ID); err == nil {
+		t.Error("another tenant read the trail")
+	}
+}

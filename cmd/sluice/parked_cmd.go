@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sluicehq/sluice/cdc"
+)
+
+// CDCParkedCmd shows and resolves the records the relay parked.
+type CDCParkedCmd struct {
+	List    CDCParkedListCmd    `cmd:"" help:"List parked records, newest first."`
+	Release CDCParkedReleaseCmd `cmd:"" help:"Mark a parked record handled (re-published by a resync, or not needed); it is deleted once released for longer than --payload-horizon."`
+}
+
+// CDCParkedListCmd lists parked records.
+type CDCParkedListCmd struct {
+	Output
+	Released bool `name:"released" help:"Include records already released."`
+	Limit    int  `name:"limit" default:"100" help:"At most this many."`
+}
+
+func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	parked, err := cdc.ListParked(ctx, pool, c.Released, c.Limit)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(parked)
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tPARKED\tSLOT\tLSN\tTOPIC\tEVENT\tOUTBOX ID\tRELEASED\tREASON")
+	for _, p := range parked {
+		released := "-"
+		if p.ReleasedAt != nil {
+			released = p.ReleasedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.ParkedAt.UTC().Format(time.RFC3339), p.Slot, p.LSN,
+			p.Topic, p.EventID, p.OutboxID, released, oneLine(p.Reason))
+	}
+	return w.Flush()
+}
+
+// CDCParkedReleaseCmd releases a parked record.
+type CDCParkedReleaseCmd struct {
+	ID int64 `name:"id" required:"" help:"The parked record to release."`
+}
+
+func (c *CDCParkedReleaseCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := cdc.ReleaseParked(ctx, pool, c.ID); err != nil {
+		return err
+	}
+	log.Info("parked record released", slog.Int64("id", c.ID))
+	fmt.Printf("released parked record %d\n", c.ID)
+	return nil
+}

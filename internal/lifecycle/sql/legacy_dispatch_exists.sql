@@ -1,0 +1,1 @@
+SELECT to_regclass('dispatch_log') IS NOT NULL

@@ -1,0 +1,73 @@
+package operate
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/offsets"
+)
+
+// The classes of failure an operation returns, for errors.Is; the API maps
+// each to one status (404, 400, 409, 403).
+var (
+	// ErrNotFound: no such id, or one another tenant owns (a scoped caller
+	// cannot tell the two apart).
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the request itself is wrong (a malformed id, cursor or
+	// filter); InvalidError names the field.
+	ErrInvalid = errors.New("invalid request")
+	// ErrUnscopedOnly: the operation spans tenants; a tenant-scoped caller
+	// may not run it.
+	ErrUnscopedOnly = errors.New("needs an unscoped caller: it spans tenants")
+	// ErrAlreadyReplayed: the dead letter was replayed before.
+	ErrAlreadyReplayed = consumers.ErrAlreadyReplayed
+	// ErrGroupActive: a rewind of a group with members.
+	ErrGroupActive = offsets.ErrGroupActive
+	// ErrNoKafka: a Kafka operation on an operator built without a client.
+	ErrNoKafka = errors.New("no Kafka client: this operation needs one")
+)
+
+// NotFoundError names what was not found.
+type NotFoundError struct {
+	What string // "event", "dead letter", "consumer group"...
+	ID   string
+}
+
+func (e *NotFoundError) Error() string        { return fmt.Sprintf("%s %s not found", e.What, e.ID) }
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+func notFound(what string, id any) error { return &NotFoundError{What: what, ID: fmt.Sprint(id)} }
+
+// InvalidError names the field at fault and why.
+type InvalidError struct {
+	Field, Reason string
+}
+
+func (e *InvalidError) Error() string        { return e.Field + ": " + e.Reason }
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// checkUUID refuses a malformed id before it reaches Postgres (whose
+// refusal would be a driver error, not an answer).
+func checkUUID(field, v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := uuid.Parse(v); err != nil {
+		return invalid(field, "%q is not a UUID", v)
+	}
+	return nil
+}
+
+func unscopedOnly(scope *Scope) error {
+	if scope != nil {
+		return ErrUnscopedOnly
+	}
+	return nil
+}
