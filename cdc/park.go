@@ -50,6 +50,10 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 		var topic *string
 		var key, payload, headers []byte
 		attrs := []any{slog.String("lsn", lsn.String()), slog.Any("reason", reason)}
+		logCtx := ctx
+		if rec != nil && rec.Context != nil {
+			logCtx = rec.Context // its produce span, when traced
+		}
 		if rec != nil {
 			topic, key, payload = &rec.Topic, rec.Key, rec.Value
 			h := map[string]string{}
@@ -68,7 +72,7 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 			if ctx.Err() != nil {
 				return // not parked, not acknowledged: the next session replays it
 			}
-			p.log.Warn("parking a record failed, retrying", slog.Any("error", err), slog.Int("attempt", attempt))
+			p.log.WarnContext(logCtx, "parking a record failed, retrying", slog.Any("error", err), slog.Int("attempt", attempt))
 			select {
 			case <-ctx.Done():
 				return
@@ -76,7 +80,7 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 			}
 		}
 		p.metrics.parked.Inc()
-		p.log.Error("record parked", attrs...)
+		p.log.ErrorContext(logCtx, "record parked", attrs...)
 		wm.ack(t, size)
 	}()
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kotel"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/sluicehq/sluice/internal/kafka"
 )
@@ -23,10 +25,14 @@ type publisher struct {
 	parker   *parker
 	metrics  *metrics
 	failed   chan error // a produce error that ends the session
+	// traces, when tracing is on, reads the trace context ingest stored
+	// with the row, so the produce span (the producer's kotel hook)
+	// continues the trace of the request that wrote it; nil: off.
+	traces propagation.TextMapPropagator
 }
 
-func newPublisher(ctx context.Context, producer *kgo.Client, wm *watermark, parker *parker, m *metrics) *publisher {
-	return &publisher{ctx: ctx, producer: producer, wm: wm, parker: parker, metrics: m, failed: make(chan error, 1)}
+func newPublisher(ctx context.Context, producer *kgo.Client, wm *watermark, parker *parker, m *metrics, traces propagation.TextMapPropagator) *publisher {
+	return &publisher{ctx: ctx, producer: producer, wm: wm, parker: parker, metrics: m, failed: make(chan error, 1), traces: traces}
 }
 
 // publish sends rec, read at lsn, as part of t.
@@ -35,6 +41,9 @@ func (p *publisher) publish(t *txn, rec *kgo.Record, lsn pglogrepl.LSN) {
 	p.wm.add(t, size)
 	p.metrics.produced.Inc()
 	readAt := time.Now()
+	if p.traces != nil {
+		rec.Context = p.traces.Extract(p.ctx, kotel.NewRecordCarrier(rec))
+	}
 	p.producer.Produce(p.ctx, rec, func(rec *kgo.Record, err error) {
 		switch {
 		case err == nil:

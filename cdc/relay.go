@@ -25,6 +25,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kotel"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Config tunes the relay.
@@ -69,6 +73,11 @@ type Config struct {
 	RetentionInterval time.Duration
 	// RetentionBatch is how many rows one delete removes. Default 5000.
 	RetentionBatch int
+	// Tracing, when enabled, gives each produced record a span (franz-go's
+	// kotel hooks) continuing the trace stored with its outbox row, and
+	// writes that span's context into the record's traceparent. Off, the
+	// record carries the row's traceparent unchanged.
+	Tracing telemetry.Tracing
 }
 
 // WithDefaults fills unset fields.
@@ -257,6 +266,15 @@ func (r *Relay) observeSlot(ctx context.Context) {
 	}
 }
 
+// traces is the propagator that reads a row's trace context, nil when
+// tracing is off.
+func (r *Relay) traces() propagation.TextMapPropagator {
+	if !r.cfg.Tracing.Enabled() {
+		return nil
+	}
+	return r.cfg.Tracing.Propagation()
+}
+
 func (r *Relay) producer() (*kgo.Client, error) {
 	opts := append([]kgo.Opt{
 		kgo.RequiredAcks(kgo.AllISRAcks()),
@@ -278,6 +296,10 @@ func (r *Relay) producer() (*kgo.Client, error) {
 		// the misconfiguration franz-go assumes by default.
 		kgo.AlwaysRetryEOF(),
 	}, r.kafkaOpt...)
+	if t := r.cfg.Tracing; t.Enabled() {
+		tracer := kotel.NewTracer(kotel.TracerProvider(t.Provider), kotel.TracerPropagator(t.Propagation()))
+		opts = append(opts, kgo.WithHooks(kotel.NewKotel(kotel.WithTracer(tracer)).Hooks()...))
+	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka producer: %w", err)
@@ -322,7 +344,7 @@ func (r *Relay) stream(ctx context.Context) error {
 	defer stopPub()
 	wm := newWatermark(start)
 	s := &session{relay: r, conn: conn, wm: wm, reported: start, lastCommit: start,
-		pub: newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics)}
+		pub: newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics, r.traces())}
 	r.current.Store(wm)
 	defer r.current.Store(nil)
 	err = s.run(ctx)

@@ -85,7 +85,7 @@ func (a applier) prepare(ctx context.Context, entries []entry) error {
 		if e.dead != nil || e.fault != nil || e.rec.Prepared != nil {
 			continue
 		}
-		if err := safely(func() error { return a.handler.Prepare(ctx, &e.rec) }); err != nil {
+		if err := safely(func() error { return a.handler.Prepare(e.rec.traced(ctx), &e.rec) }); err != nil {
 			return RecordFailed(i, err)
 		}
 	}

@@ -21,6 +21,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Config tunes a consumer group.
@@ -75,6 +77,11 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	// Signals, when set, report the workers' progress to a test.
 	Signals *TestSignals
+	// Tracing, when enabled, continues each record's trace from its
+	// traceparent header: a receive and a process span per record (kotel),
+	// a span per batch attempt linking them, and the effects handlers
+	// start (Record.StartEffect). Off (the zero value): no hook, no span.
+	Tracing telemetry.Tracing
 }
 
 // WithDefaults fills unset fields.
@@ -131,6 +138,7 @@ type Group struct {
 	metrics  *metrics
 	budget   *budget
 	signals  *TestSignals
+	tracing  tracing
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
 }
@@ -164,6 +172,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 		applier:  applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds},
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
 		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals,
+		tracing: newTracing(cfg.Tracing, cfg.Group),
 	}, nil
 }
 
@@ -206,9 +215,10 @@ func (g *Group) Run(ctx context.Context) error {
 	return nil
 }
 
-// clientOpts configures the group's Kafka client.
+// clientOpts configures the group's Kafka client: the group's settings, the
+// cluster's (kafkaOpts), and the tracing hooks when tracing is on.
 func (g *Group) clientOpts() []kgo.Opt {
-	return append([]kgo.Opt{
+	opts := append([]kgo.Opt{
 		kgo.ConsumerGroup(g.cfg.Group),
 		kgo.ConsumeTopics(g.cfg.Topics...),
 		// Offsets are marked once a batch's transaction committed and sent
@@ -245,6 +255,7 @@ func (g *Group) clientOpts() []kgo.Opt {
 		// a second rebalance for one broker's death.
 		kgo.RetryBackoffFn(retryBackoff(g.cfg.HeartbeatInterval)),
 	}, g.kafkaOpt...)
+	return append(opts, g.tracing.hooks()...)
 }
 
 // retryBackoff paces the group client's retries: from a tenth of ceiling,

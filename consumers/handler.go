@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -80,8 +81,11 @@ type eachRecord struct {
 
 func (b eachRecord) Apply(ctx context.Context, recs []Record) error {
 	for i, rec := range recs {
+		ctx, span := rec.StartEffect(ctx, "", time.Time{})
 		// Recovered here, a panic still names its record.
-		if err := safely(func() error { return b.apply(ctx, b.tx, rec) }); err != nil {
+		err := safely(func() error { return b.apply(ctx, b.tx, rec) })
+		EndSpan(span, err)
+		if err != nil {
 			return RecordFailed(i, err)
 		}
 	}

@@ -26,15 +26,21 @@ type Intent struct {
 }
 
 // NewIntent builds the outbox row of an intent about object subject of
-// objectType, caused by rec. payload is marshalled to JSON.
-func NewIntent(topic string, rec Record, ceType, idempotencyKey, objectType, subject string, payload any) Intent {
+// objectType, caused by rec. payload is marshalled to JSON. The intent
+// continues the trace of the span in ctx (the effect that caused it, see
+// Record.StartEffect), or, when there is none, rec's.
+func NewIntent(ctx context.Context, topic string, rec Record, ceType, idempotencyKey, objectType, subject string, payload any) Intent {
 	ev := rec.Event
+	traceParent := envelope.TraceParentOf(ctx)
+	if traceParent == "" {
+		traceParent = ev.TraceParent
+	}
 	key := envelope.Key(ev.TenantID, objectType, subject)
 	body, _ := json.Marshal(payload)
 	headers, _ := json.Marshal(envelope.Event{
 		ID: idempotencyKey, Source: envelope.SourceURI(ev.TenantID, ev.SourceID), Type: ceType,
 		Subject: subject, TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, PartitionKey: key,
-		ContentType: "application/json", TraceParent: ev.TraceParent,
+		ContentType: "application/json", TraceParent: traceParent,
 	}.Headers())
 	return Intent{Topic: topic, Key: []byte(key), Headers: headers, Payload: body}
 }

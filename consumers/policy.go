@@ -1,6 +1,7 @@
 package consumers
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -41,13 +42,13 @@ func newPolicy(cfg Config, m *metrics, log *slog.Logger) *policy {
 // per call when oneByOne, and returns the pause before the next attempt (0:
 // at once) and whether that one goes record by record. It marks the entry
 // to dead-letter when its attempts ran out.
-func (p *policy) next(entries []entry, attempt int, oneByOne bool, err error) (time.Duration, bool) {
+func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOne bool, err error) (time.Duration, bool) {
 	if i, ok := failedRecord(err); ok && IsPermanent(err) {
 		return p.recordFailed(&entries[i], err, oneByOne)
 	}
 	if IsPermanent(err) && errors.Is(err, errSetBased) {
 		p.metrics.oneByOne.Inc()
-		p.log.Info("batch refused set-based, applying it record by record", slog.Int("records", len(entries)), slog.Any("error", err))
+		p.log.InfoContext(ctx, "batch refused set-based, applying it record by record", slog.Int("records", len(entries)), slog.Any("error", err))
 		return 0, true // no pause: nothing was retried yet, the fault is located first
 	}
 	delay := backoff(p.backoff, p.maxBackoff, attempt)
@@ -59,11 +60,11 @@ func (p *policy) next(entries []entry, attempt int, oneByOne bool, err error) (t
 		// Never the record's fault: dead-lettering would throw the stream
 		// away for a missing migration or grant. Loud, and retried.
 		p.metrics.deployment.Inc()
-		p.log.Error("batch failed: the deployment is at fault (schema or privileges), retrying", slog.Int("attempt", attempt),
+		p.log.ErrorContext(ctx, "batch failed: the deployment is at fault (schema or privileges), retrying", slog.Int("attempt", attempt),
 			slog.Duration("in", delay), slog.Any("error", err))
 		return delay, oneByOne
 	}
-	p.log.Warn("batch failed, retrying", slog.Int("attempt", attempt), slog.Duration("in", delay), slog.Any("error", err))
+	p.log.WarnContext(ctx, "batch failed, retrying", slog.Int("attempt", attempt), slog.Duration("in", delay), slog.Any("error", err))
 	return delay, oneByOne
 }
 
@@ -79,7 +80,7 @@ func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration
 	}
 	f.attempts++
 	f.last, f.reason = time.Now(), err.Error()
-	p.log.Warn("record failed", slog.Int64("offset", rec.Offset), slog.String("key", string(rec.Key)),
+	p.log.WarnContext(rec.traced(context.Background()), "record failed", slog.Int64("offset", rec.Offset), slog.String("key", string(rec.Key)),
 		slog.String("event_id", rec.Event.ID), slog.Int("attempt", f.attempts), slog.Any("error", err))
 	if f.attempts >= p.maxAttempts {
 		e.dead = f
@@ -98,7 +99,7 @@ func (p *policy) committed(entries []entry, elapsed time.Duration) {
 			continue
 		}
 		p.metrics.deadLettered.Inc()
-		p.log.Error("record dead-lettered", slog.Int64("offset", e.rec.Offset), slog.String("key", string(e.rec.Key)),
+		p.log.ErrorContext(e.rec.traced(context.Background()), "record dead-lettered", slog.Int64("offset", e.rec.Offset), slog.String("key", string(e.rec.Key)),
 			slog.String("event_id", e.rec.Event.ID), slog.Int("attempts", e.dead.attempts), slog.String("reason", e.dead.reason))
 		delete(p.failures, e.rec.Offset)
 	}

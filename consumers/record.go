@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/encoding/json"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sluicehq/sluice/internal/envelope"
 )
@@ -24,6 +25,9 @@ type Record struct {
 	// Prepared is what Handler.Prepare learned outside the transaction, handed
 	// to Apply; nil for handlers that prepare nothing.
 	Prepared any
+
+	span   trace.Span   // the record's process span; nil when tracing is off
+	tracer trace.Tracer // effects' spans
 }
 
 // Body returns the verified body: the record value, or, for a body that

@@ -181,8 +181,7 @@ func (w *worker) process(batch []*kgo.Record) bool {
 	// The transaction runs on a context that quit does not cancel, so a batch
 	// whose transaction started finishes cleanly; quit interrupts only the
 	// waits and the remote calls of Prepare, which commit nothing.
-	ctx := context.Background()
-	remote, cancel := context.WithCancel(ctx)
+	remote, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		select {
@@ -192,19 +191,25 @@ func (w *worker) process(batch []*kgo.Record) bool {
 		}
 	}()
 	entries := parseEntries(batch)
+	w.g.tracing.startProcessing(entries)
+	committed := false
+	defer func() { endProcessing(entries, committed) }()
 	oneByOne := false
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
+		ctx, span := w.g.tracing.startBatch(entries, attempt)
 		err := w.g.applier.run(ctx, remote, entries, oneByOne, func(ctx context.Context, tx pgx.Tx) error {
 			return w.deadLetter(ctx, tx, entries)
 		})
+		EndSpan(span, err)
 		w.g.signals.Attempted.signal(err)
 		if err == nil {
+			committed = true
 			w.policy.committed(entries, time.Since(start))
 			break
 		}
 		var delay time.Duration
-		delay, oneByOne = w.policy.next(entries, attempt, oneByOne, err)
+		delay, oneByOne = w.policy.next(ctx, entries, attempt, oneByOne, err)
 		if delay > 0 && !w.wait(delay) {
 			return false
 		}

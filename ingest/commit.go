@@ -15,7 +15,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/encoding/json"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Outcome is what became of one delivery once its transaction committed.
@@ -140,15 +145,16 @@ type committer struct {
 	cfg     CommitConfig
 	metrics *metrics
 	queue   *fairQueue
+	tracer  trace.Tracer // nil: tracing off
 	wg      sync.WaitGroup
 	// skipAttempts leaves out the duplicates' records; only benchmarks set
 	// it, to measure what the delivery log costs.
 	skipAttempts bool
 }
 
-func newCommitter(pool *pgxpool.Pool, log *slog.Logger, cfg CommitConfig, m *metrics) *committer {
+func newCommitter(pool *pgxpool.Pool, log *slog.Logger, cfg CommitConfig, m *metrics, tracer trace.Tracer) *committer {
 	cfg = cfg.WithDefaults()
-	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: newFairQueue(cfg.TenantQueueSize, cfg.QueueSize)}
+	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: newFairQueue(cfg.TenantQueueSize, cfg.QueueSize), tracer: tracer}
 }
 
 func (c *committer) start() {
@@ -232,22 +238,27 @@ func dropAbandoned(batch []*request) []*request {
 }
 
 func (c *committer) commitBatch(batch []*request) {
+	ctx, span := c.startCommit(batch)
+	defer span.End()
 	start := time.Now()
-	results, err := c.writeWithin(batch)
+	results, err := c.writeWithin(ctx, batch)
 	c.metrics.commitSeconds.Observe(time.Since(start).Seconds())
 	c.metrics.batchSize.Observe(float64(len(batch)))
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
 	if err != nil && len(batch) > 1 && pg.Classify(err) == pg.FaultData {
 		// The database refused a delivery's data: one delivery it cannot
 		// take must not fail the others (other tenants') sharing the
 		// transaction, so each is committed alone.
-		c.log.Warn("ingest batch refused, committing one by one", slog.Int("deliveries", len(batch)), slog.Any("error", err))
+		c.log.WarnContext(ctx, "ingest batch refused, committing one by one", slog.Int("deliveries", len(batch)), slog.Any("error", err))
 		for _, r := range batch {
 			c.commitBatch([]*request{r})
 		}
 		return
 	}
 	if err != nil {
-		c.log.Error("ingest commit failed", slog.Int("deliveries", len(batch)), slog.Any("error", err))
+		c.log.ErrorContext(ctx, "ingest commit failed", slog.Int("deliveries", len(batch)), slog.Any("error", err))
 		for _, r := range batch {
 			r.done <- result{err: fmt.Errorf("%w: %w", ErrNotCommitted, err)}
 		}
@@ -258,8 +269,32 @@ func (c *committer) commitBatch(batch []*request) {
 	}
 }
 
-func (c *committer) writeWithin(batch []*request) ([]result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
+// startCommit starts the span of one group commit: a child of the first
+// request it carries, so a lone request's trace holds its commit, linking
+// every request, and linked from each request's span, so a trace shows the
+// commit that served it and the commit whom it served. Off, it costs nothing.
+func (c *committer) startCommit(batch []*request) (context.Context, trace.Span) {
+	if c.tracer == nil {
+		return telemetry.Start(context.Background(), nil, "")
+	}
+	links := make([]trace.Link, len(batch))
+	for i, r := range batch {
+		links[i] = trace.LinkFromContext(r.ctx)
+	}
+	parent := trace.ContextWithSpanContext(context.Background(), trace.SpanContextFromContext(batch[0].ctx))
+	ctx, span := c.tracer.Start(parent, "ingest commit", trace.WithLinks(links...),
+		trace.WithAttributes(attribute.Int("sluice.commit.deliveries", len(batch))))
+	commit := trace.Link{SpanContext: span.SpanContext()}
+	for _, r := range batch {
+		trace.SpanFromContext(r.ctx).AddLink(commit)
+	}
+	return ctx, span
+}
+
+// writeWithin writes batch within the commit timeout. ctx carries the
+// commit's span, never a request's cancellation: the batch serves many.
+func (c *committer) writeWithin(ctx context.Context, batch []*request) ([]result, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	return c.write(ctx, batch)
 }

@@ -40,7 +40,7 @@ func ownDatabase(tb testing.TB) *pgxpool.Pool {
 func TestRefusedDeliveryDoesNotFailItsBatch(t *testing.T) {
 	t.Parallel()
 	pool := ownDatabase(t)
-	c := newCommitter(pool, slog.New(slog.DiscardHandler), CommitConfig{}, newMetrics(prometheus.NewRegistry(), false))
+	c := newCommitter(pool, slog.New(slog.DiscardHandler), CommitConfig{}, newMetrics(prometheus.NewRegistry(), false), nil)
 	body := []byte(`{}`)
 	mk := func(id, typ string) *request {
 		return &request{d: &delivery{TenantID: uuid.NewString(), SourceID: uuid.NewString(), Account: "a", EventID: id, EventType: typ,
@@ -71,7 +71,7 @@ func BenchmarkCommitBatch(b *testing.B) {
 	for _, dup := range []bool{false, true} {
 		for _, attempts := range []bool{false, true} {
 			b.Run(fmt.Sprintf("duplicates=%v/log=%v", dup, attempts), func(b *testing.B) {
-				c := newCommitter(pool, slog.New(slog.DiscardHandler), CommitConfig{}, newMetrics(prometheus.NewRegistry(), false))
+				c := newCommitter(pool, slog.New(slog.DiscardHandler), CommitConfig{}, newMetrics(prometheus.NewRegistry(), false), nil)
 				c.skipAttempts = !attempts
 				prefix := uuid.NewString()
 				seq := 0

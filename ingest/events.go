@@ -106,7 +106,7 @@ func (s *Service) handleEvents(c *gin.Context) {
 		ds    []*delivery
 		index []int
 	)
-	trace := validTrace(c.GetHeader("traceparent"))
+	trace := traceParent(c.Request)
 	catalogue := s.catalogueOf(c.Request.Context(), src.TenantID)
 	for i, raw := range events {
 		results[i].Index = i

@@ -26,12 +26,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/ingest/providers"
@@ -39,6 +42,7 @@ import (
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -93,6 +97,12 @@ type Config struct {
 	// tenant, kind and status code: a series per tenant and code it saw,
 	// so off by default (see README, What to watch, for its cost).
 	TenantMetrics bool
+	// Tracing, when enabled, gives each request a server span (Middleware)
+	// and each group commit a span; the outbox row then carries the
+	// request span's context, so the relay and the consumers continue its
+	// trace. Off (the zero value), the row carries the caller's
+	// traceparent as it came, or a new one.
+	Tracing telemetry.Tracing
 }
 
 // WithDefaults fills unset fields.
@@ -167,7 +177,7 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 		sources:      newSources(pool, ring, cfg.Providers, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
 		apiKeys:      newAPIKeys(pool, cfg.SourceCacheTTL),
 		catalogue:    catalogue,
-		committer:    newCommitter(pool, log, cfg.Commit, m),
+		committer:    newCommitter(pool, log, cfg.Commit, m, cfg.Tracing.Tracer(tracerName)),
 		metrics:      m,
 		tenantLimit:  newLimiters(cfg.TenantRate, cfg.TenantBurst),
 		failureLimit: newLimiters(cfg.AuthFailureRate, cfg.AuthFailureBurst),
@@ -181,6 +191,39 @@ func (s *Service) Start() { s.committer.start() }
 // Stop commits whatever was queued. Call it once the HTTP server stopped
 // accepting requests.
 func (s *Service) Stop() { s.committer.stop() }
+
+// tracerName is the instrumentation scope of ingest's spans.
+const tracerName = "github.com/sluicehq/sluice/ingest"
+
+// Middleware is the HTTP middleware that gives each ingest request its
+// server span (otelhttp: the caller's trace context is continued), or nil
+// when tracing is off. It wraps the whole listener, so the span covers
+// routing and the answer, and leaves other paths (health) alone.
+func (s *Service) Middleware() func(http.Handler) http.Handler {
+	t := s.cfg.Tracing
+	if !t.Enabled() {
+		return nil
+	}
+	return otelhttp.NewMiddleware("ingest",
+		otelhttp.WithTracerProvider(t.Provider),
+		otelhttp.WithPropagators(t.Propagation()),
+		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()), // Prometheus counts requests already
+		otelhttp.WithFilter(func(r *http.Request) bool { return route(r.URL.Path) != "" }),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + route(r.URL.Path) }),
+	)
+}
+
+// route is the route template of an ingest path, "" for other paths: span
+// names must not hold ids.
+func route(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/v1/ingest/"):
+		return "/v1/ingest/{source_id}"
+	case path == "/v1/events":
+		return "/v1/events"
+	}
+	return ""
+}
 
 // Register adds the ingest routes.
 func (s *Service) Register(r gin.IRouter) {
@@ -263,7 +306,7 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		s.reject(c, rejectRateLimited, wait, tenant, slog.String("event_id", pe.ID))
 		return
 	}
-	d := s.delivery(src, pe, body, validTrace(c.GetHeader("traceparent")), start)
+	d := s.delivery(src, pe, body, traceParent(c.Request), start)
 	if s.gone(c) {
 		return
 	}
@@ -358,6 +401,17 @@ func (s *Service) gone(c *gin.Context) bool {
 	c.Set(outcomeKey, "client_gone")
 	c.Abort()
 	return true
+}
+
+// traceParent is the trace context stored with a delivery's outbox row,
+// which the relay and the consumers continue: the request's server span
+// when tracing is on, otherwise the caller's traceparent as it came ("" when
+// it has none or a malformed one: delivery then starts a trace).
+func traceParent(r *http.Request) string {
+	if tp := envelope.TraceParentOf(r.Context()); tp != "" {
+		return tp
+	}
+	return validTrace(r.Header.Get("traceparent"))
 }
 
 // canonicalUUID accepts only the lowercase, hyphenated form a source id is

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/envelope"
 )
 
 // HeaderRecovered marks a record whose event reconciliation recovered from
@@ -41,7 +42,7 @@ func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Fou
 	if err != nil || pe.Entry == nil {
 		return Reconciled{EventID: pe.ID, Skipped: err == nil}, err
 	}
-	d := s.delivery(src, pe, f.Body, "", time.Now())
+	d := s.delivery(src, pe, f.Body, envelope.TraceParentOf(ctx), time.Now())
 	if d.Headers != nil {
 		d.Headers[HeaderRecovered] = "true"
 	}

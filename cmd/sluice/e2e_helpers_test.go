@@ -23,17 +23,23 @@ type tenantFixture struct {
 
 func newTenant(t *testing.T) tenantFixture {
 	t.Helper()
+	return newTenantIn(t, suite.store)
+}
+
+// newTenantIn makes the fixture in another pipeline's database.
+func newTenantIn(t *testing.T, store tenancy.Store) tenantFixture {
+	t.Helper()
 	ctx := context.Background()
 	s := testenv.RandomSuffix()
 	f := tenantFixture{account: "acct_" + s, secret: "whsec_" + s + s, customer: "cus_" + s}
 	var err error
-	if f.tenantID, err = suite.store.CreateTenant(ctx, t.Name()); err != nil {
+	if f.tenantID, err = store.CreateTenant(ctx, t.Name()); err != nil {
 		t.Fatal(err)
 	}
-	if f.sourceID, err = suite.store.CreateSource(ctx, tenancy.NewSource{TenantID: f.tenantID, Kind: "stripe", Account: f.account, Secret: f.secret}); err != nil {
+	if f.sourceID, err = store.CreateSource(ctx, tenancy.NewSource{TenantID: f.tenantID, Kind: "stripe", Account: f.account, Secret: f.secret}); err != nil {
 		t.Fatal(err)
 	}
-	if f.workspaceID, err = suite.store.CreateWorkspace(ctx, f.tenantID, f.customer, "ws"); err != nil {
+	if f.workspaceID, err = store.CreateWorkspace(ctx, f.tenantID, f.customer, "ws"); err != nil {
 		t.Fatal(err)
 	}
 	return f

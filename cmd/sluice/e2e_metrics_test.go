@@ -67,7 +67,11 @@ func scrape(t *testing.T) func(name string, labels ...string) (float64, bool) {
 func TestMetricsAnOnCallNeedsAreExported(t *testing.T) {
 	t.Parallel()
 	f := newTenant(t)
-	before, _ := scrape(t)("sluice_ingest_requests_total", `kind="stripe"`, `code="202"`)
+	invoices := `topic="` + suite.topics.Resource("invoices") + `"`
+	m := scrape(t)
+	before, _ := m("sluice_ingest_requests_total", `kind="stripe"`, `code="202"`)
+	producedBefore, _ := m("sluice_kafka_produce_records_total", `client="relay"`, invoices)
+	fetchedBefore, _ := m("sluice_kafka_fetch_records_total", `client="`+suite.group+`"`, invoices)
 	const n = 8
 	for i := range n {
 		if status := f.sendSigned(t, invoicePaid(fmt.Sprintf("evt_metrics_%s_%d", f.customer, i), fmt.Sprintf("in_metrics_%s_%d", f.customer, i), f.customer, 1000)); status != http.StatusAccepted {
@@ -90,11 +94,22 @@ func TestMetricsAnOnCallNeedsAreExported(t *testing.T) {
 		}
 		return true, nil
 	})
-	m := scrape(t)
+	m = scrape(t)
 	for _, series := range []string{"sluice_pg_pool_connections", "sluice_pg_pool_max_connections", "go_build_info", "sluice_cdc_slot_lag_bytes"} {
 		if _, ok := m(series); !ok {
 			t.Errorf("%s is not exported", series)
 		}
+	}
+	// The Kafka clients' own metrics (kprom), one client label each: the
+	// relay produced the invoices, the credits group fetched them.
+	if produced, _ := m("sluice_kafka_produce_records_total", `client="relay"`, invoices); produced-producedBefore < n {
+		t.Errorf("the relay's produced invoices rose by %v, want at least %d", produced-producedBefore, n)
+	}
+	if fetched, _ := m("sluice_kafka_fetch_records_total", `client="`+suite.group+`"`, invoices); fetched-fetchedBefore < n {
+		t.Errorf("the credits group's fetched invoices rose by %v, want at least %d", fetched-fetchedBefore, n)
+	}
+	if _, ok := m("sluice_kafka_connects_total", `client="admin"`); !ok {
+		t.Error("the admin client's sluice_kafka_connects_total is not exported")
 	}
 }
 

@@ -99,7 +99,13 @@ func waitGroupPast(t *testing.T, group string, recs ...*kgo.Record) {
 // postHeaders sends body to a source with the given headers.
 func postHeaders(t *testing.T, sourceID string, body []byte, headers map[string]string) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, suite.baseURL+"/v1/ingest/"+sourceID, bytes.NewReader(body))
+	return postTo(t, suite.baseURL, sourceID, body, headers)
+}
+
+// postTo sends a webhook to the ingest URL of sourceID at baseURL.
+func postTo(t *testing.T, baseURL, sourceID string, body []byte, headers map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, baseURL+"/v1/ingest/"+sourceID, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

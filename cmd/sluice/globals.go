@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Globals is the configuration shared by every command.
@@ -38,10 +39,12 @@ func (g *Globals) logger() *slog.Logger {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(g.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
 	if g.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// Lines logged within a traced request or record name its trace.
+	return slog.New(telemetry.NewLogHandler(h))
 }
 
 func (g *Globals) kafka() kafka.Config {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -37,6 +38,12 @@ func run(ctx context.Context, g *Globals, log *slog.Logger, f RunFlags, ingest, 
 	}
 	cfg.Ingest, cfg.CDC, cfg.Consume = ingest, cdc, consume
 	tuneGC(f)
+	tracing, stopTracing, err := startTracing(ctx, log)
+	if err != nil {
+		return fmt.Errorf("tracing (OTEL_* environment): %w", err)
+	}
+	defer stopTracing()
+	cfg.Tracing = tracing
 	p, err := pipeline.Start(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -108,6 +109,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 		accounts[i], invoices[i], events[i], inboxIDs[i] = ev.SourceAccount, g.invoice.ID, ev.ID, g.rec.InboxID()
 		topics[i], partitions[i], offsets[i] = g.rec.Topic, g.rec.Partition, g.rec.Offset
 	}
+	queried := time.Now()
 	rows, err := tx.Query(ctx, grantBatchSQL, tenants, workspaces, sources, accounts, invoices, events, inboxIDs,
 		RefundOperation, Operation, credits, topics, partitions, offsets)
 	if err != nil {
@@ -126,7 +128,11 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 	for _, ord := range made {
 		g := grants[ord-1]
 		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
-		b.intents = append(b.intents, b.h.email(*g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
+		// One statement made every grant of the run: each grant's span
+		// covers it, and its e-mail continues that span's trace.
+		ctx, span := g.rec.StartEffect(ctx, "credits grant", queried)
+		b.intents = append(b.intents, b.h.email(ctx, *g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
+		span.End()
 	}
 	return nil
 }

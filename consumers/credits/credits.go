@@ -19,6 +19,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -117,8 +118,10 @@ func (h Handler) credits() int64 {
 	return h.Credits
 }
 
-// reverse applies a refund.
-func (b *batch) reverse(ctx context.Context, rec consumers.Record) error {
+// reverse applies a refund, an effect of its own.
+func (b *batch) reverse(ctx context.Context, rec consumers.Record) (err error) {
+	ctx, span := rec.StartEffect(ctx, "credits reverse", time.Time{})
+	defer func() { consumers.EndSpan(span, err) }()
 	tx := b.tx
 	ev := rec.Event
 	var ch chargeRefunded
@@ -143,13 +146,13 @@ func (b *batch) reverse(ctx context.Context, rec consumers.Record) error {
 		workspaceID *string
 		credits     int64
 	)
-	err := tx.QueryRow(ctx, grantOfSQL, ev.SourceID, ev.SourceAccount, invoiceID, Operation).Scan(&grantID, &workspaceID, &credits)
+	err = tx.QueryRow(ctx, grantOfSQL, ev.SourceID, ev.SourceAccount, invoiceID, Operation).Scan(&grantID, &workspaceID, &credits)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("find grant: %w", err)
 	}
 	var intent consumers.Intent
 	if workspaceID != nil {
-		intent = b.h.email(rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
+		intent = b.h.email(ctx, rec, "credits-reversed", rec.BusinessKey(invoiceID, RefundOperation), *workspaceID, credits, invoiceID)
 	}
 	rows, err := tx.Query(ctx, reverseSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, invoiceID, RefundOperation,
 		grantID, workspaceID, credits, ev.ID, rec.InboxID(), intent.Topic, intent.Key, intent.Headers, intent.Payload,
@@ -214,8 +217,8 @@ func (b *batch) Settle(ctx context.Context) error {
 	return nil
 }
 
-func (h Handler) email(rec consumers.Record, kind, businessKey, workspaceID string, credits int64, invoiceID string) consumers.Intent {
+func (h Handler) email(ctx context.Context, rec consumers.Record, kind, businessKey, workspaceID string, credits int64, invoiceID string) consumers.Intent {
 	key := businessKey + "/confirmation-email"
-	return consumers.NewIntent(h.Topics.Resource(NotificationsTopic), rec, "sluice.email."+strings.ReplaceAll(kind, "-", "_"), key, "workspace", workspaceID,
+	return consumers.NewIntent(ctx, h.Topics.Resource(NotificationsTopic), rec, "sluice.email."+strings.ReplaceAll(kind, "-", "_"), key, "workspace", workspaceID,
 		EmailIntent{Kind: kind, IdempotencyKey: key, TenantID: rec.Event.TenantID, WorkspaceID: workspaceID, Credits: credits, InvoiceID: invoiceID})
 }

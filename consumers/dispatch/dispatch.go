@@ -45,9 +45,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 var (
@@ -79,6 +82,10 @@ type Config struct {
 	// Registerer, when set, receives the dispatcher's metrics: the
 	// service's answers and latency, the breaker's state.
 	Registerer prometheus.Registerer
+	// Tracing, when enabled, gives each request a client span (otelhttp)
+	// under the intent's process span, and sends that span's traceparent.
+	// Off, the request carries the intent's traceparent as it came.
+	Tracing telemetry.Tracing
 }
 
 // Validate refuses a configuration that could not send a signed request.
@@ -99,6 +106,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Client == nil {
 		c.Client = &http.Client{Timeout: c.Timeout}
+	}
+	if t := c.Tracing; t.Enabled() {
+		traced := *c.Client
+		traced.Transport = otelhttp.NewTransport(traced.Transport,
+			otelhttp.WithTracerProvider(t.Provider),
+			otelhttp.WithPropagators(t.Propagation()),
+			otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()), // counted in sluice_dispatch_*
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "dispatch " + r.Method }))
+		c.Client = &traced
 	}
 	return c
 }
@@ -174,6 +190,7 @@ func (h *Handler) send(ctx context.Context, rec *consumers.Record) (int, error) 
 	req.Header.Set(standardwebhooks.SignatureHeader, standardwebhooks.Signature(h.key, rec.Event.ID, now, rec.Value))
 	req.Header.Set("Ce-Type", rec.Event.Type)
 	if rec.Event.TraceParent != "" {
+		// Tracing on, the transport replaces it with its span's.
 		req.Header.Set("traceparent", rec.Event.TraceParent)
 	}
 	resp, err := h.cfg.Client.Do(req)

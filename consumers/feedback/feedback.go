@@ -81,7 +81,7 @@ func (h Handler) apply(ctx context.Context, tx pgx.Tx, rec consumers.Record) err
 		operation = "escalation-" + strconv.Itoa(max(fb.Level, 1))
 	}
 	key := rec.BusinessKey(fb.ProjectID+"/"+fb.ID, operation)
-	intent := consumers.NewIntent(h.Topics.Resource("notifications"), rec, "sluice.alert.feedback", key, "feedback", fb.ID,
+	intent := consumers.NewIntent(ctx, h.Topics.Resource("notifications"), rec, "sluice.alert.feedback", key, "feedback", fb.ID,
 		Alert{Kind: "feedback-" + operation, IdempotencyKey: key, TenantID: ev.TenantID, ProjectID: fb.ProjectID,
 			FeedbackID: fb.ID, Operation: operation})
 	_, err := tx.Exec(ctx, alertSQL, ev.TenantID, ev.SourceID, ev.SourceAccount, fb.ProjectID, fb.ID, operation,

@@ -8,12 +8,16 @@
 package envelope
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Header names (CloudEvents Kafka binding, binary content mode, plus Sluice's
@@ -187,4 +191,15 @@ func (t Topics) prefix() string {
 		return "sluice"
 	}
 	return t.Prefix
+}
+
+// TraceParentOf is the W3C traceparent of the span in ctx, the value the
+// record format carries, or "" when ctx holds none.
+func TraceParentOf(ctx context.Context) string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return ""
+	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	return carrier[HeaderTraceParent]
 }

@@ -41,6 +41,7 @@ type Server struct {
 	log    *slog.Logger
 	addr   string
 	tls    struct{ cert, key string }
+	wrap   []func(http.Handler) http.Handler
 }
 
 // NewPublic builds the listener providers and load balancers reach:
@@ -130,6 +131,10 @@ func (s *Server) EnableProfiling() {
 	}))
 }
 
+// Wrap puts mw around the whole listener, outside routing: for what must
+// see every request first and its answer last (a server span).
+func (s *Server) Wrap(mw func(http.Handler) http.Handler) { s.wrap = append(s.wrap, mw) }
+
 // UseTLS serves HTTPS with the given certificate and key files.
 func (s *Server) UseTLS(certFile, keyFile string) { s.tls.cert, s.tls.key = certFile, keyFile }
 
@@ -146,8 +151,12 @@ func (s *Server) Listen() (net.Listener, error) {
 // Serve serves on ln until ctx ends, then stops accepting and waits up to
 // grace for in-flight requests to be answered.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	var handler http.Handler = s.Engine
+	for _, mw := range s.wrap {
+		handler = mw(handler)
+	}
 	srv := &http.Server{
-		Handler:           s.Engine,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		// Headers are read before anyone is authenticated; providers send

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kprom"
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers"
@@ -115,7 +117,7 @@ func (a *assembly) kafkaTopics(context.Context) error {
 		return err
 	}
 	a.kafkaOpts = opts
-	admin, err := kafka.NewClient(kc)
+	admin, err := kafka.NewClient(kc, a.kafkaMetrics("admin"))
 	if err != nil {
 		return err
 	}
@@ -151,6 +153,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	a.checks = append(a.checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
+	ic.Tracing = a.cfg.Tracing
 	if ic.TenantTypes, err = catalog.New(a.pool, a.types); err != nil {
 		return err
 	}
@@ -177,11 +180,26 @@ func (a *assembly) relayStage(context.Context) error {
 	}
 	cc := a.cfg.CDCConfig
 	cc.DatabaseURL = a.cfg.DatabaseURL
-	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, a.kafkaOpts, a.reg)
+	cc.Tracing = a.cfg.Tracing
+	opts := append(slices.Clip(a.kafkaOpts), a.kafkaMetrics("relay"))
+	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, opts, a.reg)
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
 	slot := cc.WithDefaults().Slot
 	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, slot, scrapeTimeout, a.log), cdc.NewSlotCollector(a.pool, slot, scrapeTimeout, a.log))
 	return nil
+}
+
+// kafkaMetrics are franz-go's metrics (kprom) of the Kafka client named
+// client ("admin", "relay" or a consumer group), on the process's registry:
+// sluice_kafka_* with a client label, by broker and, for bytes and
+// records, by topic (Sluice's own, a bounded set). One value per client,
+// since kprom registers its series when the client starts and removes them
+// when it closes.
+func (a *assembly) kafkaMetrics(client string) kgo.Opt {
+	return kgo.WithHooks(kprom.NewMetrics("sluice_kafka",
+		kprom.Registerer(a.reg),
+		kprom.WithStaticLabel(prometheus.Labels{"client": client}),
+		kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.Records, kprom.UncompressedBytes, kprom.ConsistentNaming)))
 }
 
 // scrapeTimeout bounds what one /metrics scrape waits for Postgres or Kafka.
@@ -196,6 +214,7 @@ func (a *assembly) consumerStages(context.Context) error {
 	slots := consumers.NewSlots(a.cfg.ConsumerTransactions)
 	dispatch := a.cfg.Dispatch
 	dispatch.Registerer = a.reg
+	dispatch.Tracing = a.cfg.Tracing
 	specs := groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch})
 	ids := make([]string, 0, len(specs))
 	for _, spec := range specs {
@@ -211,7 +230,9 @@ func (a *assembly) consumerStages(context.Context) error {
 			MaxBufferedBytes: a.cfg.ConsumerBuffer,
 			Slots:            slots,
 			Backoff:          a.cfg.ConsumerBackoff,
-		}, a.log.With(slog.String("component", "consumer")), a.pool, spec.Handler, a.kafkaOpts, a.reg)
+			Tracing:          a.cfg.Tracing,
+		}, a.log.With(slog.String("component", "consumer")), a.pool, spec.Handler,
+			append(slices.Clip(a.kafkaOpts), a.kafkaMetrics(spec.ID)), a.reg)
 		if err != nil {
 			return err
 		}
@@ -230,6 +251,9 @@ func (a *assembly) httpStage(context.Context) error {
 	svc := a.ingest
 	if svc != nil {
 		svc.Register(srv.Engine)
+		if mw := svc.Middleware(); mw != nil {
+			srv.Wrap(mw)
+		}
 	}
 	ln, err := srv.Listen()
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // Config is one process's configuration.
@@ -72,6 +73,11 @@ type Config struct {
 	KafkaBackoff time.Duration
 	// Profiling serves /debug/pprof/ on the admin listener.
 	Profiling bool
+	// Tracing is handed to every stage (ingest's requests and commits, the
+	// relay's produce, the consumers' records and effects, the
+	// dispatcher's calls). The zero value is off: no stage installs any
+	// instrumentation.
+	Tracing telemetry.Tracing
 }
 
 // WithDefaults fills unset fields.
