@@ -54,17 +54,9 @@ func (c Config) Options() ([]kgo.Opt, error) {
 		opts = append(opts, kgo.ClientID(c.ClientID))
 	}
 	if c.TLS || c.TLSCAFile != "" {
-		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-		if c.TLSCAFile != "" {
-			pem, err := os.ReadFile(c.TLSCAFile)
-			if err != nil {
-				return nil, fmt.Errorf("kafka: read CA file: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("kafka: no certificate in %s", c.TLSCAFile)
-			}
-			cfg.RootCAs = pool
+		cfg, err := c.tlsConfig()
+		if err != nil {
+			return nil, err
 		}
 		opts = append(opts, kgo.DialTLSConfig(cfg))
 	}
@@ -80,6 +72,23 @@ func (c Config) Options() ([]kgo.Opt, error) {
 		return nil, fmt.Errorf("kafka: unknown SASL mechanism %q", c.SASLMechanism)
 	}
 	return opts, nil
+}
+
+func (c Config) tlsConfig() (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.TLSCAFile == "" {
+		return cfg, nil
+	}
+	pem, err := os.ReadFile(c.TLSCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: read CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("kafka: no certificate in %s", c.TLSCAFile)
+	}
+	cfg.RootCAs = pool
+	return cfg, nil
 }
 
 // NewClient makes a client with the configuration plus extra options.
