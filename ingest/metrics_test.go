@@ -40,13 +40,20 @@ func (b *bundle) counter(t *testing.T, name string, labels map[string]string) fl
 func TestRequestsAreCountedByKindStatusAndOutcome(t *testing.T) {
 	t.Parallel()
 	b := setup(t, ingest.Config{})
+	first := paid("evt_m0", "in_m0")
 	for i := range 5 {
-		if status := b.send(t, paid(fmt.Sprintf("evt_m%d", i), fmt.Sprintf("in_m%d", i)), nil); status != http.StatusAccepted {
+		body := first
+		if i > 0 {
+			body = paid(fmt.Sprintf("evt_m%d", i), fmt.Sprintf("in_m%d", i))
+		}
+		if status := b.send(t, body, nil); status != http.StatusAccepted {
 			t.Fatalf("status %d", status)
 		}
 	}
+	// The same bytes again: bodies carry the current second, so a body
+	// built anew could differ and be a conflict.
 	for range 2 {
-		b.send(t, paid("evt_m0", "in_m0"), nil) // duplicates
+		b.send(t, first, nil)
 	}
 	for range 3 {
 		b.send(t, paid("evt_bad", "in_bad"), func(r *http.Request) { r.Header.Set("Stripe-Signature", "t=1,v1=00") })
