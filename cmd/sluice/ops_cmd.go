@@ -69,6 +69,7 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 
 // DLQReplayCmd replays dead letters.
 type DLQReplayCmd struct {
+	Output
 	ID             int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter."`
 	Group          string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
 	DispatchURL    string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters."`
@@ -86,7 +87,13 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	}
 	defer pool.Close()
 	n, err := replayDeadLetters(ctx, pool, g.topics(), groups.Options{Dispatch: dc}, c.ID, c.Group, log)
-	fmt.Printf("replayed %d dead letter(s)\n", n)
+	if c.Output.Output == "json" {
+		if jerr := json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": n}); jerr != nil {
+			return jerr
+		}
+	} else {
+		fmt.Printf("replayed %d dead letter(s)\n", n)
+	}
 	return err
 }
 
@@ -122,29 +129,102 @@ func replayDeadLetters(ctx context.Context, pool *pgxpool.Pool, t envelope.Topic
 	return replayed, nil
 }
 
-// LagCmd prints lag per group and partition.
+// LagCmd prints lag: one line per group, or per partition.
 type LagCmd struct {
 	Output
-	Group []string `name:"group" help:"Groups to show (default: every group Sluice runs, the dispatcher's included)."`
+	Group      []string `name:"group" help:"Groups to show (default: every group Sluice runs, the dispatcher's included)."`
+	Partitions bool     `name:"partitions" help:"One line per group and partition (committed, log start and end offsets) instead of one per group."`
 }
 
 func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
+	names, err := sluiceGroups(g.topics(), c.Group)
+	if err != nil {
+		return err
+	}
 	adm, done, err := g.admin()
 	if err != nil {
 		return err
 	}
 	defer done()
-	names := c.Group
-	if len(names) == 0 {
-		for _, spec := range groups.List(g.topics(), nil, groups.Options{EveryGroup: true}) {
-			names = append(names, spec.ID)
-		}
-	}
 	rows, err := offsets.Lag(ctx, adm, names...)
 	if err != nil {
 		return err
 	}
-	return printLag(os.Stdout, c.Output.Output, rows)
+	if c.Partitions {
+		return printLag(os.Stdout, c.Output.Output, rows)
+	}
+	return printGroupLag(os.Stdout, c.Output.Output, summarize(rows))
+}
+
+// sluiceGroups checks the groups asked for against those Sluice runs (an
+// unknown name is an error, not an empty answer); none asked: all of them.
+func sluiceGroups(t envelope.Topics, asked []string) ([]string, error) {
+	var known []string
+	for _, spec := range groups.List(t, nil, groups.Options{EveryGroup: true}) {
+		known = append(known, spec.ID)
+	}
+	if len(asked) == 0 {
+		return known, nil
+	}
+	for _, name := range asked {
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("no consumer group %s (Sluice's groups with topic prefix %s: %s)", name, t.Resource(""), strings.Join(known, ", "))
+		}
+	}
+	return asked, nil
+}
+
+// GroupLag is one group's lag in short: the total, and its slowest
+// partition.
+type GroupLag struct {
+	Group string `json:"group"`
+	State string `json:"state"`
+	// Lag is the sum over partitions; -1 when the group never committed.
+	Lag              int64  `json:"lag"`
+	Partitions       int    `json:"partitions"`
+	SlowestTopic     string `json:"slowest_topic,omitempty"`
+	SlowestPartition int32  `json:"slowest_partition"`
+	SlowestLag       int64  `json:"slowest_lag"`
+}
+
+func summarize(rows []offsets.LagRow) []GroupLag {
+	var out []GroupLag
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].Group != r.Group {
+			out = append(out, GroupLag{Group: r.Group, State: r.State, SlowestPartition: -1, SlowestLag: -1})
+		}
+		g := &out[len(out)-1]
+		if r.Topic == "" { // never ran
+			g.Lag = -1
+			continue
+		}
+		g.Partitions++
+		g.Lag += max(r.Lag, 0)
+		if r.Lag > g.SlowestLag {
+			g.SlowestTopic, g.SlowestPartition, g.SlowestLag = r.Topic, r.Partition, r.Lag
+		}
+	}
+	return out
+}
+
+func printGroupLag(out io.Writer, format string, groups []GroupLag) error {
+	if format == "json" {
+		return json.NewEncoder(out).Encode(groups)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
+	for _, g := range groups {
+		slowest := "-"
+		if g.SlowestLag >= 0 {
+			slowest = fmt.Sprintf("%s/%d (lag %d)", g.SlowestTopic, g.SlowestPartition, g.SlowestLag)
+		}
+		lag := fmt.Sprint(g.Lag)
+		if g.Lag < 0 {
+			lag = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", g.Group, g.State, lag, g.Partitions, slowest)
+	}
+	return w.Flush()
 }
 
 func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
@@ -161,6 +241,7 @@ func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
 
 // ReplayCmd rewinds a stopped group.
 type ReplayCmd struct {
+	Output
 	Group      string    `name:"group" required:"" help:"The consumer group to rewind (e.g. sluice.credits). It must have no active member."`
 	ToEarliest bool      `name:"to-earliest" xor:"to" required:"" help:"Rewind to the oldest record Kafka still keeps."`
 	ToLatest   bool      `name:"to-latest" xor:"to" required:"" help:"Skip to the end (nothing is applied again)."`
@@ -182,6 +263,9 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	moves, err := rewindGroup(ctx, adm, g.topics(), c.Group, target, c.Execute)
 	if err != nil {
 		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"group": c.Group, "executed": c.Execute, "moves": moves})
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW")
