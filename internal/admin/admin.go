@@ -213,7 +213,14 @@ func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I
 	op.Path = Prefix + op.Path
 	op.Extensions = map[string]any{ScopeExtension: string(r.Scope)}
 	op.Metadata = map[string]any{"route": r}
-	op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests)
+	// Every answer an operation can give is in the document, so a client
+	// (and the tests' validator) knows its shape: the refusals of
+	// authenticate, problem's mappings, and 409 for what acts.
+	op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity,
+		http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable)
+	if op.Method != http.MethodGet {
+		op.Errors = append(op.Errors, http.StatusConflict)
+	}
 	huma.Register(a.api, op, func(ctx context.Context, in *I) (*O, error) {
 		c, ok := ctx.Value(callKey{}).(Call)
 		if !ok { // authenticate always sets it; refuse rather than run unscoped

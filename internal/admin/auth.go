@@ -33,57 +33,70 @@ func (a *API) authenticate(hc huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(a.api, hc, http.StatusInternalServerError, "route declares no scope")
 		return
 	}
+	tok, ok := a.identify(hc)
+	if !ok {
+		return
+	}
+	actor := &audit.Actor{TokenID: tok.ID}
+	target := audit.Target{Action: r.Action, Resource: r.Resource, ID: firstPathParam(hc, op), TenantID: tok.TenantID}
+	audited := op.Method != http.MethodGet || r.Payload
+	if status, msg := a.authorize(hc, op, r, tok); status != 0 {
+		if audited {
+			a.audit(hc, actor, target, outcomeOf(status))
+		}
+		_ = huma.WriteErr(a.api, hc, status, msg)
+		return
+	}
+	call := Call{Token: tok, Actor: actor, Store: a.cfg.Store.As(actor)}
+	next(huma.WithValue(hc, callKey{}, call))
+	switch status := hc.Status(); {
+	case status >= 400 && audited:
+		a.audit(hc, actor, target, outcomeOf(status))
+	case status < 300 && r.Payload:
+		a.audit(hc, actor, target, audit.OutcomeOK)
+	}
+}
+
+// identify returns the live token of the request, or answers it (429 for a
+// client over its failed-authentication budget, 401, 503) and returns
+// false.
+func (a *API) identify(hc huma.Context) (admintoken.Token, bool) {
 	ip := clientAddr(hc.RemoteAddr())
 	now := time.Now()
 	if wait, limited := a.fails.limited(ip, now); limited {
 		hc.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 		_ = huma.WriteErr(a.api, hc, http.StatusTooManyRequests, "too many failed authentications from this address; retry later")
-		return
+		return admintoken.Token{}, false
 	}
 	tok, err := a.tokens.Authenticate(hc.Context(), bearer(hc.Header("Authorization")))
-	if err != nil {
-		if errors.Is(err, admintoken.ErrUnknown) || errors.Is(err, admintoken.ErrRevoked) || errors.Is(err, admintoken.ErrExpired) {
-			a.fails.fail(ip, now)
-			hc.SetHeader("WWW-Authenticate", `Bearer realm="sluice-admin"`)
-			// One answer for all three: a caller learns nothing about
-			// which tokens exist.
-			_ = huma.WriteErr(a.api, hc, http.StatusUnauthorized, "missing, unknown, revoked or expired admin token")
-			return
-		}
+	switch {
+	case err == nil:
+		return tok, true
+	case errors.Is(err, admintoken.ErrUnknown) || errors.Is(err, admintoken.ErrRevoked) || errors.Is(err, admintoken.ErrExpired):
+		a.fails.fail(ip, now)
+		hc.SetHeader("WWW-Authenticate", `Bearer realm="sluice-admin"`)
+		// One answer for all three: a caller learns nothing about which
+		// tokens exist.
+		_ = huma.WriteErr(a.api, hc, http.StatusUnauthorized, "missing, unknown, revoked or expired admin token")
+	default:
 		a.log.ErrorContext(hc.Context(), "admin token look-up failed", slog.Any("error", err))
 		_ = huma.WriteErr(a.api, hc, http.StatusServiceUnavailable, "cannot check tokens now; retry")
-		return
 	}
-	actor := &audit.Actor{TokenID: tok.ID}
-	target := audit.Target{Action: r.Action, Resource: r.Resource, ID: firstPathParam(hc, op), TenantID: tok.TenantID}
-	acts := op.Method != http.MethodGet
-	refuse := func(status int, outcome, msg string) {
-		if acts || r.Payload {
-			a.audit(hc, actor, target, outcome)
-		}
-		_ = huma.WriteErr(a.api, hc, status, msg)
-	}
+	return admintoken.Token{}, false
+}
+
+// authorize applies the role and the scope: it returns 0, or the status
+// and words of the refusal.
+func (a *API) authorize(hc huma.Context, op *huma.Operation, r Route, tok admintoken.Token) (int, string) {
 	switch {
-	case acts && tok.Role != admintoken.RoleOperate:
-		refuse(http.StatusForbidden, "forbidden", "this token may only read (role read); acting needs role operate")
-		return
+	case op.Method != http.MethodGet && tok.Role != admintoken.RoleOperate:
+		return http.StatusForbidden, "this token may only read (role read); acting needs role operate"
 	case tok.Scoped() && r.Scope == ScopeGlobal:
-		refuse(http.StatusForbidden, "forbidden", "this route spans tenants: it needs a token with no tenant scope")
-		return
+		return http.StatusForbidden, "this route spans tenants: it needs a token with no tenant scope"
 	case tok.Scoped():
-		if status, msg := a.confine(hc, op, tok); status != 0 {
-			refuse(status, outcomeOf(status), msg)
-			return
-		}
+		return a.confine(hc, op, tok)
 	}
-	call := Call{Token: tok, Actor: actor, Store: a.cfg.Store.As(actor)}
-	next(huma.WithValue(hc, callKey{}, call))
-	switch status := hc.Status(); {
-	case status >= 400 && (acts || r.Payload):
-		a.audit(hc, actor, target, outcomeOf(status))
-	case status < 300 && r.Payload:
-		a.audit(hc, actor, target, audit.OutcomeOK)
-	}
+	return 0, ""
 }
 
 // confine checks every path parameter of a tenant route against a scoped

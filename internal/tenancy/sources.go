@@ -62,48 +62,14 @@ type SourceFilter struct {
 
 // CreateSource creates a source with its first secret and returns its id.
 func (s Store) CreateSource(ctx context.Context, src NewSource) (string, error) {
-	p, err := s.provider(src.Kind)
-	if err != nil {
-		return "", invalid("kind", err)
-	}
-	if err := checkID("tenant", src.TenantID); err != nil {
+	if err := s.checkNewSource(src); err != nil {
 		return "", err
 	}
-	if src.Account == "" {
-		return "", &InvalidError{Field: "account", Reason: "a source needs an account"}
-	}
-	if err := validateSecret(p, src.Secret); err != nil {
-		return "", err
-	}
-	if src.MaxBodyBytes < 0 || src.MaxBodyBytes > MaxBodyLimit {
-		return "", bodyLimitError()
-	}
-	if _, err := p.Open(src.Settings, src.Tolerance); err != nil {
-		return "", invalid("settings", err)
-	}
-	var (
-		id        string
-		tolerance *int64
-		maxBody   *int64
-		settings  []byte
-	)
-	if src.Tolerance > 0 {
-		secs := int64((src.Tolerance + time.Second - 1) / time.Second)
-		tolerance = &secs
-	}
-	if src.MaxBodyBytes > 0 {
-		maxBody = &src.MaxBodyBytes
-	}
-	if len(src.Settings) > 0 {
-		settings = src.Settings
-	}
-	allow := src.IPAllowlist
-	if allow == nil {
-		allow = []netip.Prefix{}
-	}
+	tolerance, maxBody, settings, allow := src.columns()
+	var id string
 	// The hmac column holds any kind's settings: it is named for the first
 	// kind that had some.
-	err = pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO sources (tenant_id, kind, account, tolerance_seconds, max_body_bytes, hmac, ip_allowlist)
 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
 			src.TenantID, src.Kind, src.Account, tolerance, maxBody, settings, allow).Scan(&id)
@@ -119,6 +85,50 @@ VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
 		return "", s.duplicateSource(ctx, src)
 	}
 	return id, err
+}
+
+// checkNewSource judges a new source with its kind's provider: the secret,
+// the settings, the limits.
+func (s Store) checkNewSource(src NewSource) error {
+	p, err := s.provider(src.Kind)
+	if err != nil {
+		return invalid("kind", err)
+	}
+	if err := checkID("tenant", src.TenantID); err != nil {
+		return err
+	}
+	if src.Account == "" {
+		return &InvalidError{Field: "account", Reason: "a source needs an account"}
+	}
+	if err := validateSecret(p, src.Secret); err != nil {
+		return err
+	}
+	if src.MaxBodyBytes < 0 || src.MaxBodyBytes > MaxBodyLimit {
+		return bodyLimitError()
+	}
+	if _, err := p.Open(src.Settings, src.Tolerance); err != nil {
+		return invalid("settings", err)
+	}
+	return nil
+}
+
+// columns are the source's settings as stored: NULL for the defaults.
+func (src NewSource) columns() (tolerance, maxBody *int64, settings []byte, allow []netip.Prefix) {
+	if src.Tolerance > 0 {
+		secs := int64((src.Tolerance + time.Second - 1) / time.Second)
+		tolerance = &secs
+	}
+	if src.MaxBodyBytes > 0 {
+		maxBody = &src.MaxBodyBytes
+	}
+	if len(src.Settings) > 0 {
+		settings = src.Settings
+	}
+	allow = src.IPAllowlist
+	if allow == nil {
+		allow = []netip.Prefix{}
+	}
+	return tolerance, maxBody, settings, allow
 }
 
 // duplicateSource names the source a new one clashes with.
