@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,16 +17,36 @@ import (
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
+// cliBinary is built once for the package's tests, in a directory
+// runSuite removes at the end (a test's own TempDir would vanish with the
+// test that happened to build it).
 var cliBinary struct {
 	once sync.Once
+	dir  string
 	path string
+}
+
+func buildCLI(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sluice-cli-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cliBinary.dir = dir
+	bin := filepath.Join(dir, "sluice")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cliBinary.path = bin
 }
 
 // cli runs the sluice binary against the suite's database and Kafka and
 // returns what it printed and its exit code.
 func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cliBinary.once.Do(func() { cliBinary.path = sluiceBinary(t) })
+	cliBinary.once.Do(func() { buildCLI(t) })
+	if cliBinary.path == "" {
+		t.Fatal("no sluice binary")
+	}
 	cmd := exec.Command(cliBinary.path, args...)
 	cmd.Env = append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey)
 	var out, errOut bytes.Buffer
