@@ -129,6 +129,7 @@ func TestProblemsNameWhatIsWrong(t *testing.T) {
 		{http.MethodGet, "/admin/v1/workspaces/" + unknown, nil, 404, "no workspace " + unknown},
 		{http.MethodGet, "/admin/v1/sources?tenant_id=garbage", nil, 404, "no tenant garbage"},
 		{http.MethodPut, "/admin/v1/tenants/" + w.tenant + "/limits", map[string]any{"rate": 0, "burst": 1}, 422, "rate"},
+		{http.MethodGet, "/admin/v1/sources?kind=nosuchkind", nil, 200, `{"items":[]}`},
 		{http.MethodPost, "/admin/v1/workspaces", map[string]any{"tenant_id": w.tenant, "customer": "cus_dup"}, 201, ""},
 		{http.MethodPost, "/admin/v1/workspaces", map[string]any{"tenant_id": w.tenant, "customer": "cus_dup"}, 409, "customer cus_dup of tenant " + w.tenant + " already maps to workspace"},
 	} {

@@ -128,6 +128,14 @@ func (b *bundle) load(t *testing.T) {
 // document: status, content type and body schema.
 func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []byte) {
 	t.Helper()
+	status, got, _ := b.doAt(t, b.srv.URL, token, method, path, body)
+	return status, got
+}
+
+// doAt is do against another server of the same API, returning the
+// answer's headers too.
+func (b *bundle) doAt(t *testing.T, base, token, method, path string, body any) (int, []byte, http.Header) {
+	t.Helper()
 	b.load(t)
 	var rd io.Reader
 	var raw []byte
@@ -140,7 +148,7 @@ func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []
 		}
 		rd = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequest(method, b.srv.URL+path, rd)
+	req, err := http.NewRequest(method, base+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +158,7 @@ func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := b.srv.Client().Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +168,7 @@ func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []
 		t.Fatal(err)
 	}
 	// The validator reads the request and response again.
-	vreq, _ := http.NewRequest(method, b.srv.URL+path, bytes.NewReader(raw))
+	vreq, _ := http.NewRequest(method, base+path, bytes.NewReader(raw))
 	vreq.Header = req.Header.Clone()
 	resp.Body = io.NopCloser(bytes.NewReader(got))
 	if ok, verrs := b.validator.ValidateHttpResponse(vreq, resp); !ok {
@@ -174,7 +182,7 @@ func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []
 	if bytes.Contains(got, []byte("SQLSTATE")) {
 		t.Errorf("%s %s -> %d leaks the database's text: %s", method, path, resp.StatusCode, got)
 	}
-	return resp.StatusCode, got
+	return resp.StatusCode, got, resp.Header
 }
 
 func (b *bundle) token(t *testing.T, role admintoken.Role, tenantID string) string {

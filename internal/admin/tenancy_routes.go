@@ -26,7 +26,7 @@ func (q pageQuery) page() tenancy.Page { return tenancy.Page{After: q.Cursor, Li
 // listOut is one page of a list.
 type listOut[T any] struct {
 	Body struct {
-		Items      []T    `json:"items"`
+		Items      []T    `json:"items" nullable:"false"`
 		NextCursor string `json:"next_cursor,omitempty" doc:"Pass as cursor for the next page; absent on the last page."`
 	}
 }

@@ -77,29 +77,19 @@ func TestFailedAuthenticationsAreRateLimitedPerAddress(t *testing.T) {
 	ts := httptest.NewServer(srv.Engine)
 	t.Cleanup(ts.Close)
 	good := b.token(t, admintoken.RoleRead, "")
-	get := func(tok string) *http.Response {
-		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/admin/v1/tenants", nil)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
 	for i := range 3 {
-		if resp := get("slk_adm_wrong"); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("failure %d: %d, want 401", i+1, resp.StatusCode)
+		if status, got, _ := b.doAt(t, ts.URL, "slk_adm_wrong", http.MethodGet, "/admin/v1/tenants", nil); status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d %s, want 401", i+1, status, got)
 		}
 	}
-	resp := get("slk_adm_wrong")
-	if resp.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("past the burst: %d, want 429", resp.StatusCode)
+	status, got, h := b.doAt(t, ts.URL, "slk_adm_wrong", http.MethodGet, "/admin/v1/tenants", nil)
+	if status != http.StatusTooManyRequests {
+		t.Fatalf("past the burst: %d %s, want 429", status, got)
 	}
-	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || secs < 1 {
-		t.Errorf("Retry-After %q, want whole seconds", resp.Header.Get("Retry-After"))
+	if secs, err := strconv.Atoi(h.Get("Retry-After")); err != nil || secs < 1 {
+		t.Errorf("Retry-After %q, want whole seconds", h.Get("Retry-After"))
 	}
-	if resp := get(good); resp.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("a valid token from a limited address: %d, want 429", resp.StatusCode)
+	if status, _, _ := b.doAt(t, ts.URL, good, http.MethodGet, "/admin/v1/tenants", nil); status != http.StatusTooManyRequests {
+		t.Errorf("a valid token from a limited address: %d, want 429", status)
 	}
 }

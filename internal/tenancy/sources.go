@@ -48,7 +48,7 @@ type Source struct {
 	DisabledAt       *time.Time `json:"disabled_at,omitempty"`
 	ToleranceSeconds *int64     `json:"tolerance_seconds,omitempty" doc:"Signed timestamps may be this far from now; absent: the default (300)."`
 	MaxBodyBytes     *int64     `json:"max_body_bytes,omitempty" doc:"Largest body; absent: the kind's default."`
-	IPAllowlist      []string   `json:"ip_allowlist" doc:"CIDRs deliveries may come from; empty: any."`
+	IPAllowlist      []string   `json:"ip_allowlist" nullable:"false" doc:"CIDRs deliveries may come from; empty: any."`
 	ActiveSecrets    int        `json:"active_secrets" doc:"Secrets that verify deliveries now (several during a rotation)."`
 	CreatedAt        time.Time  `json:"created_at"`
 }

@@ -17,7 +17,7 @@ type Workspace struct {
 	ID        string    `json:"id"`
 	TenantID  string    `json:"tenant_id"`
 	Name      string    `json:"name"`
-	Customers []string  `json:"customers" doc:"Provider customer ids mapped to the workspace."`
+	Customers []string  `json:"customers" nullable:"false" doc:"Provider customer ids mapped to the workspace."`
 	Credits   int64     `json:"credits"`
 	CreatedAt time.Time `json:"created_at"`
 }
