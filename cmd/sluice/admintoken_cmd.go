@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/audit"
 )
 
 // AdminTokenCmd groups the admin API's bearer tokens.
@@ -30,7 +31,7 @@ func (c *AdminTokenCreateCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	t, secret, err := admintoken.Store{Pool: pool}.Create(ctx, admintoken.New{Name: c.Name, Role: admintoken.Role(c.Role), TenantID: c.Tenant, TTL: c.Expires})
+	t, secret, err := admintoken.Store{Pool: pool, Actor: &audit.Actor{}}.Create(ctx, admintoken.New{Name: c.Name, Role: admintoken.Role(c.Role), TenantID: c.Tenant, TTL: c.Expires})
 	if err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func (c *AdminTokenListCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	tokens, err := admintoken.Store{Pool: pool}.List(ctx)
+	tokens, err := admintoken.Store{Pool: pool, Actor: &audit.Actor{}}.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func (c *AdminTokenRevokeCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	if err := (admintoken.Store{Pool: pool}).Revoke(ctx, c.ID); err != nil {
+	if err := (admintoken.Store{Pool: pool, Actor: &audit.Actor{}}).Revoke(ctx, c.ID); err != nil {
 		return err
 	}
 	return c.print(c.ID, map[string]any{"revoked": true}, "revoked: refused from the next request on")

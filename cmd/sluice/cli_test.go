@@ -142,6 +142,11 @@ func TestCLIListsAndLag(t *testing.T) {
 	if _, _, code := cli(t, "tenant", "set-limits", "--tenant", created.ID, "--rate", "5", "--burst", "7"); code != 0 {
 		t.Fatalf("set-limits exited %d", code)
 	}
+	// The CLI's changes are audited too, with no token (it acts with the
+	// database's credentials).
+	if n := count(t, `SELECT count(*) FROM admin_audit WHERE token_id IS NULL AND action = 'tenant.set_limits' AND target_id = $1 AND outcome = 'ok'`, created.ID); n != 1 {
+		t.Errorf("audit rows of set-limits: %d, want 1", n)
+	}
 	stdout, _, _ = cli(t, "tenant", "get", created.ID, "-o", "json")
 	if !strings.Contains(stdout, `"limits":{"rate":5,"burst":7}`) {
 		t.Errorf("tenant get after set-limits: %s", stdout)
@@ -177,9 +182,12 @@ func TestAdminListenerServesTheAPI(t *testing.T) {
 		}
 	}
 	stdout, _, code := cli(t, "admintoken", "create", "--role", "read", "-o", "json")
-	var tok struct{ Token string }
+	var tok struct{ ID, Token string }
 	if code != 0 || json.Unmarshal([]byte(stdout), &tok) != nil || !strings.HasPrefix(tok.Token, "slk_adm_") {
 		t.Fatalf("admintoken create: exit %d %s", code, stdout)
+	}
+	if n := count(t, `SELECT count(*) FROM admin_audit WHERE action = 'admintoken.create' AND target_id = $1`, tok.ID); n != 1 {
+		t.Errorf("audit rows of admintoken create: %d, want 1", n)
 	}
 	req, _ := http.NewRequest(http.MethodGet, suite.adminURL+"/admin/v1/tenants", nil)
 	req.Header.Set("Authorization", "Bearer "+tok.Token)

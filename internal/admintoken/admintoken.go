@@ -25,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/pg"
 )
 
@@ -79,6 +80,9 @@ var ErrNotFound = errors.New("no such admin token")
 // Store reads and writes tokens.
 type Store struct {
 	Pool *pgxpool.Pool
+	// Actor is recorded in the audit trail with every token created or
+	// revoked, in the same transaction; nil records nothing.
+	Actor *audit.Actor
 }
 
 // New describes a token to create.
@@ -115,12 +119,18 @@ func (s Store) Create(ctx context.Context, n New) (Token, string, error) {
 		e := time.Now().Add(n.TTL)
 		expires = &e
 	}
-	rows, err := s.Pool.Query(ctx, `INSERT INTO admin_tokens (name, role, tenant_id, token_sha256, expires_at)
+	var t Token
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `INSERT INTO admin_tokens (name, role, tenant_id, token_sha256, expires_at)
 VALUES ($1, $2, $3, $4, $5) RETURNING `+columns, n.Name, string(n.Role), tenant, digest(secret), expires)
-	if err != nil {
-		return Token{}, "", fmt.Errorf("create admin token: %w", err)
-	}
-	t, err := pgx.CollectExactlyOneRow(rows, scan)
+		if err != nil {
+			return err
+		}
+		if t, err = pgx.CollectExactlyOneRow(rows, scan); err != nil {
+			return err
+		}
+		return s.Actor.Record(ctx, tx, audit.Target{Action: "admintoken.create", Resource: "admintoken", ID: t.ID, TenantID: t.TenantID})
+	})
 	if name, ok := pg.Violation(err); ok && name == "admin_tokens_tenant_id_fkey" {
 		return Token{}, "", fmt.Errorf("no tenant %s", n.TenantID)
 	}
@@ -184,12 +194,16 @@ func (s Store) Revoke(ctx context.Context, id string) error {
 	if _, err := uuid.Parse(id); err != nil {
 		return fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	tag, err := s.Pool.Exec(ctx, `UPDATE admin_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1`, id)
-	if err != nil {
-		return fmt.Errorf("revoke admin token: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	return nil
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var tenant string
+		err := tx.QueryRow(ctx, `UPDATE admin_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
+RETURNING coalesce(tenant_id::text, '')`, id).Scan(&tenant)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		if err != nil {
+			return fmt.Errorf("revoke admin token: %w", err)
+		}
+		return s.Actor.Record(ctx, tx, audit.Target{Action: "admintoken.revoke", Resource: "admintoken", ID: id, TenantID: tenant})
+	})
 }
