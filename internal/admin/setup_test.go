@@ -103,6 +103,9 @@ func (b *bundle) load(t *testing.T) {
 		if err := json.Unmarshal(raw, &b.spec); err != nil {
 			t.Fatal(err)
 		}
+		if v, _ := b.spec["openapi"].(string); v != "3.1.0" {
+			t.Fatalf("served document is OpenAPI %q, want 3.1.0", v)
+		}
 		doc, err := libopenapi.NewDocument(raw)
 		if err != nil {
 			t.Fatal(err)
