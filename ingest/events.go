@@ -52,7 +52,12 @@ func (k *apiKeys) get(ctx context.Context, key string) (*source, error) {
 
 func (k *apiKeys) load(ctx context.Context, digest string) (*source, error) {
 	src := &source{Kind: provider.KindAPI}
-	err := k.pool.QueryRow(ctx, apiKeySQL, []byte(digest)).Scan(&src.TenantID, &src.ID, &src.Account)
+	var (
+		rate  *float64
+		burst *int
+	)
+	err := k.pool.QueryRow(ctx, apiKeySQL, []byte(digest)).Scan(&src.TenantID, &src.ID, &src.Account, &rate, &burst)
+	src.Limits = override(rate, burst)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
@@ -179,7 +184,7 @@ func (s *Service) readBatch(c *gin.Context, src *source, tenant slog.Attr) ([]js
 		s.reject(c, rejection{http.StatusRequestEntityTooLarge, "too_many_events", fmt.Sprintf("at most %d events per request", MaxBatchEvents)}, 0, tenant)
 		return nil, false
 	}
-	if wait, ok := s.tenantLimit.take(src.TenantID, len(req.Events), time.Now()); !ok {
+	if wait, ok := s.tenantLimit.takeWith(src.TenantID, len(req.Events), time.Now(), src.Limits); !ok {
 		s.reject(c, rejectRateLimited, wait, tenant)
 		return nil, false
 	}

@@ -62,7 +62,9 @@ type Config struct {
 	// TenantRate and TenantBurst are each tenant's token bucket, in events
 	// per second, after authentication; beyond it the answer is 429 with
 	// Retry-After. Per instance: N instances admit up to N times the rate.
-	// Defaults 1000/s and 2000.
+	// Defaults 1000/s and 2000. A tenant's own row in tenant_limits
+	// (tenancy.Store.SetLimits) overrides both; it is read with the source,
+	// so a change applies within SourceCacheTTL.
 	TenantRate  float64
 	TenantBurst int
 	// AuthFailureRate and AuthFailureBurst bound failed authentications per
@@ -302,7 +304,7 @@ func (s *Service) handleWebhook(c *gin.Context) {
 		s.reject(c, rejection{http.StatusBadRequest, "malformed_body", err.Error()}, 0, tenant)
 		return
 	}
-	if wait, ok := s.tenantLimit.take(src.TenantID, 1, time.Now()); !ok {
+	if wait, ok := s.tenantLimit.takeWith(src.TenantID, 1, time.Now(), src.Limits); !ok {
 		s.reject(c, rejectRateLimited, wait, tenant, slog.String("event_id", pe.ID))
 		return
 	}

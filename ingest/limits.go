@@ -30,13 +30,34 @@ func newLimiters(perSecond float64, burst int) *limiters {
 	return &limiters{limit: rate.Limit(perSecond), burst: burst, buckets: map[string]*rate.Limiter{}}
 }
 
-func (l *limiters) bucket(key string) *rate.Limiter {
+// Override is a key's own rate and burst in place of the limiters'
+// (a tenant's row in tenant_limits); nil: the limiters'.
+type Override struct {
+	Rate  float64
+	Burst int
+}
+
+// bucket returns key's bucket, set to the override's rate and burst, or
+// the limiters'. A changed override adjusts the bucket it finds: the
+// tokens already there stay, the rate and the ceiling change.
+func (l *limiters) bucket(key string, o *Override, now time.Time) *rate.Limiter {
+	limit, burst := l.limit, l.burst
+	if o != nil {
+		limit, burst = rate.Limit(o.Rate), o.Burst
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[key]
 	if !ok {
-		b = rate.NewLimiter(l.limit, l.burst)
+		b = rate.NewLimiter(limit, burst)
 		l.buckets[key] = b
+		return b
+	}
+	if b.Limit() != limit {
+		b.SetLimitAt(now, limit)
+	}
+	if b.Burst() != burst {
+		b.SetBurstAt(now, burst)
 	}
 	return b
 }
@@ -45,7 +66,12 @@ func (l *limiters) bucket(key string) *rate.Limiter {
 // n tokens are there (the Retry-After), and ok is false. A request larger
 // than the burst can never pass and is told to wait a second per burst.
 func (l *limiters) take(key string, n int, now time.Time) (retryAfter time.Duration, ok bool) {
-	b := l.bucket(key)
+	return l.takeWith(key, n, now, nil)
+}
+
+// takeWith is take under a key's own override (nil: the limiters').
+func (l *limiters) takeWith(key string, n int, now time.Time, o *Override) (retryAfter time.Duration, ok bool) {
+	b := l.bucket(key, o, now)
 	r := b.ReserveN(now, n)
 	if !r.OK() {
 		return time.Second, false

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/testenv"
 )
 
 // Every refusal stores nothing: no inbox, conflict, outbox, attempt or
@@ -158,6 +159,46 @@ func TestTenantOverItsRateGets429WithRetryAfterAndNothingStored(t *testing.T) {
 	if status, _ := b.post(t, "/v1/ingest/"+src, body, stripeHeader(secret, body, time.Now())); status != http.StatusAccepted {
 		t.Fatalf("another tenant: status %d", status)
 	}
+}
+
+// A tenant's own limits (tenant_limits) replace the deployment's for that
+// tenant within the source cache TTL, and clearing them restores the
+// deployment's; other tenants keep the deployment's.
+func TestTenantLimitsOverrideTheDeploymentsWithinTheCacheTTL(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{TenantRate: 1000, TenantBurst: 1000, SourceCacheTTL: 200 * time.Millisecond})
+	ctx := t.Context()
+	if err := b.store.SetLimits(ctx, b.tenantID, tenancy.Limits{Rate: 0.001, Burst: 1}); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	send := func() int {
+		i++
+		return b.send(t, paid(fmt.Sprintf("evt_tl%d", i), "in_tl"), nil)
+	}
+	// The cached source may carry the deployment's rate for one TTL; then
+	// the override's burst of 1 leaves at most one more through.
+	testenv.Eventually(t, 10*time.Second, "the override to refuse", func() (bool, error) {
+		return send() == http.StatusTooManyRequests, nil
+	})
+	if got := send(); got != http.StatusTooManyRequests {
+		t.Fatalf("under the override: status %d, want 429", got)
+	}
+	other := b.newTenant(t)
+	secret := "whsec_o" + b.secret
+	src := b.newSource(t, tenancy.NewSource{TenantID: other, Kind: "stripe", Secret: secret})
+	for j := range 3 {
+		body := paid(fmt.Sprintf("evt_tlo%d", j), "in_tlo")
+		if status, _ := b.post(t, "/v1/ingest/"+src, body, stripeHeader(secret, body, time.Now())); status != http.StatusAccepted {
+			t.Fatalf("another tenant: status %d", status)
+		}
+	}
+	if err := b.store.ClearLimits(ctx, b.tenantID); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "the deployment's rate to return", func() (bool, error) {
+		return send() == http.StatusAccepted, nil
+	})
 }
 
 // Failed authentications are limited per source, but a valid signature still

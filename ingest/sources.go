@@ -35,6 +35,9 @@ type source struct {
 	MaxBody int64
 	// Allow lists the networks deliveries may come from; empty allows any.
 	Allow []netip.Prefix
+	// Limits is the tenant's own rate (tenant_limits), read with the
+	// source so a change arrives within the cache TTL; nil: the instance's.
+	Limits *Override
 	// Scheme authenticates and reads the source's deliveries, with its
 	// settings applied. Its Verifier is nil for a kind the registry does
 	// not hold (the api kind among them): such a source takes no webhook.
@@ -126,14 +129,18 @@ func (s *sources) read(ctx context.Context, id string) (*source, storedSource, e
 		var (
 			tenantID, kind, account string
 			disabled                bool
+			rate                    *float64
+			burst                   *int
 			keyID                   *string
 			ciphertext              []byte
 		)
-		if err := rows.Scan(&tenantID, &kind, &account, &disabled, &stored.tolerance, &stored.maxBody, &stored.settings, &allow, &keyID, &ciphertext); err != nil {
+		if err := rows.Scan(&tenantID, &kind, &account, &disabled, &stored.tolerance, &stored.maxBody, &stored.settings, &allow,
+			&rate, &burst, &keyID, &ciphertext); err != nil {
 			return nil, stored, fmt.Errorf("load source: %w", err)
 		}
 		if src == nil {
-			src = &source{ID: id, TenantID: tenantID, Kind: provider.Kind(kind), Account: account, Disabled: disabled, Allow: allow}
+			src = &source{ID: id, TenantID: tenantID, Kind: provider.Kind(kind), Account: account, Disabled: disabled, Allow: allow,
+				Limits: override(rate, burst)}
 		}
 		if keyID == nil {
 			continue
@@ -169,4 +176,12 @@ func (s *sources) open(src *source, stored storedSource) error {
 		src.MaxBody = *stored.maxBody
 	}
 	return nil
+}
+
+// override is a tenant's rate override as read, or nil.
+func override(rate *float64, burst *int) *Override {
+	if rate == nil || burst == nil {
+		return nil
+	}
+	return &Override{Rate: *rate, Burst: *burst}
 }

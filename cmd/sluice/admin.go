@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -41,7 +43,9 @@ func (g *Globals) store(ctx context.Context, needRing bool) (tenancy.Store, func
 	if err != nil {
 		return tenancy.Store{}, nil, err
 	}
-	s := tenancy.Store{Pool: pool}
+	// Changes made here are audited with no token: the CLI acts with the
+	// database's credentials.
+	s := tenancy.Store{Pool: pool, Actor: &audit.Actor{}}
 	if needRing {
 		if s.Ring, err = keyring.Parse(g.SecretKey); err != nil {
 			pool.Close()
@@ -66,76 +70,50 @@ func (o Output) print(id string, fields map[string]any, details ...string) error
 	return err
 }
 
-// TenantCmd groups tenant administration.
-type TenantCmd struct {
-	Create TenantCreateCmd `cmd:"" help:"Create a tenant; prints its id."`
+// Paging selects one page of a list (keyset: pass the printed cursor on).
+type Paging struct {
+	Cursor string `name:"cursor" help:"Start after this cursor (printed under a full page)."`
+	Limit  int    `name:"limit" default:"50" help:"At most this many (up to 500)."`
 }
 
-// TenantCreateCmd creates a tenant.
-type TenantCreateCmd struct {
-	Output
-	Name string `required:"" help:"Tenant name."`
-}
+func (p Paging) page() tenancy.Page { return tenancy.Page{After: p.Cursor, Limit: p.Limit} }
 
-func (c *TenantCreateCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.store(ctx, false)
-	if err != nil {
+// printList prints a page: a table with header, one line per item, and
+// the next page's cursor under it; or one JSON object {items, next_cursor}.
+func printList[T any](o Output, items []T, next, header string, line func(T) string) error {
+	if o.Output == "json" {
+		if items == nil {
+			items = []T{}
+		}
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": items, "next_cursor": next})
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, header)
+	for _, it := range items {
+		fmt.Fprintln(w, line(it))
+	}
+	if err := w.Flush(); err != nil {
 		return err
 	}
-	defer done()
-	id, err := s.CreateTenant(ctx, c.Name)
-	if err != nil {
+	if next != "" {
+		_, err := fmt.Printf("more: --cursor %s\n", next)
 		return err
 	}
-	return c.print(id, map[string]any{"name": c.Name})
+	return nil
 }
 
-// WorkspaceCmd groups workspace administration.
-type WorkspaceCmd struct {
-	Create  WorkspaceCreateCmd  `cmd:"" help:"Create a workspace mapped from a provider customer; prints its id."`
-	Balance WorkspaceBalanceCmd `cmd:"" help:"Print a workspace's credit balance."`
-}
-
-// WorkspaceCreateCmd creates a workspace.
-type WorkspaceCreateCmd struct {
-	Output
-	Tenant   string `required:"" help:"Tenant id."`
-	Customer string `required:"" help:"Provider customer id (e.g. cus_...) that maps to this workspace."`
-	Name     string `help:"Workspace name."`
-}
-
-func (c *WorkspaceCreateCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.store(ctx, false)
-	if err != nil {
-		return err
+// printOne prints one record: as JSON, or its fields one a line.
+func printOne(o Output, v any, lines ...string) error {
+	if o.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(v)
 	}
-	defer done()
-	id, err := s.CreateWorkspace(ctx, c.Tenant, c.Customer, c.Name)
-	if err != nil {
-		return err
-	}
-	return c.print(id, map[string]any{"tenant_id": c.Tenant, "customer": c.Customer, "name": c.Name})
-}
-
-// WorkspaceBalanceCmd prints a balance.
-type WorkspaceBalanceCmd struct {
-	Output
-	ID string `arg:"" help:"Workspace id."`
-}
-
-func (c *WorkspaceBalanceCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.store(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer done()
-	credits, err := s.Balance(ctx, c.ID)
-	if err != nil {
-		return err
-	}
-	if c.Output.Output == "json" {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"workspace_id": c.ID, "credits": credits})
-	}
-	_, err = fmt.Println(credits)
+	_, err := fmt.Println(strings.Join(lines, "\n"))
 	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

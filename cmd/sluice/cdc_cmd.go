@@ -35,7 +35,7 @@ type CDCResyncCmd struct {
 	Since   time.Time `name:"since" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Re-publish rows created at or after this time (RFC 3339). The relay logs the last time it knows everything was in Kafka."`
 	Slot    string    `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
 	Migrate bool      `name:"migrate" env:"SLUICE_MIGRATE" default:"true" negatable:"" help:"Apply pending migrations first."`
-	Output  string    `name:"output" enum:"text,json" default:"text" help:"Output format."`
+	Output
 }
 
 func (c *CDCResyncCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
@@ -63,7 +63,7 @@ func (c *CDCResyncCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	if err != nil {
 		return fmt.Errorf("resync: %w", err)
 	}
-	if c.Output == "json" {
+	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"slot": res.Slot, "lsn": res.LSN.String(),
 			"since": res.Since.UTC().Format(time.RFC3339Nano), "published": res.Published})
 	}

@@ -118,6 +118,9 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	if cliBinary.dir != "" {
+		_ = os.RemoveAll(cliBinary.dir)
+	}
 	cancel()
 	if err := proc.Wait(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: pipeline stopped with:", err)

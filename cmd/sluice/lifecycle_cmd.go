@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/sluicehq/sluice/internal/lifecycle"
 )
@@ -14,6 +16,7 @@ import (
 // expired keys deleted. For an upgrade (partitions exist before the new
 // binaries run) and for operators who want to see what it does.
 type LifecycleCmd struct {
+	Output
 	Horizons `embed:""`
 }
 
@@ -33,6 +36,11 @@ func (c *LifecycleCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	}
 	if r.Skipped {
 		return errors.New("another instance is making a pass now (it holds the lifecycle lock)")
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"partitions_created": r.Created, "partitions_dropped": r.Dropped,
+			"keys_deleted": r.KeysDeleted, "dead_letters_deleted": r.DeadLettersDeleted, "parked_deleted": r.ParkedDeleted,
+			"replaced_tables_dropped": r.LegacyDropped, "took_seconds": r.Took.Seconds()})
 	}
 	_, err = fmt.Printf("partitions created %d, dropped %d; keys deleted %d; replayed dead letters deleted %d; released parked records deleted %d; replaced tables dropped %v; %s\n",
 		r.Created, r.Dropped, r.KeysDeleted, r.DeadLettersDeleted, r.ParkedDeleted, r.LegacyDropped, r.Took)

@@ -69,6 +69,7 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 
 // DLQReplayCmd replays dead letters.
 type DLQReplayCmd struct {
+	Output
 	ID             int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter."`
 	Group          string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
 	DispatchURL    string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters."`
@@ -86,7 +87,13 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	}
 	defer pool.Close()
 	n, err := replayDeadLetters(ctx, operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc})), c.ID, c.Group, log)
-	fmt.Printf("replayed %d dead letter(s)\n", n)
+	if c.Output.Output == "json" {
+		if jerr := json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": n}); jerr != nil {
+			return jerr
+		}
+	} else {
+		fmt.Printf("replayed %d dead letter(s)\n", n)
+	}
 	return err
 }
 
@@ -109,10 +116,11 @@ func (g *Globals) operateConfig(o groups.Options) operate.Config {
 	return operate.Config{Topics: g.topics(), Groups: o}
 }
 
-// LagCmd prints lag per group and partition.
+// LagCmd prints lag: one line per group, or per partition.
 type LagCmd struct {
 	Output
-	Group []string `name:"group" help:"Groups to show (default: every group Sluice runs, the dispatcher's included)."`
+	Group      []string `name:"group" help:"Groups to show (default: every group Sluice runs, the dispatcher's included)."`
+	Partitions bool     `name:"partitions" help:"One line per group and partition (committed, log start and end offsets) instead of one per group."`
 }
 
 func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
@@ -125,6 +133,9 @@ func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if !c.Partitions {
+		return printGroupLag(os.Stdout, c.Output.Output, lags)
+	}
 	var rows []offsets.LagRow
 	for _, l := range lags {
 		if l.Lag < 0 {
@@ -133,6 +144,39 @@ func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
 		rows = append(rows, l.Partitions...)
 	}
 	return printLag(os.Stdout, c.Output.Output, rows)
+}
+
+// printGroupLag prints one line per group: its total lag and its slowest
+// partition.
+func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error {
+	if format == "json" {
+		type summary struct {
+			Group      string          `json:"group"`
+			State      string          `json:"state"`
+			Lag        int64           `json:"lag"`
+			Partitions int             `json:"partitions"`
+			Slowest    *offsets.LagRow `json:"slowest,omitempty"`
+		}
+		out2 := make([]summary, 0, len(lags))
+		for _, l := range lags {
+			out2 = append(out2, summary{l.Group, l.State, l.Lag, len(l.Partitions), l.Slowest})
+		}
+		return json.NewEncoder(out).Encode(out2)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
+	for _, l := range lags {
+		slowest := "-"
+		if s := l.Slowest; s != nil {
+			slowest = fmt.Sprintf("%s/%d (lag %d)", s.Topic, s.Partition, s.Lag)
+		}
+		lag := fmt.Sprint(l.Lag)
+		if l.Lag < 0 {
+			lag = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", l.Group, l.State, lag, len(l.Partitions), slowest)
+	}
+	return w.Flush()
 }
 
 func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
@@ -149,6 +193,7 @@ func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
 
 // ReplayCmd rewinds a stopped group.
 type ReplayCmd struct {
+	Output
 	Group      string    `name:"group" required:"" help:"The consumer group to rewind (e.g. sluice.credits). It must have no active member."`
 	ToEarliest bool      `name:"to-earliest" xor:"to" required:"" help:"Rewind to the oldest record Kafka still keeps."`
 	ToLatest   bool      `name:"to-latest" xor:"to" required:"" help:"Skip to the end (nothing is applied again)."`
@@ -170,6 +215,9 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	moves, err := rewindGroup(ctx, adm, g.topics(), c.Group, target, c.Execute)
 	if err != nil {
 		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"group": c.Group, "executed": c.Execute, "moves": moves})
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")

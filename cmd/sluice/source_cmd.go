@@ -19,9 +19,13 @@ import (
 // SourceCmd groups source administration.
 type SourceCmd struct {
 	Create              SourceCreateCmd              `cmd:"" help:"Create a source; prints its id, then its ingest URL."`
+	List                SourceListCmd                `cmd:"" help:"List sources (never their secrets)."`
+	Get                 SourceGetCmd                 `cmd:"" help:"Show a source (never its secrets)."`
 	Kinds               SourceKindsCmd               `cmd:"" help:"List the source kinds this build knows."`
 	RotateSecret        SourceRotateSecretCmd        `cmd:"" name:"rotate-secret" help:"Add a new secret; the old ones stay valid for --overlap."`
 	Disable             SourceDisableCmd             `cmd:"" help:"Refuse every delivery of a source (e.g. a leaked secret)."`
+	Enable              SourceEnableCmd              `cmd:"" help:"Accept a disabled source's deliveries again."`
+	SetBodyLimit        SourceSetBodyLimitCmd        `cmd:"" name:"set-body-limit" help:"Set the largest body a source accepts (0: its kind's default)."`
 	SetAPICredentials   SourceSetAPICredentialsCmd   `cmd:"" name:"set-api-credentials" help:"Store the provider API credentials reconciliation uses (sealed; never printed)."`
 	ClearAPICredentials SourceClearAPICredentialsCmd `cmd:"" name:"clear-api-credentials" help:"Remove a source's provider API credentials."`
 }
@@ -106,9 +110,10 @@ func (c *SourceCreateCmd) Run(ctx context.Context, g *Globals) error {
 // SourceRotateSecretCmd adds a secret with overlap.
 type SourceRotateSecretCmd struct {
 	Output
-	Source  string        `required:"" help:"Source id."`
-	Secret  string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"The new signing secret."`
-	Overlap time.Duration `default:"24h" help:"How long the current secrets stay valid beside the new one (0: expire them now)."`
+	Source   string        `required:"" help:"Source id."`
+	Secret   string        `xor:"secret" required:"" env:"SLUICE_SOURCE_SECRET" help:"The new signing secret, as the provider shows it."`
+	Generate bool          `xor:"secret" required:"" help:"Make a new secret and print it once (senders whose secret the receiver chooses; not Stripe)."`
+	Overlap  time.Duration `default:"24h" help:"How long the current secrets stay valid beside the new one (0: expire them now)."`
 }
 
 func (c *SourceRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
@@ -117,12 +122,26 @@ func (c *SourceRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer done()
-	expires, err := s.RotateSecret(ctx, c.Source, c.Secret, c.Overlap)
+	var (
+		expires time.Time
+		secret  string
+	)
+	if c.Generate {
+		secret, expires, err = s.RotateGeneratedSecret(ctx, c.Source, c.Overlap)
+	} else {
+		expires, err = s.RotateSecret(ctx, c.Source, c.Secret, c.Overlap)
+	}
 	if err != nil {
 		return err
 	}
 	note := fmt.Sprintf("new secret added; previous secrets stop working by %s (running ingest instances pick this up within 5s)", expires.UTC().Format(time.RFC3339))
-	return c.print(c.Source, map[string]any{"old_secrets_expire_at": expires.UTC()}, note)
+	fields := map[string]any{"old_secrets_expire_at": expires.UTC()}
+	details := []string{note}
+	if secret != "" {
+		fields["secret"] = secret
+		details = append([]string{secret, "give it to the sender now: it is not shown again"}, details...)
+	}
+	return c.print(c.Source, fields, details...)
 }
 
 // SourceDisableCmd disables a source.
@@ -142,6 +161,105 @@ func (c *SourceDisableCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	return c.print(c.Source, map[string]any{"disabled": true},
 		"disabled: every delivery is refused (404) by running ingest instances within 5s (their source cache)")
+}
+
+// SourceEnableCmd enables a disabled source.
+type SourceEnableCmd struct {
+	Output
+	Source string `required:"" help:"Source id."`
+}
+
+func (c *SourceEnableCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.store(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := s.EnableSource(ctx, c.Source); err != nil {
+		return err
+	}
+	return c.print(c.Source, map[string]any{"disabled": false},
+		"enabled: running ingest instances accept its deliveries within 5s (their source cache)")
+}
+
+// SourceSetBodyLimitCmd sets a source's body limit.
+type SourceSetBodyLimitCmd struct {
+	Output
+	Source       string `required:"" help:"Source id."`
+	MaxBodyBytes int64  `name:"max-body-bytes" required:"" help:"Largest body, 1 to 26214400 (25 MiB); 0: the kind's default."`
+}
+
+func (c *SourceSetBodyLimitCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.store(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := s.SetBodyLimit(ctx, c.Source, c.MaxBodyBytes); err != nil {
+		return err
+	}
+	return c.print(c.Source, map[string]any{"max_body_bytes": c.MaxBodyBytes}, "body limit set: running ingest instances apply it within 5s")
+}
+
+// SourceListCmd lists sources.
+type SourceListCmd struct {
+	Output
+	Paging
+	Tenant   string `help:"Only this tenant's sources."`
+	Kind     string `help:"Only sources of this kind."`
+	Disabled bool   `xor:"state" help:"Only disabled sources."`
+	Enabled  bool   `xor:"state" help:"Only enabled sources."`
+}
+
+func (c *SourceListCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.store(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	f := tenancy.SourceFilter{TenantID: c.Tenant, Kind: c.Kind}
+	if c.Disabled || c.Enabled {
+		f.Disabled = &c.Disabled
+	}
+	items, next, err := s.Sources(ctx, f, c.page())
+	if err != nil {
+		return err
+	}
+	return printList(c.Output, items, next, "ID\tTENANT\tKIND\tACCOUNT\tSTATE\tSECRETS", func(src tenancy.Source) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d", src.ID, src.TenantID, src.Kind, src.Account, sourceState(src), src.ActiveSecrets)
+	})
+}
+
+func sourceState(src tenancy.Source) string {
+	if src.Disabled {
+		return "disabled"
+	}
+	return "enabled"
+}
+
+// SourceGetCmd shows one source.
+type SourceGetCmd struct {
+	Output
+	ID string `arg:"" name:"source-id" help:"Source id."`
+}
+
+func (c *SourceGetCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.store(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	src, err := s.Source(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	body := "default"
+	if src.MaxBodyBytes != nil {
+		body = fmt.Sprint(*src.MaxBodyBytes)
+	}
+	return printOne(c.Output, src, src.ID, "tenant:         "+src.TenantID, "kind:           "+src.Kind,
+		"account:        "+src.Account, "state:          "+sourceState(src), "max body bytes: "+body,
+		fmt.Sprintf("active secrets: %d", src.ActiveSecrets), "ip allowlist:   "+orDash(strings.Join(src.IPAllowlist, ", ")))
 }
 
 // SourceKindsCmd lists the kinds of the registry, one a line.

@@ -79,3 +79,21 @@ func Classify(err error) Fault {
 	// (58), objects in use (55) and classes not named above.
 	return FaultTransient
 }
+
+// Violation names the constraint err broke (a unique key, a foreign key, a
+// check), so a caller can say what clashed in its own words instead of
+// passing the server's text on; ok is false for any other error.
+func Violation(err error) (constraint string, ok bool) {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || !pgerrcode.IsIntegrityConstraintViolation(pgErr.Code) {
+		return "", false
+	}
+	return pgErr.ConstraintName, true
+}
+
+// IsFromPostgres reports whether err carries the server's own error (its
+// SQLSTATE and text): what must never be shown to a person as is.
+func IsFromPostgres(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}

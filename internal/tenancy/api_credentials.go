@@ -45,7 +45,7 @@ func (s Store) SetAPICredentials(ctx context.Context, sourceID string, credentia
 	var id string
 	err = s.Pool.QueryRow(ctx, apiCredentialsSetSQL, sourceID, keyID, sealed).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("no source %s", sourceID)
+		return notFound("source", sourceID)
 	}
 	if err != nil {
 		return fmt.Errorf("store API credentials: %w", err)
@@ -72,7 +72,7 @@ func (s Store) APICredentials(ctx context.Context, sourceID string) (provider.Ki
 	)
 	err := s.Pool.QueryRow(ctx, apiCredentialsGetSQL, sourceID).Scan(&kind, &keyID, &ciphertext)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil, fmt.Errorf("no source %s", sourceID)
+		return "", nil, notFound("source", sourceID)
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("read API credentials: %w", err)
@@ -93,7 +93,7 @@ func (s Store) reconciler(ctx context.Context, sourceID string) (provider.Reconc
 	var kind string
 	err := s.Pool.QueryRow(ctx, `SELECT kind FROM sources WHERE id = $1`, sourceID).Scan(&kind)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("no source %s", sourceID)
+		return nil, notFound("source", sourceID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read source: %w", err)

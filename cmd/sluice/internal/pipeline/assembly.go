@@ -20,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -275,12 +276,23 @@ func (a *assembly) httpStage(context.Context) error {
 }
 
 // adminStage binds the operators' listener: every stage's readiness,
-// metrics and, when enabled, profiles.
+// metrics, the admin API (/admin/v1) and, when enabled, profiles.
 func (a *assembly) adminStage(context.Context) error {
 	if a.cfg.AdminAddr == "" {
 		return nil
 	}
 	srv := ops.NewAdmin(a.cfg.AdminAddr, a.log, a.reg, a.checks)
+	store := tenancy.Store{Pool: a.pool, Providers: a.cfg.IngestConfig.Providers}
+	if a.cfg.SecretKey != "" {
+		// Without a key ring (a relay or consumer process) the API still
+		// serves; creating a source or rotating a secret says what is missing.
+		ring, err := keyring.Parse(a.cfg.SecretKey)
+		if err != nil {
+			return err
+		}
+		store.Ring = ring
+	}
+	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: a.cfg.AdminGroups}, a.log)
 	if a.cfg.Profiling {
 		srv.EnableProfiling()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -42,8 +43,11 @@ type Config struct {
 	AdminAddr    string
 	AdminTLSCert string
 	AdminTLSKey  string
-	Topics       envelope.Topics
-	TopicSpec    kafka.TopicSpec
+	// AdminGroups register further resource groups on the admin API
+	// (internal/admin's package doc says how).
+	AdminGroups []func(*admin.API)
+	Topics      envelope.Topics
+	TopicSpec   kafka.TopicSpec
 	// Which stages run here.
 	Ingest, CDC, Consume bool
 	// Migrate applies pending migrations at start.

@@ -1,0 +1,248 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/internal/admin"
+	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+var dbURL string
+
+func TestMain(m *testing.M) {
+	services, err := testenv.Find()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "admin tests:", err)
+		os.Exit(1)
+	}
+	db, err := services.NewDatabase(context.Background(), "admin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "admin tests:", err)
+		os.Exit(1)
+	}
+	dbURL = db.URL
+	code := m.Run()
+	db.Drop()
+	os.Exit(code)
+}
+
+// bundle is one in-process admin listener on the package's database, with
+// a validator built from the document it serves.
+type bundle struct {
+	pool   *pgxpool.Pool
+	store  tenancy.Store
+	tokens admintoken.Store
+	api    *admin.API
+	srv    *httptest.Server
+	routes []route
+
+	once      sync.Once
+	validator validator.Validator
+	spec      map[string]any
+}
+
+type route struct{ method, path string }
+
+func setup(t *testing.T, groups ...func(*admin.API)) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pg.Connect(ctx, dbURL, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	key, _ := keyring.Generate()
+	ring, _ := keyring.Parse(key)
+	store := tenancy.Store{Pool: pool, Ring: ring}
+	srv := ops.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
+	api := admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, slog.New(slog.DiscardHandler))
+	b := &bundle{pool: pool, store: store, tokens: admintoken.Store{Pool: pool}, api: api}
+	for _, r := range srv.Engine.Routes() {
+		b.routes = append(b.routes, route{r.Method, r.Path})
+	}
+	b.srv = httptest.NewServer(srv.Engine)
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+// load fetches the served document once and builds the validator every
+// response is checked with.
+func (b *bundle) load(t *testing.T) {
+	t.Helper()
+	b.once.Do(func() {
+		resp, err := http.Get(b.srv.URL + admin.OpenAPIPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", admin.OpenAPIPath, resp.StatusCode)
+		}
+		if err := json.Unmarshal(raw, &b.spec); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := b.spec["openapi"].(string); v != "3.1.0" {
+			t.Fatalf("served document is OpenAPI %q, want 3.1.0", v)
+		}
+		doc, err := libopenapi.NewDocument(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, errs := validator.NewValidator(doc)
+		if len(errs) > 0 {
+			t.Fatalf("validator: %v", errs)
+		}
+		if ok, verrs := v.ValidateDocument(); !ok {
+			for _, e := range verrs {
+				t.Errorf("served document invalid: %s: %s", e.Message, e.Reason)
+			}
+			t.FailNow()
+		}
+		b.validator = v
+	})
+	if b.validator == nil {
+		t.Fatal("no validator")
+	}
+}
+
+// do sends one request and checks the answer against the served OpenAPI
+// document: status, content type and body schema.
+func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []byte) {
+	t.Helper()
+	status, got, _ := b.doAt(t, b.srv.URL, token, method, path, body)
+	return status, got
+}
+
+// doAt is do against another server of the same API, returning the
+// answer's headers too.
+func (b *bundle) doAt(t *testing.T, base, token, method, path string, body any) (int, []byte, http.Header) {
+	t.Helper()
+	b.load(t)
+	var rd io.Reader
+	var raw []byte
+	if body != nil {
+		switch v := body.(type) {
+		case string:
+			raw = []byte(v)
+		default:
+			raw, _ = json.Marshal(v)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The validator reads the request and response again.
+	vreq, _ := http.NewRequest(method, base+path, bytes.NewReader(raw))
+	vreq.Header = req.Header.Clone()
+	resp.Body = io.NopCloser(bytes.NewReader(got))
+	if ok, verrs := b.validator.ValidateHttpResponse(vreq, resp); !ok {
+		for _, e := range verrs {
+			t.Errorf("%s %s -> %d does not match the OpenAPI document: %s: %s (body %s)", method, path, resp.StatusCode, e.Message, e.Reason, got)
+		}
+	}
+	if resp.StatusCode >= 400 && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+		t.Errorf("%s %s -> %d with content type %q, want a problem detail", method, path, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if bytes.Contains(got, []byte("SQLSTATE")) {
+		t.Errorf("%s %s -> %d leaks the database's text: %s", method, path, resp.StatusCode, got)
+	}
+	return resp.StatusCode, got, resp.Header
+}
+
+func (b *bundle) token(t *testing.T, role admintoken.Role, tenantID string) string {
+	t.Helper()
+	_, tok, err := b.tokens.Create(context.Background(), admintoken.New{Role: role, TenantID: tenantID, Name: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func (b *bundle) newTenant(t *testing.T) string {
+	t.Helper()
+	id, err := b.store.CreateTenant(context.Background(), "t-"+testenv.RandomSuffix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// world is a tenant with one of everything.
+type world struct {
+	tenant, source, workspace, apiKey string
+}
+
+func (b *bundle) newWorld(t *testing.T) world {
+	t.Helper()
+	ctx := context.Background()
+	w := world{tenant: b.newTenant(t)}
+	var err error
+	if w.source, err = b.store.CreateSource(ctx, tenancy.NewSource{TenantID: w.tenant, Kind: "standard_webhooks",
+		Account: "acct_" + testenv.RandomSuffix(), Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}); err != nil {
+		t.Fatal(err)
+	}
+	if w.workspace, err = b.store.CreateWorkspace(ctx, w.tenant, "cus_"+testenv.RandomSuffix(), "w"); err != nil {
+		t.Fatal(err)
+	}
+	if w.apiKey, _, err = b.store.CreateAPIKey(ctx, w.tenant); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (b *bundle) count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := b.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func decode[T any](t *testing.T, raw []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	return v
+}

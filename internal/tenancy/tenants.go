@@ -1,0 +1,148 @@
+package tenancy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Tenant is a customer of the deployment.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	// Limits override ingest's deployment-wide rate for this tenant; nil:
+	// the deployment's.
+	Limits *Limits `json:"limits,omitempty"`
+}
+
+// Limits are a tenant's ingest token bucket: events per second after
+// authentication, per ingest instance, and the burst.
+type Limits struct {
+	Rate  float64 `json:"rate" minimum:"0" exclusiveMinimum:"0" doc:"Events per second per ingest instance."`
+	Burst int     `json:"burst" minimum:"1" doc:"Largest burst of events."`
+}
+
+func (l Limits) check() error {
+	if l.Rate <= 0 || math.IsInf(l.Rate, 0) || math.IsNaN(l.Rate) {
+		return &InvalidError{Field: "rate", Reason: "must be a number above 0"}
+	}
+	if l.Burst < 1 || l.Burst > math.MaxInt32 {
+		return &InvalidError{Field: "burst", Reason: "must be at least 1"}
+	}
+	return nil
+}
+
+// CreateTenant returns the new tenant's id.
+func (s Store) CreateTenant(ctx context.Context, name string) (string, error) {
+	if name == "" {
+		return "", &InvalidError{Field: "name", Reason: "a tenant needs a name"}
+	}
+	var id string
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO tenants (name) VALUES ($1) RETURNING id::text`, name).Scan(&id); err != nil {
+			return fmt.Errorf("create tenant: %w", err)
+		}
+		return s.record(ctx, tx, "tenant.create", "tenant", id, id)
+	})
+	return id, err
+}
+
+const tenantColumns = `SELECT t.id::text, t.name, t.created_at, l.rate, l.burst
+FROM tenants t LEFT JOIN tenant_limits l ON l.tenant_id = t.id`
+
+func scanTenant(row pgx.CollectableRow) (Tenant, error) {
+	var (
+		t     Tenant
+		rate  *float64
+		burst *int
+	)
+	if err := row.Scan(&t.ID, &t.Name, &t.CreatedAt, &rate, &burst); err != nil {
+		return t, err
+	}
+	if rate != nil && burst != nil {
+		t.Limits = &Limits{Rate: *rate, Burst: *burst}
+	}
+	return t, nil
+}
+
+// Tenant returns one tenant.
+func (s Store) Tenant(ctx context.Context, id string) (Tenant, error) {
+	if err := checkID("tenant", id); err != nil {
+		return Tenant{}, err
+	}
+	rows, err := s.Pool.Query(ctx, tenantColumns+` WHERE t.id = $1`, id)
+	if err != nil {
+		return Tenant{}, fmt.Errorf("read tenant: %w", err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, scanTenant)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, notFound("tenant", id)
+	}
+	if err != nil {
+		return t, fmt.Errorf("read tenant: %w", err)
+	}
+	return t, nil
+}
+
+// Tenants lists tenants in id order; the second value is the next page's
+// cursor ("" on the last page). Only, when set, restricts the list to that
+// tenant (a tenant-scoped caller).
+func (s Store) Tenants(ctx context.Context, only string, p Page) ([]Tenant, string, error) {
+	after, err := p.after()
+	if err != nil {
+		return nil, "", err
+	}
+	var onlyID *string
+	if only != "" {
+		onlyID = &only
+	}
+	rows, err := s.Pool.Query(ctx, tenantColumns+`
+WHERE ($1::uuid IS NULL OR t.id > $1) AND ($2::uuid IS NULL OR t.id = $2)
+ORDER BY t.id LIMIT $3`, after, onlyID, p.size()+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list tenants: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, scanTenant)
+	if err != nil {
+		return nil, "", fmt.Errorf("list tenants: %w", err)
+	}
+	list, next := trim(list, p.size(), func(t Tenant) string { return t.ID })
+	return list, next, nil
+}
+
+// SetLimits overrides ingest's rate for a tenant. Running ingest
+// instances apply it within their source cache TTL (5 s).
+func (s Store) SetLimits(ctx context.Context, tenantID string, l Limits) error {
+	if err := checkID("tenant", tenantID); err != nil {
+		return err
+	}
+	if err := l.check(); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO tenant_limits (tenant_id, rate, burst) VALUES ($1, $2, $3)
+ON CONFLICT (tenant_id) DO UPDATE SET rate = EXCLUDED.rate, burst = EXCLUDED.burst, updated_at = now()`, tenantID, l.Rate, l.Burst)
+		if err != nil {
+			return dbError(err, "set limits", tenantID)
+		}
+		return s.record(ctx, tx, "tenant.set_limits", "tenant", tenantID, tenantID)
+	})
+}
+
+// ClearLimits returns a tenant to the deployment's rate.
+func (s Store) ClearLimits(ctx context.Context, tenantID string) error {
+	if _, err := s.Tenant(ctx, tenantID); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM tenant_limits WHERE tenant_id = $1`, tenantID); err != nil {
+			return fmt.Errorf("clear limits: %w", err)
+		}
+		return s.record(ctx, tx, "tenant.clear_limits", "tenant", tenantID, tenantID)
+	})
+}
