@@ -103,7 +103,7 @@ func TestCLIErrorsNameWhatIsWrongAndUnknownIdsFail(t *testing.T) {
 		{[]string{"apikey", "revoke", unknown}, "no api key " + unknown},
 		{[]string{"admintoken", "create", "--role", "read", "--tenant", unknown}, "no tenant " + unknown},
 		{[]string{"admintoken", "revoke", unknown}, "no such admin token: " + unknown},
-		{[]string{"lag", "--group", "nosuch"}, "no consumer group nosuch"},
+		{[]string{"lag", "--group", "nosuch"}, "consumer group nosuch not found (there are: "},
 	} {
 		_, stderr, code := cli(t, c.args...)
 		if code == 0 {

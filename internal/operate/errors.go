@@ -3,6 +3,7 @@ package operate
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -34,9 +35,17 @@ var (
 type NotFoundError struct {
 	What string // "event", "dead letter", "consumer group"...
 	ID   string
+	// Known lists what does exist, where that is no one tenant's secret
+	// (the deployment's consumer groups): what a person types next.
+	Known []string
 }
 
-func (e *NotFoundError) Error() string        { return fmt.Sprintf("%s %s not found", e.What, e.ID) }
+func (e *NotFoundError) Error() string {
+	if len(e.Known) > 0 {
+		return fmt.Sprintf("%s %s not found (there are: %s)", e.What, e.ID, strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("%s %s not found", e.What, e.ID)
+}
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 func notFound(what string, id any) error { return &NotFoundError{What: what, ID: fmt.Sprint(id)} }

@@ -44,7 +44,7 @@ func (o *Operator) ConsumerGroups(ctx context.Context, scope *Scope, names ...st
 	}
 	for _, n := range names {
 		if !slices.Contains(known, n) {
-			return nil, notFound("consumer group", n)
+			return nil, &NotFoundError{What: "consumer group", ID: n, Known: known}
 		}
 	}
 	rows, err := offsets.Lag(ctx, o.admin, names...)
