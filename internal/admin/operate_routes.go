@@ -87,16 +87,17 @@ type GroupPath struct {
 	Group string `path:"group" doc:"Consumer group (e.g. sluice.credits)."`
 }
 
-// timeRange is the since/until filter of the lists.
-type timeRange struct {
+// TimeRange is the since/until filter of the lists (exported: see
+// PageQuery).
+type TimeRange struct {
 	Since time.Time `query:"since" doc:"Only from this time (RFC 3339), inclusive."`
 	Until time.Time `query:"until" doc:"Only before this time (RFC 3339)."`
 }
 
 func eventRoutes(a *API, o *operate.Operator) {
 	type searchIn struct {
-		pageQuery
-		timeRange
+		PageQuery
+		TimeRange
 		TenantID  string `query:"tenant_id" doc:"Only this tenant's events."`
 		SourceID  string `query:"source_id" doc:"Only this source's events."`
 		EventID   string `query:"event_id" doc:"The provider's event id (evt_..., a delivery GUID)."`
@@ -152,8 +153,8 @@ type DeadLetterFilterBody struct {
 
 func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 	type listIn struct {
-		pageQuery
-		timeRange
+		PageQuery
+		TimeRange
 		Group    string `query:"group" doc:"Only this consumer group's."`
 		TenantID string `query:"tenant_id" doc:"Only this tenant's."`
 		Reason   string `query:"reason" doc:"Only letters whose reason contains this, case-insensitively."`
@@ -195,12 +196,15 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 			a.record(ctx, c, audit.Target{Action: "dead_letter.replay", Resource: "dead_letter", ID: in.DeadLetterID, TenantID: c.Token.TenantID})
 			return reply(operate.ReplayResult{Replayed: []int64{id}}), nil
 		})
-	Handle(a, Route{Op: op("replay-dead-letters", http.MethodPost, "/dead-letters/replay",
-		"Replay every pending dead letter a filter selects, oldest first; stops at the first failure", "dead-letters"),
-		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay_set"},
+	replaySet := op("replay-dead-letters", http.MethodPost, "/dead-letters/replay",
+		"Replay every pending dead letter a filter selects, oldest first; stops at the first failure", "dead-letters")
+	replaySet.DefaultStatus = http.StatusOK
+	Handle(a, Route{Op: replaySet, Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay_set"},
 		func(ctx context.Context, c Call, in *body[DeadLetterFilterBody]) (*body[operate.ReplayResult], error) {
-			tenant, err := c.TenantFilter(in.Body.TenantID)
-			if err != nil {
+			// The named tenant only: a scoped token's own tenant is its
+			// scope, not a filter, so {} stays "replay everything", refused.
+			tenant := in.Body.TenantID
+			if err := c.Tenant(tenant); tenant != "" && err != nil {
 				return nil, err
 			}
 			f := in.Body
@@ -222,8 +226,8 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 
 func conflictRoutes(a *API, o *operate.Operator) {
 	type listIn struct {
-		pageQuery
-		timeRange
+		PageQuery
+		TimeRange
 		TenantID string `query:"tenant_id" doc:"Only this tenant's."`
 	}
 	Handle(a, Route{Op: op("list-conflicts", http.MethodGet, "/conflicts",
@@ -306,6 +310,9 @@ func groupRoutes(a *API, o *operate.Operator) {
 		Scope: ScopeGlobal, Resource: "consumer_group", Action: "consumer_group.rewind"},
 		func(ctx context.Context, c Call, in *rewindIn) (*body[RewindOut], error) {
 			b := in.Body
+			if n := btoi(b.To != "") + btoi(b.Time != nil) + btoi(b.Offset != nil); n != 1 {
+				return nil, &operate.InvalidError{Field: "to", Reason: "name exactly one of to (earliest, latest), time or offset"}
+			}
 			target := offsets.Target{Earliest: b.To == "earliest", Latest: b.To == "latest", Offset: -1}
 			if b.Time != nil {
 				target.Time = *b.Time
@@ -328,4 +335,11 @@ func groupRoutes(a *API, o *operate.Operator) {
 			}
 			return reply(RewindOut{Group: in.Group, DryRun: !execute, Moves: moves}), nil
 		})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -93,6 +93,13 @@ type route struct{ method, path string }
 
 func setup(t *testing.T, groups ...func(*admin.API)) *bundle {
 	t.Helper()
+	return setupWith(t, adm, groups...)
+}
+
+// setupWith is setup with the operator's Kafka client kafkaAdmin (nil: a
+// process that runs no stage reading Kafka).
+func setupWith(t *testing.T, kafkaAdmin *kadm.Client, groups ...func(*admin.API)) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
 	if err != nil {
@@ -108,7 +115,7 @@ func setup(t *testing.T, groups ...func(*admin.API)) *bundle {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, adm, operate.Config{Topics: topics})
+	op := operate.New(pool, kafkaAdmin, operate.Config{Topics: topics})
 	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types)}, groups...)
 	api := admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
 	b := &bundle{pool: pool, store: store, tokens: admintoken.Store{Pool: pool}, api: api}
