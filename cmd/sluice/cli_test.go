@@ -169,6 +169,8 @@ func TestAdminListenerServesTheAPI(t *testing.T) {
 	for path, want := range map[string]int{
 		"/admin/v1/openapi.json": http.StatusOK,
 		"/admin/v1/tenants":      http.StatusUnauthorized,
+		"/admin/v1/events":       http.StatusUnauthorized,
+		"/admin/v1/slot":         http.StatusUnauthorized,
 		"/metrics":               http.StatusOK,
 		"/readyz":                http.StatusOK,
 	} {
