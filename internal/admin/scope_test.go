@@ -1,6 +1,7 @@
 package admin_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/admintoken"
 )
@@ -200,4 +202,24 @@ func (b *bundle) fingerprint(t *testing.T, tenant string) string {
 		t.Fatal(err)
 	}
 	return fp
+}
+
+// A parameter confined by its parent (an event type's name inside
+// tenant_id) refuses a scoped token on a route without that parent: no id
+// reaches a handler unconfined.
+func TestParamWithinAParentNeedsTheParent(t *testing.T) {
+	t.Parallel()
+	orphan := func(a *admin.API) {
+		type in struct {
+			Kind string `path:"source_kind"`
+		}
+		admin.Handle(a, admin.Route{Op: huma.Operation{OperationID: "test-orphan-kind", Method: http.MethodGet, Path: "/test/kinds/{source_kind}"},
+			Scope: admin.ScopeTenant},
+			func(ctx context.Context, c admin.Call, in *in) (*struct{}, error) { return &struct{}{}, nil })
+	}
+	b := setup(t, orphan)
+	w := b.newWorld(t)
+	if status, got := b.do(t, b.token(t, admintoken.RoleRead, w.tenant), http.MethodGet, "/admin/v1/test/kinds/api", nil); status != http.StatusInternalServerError {
+		t.Errorf("scoped token on a route whose source_kind has no tenant_id: %d %s, want 500", status, got)
+	}
 }
