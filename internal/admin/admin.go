@@ -23,12 +23,21 @@
 // path parameter naming something owned by a tenant, register an owner
 // resolver with a.Owner(param, resource, func(ctx, id) (tenantID, error)) so a
 // scoped token asking for another tenant's id is answered 404 before the
-// handler runs; a tenant-scoped route whose path names a parameter with no
-// owner refuses every scoped token (500), and the route walk test fails.
+// handler runs; a parameter that names something only inside another's
+// owner (an event type's kind and name inside tenant_id) is registered with
+// a.Within(param, parent) instead. A tenant-scoped route whose path names a
+// parameter with no owner refuses every scoped token (500), and the route
+// walk test fails.
 // List routes filter with Call.TenantFilter, create routes check the
 // tenant they are given with Call.Tenant. Operate handlers write their
 // audit row in their own transaction (Call.Actor, audit.Actor.Record);
 // refusals and payload reads are audited here.
+//
+// The groups this package ships besides tenancy's: OperateRoutes
+// (internal/operate: inbox search, trails, payloads, dead letters,
+// conflicts, consumer groups, the slot, rewinds) and CatalogRoutes
+// (internal/catalog: tenants' event types). The pipeline registers both on
+// every admin listener.
 package admin
 
 import (
