@@ -36,7 +36,9 @@ type NotFoundError struct {
 	ID   string
 }
 
-func (e *NotFoundError) Error() string        { return fmt.Sprintf("%s %s not found", e.What, e.ID) }
+// Error reads as tenancy's do ("no source <id>"), so the CLI and the API
+// speak one way.
+func (e *NotFoundError) Error() string        { return fmt.Sprintf("no %s %s", e.What, e.ID) }
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 func notFound(what string, id any) error { return &NotFoundError{What: what, ID: fmt.Sprint(id)} }
