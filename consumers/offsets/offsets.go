@@ -33,10 +33,10 @@ type Target struct {
 
 // Move is one partition's rewind.
 type Move struct {
-	Topic     string
-	Partition int32
-	Current   int64 // -1: never committed
-	New       int64
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Current   int64  `json:"current"` // -1: never committed
+	New       int64  `json:"new"`
 }
 
 // Rewind computes, and with execute commits, new offsets of group for every

@@ -122,7 +122,7 @@ func TestKafkaRoutesAndTheirProblems(t *testing.T) {
 	b := setup(t)
 	root := b.token(t, admintoken.RoleOperate, "")
 	status, got := b.do(t, root, http.MethodPost, "/admin/v1/consumer-groups/"+group+"/rewind", map[string]any{"to": "earliest"})
-	if status != http.StatusOK || !strings.Contains(string(got), `"dry_run":true`) {
+	if status != http.StatusOK || !strings.Contains(string(got), `"dry_run":true`) || !strings.Contains(string(got), `"current":-1,"new":0`) {
 		t.Errorf("rewind without dry_run: %d %s, want a dry run", status, got)
 	}
 	for _, c := range []struct {
