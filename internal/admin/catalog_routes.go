@@ -66,6 +66,11 @@ func eventTypeRoutes(a *API, s *catalog.Store) {
 	Handle(a, Route{Op: op("list-event-types", http.MethodGet, "/tenants/{tenant_id}/event-types",
 		"The tenant's event types, newest version of each", "event-types"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *listIn) (*listOut[EventType], error) {
+			// An unknown tenant is 404, not an empty list (a scoped token's
+			// owner check does this before; an unscoped one's does not run).
+			if _, err := c.Store.Tenant(ctx, in.TenantID); err != nil {
+				return nil, err
+			}
 			es, err := s.List(ctx, in.TenantID, catalog.Filter{Kind: in.Kind, Deprecated: in.Deprecated})
 			return list(eventTypes(es), ""), err
 		})

@@ -181,6 +181,10 @@ func TestEventTypesOverHTTP(t *testing.T) {
 	if status, got := b.do(t, tok, http.MethodGet, base+"/api/order.placed", nil); status != http.StatusOK || strings.Count(string(got), `"version":`) != 1 {
 		t.Errorf("show: %d %s", status, got)
 	}
+	unknown := "/admin/v1/tenants/5b2e1d4c-0000-4000-8000-000000000000/event-types"
+	if status, got := b.do(t, b.token(t, admintoken.RoleRead, ""), http.MethodGet, unknown, nil); status != http.StatusNotFound {
+		t.Errorf("types of an unknown tenant: %d %s, want 404", status, got)
+	}
 	if status, got := b.do(t, tok, http.MethodGet, base+"/api/nosuch", nil); status != http.StatusNotFound {
 		t.Errorf("show unknown: %d %s", status, got)
 	}
