@@ -103,7 +103,7 @@ func TestCLIErrorsNameWhatIsWrongAndUnknownIdsFail(t *testing.T) {
 		{[]string{"apikey", "revoke", unknown}, "no api key " + unknown},
 		{[]string{"admintoken", "create", "--role", "read", "--tenant", unknown}, "no tenant " + unknown},
 		{[]string{"admintoken", "revoke", unknown}, "no such admin token: " + unknown},
-		{[]string{"lag", "--group", "nosuch"}, "consumer group nosuch not found (there are: "},
+		{[]string{"lag", "--group", "nosuch"}, "no consumer group nosuch (there are: "},
 	} {
 		_, stderr, code := cli(t, c.args...)
 		if code == 0 {
@@ -169,6 +169,8 @@ func TestAdminListenerServesTheAPI(t *testing.T) {
 	for path, want := range map[string]int{
 		"/admin/v1/openapi.json": http.StatusOK,
 		"/admin/v1/tenants":      http.StatusUnauthorized,
+		"/admin/v1/events":       http.StatusUnauthorized,
+		"/admin/v1/slot":         http.StatusUnauthorized,
 		"/metrics":               http.StatusOK,
 		"/readyz":                http.StatusOK,
 	} {

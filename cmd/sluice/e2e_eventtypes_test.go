@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -223,11 +224,30 @@ func TestKeptEventsAreReleasedOnceTheirTypeExists(t *testing.T) {
 	if n := count(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status = 'unhandled'`, h.tenantID); n != 100 {
 		t.Fatalf("%d unhandled before the type exists, want 100", n)
 	}
-	store := catalogStore(t)
-	entry := h.declareOrders(t, store)
-	r, err := store.Release(context.Background(), h.tenantID, "hmac", "order.placed")
-	if err != nil || r.Released != 100 {
-		t.Fatalf("release: %+v %v, want 100", r, err)
+	// Declared and released over the admin API, as an operator would.
+	tok := adminToken(t, admintoken.RoleOperate, h.tenantID)
+	types := "/admin/v1/tenants/" + h.tenantID + "/event-types"
+	status, got := adminCall(t, tok, http.MethodPost, types, map[string]any{"source_kind": "hmac", "event_type": "order.placed",
+		"schema": json.RawMessage(orderPlacedSchema), "object_id_at": "/order/ref", "event_time_at": "/at", "event_time_format": "rfc3339",
+		"resource_type": "order"})
+	var entry struct {
+		Version    int    `json:"version"`
+		DataSchema string `json:"dataschema"`
+	}
+	if status != http.StatusCreated || json.Unmarshal(got, &entry) != nil || entry.Version != 1 {
+		t.Fatalf("create over HTTP: %d %s", status, got)
+	}
+	release := func() catalog.Released {
+		t.Helper()
+		status, got := adminCall(t, tok, http.MethodPost, types+"/hmac/order.placed/release", nil)
+		var r catalog.Released
+		if status != http.StatusOK || json.Unmarshal(got, &r) != nil {
+			t.Fatalf("release over HTTP: %d %s", status, got)
+		}
+		return r
+	}
+	if r := release(); r.Released != 100 {
+		t.Fatalf("release: %+v, want 100", r)
 	}
 	recs := recordsFor(t, suite.topics.Tenant("order"), 100, ids...)
 	for _, rec := range recs {
@@ -235,9 +255,8 @@ func TestKeptEventsAreReleasedOnceTheirTypeExists(t *testing.T) {
 			t.Fatalf("released record headers %v", hm)
 		}
 	}
-	again, err := store.Release(context.Background(), h.tenantID, "hmac", "order.placed")
-	if err != nil || again.Released != 0 {
-		t.Fatalf("second release: %+v %v, want none", again, err)
+	if again := release(); again.Released != 0 {
+		t.Fatalf("second release: %+v, want none", again)
 	}
 	if n := count(t, `SELECT count(*) FROM outbox WHERE headers->>'ce_tenantid' = $1`, h.tenantID); n != 100 {
 		t.Fatalf("%d outbox rows after two releases, want 100", n)

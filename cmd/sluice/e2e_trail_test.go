@@ -2,19 +2,24 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
-// "Why didn't I get my credits?" answered from the operations alone: an
-// invoice sent through the whole pipeline is found by its event id, and
+// "Why didn't I get my credits?" answered over the admin API: an invoice
+// sent through the whole pipeline is found by its event id, and
 // its trail names the delivery, the grant it caused (business key,
 // workspace, credits) and the Kafka topic, partition and offset at which
 // the credits group applied it; a plain Kafka consumer finds that very
@@ -30,17 +35,18 @@ func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
 	}
 	testenv.Eventually(t, time.Minute, "the grant", func() (bool, error) { return f.grants(t) == 1, nil })
 
-	op := operate.New(suite.pool, nil, operate.Config{Topics: suite.topics})
-	found, err := op.Search(ctx, &operate.Scope{TenantID: f.tenantID}, operate.SearchFilter{EventID: eventID})
-	if err != nil {
-		t.Fatal(err)
+	// Over HTTP, as an operator with a read token of the tenant asks it.
+	tok := adminToken(t, admintoken.RoleRead, f.tenantID)
+	status, got := adminCall(t, tok, http.MethodGet, "/admin/v1/events?event_id="+url.QueryEscape(eventID), nil)
+	var found struct{ Items []operate.Event }
+	if status != http.StatusOK || json.Unmarshal(got, &found) != nil || len(found.Items) != 1 {
+		t.Fatalf("search by event id: %d %s, want one event", status, got)
 	}
-	if len(found.Items) != 1 {
-		t.Fatalf("search by event id found %d events", len(found.Items))
-	}
-	trail, err := op.Trail(ctx, &operate.Scope{TenantID: f.tenantID}, found.Items[0].ID)
-	if err != nil {
-		t.Fatal(err)
+	inboxID := strconv.FormatInt(found.Items[0].ID, 10)
+	status, got = adminCall(t, tok, http.MethodGet, "/admin/v1/events/"+inboxID, nil)
+	var trail operate.Trail
+	if status != http.StatusOK || json.Unmarshal(got, &trail) != nil {
+		t.Fatalf("trail: %d %s", status, got)
 	}
 	if trail.Verification.Outcome != "verified" || trail.Verification.Scheme != "stripe" {
 		t.Errorf("verification = %+v", trail.Verification)
@@ -89,8 +95,10 @@ func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
 			h[envelope.HeaderID], h[envelope.HeaderTenantID], rec.Offset, eventID)
 	}
 
+	// Another tenant's token learns nothing: 404, as for an id that does
+	// not exist.
 	other := newTenant(t)
-	if _, err := op.Trail(ctx, &operate.Scope{TenantID: other.tenantID}, found.Items[0].ID); err == nil {
-		t.Error("another tenant read the trail")
+	if status, got := adminCall(t, adminToken(t, admintoken.RoleRead, other.tenantID), http.MethodGet, "/admin/v1/events/"+inboxID, nil); status != http.StatusNotFound {
+		t.Errorf("another tenant's token read the trail: %d %s", status, got)
 	}
 }

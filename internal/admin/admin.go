@@ -23,12 +23,21 @@
 // path parameter naming something owned by a tenant, register an owner
 // resolver with a.Owner(param, resource, func(ctx, id) (tenantID, error)) so a
 // scoped token asking for another tenant's id is answered 404 before the
-// handler runs; a tenant-scoped route whose path names a parameter with no
-// owner refuses every scoped token (500), and the route walk test fails.
+// handler runs; a parameter that names something only inside another's
+// owner (an event type's kind and name inside tenant_id) is registered with
+// a.Within(param, parent) instead. A tenant-scoped route whose path names a
+// parameter with no owner refuses every scoped token (500), and the route
+// walk test fails.
 // List routes filter with Call.TenantFilter, create routes check the
 // tenant they are given with Call.Tenant. Operate handlers write their
 // audit row in their own transaction (Call.Actor, audit.Actor.Record);
 // refusals and payload reads are audited here.
+//
+// The groups this package ships besides tenancy's: OperateRoutes
+// (internal/operate: inbox search, trails, payloads, dead letters,
+// conflicts, consumer groups, the slot, rewinds) and CatalogRoutes
+// (internal/catalog: tenants' event types). The pipeline registers both on
+// every admin listener.
 package admin
 
 import (
@@ -44,6 +53,8 @@ import (
 
 	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 
@@ -89,6 +100,9 @@ type OwnerFunc func(ctx context.Context, id string) (tenantID string, err error)
 type owner struct {
 	resource string
 	find     OwnerFunc
+	// within names the parameter whose owner confines this one (an event
+	// type's name is only ever read inside the tenant of tenant_id).
+	within string
 }
 
 // Config is what the API serves.
@@ -164,6 +178,14 @@ func (a *API) OpenAPI() *huma.OpenAPI { return a.api.OpenAPI() }
 // names; resource is how a 404 calls them ("no source <id>").
 func (a *API) Owner(param, resource string, fn OwnerFunc) {
 	a.owners[param] = owner{resource: resource, find: fn}
+}
+
+// Within registers a path parameter that names something only inside
+// another parameter's owner (an event type's kind and name inside
+// tenant_id): a route with param is confined by parent, and one without
+// parent refuses every scoped token.
+func (a *API) Within(param, parent string) {
+	a.owners[param] = owner{within: parent}
 }
 
 // Call is one authenticated request as a handler sees it.
@@ -243,12 +265,18 @@ func (a *API) problem(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &se):
 		return err
-	case errors.Is(err, tenancy.ErrNotFound):
+	case errors.Is(err, tenancy.ErrNotFound), errors.Is(err, operate.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
 		return huma.Error404NotFound(err.Error())
-	case errors.Is(err, tenancy.ErrConflict):
+	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, operate.ErrAlreadyReplayed), errors.Is(err, operate.ErrGroupActive),
+		errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrBuiltin), errors.Is(err, catalog.ErrQuota),
+		errors.Is(err, catalog.ErrIncompatible):
 		return huma.Error409Conflict(err.Error())
-	case errors.Is(err, tenancy.ErrInvalid):
+	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, operate.ErrInvalid), errors.Is(err, catalog.ErrInvalid):
 		return huma.Error422UnprocessableEntity(err.Error())
+	case errors.Is(err, operate.ErrUnscopedOnly):
+		return huma.Error403Forbidden(err.Error())
+	case errors.Is(err, operate.ErrNoKafka):
+		return huma.Error503ServiceUnavailable("this process has no Kafka client (it runs ingest only): ask the admin listener of a process that runs cdc or consume")
 	case errors.Is(err, context.Canceled):
 		return huma.Error503ServiceUnavailable("request canceled")
 	}

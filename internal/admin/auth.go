@@ -111,6 +111,13 @@ func (a *API) confine(hc huma.Context, op *huma.Operation, tok admintoken.Token)
 		}
 		id := hc.Param(p.Name)
 		owner, ok := a.owners[p.Name]
+		if ok && owner.within != "" {
+			if !hasPathParam(op, owner.within) {
+				ok = false
+			} else {
+				continue // confined by its parent, checked in this loop
+			}
+		}
 		if !ok {
 			a.log.ErrorContext(hc.Context(), "admin route has a path parameter with no owner", slog.String("operation", op.OperationID), slog.String("param", p.Name))
 			return http.StatusInternalServerError, fmt.Sprintf("route %s cannot be confined to a tenant yet", op.OperationID)
@@ -145,6 +152,15 @@ func outcomeOf(status int) string {
 		return "invalid"
 	}
 	return "error"
+}
+
+func hasPathParam(op *huma.Operation, name string) bool {
+	for _, p := range op.Parameters {
+		if p.In == "path" && p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func firstPathParam(hc huma.Context, op *huma.Operation) string {

@@ -1,6 +1,7 @@
 package admin_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/admintoken"
 )
@@ -30,6 +32,9 @@ var requestBodies = map[string]string{
 	"set-source-body-limit": `{"max_body_bytes":2048}`,
 	"create-workspace":      `{"tenant_id":"TENANT","customer":"cus_walk"}`,
 	"create-api-key":        `{"tenant_id":"TENANT"}`,
+	"replay-dead-letters":   `{"tenant_id":"TENANT","reason":"` + walkSetReason + `"}`,
+	"rewind-consumer-group": `{"to":"earliest"}`,
+	"create-event-type":     `{"source_kind":"` + walkKind + `","event_type":"` + walkType + `","schema":{"type":"object"},"resource_type":"order"}`,
 }
 
 type operation struct {
@@ -132,7 +137,9 @@ type aimedRequest struct {
 // aim fills a route's path parameters and body with w's ids, and gives a
 // list without parameters w's tenant as its filter.
 func aim(path string, w world, body string) aimedRequest {
-	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", w.source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey)
+	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", w.source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
+		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
+		"{source_kind}", walkKind, "{event_type}", walkType)
 	out := aimedRequest{path: r.Replace(path)}
 	if body != "" {
 		out.body = strings.ReplaceAll(body, "TENANT", w.tenant)
@@ -185,9 +192,34 @@ func (b *bundle) fingerprint(t *testing.T, tenant string) string {
   (SELECT count(*) FROM workspaces WHERE tenant_id = $1),
   (SELECT count(*) FROM api_keys WHERE tenant_id = $1),
   (SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NOT NULL),
-  (SELECT coalesce(rate::text, '-') FROM tenants t LEFT JOIN tenant_limits l ON l.tenant_id = t.id WHERE t.id = $1))`, tenant).Scan(&fp)
+  (SELECT coalesce(rate::text, '-') FROM tenants t LEFT JOIN tenant_limits l ON l.tenant_id = t.id WHERE t.id = $1),
+  (SELECT count(*) FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text AND replayed_at IS NOT NULL),
+  (SELECT count(*) FROM event_types WHERE tenant_id = $1),
+  (SELECT count(*) FROM event_types WHERE tenant_id = $1 AND status = 'deprecated'),
+  (SELECT count(*) FROM event_type_versions v JOIN event_types e ON e.id = v.event_type_id WHERE e.tenant_id = $1),
+  (SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status <> 'published'))`, tenant).Scan(&fp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return fp
+}
+
+// A parameter confined by its parent (an event type's name inside
+// tenant_id) refuses a scoped token on a route without that parent: no id
+// reaches a handler unconfined.
+func TestParamWithinAParentNeedsTheParent(t *testing.T) {
+	t.Parallel()
+	orphan := func(a *admin.API) {
+		type in struct {
+			Kind string `path:"source_kind"`
+		}
+		admin.Handle(a, admin.Route{Op: huma.Operation{OperationID: "test-orphan-kind", Method: http.MethodGet, Path: "/test/kinds/{source_kind}"},
+			Scope: admin.ScopeTenant},
+			func(ctx context.Context, c admin.Call, in *in) (*struct{}, error) { return &struct{}{}, nil })
+	}
+	b := setup(t, orphan)
+	w := b.newWorld(t)
+	if status, got := b.do(t, b.token(t, admintoken.RoleRead, w.tenant), http.MethodGet, "/admin/v1/test/kinds/api", nil); status != http.StatusInternalServerError {
+		t.Errorf("scoped token on a route whose source_kind has no tenant_id: %d %s, want 500", status, got)
+	}
 }

@@ -10,25 +10,39 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/ops"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
-var dbURL string
+var (
+	dbURL string
+	// adm and topics are the package's Kafka: the subscriptions group's
+	// topic exists, so a rewind of that group is answered.
+	adm    *kadm.Client
+	topics envelope.Topics
+)
 
 func TestMain(m *testing.M) {
 	services, err := testenv.Find()
@@ -42,7 +56,20 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	dbURL = db.URL
+	cl, err := kgo.NewClient(kgo.SeedBrokers(services.Brokers...))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "admin tests:", err)
+		os.Exit(1)
+	}
+	adm = kadm.NewClient(cl)
+	topics = envelope.Topics{Prefix: "adm" + testenv.RandomSuffix() + ".sluice"}
+	if err := kafka.EnsureTopics(context.Background(), adm, kafka.TopicSpec{Partitions: 1}, topics.Resource("subscriptions")); err != nil {
+		fmt.Fprintln(os.Stderr, "admin tests:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	_ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource(""))
+	cl.Close()
 	db.Drop()
 	os.Exit(code)
 }
@@ -66,6 +93,13 @@ type route struct{ method, path string }
 
 func setup(t *testing.T, groups ...func(*admin.API)) *bundle {
 	t.Helper()
+	return setupWith(t, adm, groups...)
+}
+
+// setupWith is setup with the operator's Kafka client kafkaAdmin (nil: a
+// process that runs no stage reading Kafka).
+func setupWith(t *testing.T, kafkaAdmin *kadm.Client, groups ...func(*admin.API)) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
 	if err != nil {
@@ -76,7 +110,14 @@ func setup(t *testing.T, groups ...func(*admin.API)) *bundle {
 	ring, _ := keyring.Parse(key)
 	store := tenancy.Store{Pool: pool, Ring: ring}
 	srv := ops.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
-	api := admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, slog.New(slog.DiscardHandler))
+	types, err := catalog.New(pool, catalog.Config{Topics: topics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	op := operate.New(pool, kafkaAdmin, operate.Config{Topics: topics})
+	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types)}, groups...)
+	api := admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
 	b := &bundle{pool: pool, store: store, tokens: admintoken.Store{Pool: pool}, api: api}
 	for _, r := range srv.Engine.Routes() {
 		b.routes = append(b.routes, route{r.Method, r.Path})
@@ -209,7 +250,17 @@ func (b *bundle) newTenant(t *testing.T) string {
 // world is a tenant with one of everything.
 type world struct {
 	tenant, source, workspace, apiKey string
+	// An event (inbox id) with a conflict, two dead letters of the
+	// subscriptions group (one replayed alone, one by the filtered replay:
+	// reason walk-set) and an event type, api.walk.created.
+	inboxID, deadLetter, setLetter, conflict string
 }
+
+// Fixtures of the operate and catalog routes.
+const (
+	walkKind, walkType = "api", "walk.created"
+	walkSetReason      = "walk-set"
+)
 
 func (b *bundle) newWorld(t *testing.T) world {
 	t.Helper()
@@ -226,6 +277,7 @@ func (b *bundle) newWorld(t *testing.T) world {
 	if w.apiKey, _, err = b.store.CreateAPIKey(ctx, w.tenant); err != nil {
 		t.Fatal(err)
 	}
+	b.seedOperations(t, &w)
 	return w
 }
 
@@ -245,4 +297,69 @@ func decode[T any](t *testing.T, raw []byte) T {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 	return v
+}
+
+// seedOperations writes, as ingest and the consumers would, an event, a
+// conflicting delivery of it, two dead letters and an event type.
+func (b *bundle) seedOperations(t *testing.T, w *world) {
+	t.Helper()
+	ctx := context.Background()
+	eventID, sub := "evt_"+testenv.RandomSuffix(), "sub_"+testenv.RandomSuffix()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	var inboxID int64
+	err := b.pool.QueryRow(ctx, `
+		WITH i AS (
+			INSERT INTO inbox (tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
+			                   received_at, status, body_sha256)
+			SELECT $1, $2, s.account, $3, 'stripe.customer.subscription.updated', 'subscription', $4, $5, 'published', '\x00'
+			FROM sources s WHERE s.id = $2
+			RETURNING id, received_at
+		), p AS (
+			INSERT INTO inbox_payloads (inbox_id, received_at, body) SELECT id, received_at, $6 FROM i
+		)
+		SELECT id FROM i`, w.tenant, w.source, eventID, sub, now, []byte(`{"id":"`+eventID+`"}`)).Scan(&inboxID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.inboxID = strconv.FormatInt(inboxID, 10)
+	conflictAt := now.Add(time.Second)
+	if _, err := b.pool.Exec(ctx, `INSERT INTO inbox_conflicts (inbox_id, received_at, body_sha256, body) VALUES ($1, $2, '\x01', 'newcomer')`,
+		inboxID, conflictAt); err != nil {
+		t.Fatal(err)
+	}
+	w.conflict = operate.ConflictID(inboxID, conflictAt)
+	w.deadLetter = b.seedDeadLetter(t, *w, eventID, inboxID, sub, "subscription has no status")
+	w.setLetter = b.seedDeadLetter(t, *w, eventID, inboxID, sub, walkSetReason)
+	if _, err := b.types(t).Create(ctx, catalog.Spec{TenantID: w.tenant, Kind: walkKind, Type: walkType, Schema: []byte(`{"type":"object"}`),
+		ResourceType: "order"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *bundle) types(t *testing.T) *catalog.Store {
+	t.Helper()
+	s, err := catalog.New(b.pool, catalog.Config{Topics: topics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// seedDeadLetter writes a dead letter of the subscriptions group whose
+// replay projects subscription sub.
+func (b *bundle) seedDeadLetter(t *testing.T, w world, eventID string, inboxID int64, sub, reason string) string {
+	t.Helper()
+	ev := envelope.Event{ID: eventID, Source: envelope.SourceURI(w.tenant, w.source), Type: "stripe.customer.subscription.updated",
+		TenantID: w.tenant, SourceAccount: "acct_x", PartitionKey: "k", InboxID: strconv.FormatInt(inboxID, 10)}
+	body := fmt.Sprintf(`{"created":%d,"data":{"object":{"id":%q,"customer":"cus_1","status":"active"}}}`, time.Now().Unix(), sub)
+	var id int64
+	err := b.pool.QueryRow(context.Background(), `
+		INSERT INTO dead_letters (consumer_group, topic, partition, "offset", key, headers, payload, reason, attempts,
+		                          first_failed_at, last_failed_at)
+		VALUES ($1, $2, 0, nextval('inbox_id_seq'), 'k', $3, $4, $5, 3, now(), now())
+		RETURNING id`, topics.Resource("subscriptions"), topics.Resource("subscriptions"), ev.Headers(), []byte(body), reason).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.FormatInt(id, 10)
 }

@@ -15,13 +15,16 @@ import (
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 
-// pageQuery is the keyset pagination of every list.
-type pageQuery struct {
+// PageQuery is the keyset pagination of every list (exported, like the
+// path types below: huma reads the fields of exported embedded structs
+// only, and a list embedding an unexported one served neither cursor nor
+// limit).
+type PageQuery struct {
 	Cursor string `query:"cursor" doc:"The next_cursor of the previous page; absent: the first page."`
 	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Most items in the page."`
 }
 
-func (q pageQuery) page() tenancy.Page { return tenancy.Page{After: q.Cursor, Limit: q.Limit} }
+func (q PageQuery) page() tenancy.Page { return tenancy.Page{After: q.Cursor, Limit: q.Limit} }
 
 // listOut is one page of a list.
 type listOut[T any] struct {
@@ -99,7 +102,7 @@ func tenancyRoutes(a *API) {
 
 func tenantRoutes(a *API) {
 	Handle(a, Route{Op: op("list-tenants", http.MethodGet, "/tenants", "List tenants", "tenants"), Scope: ScopeGlobal},
-		func(ctx context.Context, c Call, in *pageQuery) (*listOut[tenancy.Tenant], error) {
+		func(ctx context.Context, c Call, in *PageQuery) (*listOut[tenancy.Tenant], error) {
 			items, next, err := c.Store.Tenants(ctx, "", in.page())
 			return list(items, next), err
 		})
@@ -176,7 +179,7 @@ func (b NewSourceBody) source() (tenancy.NewSource, error) {
 
 func sourceRoutes(a *API) {
 	type sourceListIn struct {
-		pageQuery
+		PageQuery
 		TenantID string `query:"tenant_id" doc:"Only this tenant's sources."`
 		Kind     string `query:"kind" doc:"Only sources of this kind."`
 		Disabled string `query:"disabled" enum:"true,false" doc:"Only disabled (true) or enabled (false) sources."`
@@ -282,7 +285,7 @@ func sourceRoutes(a *API) {
 
 func workspaceRoutes(a *API) {
 	type workspaceListIn struct {
-		pageQuery
+		PageQuery
 		TenantID string `query:"tenant_id" doc:"Only this tenant's workspaces."`
 		Customer string `query:"customer" doc:"Only the workspace this provider customer maps to."`
 	}
@@ -324,7 +327,7 @@ func workspaceRoutes(a *API) {
 
 func apiKeyRoutes(a *API) {
 	type apiKeyListIn struct {
-		pageQuery
+		PageQuery
 		TenantID string `query:"tenant_id" doc:"Only this tenant's keys."`
 		Revoked  bool   `query:"revoked" doc:"Include revoked keys."`
 	}

@@ -22,6 +22,8 @@ var (
 // the original stays in the inbox, the newcomer is kept here. A conflict is
 // named by its event's inbox id and its own received_at.
 type Conflict struct {
+	// ID names the conflict in one token (ConflictID).
+	ID         string    `json:"id"`
 	InboxID    int64     `json:"inbox_id"`
 	ReceivedAt time.Time `json:"received_at"`
 	BodySHA256 []byte    `json:"body_sha256"`
@@ -81,6 +83,7 @@ func (o *Operator) conflicts(ctx context.Context, w *where, limit int) ([]Confli
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Conflict, error) {
 		var c Conflict
 		err := r.Scan(&c.InboxID, &c.ReceivedAt, &c.BodySHA256, &c.TenantID, &c.SourceID, &c.EventID, &c.EventType, &c.OriginalAt)
+		c.ID = ConflictID(c.InboxID, c.ReceivedAt)
 		return c, err
 	})
 	if err != nil {

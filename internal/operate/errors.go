@@ -40,11 +40,13 @@ type NotFoundError struct {
 	Known []string
 }
 
+// Error reads as tenancy's do ("no source <id>"), so the CLI and the API
+// speak one way.
 func (e *NotFoundError) Error() string {
 	if len(e.Known) > 0 {
-		return fmt.Sprintf("%s %s not found (there are: %s)", e.What, e.ID, strings.Join(e.Known, ", "))
+		return fmt.Sprintf("no %s %s (there are: %s)", e.What, e.ID, strings.Join(e.Known, ", "))
 	}
-	return fmt.Sprintf("%s %s not found", e.What, e.ID)
+	return fmt.Sprintf("no %s %s", e.What, e.ID)
 }
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/ops"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
@@ -292,7 +293,18 @@ func (a *assembly) adminStage(context.Context) error {
 		}
 		store.Ring = ring
 	}
-	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: a.cfg.AdminGroups}, a.log)
+	types, err := catalog.New(a.pool, a.types)
+	if err != nil {
+		return err
+	}
+	// One operator over this process's pool and, when it runs a stage that
+	// reads Kafka, its admin client: an ingest-only process answers the
+	// Kafka routes 503.
+	op := operate.New(a.pool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
+		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
+	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types)},
+		a.cfg.AdminGroups...)
+	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups}, a.log)
 	if a.cfg.Profiling {
 		srv.EnableProfiling()
 	}
