@@ -35,6 +35,10 @@ func (b *bench) declareCatalogue(ctx context.Context, n int) error {
 	if n == 0 {
 		return nil
 	}
+	// BENCH_CATALOGUE_TRAFFIC=1: the generator sends events of these types
+	// (each source its tenant's), so ingest looks each one up in a catalogue
+	// of n and validates it with a runtime schema.
+	traffic := os.Getenv("BENCH_CATALOGUE_TRAFFIC") == "1"
 	perTenant := (n + len(b.sources) - 1) / len(b.sources)
 	store, err := catalog.New(b.pool, catalog.Config{MaxTypesPerTenant: perTenant, Topics: envelope.Topics{Prefix: b.prefix}})
 	if err != nil {
@@ -42,7 +46,7 @@ func (b *bench) declareCatalogue(ctx context.Context, n int) error {
 	}
 	began := time.Now()
 	for i := range n {
-		s := b.sources[i%len(b.sources)]
+		s := &b.sources[i%len(b.sources)]
 		_, err := store.Create(ctx, catalog.Spec{TenantID: s.tenantID, Kind: "stripe", Type: fmt.Sprintf("bench.type_%d", i),
 			ResourceType: "event", ObjectID: "/data/object/id", Schema: fmt.Appendf(nil, `{"type":"object","required":["id","type","data"],
 			"properties":{"id":{"type":"string"},"type":{"const":"bench.type_%d"},"created":{"type":"integer"},
@@ -50,6 +54,9 @@ func (b *bench) declareCatalogue(ctx context.Context, n int) error {
 			"properties":{"id":{"type":"string","maxLength":255},"amount":{"type":"integer","minimum":0}}}}}}}`, i)})
 		if err != nil {
 			return fmt.Errorf("declare event type %d: %w", i, err)
+		}
+		if traffic {
+			s.types = append(s.types, fmt.Sprintf("bench.type_%d", i))
 		}
 	}
 	b.results["catalogue_types"] = float64(n)

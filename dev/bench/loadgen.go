@@ -23,6 +23,9 @@ type target struct {
 	url       string
 	secret    string
 	customers []string
+	// types, when set, are the tenant's own event types the events are
+	// sent as (BENCH_CATALOGUE_TRAFFIC), instead of invoice.paid.
+	types []string
 }
 
 // generator sends Stripe-signed invoice.paid webhooks of about 1 KiB, like a
@@ -82,10 +85,14 @@ func (g *generator) next() sentEvent {
 	}
 	eventID := fmt.Sprintf("evt_%s_%d", g.run, n)
 	customer := t.customers[rand.IntN(len(t.customers))]
-	body := fmt.Appendf(nil, `{"id":%q,"object":"event","api_version":"2024-06-20","type":"invoice.paid","created":%d,`+
+	typ := "invoice.paid"
+	if len(t.types) > 0 {
+		typ = t.types[rand.IntN(len(t.types))]
+	}
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","api_version":"2024-06-20","type":%q,"created":%d,`+
 		`"livemode":false,"pending_webhooks":1,"data":{"object":{"id":%q,"object":"invoice","customer":%q,`+
 		`"amount_paid":2000,"amount_due":2000,"currency":"usd","status":"paid","description":%q}}}`,
-		eventID, time.Now().Unix(), invoice, customer, padding)
+		eventID, typ, time.Now().Unix(), invoice, customer, padding)
 	ev := sentEvent{target: ti, eventID: eventID, invoice: invoice, body: body,
 		sig: signature.SignStripe(t.secret, body, time.Now())}
 	g.recentMu.Lock()

@@ -65,6 +65,7 @@ type bench struct {
 type benchSource struct {
 	tenantID, sourceID, account, secret string
 	customers                           []string
+	types                               []string // its tenant's own event types sent (BENCH_CATALOGUE_TRAFFIC)
 }
 
 // sizes of each step, full and quick.
@@ -324,7 +325,7 @@ func (b *bench) startSluice(stage, addr, slot string) (*proc, error) {
 func (b *bench) generatorFor(addr string, conns int) *generator {
 	var ts []target
 	for _, s := range b.sources {
-		ts = append(ts, target{url: "http://" + addr + "/v1/ingest/" + s.sourceID, secret: s.secret, customers: s.customers})
+		ts = append(ts, target{url: "http://" + addr + "/v1/ingest/" + s.sourceID, secret: s.secret, customers: s.customers, types: s.types})
 	}
 	return newGenerator(ts, conns, b.run+fmt.Sprint(time.Now().UnixNano()%1e6))
 }
