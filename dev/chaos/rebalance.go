@@ -12,7 +12,11 @@ import (
 // rebalances counted from the generations its coordinator stored in
 // __consumer_offsets. A generation that only completes the one before it
 // (the cooperative protocol's second round, KIP-429, which hands over the
-// partitions the first round revoked) is part of that rebalance.
+// partitions the first round revoked) is part of that rebalance. So is one
+// that left the group empty (its only members' sessions lapsed): it handed
+// nothing between members, and the join that follows is the rebalance. A
+// one-member group whose member outlives its session, through a kill or a
+// whole-cluster outage, stores both.
 //   - start-up: one per consumer instance (each first join);
 //   - a consumer kill: two, one for the kill (the dead member's partitions
 //     handed over when its session expires) and one for the restart's join;
@@ -26,7 +30,7 @@ import (
 //     longer than its session joins again);
 //   - anything else (ingest, relay, Postgres, the consumers' connections to
 //     it, the slot): none.
-const rebalanceRule = "per group, from the generations stored in __consumer_offsets (a cooperative follow-up round is part of the rebalance before it): " +
+const rebalanceRule = "per group, from the generations stored in __consumer_offsets (a cooperative follow-up round is part of the rebalance before it, a generation that left the group empty part of the join after it): " +
 	"at start-up 1 per consumer instance; after a consumer kill 2 (the kill 1, the restart's join 1, usually merged into one); " +
 	"after a consumer SIGSTOP pause 2 (as a kill, should it outlast the session); after a Kafka outage or a broker kill 1; after any other fault 0"
 
@@ -60,10 +64,11 @@ func (c *chaos) allowance(w *window) int {
 type tally struct {
 	generations int32 // completed by the coordinator, stored or not
 	followUps   int   // cooperative second rounds among them
+	emptied     int   // generations that left the group without members
 	perWindow   []int // rebalances in each window
 }
 
-func (t tally) rebalances() int { return int(t.generations) - t.followUps }
+func (t tally) rebalances() int { return int(t.generations) - t.followUps - t.emptied }
 
 // count places each rebalance of a group, counted from its stored
 // generations up to until, in the window its record fell in. A generation
@@ -81,6 +86,10 @@ func count(gens []generation, windows []*window, until time.Time) tally {
 		if n == 1 && owed {
 			t.followUps++
 			n = 0
+		}
+		if len(g.members) == 0 && n > 0 {
+			t.emptied++
+			n--
 		}
 		if len(windows) > 0 {
 			t.perWindow[windowAt(windows, g.at)] += n
@@ -190,7 +199,7 @@ func (c *chaos) checkRebalances(ctx context.Context) error {
 // judge sums group's rebalances by cause and names every window in which
 // they passed its allowance.
 func judge(group string, t tally, windows []*window) (groupRebalances, []string) {
-	r := groupRebalances{Generations: t.generations, FollowUps: t.followUps, Rebalances: t.rebalances(), ByCause: map[string]int{}}
+	r := groupRebalances{Generations: t.generations, FollowUps: t.followUps, Emptied: t.emptied, Rebalances: t.rebalances(), ByCause: map[string]int{}}
 	var over []string
 	for i, w := range windows {
 		r.Allowed += w.allowed

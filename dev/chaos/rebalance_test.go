@@ -80,7 +80,10 @@ func TestRebalancesAreHeldToEachFaultsAllowance(t *testing.T) {
 	if got := []int{windows[0].allowed, windows[1].allowed, windows[2].allowed, windows[3].allowed, windows[4].allowed, windows[5].allowed}; !slices.Equal(got, []int{2, 0, 2, 0, 2, 1}) {
 		t.Fatalf("allowances %v, want [2 0 2 0 2 1]", got)
 	}
-	gen := func(n int32, s int, revoked bool) generation { return generation{n: n, at: at(s), revoked: revoked} }
+	gen := func(n int32, s int, revoked bool) generation {
+		return generation{n: n, at: at(s), members: []string{"m"}, revoked: revoked}
+	}
+	emptied := func(n int32, s int) generation { return generation{n: n, at: at(s)} }
 	for _, tc := range []struct {
 		name      string
 		gens      []generation
@@ -111,6 +114,18 @@ func TestRebalancesAreHeldToEachFaultsAllowance(t *testing.T) {
 			// 7 follows 5: generation 6 completed a join but never a sync.
 			gens:      []generation{gen(1, 1, false), gen(2, 2, false), gen(5, 52, true), gen(7, 53, false)},
 			perWindow: []int{2, 0, 0, 0, 0, 5}, over: []string{faultKafka},
+		},
+		{
+			name: "a group left empty by an outage, then joined again",
+			// The member's session lapsed while the cluster was away: the
+			// coordinator stored the group empty, then the member's join.
+			gens:      []generation{gen(1, 1, false), gen(2, 2, false), emptied(3, 55), gen(4, 56, false)},
+			perWindow: []int{2, 0, 0, 0, 0, 1},
+		},
+		{
+			name:      "a group left empty, then joined twice",
+			gens:      []generation{gen(1, 1, false), gen(2, 2, false), emptied(3, 55), gen(4, 56, false), gen(5, 57, false)},
+			perWindow: []int{2, 0, 0, 0, 0, 2}, over: []string{faultKafka},
 		},
 		{
 			name:      "a generation stored twice and one after the run",

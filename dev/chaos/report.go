@@ -41,6 +41,7 @@ type groupRebalances struct {
 	Allowed     int            `json:"allowed"`
 	Generations int32          `json:"generations"`
 	FollowUps   int            `json:"cooperative_follow_ups"`
+	Emptied     int            `json:"emptied"`
 	ByCause     map[string]int `json:"by_cause"`
 	// Stored is every generation as __consumer_offsets has it, for a
 	// post-mortem: "n@hh:mm:ss.mmm [member id endings]", "+revoke" when the
@@ -97,7 +98,7 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "  consumer kills %d, consumer starts %d; rebalances by group:\n", r.Kills["consume"], r.ConsumerStarts)
 	for _, g := range slices.Sorted(maps.Keys(r.Rebalances)) {
 		b := r.Rebalances[g]
-		fmt.Fprintf(w, "    %-22s %d of %d allowed (%d generations, %d follow-up rounds) %v\n", g, b.Rebalances, b.Allowed, b.Generations, b.FollowUps, nonZero(b.ByCause))
+		fmt.Fprintf(w, "    %-22s %d of %d allowed (%d generations, %d follow-up rounds, %d emptied) %v\n", g, b.Rebalances, b.Allowed, b.Generations, b.FollowUps, b.Emptied, nonZero(b.ByCause))
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.PeakRSSMiB)) {
 		fmt.Fprintf(w, "  peak RSS %-10s %4.0f MiB\n", k, r.PeakRSSMiB[k])
