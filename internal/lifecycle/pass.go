@@ -112,6 +112,18 @@ func (m *Manager) pass(ctx context.Context, conn *pgxpool.Conn, r *Report) error
 	if m.cfg.NoCleanup {
 		return ctx.Err()
 	}
+	// The expired-key scan goes through the BRIN index on received_at, and
+	// a BRIN scan reads every block range not summarized yet: before VACUUM
+	// summarizes them, that was every row ingested since, each pass, even
+	// with nothing expired (90 ms for 600,000 rows, 0.1 ms summarized).
+	// Summarizing the new ranges first reads each new block once. It needs
+	// the index's owner; a role that is not only gets the slower scan.
+	if _, err := conn.Exec(ctx, `SELECT brin_summarize_new_values('inbox_received_at'::regclass)`); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		m.log.Warn("lifecycle: could not summarize inbox_received_at; expired keys are found by a slower scan", slog.Any("error", err))
+	}
 	var err error
 	if r.KeysDeleted, err = m.batches(ctx, conn, expireKeysSQL, cutoff[keyHorizon], m.metrics.keys); err != nil {
 		return fmt.Errorf("expire keys: %w", err)
