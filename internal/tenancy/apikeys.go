@@ -87,21 +87,7 @@ func scanAPIKey(row pgx.CollectableRow) (APIKey, error) {
 
 // APIKey returns one key's record.
 func (s Store) APIKey(ctx context.Context, id string) (APIKey, error) {
-	if err := checkID("api key", id); err != nil {
-		return APIKey{}, err
-	}
-	rows, err := s.Pool.Query(ctx, apiKeyColumns+` WHERE id = $1`, id)
-	if err != nil {
-		return APIKey{}, fmt.Errorf("read api key: %w", err)
-	}
-	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return k, notFound("api key", id)
-	}
-	if err != nil {
-		return k, fmt.Errorf("read api key: %w", err)
-	}
-	return k, nil
+	return readOne(ctx, s, "api key", id, apiKeyColumns+` WHERE id = $1`, scanAPIKey)
 }
 
 // APIKeys lists keys in id order, of one tenant (empty: all), revoked ones
@@ -116,16 +102,8 @@ func (s Store) APIKeys(ctx context.Context, tenantID string, revoked bool, p Pag
 			return nil, "", err
 		}
 	}
-	rows, err := s.Pool.Query(ctx, apiKeyColumns+`
+	return readPage(ctx, s, "api keys", p, scanAPIKey, func(k APIKey) string { return k.ID }, apiKeyColumns+`
 WHERE ($1::uuid IS NULL OR id > $1) AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3 OR revoked_at IS NULL)
-ORDER BY id LIMIT $4`, after, nullable(tenantID), revoked, p.size()+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("list api keys: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, scanAPIKey)
-	if err != nil {
-		return nil, "", fmt.Errorf("list api keys: %w", err)
-	}
-	list, next := trim(list, p.size(), func(k APIKey) string { return k.ID })
-	return list, next, nil
+ORDER BY id LIMIT $4`,
+		after, nullable(tenantID), revoked)
 }

@@ -160,21 +160,7 @@ func scanSource(row pgx.CollectableRow) (Source, error) {
 
 // Source returns one source.
 func (s Store) Source(ctx context.Context, id string) (Source, error) {
-	if err := checkID("source", id); err != nil {
-		return Source{}, err
-	}
-	rows, err := s.Pool.Query(ctx, sourceColumns+` WHERE s.id = $1`, id)
-	if err != nil {
-		return Source{}, fmt.Errorf("read source: %w", err)
-	}
-	src, err := pgx.CollectExactlyOneRow(rows, scanSource)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return src, notFound("source", id)
-	}
-	if err != nil {
-		return src, fmt.Errorf("read source: %w", err)
-	}
-	return src, nil
+	return readOne(ctx, s, "source", id, sourceColumns+` WHERE s.id = $1`, scanSource)
 }
 
 // Sources lists sources in id order; the second value is the next page's
@@ -189,19 +175,11 @@ func (s Store) Sources(ctx context.Context, f SourceFilter, p Page) ([]Source, s
 			return nil, "", err
 		}
 	}
-	rows, err := s.Pool.Query(ctx, sourceColumns+`
+	return readPage(ctx, s, "sources", p, scanSource, func(s Source) string { return s.ID }, sourceColumns+`
 WHERE ($1::uuid IS NULL OR s.id > $1) AND ($2::uuid IS NULL OR s.tenant_id = $2)
   AND ($3 = '' OR s.kind = $3) AND ($4::boolean IS NULL OR (s.disabled_at IS NOT NULL) = $4)
-ORDER BY s.id LIMIT $5`, after, nullable(f.TenantID), f.Kind, f.Disabled, p.size()+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("list sources: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, scanSource)
-	if err != nil {
-		return nil, "", fmt.Errorf("list sources: %w", err)
-	}
-	list, next := trim(list, p.size(), func(s Source) string { return s.ID })
-	return list, next, nil
+ORDER BY s.id LIMIT $5`,
+		after, nullable(f.TenantID), f.Kind, f.Disabled)
 }
 
 func nullable(s string) *string {

@@ -15,6 +15,8 @@ package tenancy
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -86,6 +88,42 @@ func (p Page) after() (*string, error) {
 		return nil, &InvalidError{Field: "cursor", Reason: "not a cursor this API returned"}
 	}
 	return &p.After, nil
+}
+
+// readOne reads the one row query finds for id, as a not-found error
+// naming what when there is none.
+func readOne[T any](ctx context.Context, s Store, what, id, query string, scan pgx.RowToFunc[T]) (T, error) {
+	var zero T
+	if err := checkID(what, id); err != nil {
+		return zero, err
+	}
+	rows, err := s.Pool.Query(ctx, query, id)
+	if err != nil {
+		return zero, fmt.Errorf("read %s: %w", what, err)
+	}
+	v, err := pgx.CollectExactlyOneRow(rows, scan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, notFound(what, id)
+	}
+	if err != nil {
+		return v, fmt.Errorf("read %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// readPage runs a list query whose last argument is the page's size plus
+// one, and returns the page and the next page's cursor.
+func readPage[T any](ctx context.Context, s Store, what string, p Page, scan pgx.RowToFunc[T], id func(T) string, query string, args ...any) ([]T, string, error) {
+	rows, err := s.Pool.Query(ctx, query, append(args, p.size()+1)...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list %s: %w", what, err)
+	}
+	list, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, "", fmt.Errorf("list %s: %w", what, err)
+	}
+	list, next := trim(list, p.size(), id)
+	return list, next, nil
 }
 
 // trim cuts a page read with one item more than its size, and returns the

@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -72,21 +71,7 @@ func scanTenant(row pgx.CollectableRow) (Tenant, error) {
 
 // Tenant returns one tenant.
 func (s Store) Tenant(ctx context.Context, id string) (Tenant, error) {
-	if err := checkID("tenant", id); err != nil {
-		return Tenant{}, err
-	}
-	rows, err := s.Pool.Query(ctx, tenantColumns+` WHERE t.id = $1`, id)
-	if err != nil {
-		return Tenant{}, fmt.Errorf("read tenant: %w", err)
-	}
-	t, err := pgx.CollectExactlyOneRow(rows, scanTenant)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return t, notFound("tenant", id)
-	}
-	if err != nil {
-		return t, fmt.Errorf("read tenant: %w", err)
-	}
-	return t, nil
+	return readOne(ctx, s, "tenant", id, tenantColumns+` WHERE t.id = $1`, scanTenant)
 }
 
 // Tenants lists tenants in id order; the second value is the next page's
@@ -101,18 +86,10 @@ func (s Store) Tenants(ctx context.Context, only string, p Page) ([]Tenant, stri
 	if only != "" {
 		onlyID = &only
 	}
-	rows, err := s.Pool.Query(ctx, tenantColumns+`
+	return readPage(ctx, s, "tenants", p, scanTenant, func(t Tenant) string { return t.ID }, tenantColumns+`
 WHERE ($1::uuid IS NULL OR t.id > $1) AND ($2::uuid IS NULL OR t.id = $2)
-ORDER BY t.id LIMIT $3`, after, onlyID, p.size()+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("list tenants: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, scanTenant)
-	if err != nil {
-		return nil, "", fmt.Errorf("list tenants: %w", err)
-	}
-	list, next := trim(list, p.size(), func(t Tenant) string { return t.ID })
-	return list, next, nil
+ORDER BY t.id LIMIT $3`,
+		after, onlyID)
 }
 
 // SetLimits overrides ingest's rate for a tenant. Running ingest

@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -69,21 +68,7 @@ func scanWorkspace(row pgx.CollectableRow) (Workspace, error) {
 
 // Workspace returns one workspace with its customers and balance.
 func (s Store) Workspace(ctx context.Context, id string) (Workspace, error) {
-	if err := checkID("workspace", id); err != nil {
-		return Workspace{}, err
-	}
-	rows, err := s.Pool.Query(ctx, workspaceColumns+` WHERE w.id = $1`, id)
-	if err != nil {
-		return Workspace{}, fmt.Errorf("read workspace: %w", err)
-	}
-	w, err := pgx.CollectExactlyOneRow(rows, scanWorkspace)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return w, notFound("workspace", id)
-	}
-	if err != nil {
-		return w, fmt.Errorf("read workspace: %w", err)
-	}
-	return w, nil
+	return readOne(ctx, s, "workspace", id, workspaceColumns+` WHERE w.id = $1`, scanWorkspace)
 }
 
 // Workspaces lists workspaces in id order; the second value is the next
@@ -98,19 +83,11 @@ func (s Store) Workspaces(ctx context.Context, f WorkspaceFilter, p Page) ([]Wor
 			return nil, "", err
 		}
 	}
-	rows, err := s.Pool.Query(ctx, workspaceColumns+`
+	return readPage(ctx, s, "workspaces", p, scanWorkspace, func(w Workspace) string { return w.ID }, workspaceColumns+`
 WHERE ($1::uuid IS NULL OR w.id > $1) AND ($2::uuid IS NULL OR w.tenant_id = $2)
   AND ($3 = '' OR EXISTS (SELECT 1 FROM workspace_customers c WHERE c.workspace_id = w.id AND c.customer_id = $3))
-ORDER BY w.id LIMIT $4`, after, nullable(f.TenantID), f.Customer, p.size()+1)
-	if err != nil {
-		return nil, "", fmt.Errorf("list workspaces: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, scanWorkspace)
-	if err != nil {
-		return nil, "", fmt.Errorf("list workspaces: %w", err)
-	}
-	list, next := trim(list, p.size(), func(w Workspace) string { return w.ID })
-	return list, next, nil
+ORDER BY w.id LIMIT $4`,
+		after, nullable(f.TenantID), f.Customer)
 }
 
 // Balance returns a workspace's credit balance (0 before its first grant);
