@@ -11,7 +11,7 @@ import (
 // nobody initialised costs a nil check.
 type TestSignals struct {
 	// Attempted receives the outcome of every batch transaction attempt:
-	// nil once it committed, else its error.
+	// nil once it committed, else its error, after the retry policy counted it.
 	Attempted Signal[error]
 	// Marked receives a batch's last record once its transaction committed
 	// and its offset was marked for the next commit to Kafka.

@@ -202,14 +202,17 @@ func (w *worker) process(batch []*kgo.Record) bool {
 			return w.deadLetter(ctx, tx, entries)
 		})
 		EndSpan(span, err)
-		w.g.signals.Attempted.signal(err)
 		if err == nil {
 			committed = true
 			w.policy.committed(entries, time.Since(start))
+			w.g.signals.Attempted.signal(nil)
 			break
 		}
 		var delay time.Duration
 		delay, oneByOne = w.policy.next(ctx, entries, attempt, oneByOne, err)
+		// Signalled once the policy has counted it, so a waiter reads the
+		// metrics of every attempt it saw.
+		w.g.signals.Attempted.signal(err)
 		if delay > 0 && !w.wait(delay) {
 			return false
 		}
