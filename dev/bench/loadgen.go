@@ -83,18 +83,11 @@ func (g *generator) next() sentEvent {
 	if rand.Float64() < g.sameInv && n > 10 {
 		invoice = fmt.Sprintf("in_%s_%d", g.run, n-int64(len(g.targets))*int64(1+rand.IntN(3)))
 	}
-	eventID := fmt.Sprintf("evt_%s_%d", g.run, n)
-	customer := t.customers[rand.IntN(len(t.customers))]
 	typ := "invoice.paid"
 	if len(t.types) > 0 {
 		typ = t.types[rand.IntN(len(t.types))]
 	}
-	body := fmt.Appendf(nil, `{"id":%q,"object":"event","api_version":"2024-06-20","type":%q,"created":%d,`+
-		`"livemode":false,"pending_webhooks":1,"data":{"object":{"id":%q,"object":"invoice","customer":%q,`+
-		`"amount_paid":2000,"amount_due":2000,"currency":"usd","status":"paid","description":%q}}}`,
-		eventID, typ, time.Now().Unix(), invoice, customer, padding)
-	ev := sentEvent{target: ti, eventID: eventID, invoice: invoice, body: body,
-		sig: signature.SignStripe(t.secret, body, time.Now())}
+	ev := g.event(ti, n, invoice, typ)
 	g.recentMu.Lock()
 	if len(g.recent) < cap(g.recent) {
 		g.recent = append(g.recent, ev)
@@ -103,6 +96,61 @@ func (g *generator) next() sentEvent {
 	}
 	g.recentMu.Unlock()
 	return ev
+}
+
+// event builds the delivery of event n, of type typ, to target ti.
+func (g *generator) event(ti int, n int64, invoice, typ string) sentEvent {
+	t := g.targets[ti]
+	eventID := fmt.Sprintf("evt_%s_%d", g.run, n)
+	customer := t.customers[rand.IntN(len(t.customers))]
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","api_version":"2024-06-20","type":%q,"created":%d,`+
+		`"livemode":false,"pending_webhooks":1,"data":{"object":{"id":%q,"object":"invoice","customer":%q,`+
+		`"amount_paid":2000,"amount_due":2000,"currency":"usd","status":"paid","description":%q}}}`,
+		eventID, typ, time.Now().Unix(), invoice, customer, padding)
+	return sentEvent{target: ti, eventID: eventID, invoice: invoice, body: body,
+		sig: signature.SignStripe(t.secret, body, time.Now())}
+}
+
+// everyType sends one event of each tenant's own type (BENCH_CATALOGUE_TRAFFIC)
+// over conns connections and returns how many were answered 2xx: what a
+// process does once per type after it starts, before the steady state the
+// steps measure.
+func (g *generator) everyType(conns int) (ok int64, err error) {
+	due := make(chan sentEvent)
+	var (
+		wg    sync.WaitGroup
+		count atomic.Int64
+		fail  atomic.Value
+	)
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev := range due {
+				status, err := g.send(context.Background(), ev)
+				if err == nil && status/100 != 2 {
+					err = fmt.Errorf("first event %s of a type answered %d", ev.eventID, status)
+				}
+				if err != nil {
+					fail.CompareAndSwap(nil, err)
+					continue
+				}
+				count.Add(1)
+			}
+		}()
+	}
+	for ti, t := range g.targets {
+		for _, typ := range t.types {
+			n := g.seq.Add(1)
+			due <- g.event(ti, n, fmt.Sprintf("in_%s_%d", g.run, n), typ)
+		}
+	}
+	close(due)
+	wg.Wait()
+	if e, _ := fail.Load().(error); e != nil {
+		return count.Load(), e
+	}
+	return count.Load(), nil
 }
 
 func (g *generator) send(ctx context.Context, ev sentEvent) (int, error) {

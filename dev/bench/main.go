@@ -347,6 +347,8 @@ func (b *bench) note(format string, args ...any) {
 func (b *bench) report() {
 	keys := []struct{ key, label, unit string }{
 		{"catalogue_types", "tenants' event types declared (BENCH_CATALOGUE)", "types"},
+		{"catalogue_first_use_ms", "  first event of each, before the timed runs (BENCH_CATALOGUE_TRAFFIC)", "ms"},
+		{"catalogue_first_use_sluice_cpu_us_per_event", "  Sluice CPU per first event of a type", "us"},
 		{"null_ceiling_per_s", "null endpoint (HTTP + signing ceiling)", "req/s"},
 		{"ingest_events_per_s", "ingest, relay+consumers paused, saturated", "events/s"},
 		{"ingest_ratio_of_null", "  as a share of the null ceiling", "ratio"},

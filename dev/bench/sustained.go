@@ -16,7 +16,7 @@ import (
 // sustained ingests at a steady rate (BENCH_SUSTAINED_RATE events/s,
 // default 500; 0 for as fast as ingest takes them) for
 // BENCH_SUSTAINED_MINUTES (default 12, 6 quick) while the lifecycle manager rolls
-// partitions, with the horizons shrunk to minutes, and records the
+// partitions, with the horizons shrunk to fractions of the run, and records the
 // database's size each minute: it should level off once the key horizon
 // has passed, instead of growing with the events. It also splits the WAL
 // between cleanup (the LSN differences around the manager's passes, less
@@ -27,11 +27,17 @@ import (
 // not hide the tables this step is about. WAL positions are the cluster's:
 // other databases' writes on a shared server count in the totals.
 func (b *bench) sustained(ctx context.Context) error {
-	payloads, keys, interval := pick(b.quick, time.Minute, 3*time.Minute), pick(b.quick, 2*time.Minute, 5*time.Minute), pick(b.quick, 30*time.Second, time.Minute)
 	minutes, err := envInt("BENCH_SUSTAINED_MINUTES", pick(b.quick, 6, 12))
 	if err != nil {
 		return err
 	}
+	// The horizons follow the run's length (3 and 5 minutes, partitions of
+	// one, in 12), so a short run also drops partitions and deletes keys
+	// for most of its time: with and without cleanup then differ by the
+	// deletions, not only by the passes.
+	run := time.Duration(minutes) * time.Minute
+	payloads, keys := (run / 4).Round(time.Second), (run * 5 / 12).Round(time.Second)
+	interval := (payloads / 3).Round(time.Second)
 	rate, err := envInt("BENCH_SUSTAINED_RATE", 500)
 	if err != nil {
 		return err
@@ -104,7 +110,10 @@ func (b *bench) sustained(ctx context.Context) error {
 		return err
 	}
 	passWAL, passSecs := val("sluice_lifecycle_pass_wal_bytes_total"), val("sluice_lifecycle_pass_seconds_total")
-	elapsed := r.elapsed.Seconds() + 2 // the generator's warm-up is not in elapsed
+	elapsed := r.elapsed.Seconds()
+	if rate > 0 {
+		elapsed += 2 // the paced generator's warm-up is not in elapsed
+	}
 	cleanup := max(0, passWAL-walTotal/elapsed*passSecs)
 	b.results["sustained_events_per_s"] = r.rate()
 	b.results["sustained_p99_ms"] = ms(r.percentile(0.99))
