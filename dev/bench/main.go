@@ -356,6 +356,8 @@ func (b *bench) report() {
 		{"ingest_p99_ms_at_1000", "ingest p99 at 1,000/s", "ms"},
 		{"ingest_p50_ms_at_5000", "ingest p50 at 5,000/s", "ms"},
 		{"ingest_p99_ms_at_5000", "ingest p99 at 5,000/s", "ms"},
+		{"ingest_peak_rss_mb", "ingest alone, peak RSS", "MiB"},
+		{"ingest_peak_anon_rss_mb", "  of it anonymous (what the memory limit bounds)", "MiB"},
 		{"ingest_full_pipeline_events_per_s", "ingest, whole pipeline running, saturated", "events/s"},
 		{"pgbench_single_tps", "pgbench: 1 event per transaction", "events/s"},
 		{"pgbench_batch100_events_per_s", "pgbench: 100 events per transaction", "events/s"},

@@ -27,8 +27,11 @@ type proc struct {
 
 	mu      sync.Mutex
 	peakRSS int64 // bytes, sampled (VmHWM would miss nothing but is per process lifetime; both agree at the end)
-	stop    chan struct{}
-	done    chan struct{}
+	// peakAnon is the highest anonymous RSS sampled, in bytes: what Go's
+	// memory limit bounds (RSS adds the executable's file-backed pages).
+	peakAnon int64
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 // start runs bin with args and env, waits until admin answers /readyz (or,
@@ -106,8 +109,9 @@ func (p *proc) sampleRSS() {
 			return
 		case <-t.C:
 			if rss := procfs.PeakRSS(p.cmd.Process.Pid); rss > 0 {
+				anon := procfs.AnonRSS(p.cmd.Process.Pid)
 				p.mu.Lock()
-				p.peakRSS = max(p.peakRSS, rss)
+				p.peakRSS, p.peakAnon = max(p.peakRSS, rss), max(p.peakAnon, anon)
 				p.mu.Unlock()
 			}
 		}
@@ -119,6 +123,13 @@ func (p *proc) peak() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return float64(p.peakRSS) / (1 << 20)
+}
+
+// peakAnonRSS is the highest anonymous RSS sampled so far, in MiB.
+func (p *proc) peakAnonRSS() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return float64(p.peakAnon) / (1 << 20)
 }
 
 // terminate sends SIGTERM (a graceful drain) and waits.

@@ -86,7 +86,8 @@ func (b *bench) ingestPaused(context.Context) error {
 			rate, r.rate(), ms(r.percentile(0.5)), ms(r.percentile(0.99)), r.rejected, r.errors)
 		logStalls(fmt.Sprintf("ingest at %d/s", rate), r.slow)
 	}
-	b.note("ingest alone peaked at %.0f MiB RSS", p.peak())
+	b.results["ingest_peak_rss_mb"], b.results["ingest_peak_anon_rss_mb"] = p.peak(), p.peakAnonRSS()
+	b.note("ingest alone peaked at %.0f MiB RSS, %.0f MiB of it anonymous (heap and stacks; the rest is the executable's pages)", p.peak(), p.peakAnonRSS())
 	return nil
 }
 
@@ -820,6 +821,22 @@ func (b *bench) profile(name, addr string, d time.Duration) {
 	}
 	defer f.Close()
 	_, _ = io.Copy(f, resp.Body)
+	log.Printf("profile written: %s", out)
+	// The live heap at the end of the window (after a collection): what
+	// the collector's target is a multiple of.
+	heap, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/heap?gc=1", addr))
+	if err != nil {
+		log.Printf("heap profile %s: %v", name, err)
+		return
+	}
+	defer heap.Body.Close()
+	out = filepath.Join(b.outDir, name+".heap.pprof")
+	hf, err := os.Create(out)
+	if err != nil {
+		return
+	}
+	defer hf.Close()
+	_, _ = io.Copy(hf, heap.Body)
 	log.Printf("profile written: %s", out)
 }
 

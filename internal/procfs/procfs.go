@@ -14,7 +14,16 @@ import (
 )
 
 // PeakRSS is the process's resident set high-water mark (VmHWM), in bytes.
-func PeakRSS(pid int) int64 {
+func PeakRSS(pid int) int64 { return statusBytes(pid, "VmHWM:") }
+
+// AnonRSS is the process's resident anonymous memory now (RssAnon), in
+// bytes: its heap and stacks, without the executable's pages, which are
+// file-backed and dropped by the kernel under memory pressure instead of
+// counting towards an out-of-memory kill. Go's memory limit bounds this.
+func AnonRSS(pid int) int64 { return statusBytes(pid, "RssAnon:") }
+
+// statusBytes reads one kB field of /proc/<pid>/status, in bytes.
+func statusBytes(pid int, field string) int64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
@@ -22,7 +31,7 @@ func PeakRSS(pid int) int64 {
 	defer f.Close()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(s.Text(), field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}

@@ -16,6 +16,9 @@ func TestReadsAProcessAndItsChildren(t *testing.T) {
 	if rss := PeakRSS(os.Getpid()); rss < 32<<20 {
 		t.Errorf("peak RSS %d, want at least the 32 MiB touched", rss)
 	}
+	if anon := AnonRSS(os.Getpid()); anon < 32<<20 {
+		t.Errorf("anonymous RSS %d, want at least the 32 MiB touched", anon)
+	}
 	_ = buf[len(buf)-1]
 	for i := 0; CPU(os.Getpid(), false) == 0 && i < 1e8; i++ {
 	}
@@ -37,7 +40,7 @@ func TestReadsAProcessAndItsChildren(t *testing.T) {
 	if !found {
 		t.Error("the child is not among this process's children")
 	}
-	if PeakRSS(-1) != 0 || CPU(-1, true) != 0 || Parent(-1) != 0 {
+	if PeakRSS(-1) != 0 || AnonRSS(-1) != 0 || CPU(-1, true) != 0 || Parent(-1) != 0 {
 		t.Error("a process that does not exist reads as non-zero")
 	}
 }
