@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/lifecycle"
 	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -50,6 +52,13 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	// The tests seed rows up to an hour old; the migration's partitions
+	// start at today's midnight (UTC), so shortly after midnight those rows
+	// would have none. One pass with the clock a day back covers yesterday.
+	yesterday := func() time.Time { return time.Now().Add(-24 * time.Hour) }
+	if _, err := lifecycle.New(lifecycle.Config{Now: yesterday, NoCleanup: true}, pool, slog.New(slog.DiscardHandler), nil).Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
 	b := &bundle{pool: pool, topics: envelope.Topics{Prefix: "op" + testenv.RandomSuffix() + ".sluice"}}
 	b.op = operate.New(pool, nil, operate.Config{Topics: b.topics})
 	b.tenantA, b.sourceA = b.tenant(t, "a")
