@@ -45,6 +45,11 @@ func (a applier) run(ctx, remote context.Context, entries []entry, oneByOne bool
 	if err := a.prepare(remote, entries); err != nil {
 		return err
 	}
+	return a.transact(ctx, entries, oneByOne, first)
+}
+
+// transact is run for entries already prepared: the transaction alone.
+func (a applier) transact(ctx context.Context, entries []entry, oneByOne bool, first func(context.Context, pgx.Tx) error) error {
 	if a.slots != nil {
 		queued := time.Now()
 		a.slots <- struct{}{}

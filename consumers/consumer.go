@@ -48,13 +48,17 @@ type Config struct {
 	// it is dead-lettered. Default 3.
 	MaxAttempts int
 	// Transactions bounds the group's batch transactions open at once,
-	// whatever the number of partitions it owns, when Slots is nil.
-	// Default 4.
+	// whatever the number of partitions it owns. Batches that become ready
+	// while all are open share the next one, up to MaxPoll records and a
+	// quarter of MaxBufferedBytes: the fewer, the more records a
+	// transaction carries under load, and the longer a batch may wait for
+	// the one before it. A batch retried after a failure takes a
+	// transaction of its own, within the Slots. Default 2.
 	Transactions int
 	// Slots, when set, bounds batch transactions across every group
-	// sharing it instead: a busy group may then open one per partition it
-	// owns while the others are idle, and all of them together stay within
-	// what the database (and the connection pool) can take.
+	// sharing it, on top of each group's Transactions: all of them together
+	// stay within what the database (and the connection pool) can take.
+	// Nil: Transactions slots of the group's own.
 	Slots Slots
 	// Backoff is the first retry pause, doubled up to MaxBackoff, with jitter.
 	// Defaults 200ms and 30s.
@@ -93,7 +97,7 @@ func (c Config) WithDefaults() Config {
 		c.MaxPoll = 5000
 	}
 	if c.Transactions <= 0 {
-		c.Transactions = 4
+		c.Transactions = 2
 	}
 	if c.MaxBufferedBytes <= 0 {
 		c.MaxBufferedBytes = 32 << 20
@@ -134,6 +138,7 @@ type Group struct {
 	cfg      Config
 	log      *slog.Logger
 	applier  applier // the handler's transactions, within the slots
+	joint    *joint  // batches sharing transactions, within Transactions
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
 	budget   *budget
@@ -145,7 +150,9 @@ type Group struct {
 
 // batchBytes bounds one batch and one partition's queue: a quarter of the
 // group's budget, so a partition retrying in place cannot starve the others.
-func (g *Group) batchBytes() int64 { return g.cfg.MaxBufferedBytes / 4 }
+func (g *Group) batchBytes() int64 { return g.cfg.batchBytes() }
+
+func (c Config) batchBytes() int64 { return c.MaxBufferedBytes / 4 }
 
 type partitionKey struct {
 	topic     string
@@ -167,12 +174,14 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	if signals == nil {
 		signals = &TestSignals{}
 	}
+	a := applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds}
+	t := newTracing(cfg.Tracing, cfg.Group)
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),
-		applier:  applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds},
+		applier: a, joint: newJoint(a, t, m, cfg.Transactions, cfg.MaxPoll, cfg.batchBytes()),
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
 		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals,
-		tracing: newTracing(cfg.Tracing, cfg.Group),
+		tracing: t,
 	}, nil
 }
 

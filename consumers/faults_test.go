@@ -89,7 +89,7 @@ func TestAMissingTableIsRetriedNotDeadLettered(t *testing.T) {
 	}
 }
 
-// counter reads a counter of reg.
+// counter reads a counter or gauge of reg.
 func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
@@ -98,6 +98,9 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == name {
+			if g := mf.GetMetric()[0].GetGauge(); g != nil {
+				return g.GetValue()
+			}
 			return mf.GetMetric()[0].GetCounter().GetValue()
 		}
 	}

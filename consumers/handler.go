@@ -36,7 +36,9 @@ type Handler interface {
 // value's fields, never through the context.
 type Batch interface {
 	// Apply applies recs (parsed, none dead-lettered) in order and must
-	// leave the same effects as applying them one at a time. A failure that
+	// leave the same effects as applying them one at a time. recs may come
+	// from several partitions of the group (their batches sharing a
+	// transaction), each partition's in its order. A failure that
 	// is a record's fault names it (RecordFailed); one that names none and
 	// is permanent (a set-based statement refused some record's data)
 	// makes the runtime roll back and apply the batch again one record per

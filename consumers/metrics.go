@@ -1,6 +1,10 @@
 package consumers
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 type metrics struct {
 	applied      prometheus.Counter
@@ -9,6 +13,10 @@ type metrics struct {
 	deployment   prometheus.Counter
 	oneByOne     prometheus.Counter
 	batchSeconds prometheus.Histogram
+	batchRecords prometheus.Histogram
+	batchParts   prometheus.Histogram
+	sharedFailed prometheus.Counter
+	waiting      prometheus.Gauge
 	slotSeconds  prometheus.Histogram
 	buffered     prometheus.Gauge
 }
@@ -23,14 +31,30 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 			Help: "Batches retried because the deployment was at fault (undefined table or column, missing privilege): never dead-lettered.", ConstLabels: labels}),
 		oneByOne: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_batches_one_by_one_total",
 			Help: "Set-based batches refused for a record's data and applied again record by record to find it.", ConstLabels: labels}),
-		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch.",
+		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch transaction.",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
+		batchRecords: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_records", Help: "Records in one committed batch transaction.",
+			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(1, 2, 14)}),
+		batchParts: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_partitions",
+			Help: "Partitions whose batches shared one committed batch transaction.", ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(1, 2, 8)}),
+		sharedFailed: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_shared_batches_failed_total",
+			Help: "Shared batch transactions that failed; each of their partitions' batches was then applied alone.", ConstLabels: labels}),
+		waiting: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_consumer_batches_waiting",
+			Help: "Partitions' batches waiting for one of the group's transactions (Transactions); they share the next one.", ConstLabels: labels}),
 		slotSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_transaction_wait_seconds",
 			Help: "Time a batch waited for a transaction slot (Transactions, Slots) before it began.", ConstLabels: labels,
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
 		buffered: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_consumer_buffered_bytes",
 			Help: "Bytes of records fetched and not yet applied, held against the group's MaxBufferedBytes.", ConstLabels: labels}),
 	}
-	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.deployment, m.oneByOne, m.batchSeconds, m.slotSeconds, m.buffered)
+	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.deployment, m.oneByOne, m.batchSeconds, m.batchRecords, m.batchParts, m.sharedFailed,
+		m.waiting, m.slotSeconds, m.buffered)
 	return m
+}
+
+// committed observes one committed batch transaction.
+func (m *metrics) committed(elapsed time.Duration, records, partitions int) {
+	m.batchSeconds.Observe(elapsed.Seconds())
+	m.batchRecords.Observe(float64(records))
+	m.batchParts.Observe(float64(partitions))
 }

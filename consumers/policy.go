@@ -89,9 +89,8 @@ func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration
 	return backoff(p.backoff, p.maxBackoff, f.attempts), oneByOne
 }
 
-// committed accounts for a batch whose transaction committed after elapsed.
-func (p *policy) committed(entries []entry, elapsed time.Duration) {
-	p.metrics.batchSeconds.Observe(elapsed.Seconds())
+// committed accounts for a batch whose transaction committed.
+func (p *policy) committed(entries []entry) {
 	applied := 0
 	for _, e := range entries {
 		if e.dead == nil {

@@ -10,8 +10,10 @@ import (
 // for its effects (river's test signals). Nil in production: a signal
 // nobody initialised costs a nil check.
 type TestSignals struct {
-	// Attempted receives the outcome of every batch transaction attempt:
-	// nil once it committed, else its error, after the retry policy counted it.
+	// Attempted receives the outcome of every attempt at a batch: nil once
+	// it committed (alone or shared with other partitions' batches), else
+	// its error, after the retry policy counted it. A shared transaction
+	// that failed is no batch's attempt (each is then applied alone).
 	Attempted Signal[error]
 	// Marked receives a batch's last record once its transaction committed
 	// and its offset was marked for the next commit to Kafka.

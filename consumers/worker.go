@@ -89,7 +89,7 @@ func (w *worker) run() {
 			}
 			continue
 		}
-		ok := w.process(recs)
+		ok := w.process(recs, size)
 		w.g.budget.release(size)
 		if !ok {
 			return
@@ -173,11 +173,12 @@ func (w *worker) unpause() {
 	}
 }
 
-// process applies batch until it is committed, retrying in place as the
+// process applies batch until it is committed: shared with other
+// partitions' batches when it can, else alone, retrying in place as the
 // policy says. It returns false when told to quit before that (revoke or
 // shutdown while retrying); the uncommitted records are then consumed again
 // by whoever owns the partition next.
-func (w *worker) process(batch []*kgo.Record) bool {
+func (w *worker) process(batch []*kgo.Record, size int64) bool {
 	// The transaction runs on a context that quit does not cancel, so a batch
 	// whose transaction started finishes cleanly; quit interrupts only the
 	// waits and the remote calls of Prepare, which commit nothing.
@@ -194,19 +195,56 @@ func (w *worker) process(batch []*kgo.Record) bool {
 	w.g.tracing.startProcessing(entries)
 	committed := false
 	defer func() { endProcessing(entries, committed) }()
+	committed, err := w.shared(remote, entries, size)
+	if !committed {
+		committed = w.alone(remote, entries, err)
+	}
+	if !committed {
+		return false
+	}
+	// Offsets may go to Kafka only now that the effects are committed. A
+	// lost commit (a crash, a revoke meanwhile) only means a harmless replay.
+	last := batch[len(batch)-1]
+	w.cl.MarkCommitRecords(last)
+	w.g.signals.Marked.signal(last)
+	return true
+}
+
+// shared tries the batch's first attempt in a transaction shared with
+// other partitions' batches (see joint). Not committed, nothing of it was,
+// and it is applied alone; err is then Prepare's failure, if that was it:
+// the batch's first attempt, for the policy to judge. A record that did not
+// parse goes alone at once, where the policy judges it.
+func (w *worker) shared(remote context.Context, entries []entry, size int64) (committed bool, err error) {
+	for _, e := range entries {
+		if e.fault != nil {
+			return false, nil
+		}
+	}
+	if err := w.g.applier.prepare(remote, entries); err != nil {
+		return false, err
+	}
+	if err := w.g.joint.apply(entries, size); err != nil {
+		// Maybe another partition's fault: not this batch's attempt.
+		w.log.Debug("shared batch transaction failed, applying the partition's batch alone", slog.Any("error", err))
+		return false, nil
+	}
+	w.policy.committed(entries)
+	w.g.signals.Attempted.signal(nil)
+	return true, nil
+}
+
+// alone applies the batch in transactions of its own until one commits,
+// or returns false when told to quit. failed, when not nil, is how its
+// first attempt already failed.
+func (w *worker) alone(remote context.Context, entries []entry, failed error) bool {
 	oneByOne := false
 	for attempt := 1; ; attempt++ {
-		start := time.Now()
-		ctx, span := w.g.tracing.startBatch(entries, attempt)
-		err := w.g.applier.run(ctx, remote, entries, oneByOne, func(ctx context.Context, tx pgx.Tx) error {
-			return w.deadLetter(ctx, tx, entries)
-		})
-		EndSpan(span, err)
-		if err == nil {
-			committed = true
-			w.policy.committed(entries, time.Since(start))
-			w.g.signals.Attempted.signal(nil)
-			break
+		ctx, err := context.Background(), failed
+		if attempt > 1 || failed == nil {
+			if ctx, err = w.attempt(remote, entries, attempt, oneByOne); err == nil {
+				return true
+			}
 		}
 		var delay time.Duration
 		delay, oneByOne = w.policy.next(ctx, entries, attempt, oneByOne, err)
@@ -217,12 +255,22 @@ func (w *worker) process(batch []*kgo.Record) bool {
 			return false
 		}
 	}
-	// Offsets may go to Kafka only now that the effects are committed. A
-	// lost commit (a crash, a revoke meanwhile) only means a harmless replay.
-	last := batch[len(batch)-1]
-	w.cl.MarkCommitRecords(last)
-	w.g.signals.Marked.signal(last)
-	return true
+}
+
+// attempt applies the batch once in a transaction of its own.
+func (w *worker) attempt(remote context.Context, entries []entry, attempt int, oneByOne bool) (context.Context, error) {
+	start := time.Now()
+	ctx, span := w.g.tracing.startBatch(entries, attempt)
+	err := w.g.applier.run(ctx, remote, entries, oneByOne, func(ctx context.Context, tx pgx.Tx) error {
+		return w.deadLetter(ctx, tx, entries)
+	})
+	EndSpan(span, err)
+	if err == nil {
+		w.g.metrics.committed(time.Since(start), len(entries), 1)
+		w.policy.committed(entries)
+		w.g.signals.Attempted.signal(nil)
+	}
+	return ctx, err
 }
 
 // deadLetter writes the entries out of attempts as dead letters.

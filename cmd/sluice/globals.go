@@ -116,7 +116,8 @@ type RunFlags struct {
 	UnverifiedSrcMiB int64         `name:"unverified-source-mib" env:"SLUICE_UNVERIFIED_SOURCE_MIB" default:"32" help:"Bodies held before their signature is checked, in MiB, per source (429 beyond)."`
 	TenantMetrics    bool          `name:"metrics-per-tenant" env:"SLUICE_METRICS_PER_TENANT" help:"Count ingest requests by tenant too (sluice_ingest_tenant_requests_total): a series per tenant and status code (off by default)."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ on the admin listener (off by default)."`
-	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together (a group opens at most one per partition)."`
+	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together."`
+	ConsumerGroupTxs int           `name:"consumer-group-transactions" env:"SLUICE_CONSUMER_GROUP_TRANSACTIONS" default:"2" help:"Batch transactions each consumer group keeps open at once; batches of its partitions ready while all are open share the next one."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
 	MemoryLimit      int64         `name:"memory-limit-mib" env:"SLUICE_MEMORY_LIMIT_MIB" default:"200" help:"Soft limit of the Go runtime's memory, in MiB (GOMEMLIMIT wins when set); 0 for none."`
 	GCPercent        int           `name:"gc-percent" env:"SLUICE_GC_PERCENT" default:"400" help:"Heap growth between collections, in percent of the live heap (GOGC wins when set); the memory limit caps it."`
@@ -144,6 +145,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	}
 	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
 	cfg.ConsumerTransactions = f.ConsumerTxs
+	cfg.ConsumerGroupTransactions = f.ConsumerGroupTxs
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.IngestConfig.TenantMetrics = f.TenantMetrics
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst

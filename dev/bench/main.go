@@ -362,6 +362,7 @@ func (b *bench) report() {
 		{"ingest_peak_rss_mb", "ingest alone, peak RSS", "MiB"},
 		{"ingest_peak_anon_rss_mb", "  of it anonymous (what the memory limit bounds)", "MiB"},
 		{"ingest_full_pipeline_events_per_s", "ingest, whole pipeline running, saturated", "events/s"},
+		{"full_drain_s", "  then applied and relayed after the load stopped", "s"},
 		{"pgbench_single_tps", "pgbench: 1 event per transaction", "events/s"},
 		{"pgbench_batch100_events_per_s", "pgbench: 100 events per transaction", "events/s"},
 		{"relay_rows_per_s", "relay: backlog acknowledged by Kafka", "rows/s"},

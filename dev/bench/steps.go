@@ -116,18 +116,75 @@ func (b *bench) ingestFull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	adm, done, err := b.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	start, err := b.committed(ctx, adm)
+	if err != nil {
+		return err
+	}
 	before := b.cpu.sample(p)
 	r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
+	// What the pipeline spends on the accepted events includes what is still
+	// queued when the load stops: the second sample waits until they are
+	// applied and the e-mails they caused relayed.
+	ended := time.Now()
+	if err := b.waitApplied(ctx, adm, start, b.slot("serve")); err != nil {
+		return err
+	}
+	b.results["full_drain_s"] = time.Since(ended).Seconds()
 	cpu := map[string][]float64{}
 	b.cpu.perEvent("full", before, b.cpu.sample(p), float64(r.ok), cpu)
 	b.medians(cpu)
+	b.logConsumerStats(b.opsAddr, b.prefix+".credits")
 	b.results["ingest_full_pipeline_events_per_s"] = r.rate()
 	b.results["peak_rss_mb"] = p.peak()
-	log.Printf("ingest with the whole pipeline: %.0f events/s, p99 %.1f ms", r.rate(), ms(r.percentile(0.99)))
+	log.Printf("ingest with the whole pipeline: %.0f events/s, p99 %.1f ms; applied and relayed %.1f s after the load", r.rate(),
+		ms(r.percentile(0.99)), b.results["full_drain_s"])
 	p.terminate()
 	// Its slot would make later steps relay this run's leftovers first.
 	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, b.slot("serve"))
 	return err
+}
+
+// waitApplied waits until the credits group of the running stage applied
+// every record past start, its committed offsets when it began, and then
+// until the relay on slot confirmed the WAL written meanwhile.
+func (b *bench) waitApplied(ctx context.Context, adm *kadm.Client, start int64, slot string) error {
+	if err := b.waitRelayed(ctx, slot); err != nil {
+		return err
+	}
+	end, err := b.endOffsets(ctx, adm)
+	if err != nil {
+		return err
+	}
+	applied := `sluice_consumer_records_applied_total{group="` + b.prefix + `.credits"}`
+	if err := waitFor(ctx, 10*time.Minute, "the credits group to apply the load", func() (bool, error) {
+		val, err := metricsOf(b.opsAddr)
+		if err != nil {
+			return false, err
+		}
+		return int64(val(applied)) >= end-start, nil
+	}); err != nil {
+		return err
+	}
+	return b.waitRelayed(ctx, slot)
+}
+
+// waitRelayed waits until slot's relay confirmed the WAL written so far.
+func (b *bench) waitRelayed(ctx context.Context, slot string) error {
+	var walEnd string
+	if err := b.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&walEnd); err != nil {
+		return err
+	}
+	return waitFor(ctx, 10*time.Minute, "the relay to catch up", func() (bool, error) {
+		var caughtUp bool
+		err := b.pool.QueryRow(ctx, `SELECT confirmed_flush_lsn >= $2::pg_lsn FROM pg_replication_slots WHERE slot_name = $1`,
+			slot, walEnd).Scan(&caughtUp)
+		return caughtUp, err
+	})
 }
 
 // insertOutbox writes n invoice.paid rows in the record format, as ingest
@@ -456,6 +513,7 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 	b.cpu.perEvent("consume", cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "kafka"), float64(n), cpu)
 	b.medians(cpu)
 	b.results["consume_events_per_s"] = float64(n) / took.Seconds()
+	b.logConsumerStats(b.opsAddr, b.prefix+".credits")
 	log.Printf("consumers: %d records applied in %s: %.0f events/s", n, took.Round(time.Millisecond), b.results["consume_events_per_s"])
 	return nil
 }
@@ -503,16 +561,7 @@ func (b *bench) relayLatency(ctx context.Context) error {
 	}()
 	// The slot may hold what earlier steps wrote (the consume step's e-mail
 	// intents): latency is measured from a relay that has caught up.
-	var walEnd string
-	if err := b.pool.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&walEnd); err != nil {
-		return err
-	}
-	if err := waitFor(ctx, 5*time.Minute, "the relay to catch up", func() (bool, error) {
-		var caughtUp bool
-		err := b.pool.QueryRow(ctx, `SELECT confirmed_flush_lsn >= $2::pg_lsn FROM pg_replication_slots WHERE slot_name = $1`,
-			b.slot("relay"), walEnd).Scan(&caughtUp)
-		return caughtUp, err
-	}); err != nil {
+	if err := b.waitRelayed(ctx, b.slot("relay")); err != nil {
 		return err
 	}
 	time.Sleep(time.Second) // let the reader's first fetch settle at the end offset
@@ -917,8 +966,12 @@ func (b *bench) logConsumerStats(addr, group string) {
 	if batches == 0 {
 		return
 	}
-	b.note("consumer group %s: %.0f batches, mean %.1f records and %.1f ms each, %.1f ms of it waiting for a transaction slot", group, batches,
-		val("sluice_consumer_records_applied_total"+l)/batches, 1000*val("sluice_consumer_batch_seconds_sum"+l)/batches,
+	partitions := "" // builds before shared batch transactions lack it
+	if n := val("sluice_consumer_batch_partitions_sum" + l); n > 0 {
+		partitions = fmt.Sprintf(" from %.1f partitions", n/batches)
+	}
+	b.note("consumer group %s: %.0f batch transactions, mean %.1f records%s and %.1f ms each, %.1f ms of it waiting for a transaction slot", group, batches,
+		val("sluice_consumer_records_applied_total"+l)/batches, partitions, 1000*val("sluice_consumer_batch_seconds_sum"+l)/batches,
 		1000*val("sluice_consumer_transaction_wait_seconds_sum"+l)/batches)
 }
 

@@ -230,6 +230,7 @@ func (a *assembly) consumerStages(context.Context) error {
 			DeadLetterTopic:  spec.DeadLetterTopic,
 			MaxAttempts:      a.cfg.ConsumerMaxAttempts,
 			MaxBufferedBytes: a.cfg.ConsumerBuffer,
+			Transactions:     a.cfg.ConsumerGroupTransactions,
 			Slots:            slots,
 			Backoff:          a.cfg.ConsumerBackoff,
 			Tracing:          a.cfg.Tracing,

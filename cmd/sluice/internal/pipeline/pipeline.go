@@ -62,12 +62,15 @@ type Config struct {
 	// Lifecycle sets the storage horizons and partitions; its manager runs
 	// in every process that ingests (one at a time works, by lock).
 	Lifecycle lifecycle.Config
-	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes) and
-	// ConsumerTransactions tune every group.
-	ConsumerMaxAttempts  int
-	ConsumerBuffer       int64
-	ConsumerTransactions int
-	ConsumerBackoff      time.Duration
+	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes),
+	// ConsumerTransactions (all groups together) and
+	// ConsumerGroupTransactions (each group's, see
+	// consumers.Config.Transactions) tune every group.
+	ConsumerMaxAttempts       int
+	ConsumerBuffer            int64
+	ConsumerTransactions      int
+	ConsumerGroupTransactions int
+	ConsumerBackoff           time.Duration
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.

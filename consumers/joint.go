@@ -1,0 +1,100 @@
+package consumers
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// joint lets the batches of a group's partitions share a transaction. A
+// partition's worker applies what it holds as soon as the group has a
+// transaction free, so an idle pipeline pays no wait; while all of them
+// are open, the batches that become ready wait together and go into the
+// next one. Under load a transaction then carries many partitions' records
+// for one BEGIN, one handler pass and one COMMIT (its WAL flush), instead
+// of a few records each: batches grow with the load and shrink with it.
+//
+// Only a batch's first attempt is shared. A shared transaction that fails
+// is nobody's attempt: each member applies its batch alone, under its own
+// partition's failure policy, as if it had never been shared.
+type joint struct {
+	applier    applier
+	tracing    tracing
+	metrics    *metrics
+	open       chan struct{} // the group's transactions open at once
+	maxRecords int
+	maxBytes   int64
+
+	mu      sync.Mutex
+	forming *share // waiting for a transaction, open to more batches
+}
+
+// share is one transaction's worth of batches.
+type share struct {
+	entries []entry
+	bytes   int64
+	members int // batches, one per partition
+	done    chan struct{}
+	err     error
+}
+
+func newJoint(a applier, t tracing, m *metrics, transactions, maxRecords int, maxBytes int64) *joint {
+	return &joint{applier: a, tracing: t, metrics: m, open: make(chan struct{}, max(transactions, 1)),
+		maxRecords: maxRecords, maxBytes: maxBytes}
+}
+
+// apply commits entries, already prepared, in a transaction shared with
+// other partitions' batches, and says how it went; an error means nothing
+// of the share was committed.
+func (j *joint) apply(entries []entry, bytes int64) error {
+	j.metrics.waiting.Inc()
+	j.mu.Lock()
+	if s := j.forming; s != nil && len(s.entries)+len(entries) <= j.maxRecords && s.bytes+bytes <= j.maxBytes {
+		s.add(entries, bytes)
+		j.mu.Unlock()
+		<-s.done
+		return s.err
+	}
+	// A share that is full waits for its transaction as it is; this batch
+	// starts the next one.
+	s := &share{done: make(chan struct{})}
+	s.add(entries, bytes)
+	j.forming = s
+	j.mu.Unlock()
+
+	j.open <- struct{}{}
+	j.mu.Lock()
+	if j.forming == s {
+		j.forming = nil
+	}
+	members := s.members // complete: no batch joins a share no longer forming
+	j.mu.Unlock()
+	j.metrics.waiting.Sub(float64(members))
+	s.err = j.commit(s)
+	<-j.open
+	close(s.done)
+	return s.err
+}
+
+func (s *share) add(entries []entry, bytes int64) {
+	s.entries = append(s.entries, entries...)
+	s.bytes += bytes
+	s.members++
+}
+
+// commit runs the share's transaction. The transaction is not bound to any
+// member's life: like a batch of one partition, once begun it finishes.
+func (j *joint) commit(s *share) error {
+	start := time.Now()
+	ctx, span := j.tracing.startBatch(s.entries, 1)
+	err := j.applier.transact(ctx, s.entries, false, func(context.Context, pgx.Tx) error { return nil })
+	EndSpan(span, err)
+	if err != nil {
+		j.metrics.sharedFailed.Inc()
+		return err
+	}
+	j.metrics.committed(time.Since(start), len(s.entries), s.members)
+	return nil
+}
