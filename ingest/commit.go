@@ -72,7 +72,7 @@ type delivery struct {
 	Topic   *string
 	Key     []byte
 	Headers map[string]string
-	Payload []byte // nil when the body travels by claim
+	Payload []byte // Body, or nil when the body travels by claim
 	// Links are ids this event ties to its object; Wait is set when the
 	// object is known only through such a link (links.go).
 	Links []string
@@ -377,7 +377,7 @@ func (c *committer) accept(ctx context.Context, q querier, batch []*request, res
 		return err
 	}
 	rows, err := q.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
-		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.payload,
+		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.inline,
 		a.arrival, a.receivedAt, !c.skipAttempts, a.jsonSum, a.versionID)
 	if err != nil {
 		return fmt.Errorf("insert inbox: %w", err)
@@ -505,7 +505,8 @@ type acceptArgs struct {
 	topic                                                             []*string
 	eventTime                                                         []*time.Time
 	receivedAt                                                        []time.Time
-	sum, jsonSum, body, key, payload                                  [][]byte
+	sum, jsonSum, body, key                                           [][]byte
+	inline                                                            []bool // the body is the outbox payload too
 	arrival                                                           []int32
 	versionID                                                         []int64
 }
@@ -545,7 +546,10 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		a.topic = append(a.topic, d.Topic)
 		a.key = append(a.key, d.Key)
 		a.headers = append(a.headers, headers)
-		a.payload = append(a.payload, d.Payload)
+		// The payload is the body or nothing: sent once, the statement's
+		// parameters are half the size (pgx grows its buffers for them from
+		// a kilobyte again for each statement).
+		a.inline = append(a.inline, d.Payload != nil)
 		a.arrival = append(a.arrival, int32(i))
 		a.receivedAt = append(a.receivedAt, receivedAt(d))
 		a.versionID = append(a.versionID, d.VersionID)

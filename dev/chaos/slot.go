@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // faultSlot loses the relay's slot the way production does: relays down,
@@ -16,16 +19,27 @@ import (
 const faultSlot = "slot_invalidated_resync"
 
 func (c *chaos) invalidateSlot(ctx context.Context, afterKill func()) error {
+	// The recovery needs a confirmed time, which the relay records on its
+	// first progress tick: drawn as the first fault, this one came before
+	// it, failed, and left every relay dead for the rest of the run.
+	var since *time.Time
+	if err := poll(ctx, time.Minute, "the relay to record a confirmed time", func() (bool, error) {
+		err := c.pool.QueryRow(ctx, `SELECT confirmed_time FROM cdc_slots WHERE slot = 'chaos'`).Scan(&since)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, nil
+		}
+		return since != nil, err
+	}); err != nil {
+		return fmt.Errorf("cdc_slots: %w", err)
+	}
 	for _, r := range c.relays {
 		c.fleet.kill(r)
 	}
 	afterKill()
-	var since *time.Time
+	// What the relays confirmed up to their kill: the later, the less the
+	// resync publishes again.
 	if err := c.pool.QueryRow(ctx, `SELECT confirmed_time FROM cdc_slots WHERE slot = 'chaos'`).Scan(&since); err != nil {
 		return fmt.Errorf("cdc_slots: %w", err)
-	}
-	if since == nil {
-		return fmt.Errorf("cdc_slots has no confirmed time for slot chaos")
 	}
 	if err := c.loseSlot(ctx); err != nil {
 		return err

@@ -13,7 +13,8 @@
 -- The arrays are the batch, one element per delivery, no event key twice
 -- (the caller classifies later copies itself). A row is returned per
 -- delivery, except when a concurrent batch committed the same key while this
--- one ran: the caller looks such a key up afterwards.
+-- one ran: the caller looks such a key up afterwards. The outbox payload is
+-- the body where $16 says it travels inline (sent once, not twice).
 --
 -- Inbox rows go in event-key order, so concurrent batches take unique-index
 -- locks in one order and cannot deadlock; outbox rows go in arrival order
@@ -25,10 +26,10 @@ WITH input AS (
     SELECT nextval('inbox_id_seq') AS id, *
     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                 $8::timestamptz[], $9::text[], $10::text[], $11::bytea[], $12::bytea[],
-                $13::text[], $14::bytea[], $15::text[], $16::bytea[], $17::int[], $18::timestamptz[],
+                $13::text[], $14::bytea[], $15::text[], $16::bool[], $17::int[], $18::timestamptz[],
                 $20::bytea[], $21::bigint[])
         AS t(tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
-             event_time, status, reason, body_sha256, body, topic, key, headers, payload, arrival, received_at,
+             event_time, status, reason, body_sha256, body, topic, key, headers, inline, arrival, received_at,
              json_sha256, event_type_version_id)
 ), ins AS (
     INSERT INTO inbox (id, tenant_id, source_id, source_account, event_id, event_type, object_type, object_id,
@@ -45,7 +46,8 @@ WITH input AS (
     SELECT ins.id, input.received_at, input.body
     FROM ins JOIN input USING (source_id, source_account, event_id)
 ), accepted AS (
-    SELECT input.arrival, ins.id, input.topic, input.key, input.headers, input.payload
+    SELECT input.arrival, ins.id, input.topic, input.key, input.headers,
+           CASE WHEN input.inline THEN input.body END AS payload
     FROM ins JOIN input USING (source_id, source_account, event_id)
 ), published AS (
     INSERT INTO outbox (topic, key, headers, payload, inbox_id)
