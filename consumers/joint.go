@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,7 +80,14 @@ func (j *joint) apply(entries []entry, bytes int64) error {
 }
 
 func (s *share) add(entries []entry, bytes int64) {
-	s.entries = append(s.entries, entries...)
+	if s.entries == nil {
+		// Alone, as most shares of an idle or draining group are, it
+		// applies its only batch's entries without a copy; a second
+		// member's append then copies them into a slice of the share's own.
+		s.entries = slices.Clip(entries)
+	} else {
+		s.entries = append(s.entries, entries...)
+	}
 	s.bytes += bytes
 	s.members++
 }
