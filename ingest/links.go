@@ -113,10 +113,7 @@ func link(ctx context.Context, tx pgx.Tx, batch []*request, results []result) er
 	if len(ls.id) > 0 {
 		b.Queue(linkSQL, ls.source, ls.account, ls.objectType, ls.id, ls.object, ls.inbox)
 	}
-	waiting, err := queueWaits(b, batch, ls.waits, results)
-	if err != nil {
-		return err
-	}
+	waiting := queueWaits(b, batch, ls.waits, results)
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("record links: %w", err)
 	}
@@ -165,19 +162,15 @@ func collectLinks(batch []*request, results []result) linkSet {
 
 // queueWaits keeps the batch's new waiting events (waits, indexes into
 // batch) and returns their inbox ids.
-func queueWaits(b *pgx.Batch, batch []*request, waits []int, results []result) ([]int64, error) {
+func queueWaits(b *pgx.Batch, batch []*request, waits []int, results []result) []int64 {
 	waiting := make([]int64, 0, len(waits))
 	for _, i := range waits {
 		d := batch[i].d
-		headers, err := json.Marshal(d.Headers)
-		if err != nil {
-			return nil, fmt.Errorf("encode headers: %w", err)
-		}
 		b.Queue(waitSQL, results[i].inboxID, d.TenantID, d.SourceID, d.Account, d.Wait.ObjectType, d.Wait.Via,
-			d.Wait.Topic, string(headers), d.Payload)
+			d.Wait.Topic, headersJSON(d.Headers), d.Payload)
 		waiting = append(waiting, results[i].inboxID)
 	}
-	return waiting, nil
+	return waiting
 }
 
 // release publishes the waiting events now resolved: this batch's own

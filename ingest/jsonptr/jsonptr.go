@@ -23,16 +23,23 @@ func Get(doc any, ptr string) (any, bool) {
 	if !strings.HasPrefix(ptr, "/") {
 		return nil, false
 	}
-	cur := doc
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	// Token by token without splitting: this runs several times for every
+	// event, and most pointers have no escapes.
+	cur, rest := doc, ptr[1:]
+	for {
+		tok, more, found := strings.Cut(rest, "/")
+		if strings.IndexByte(tok, '~') >= 0 {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		}
 		next, ok := step(cur, tok)
 		if !ok {
 			return nil, false
 		}
-		cur = next
+		if !found {
+			return next, true
+		}
+		cur, rest = next, more
 	}
-	return cur, true
 }
 
 func step(cur any, tok string) (any, bool) {
