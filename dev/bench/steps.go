@@ -125,6 +125,9 @@ func (b *bench) ingestFull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if os.Getenv("BENCH_PROFILE") != "" {
+		go b.profile("full", b.opsAddr, b.window()-time.Second)
+	}
 	before := b.cpu.sample(p)
 	r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
 	// What the pipeline spends on the accepted events includes what is still
