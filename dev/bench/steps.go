@@ -125,6 +125,7 @@ func (b *bench) ingestFull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.settle(ctx, "whole pipeline")
 	if os.Getenv("BENCH_PROFILE") != "" {
 		go b.profile("full", b.opsAddr, b.window()-time.Second)
 	}

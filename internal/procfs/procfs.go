@@ -1,5 +1,5 @@
 // Package procfs reads what Linux's /proc says about a process: its peak
-// resident memory, its CPU time and its parent. The bench, the chaos run
+// resident memory, its CPU time (whole or by thread) and its parent. The bench, the chaos run
 // and the tests that bound memory measure processes the same way through
 // it. A process that is gone reads as zero.
 package procfs
@@ -45,8 +45,11 @@ const clockTicks = 100
 
 // stat returns the fields of /proc/<pid>/stat after the command name (which
 // may hold spaces): fields[0] is field 3, the state.
-func stat(pid int) []string {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+func stat(pid int) []string { return statOf(fmt.Sprintf("/proc/%d/stat", pid)) }
+
+// statOf reads a stat file of a process or of one of its threads.
+func statOf(path string) []string {
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -93,6 +96,30 @@ func Children(pid int) []int {
 		if err == nil && Parent(child) == pid {
 			out = append(out, child)
 		}
+	}
+	return out
+}
+
+// ThreadCPU is the CPU time of each of the process's live threads, summed
+// by thread name (/proc/<pid>/task/<tid>/comm, at most 15 bytes): a JVM
+// names its JIT compilers, collectors and the broker's own threads, so what
+// a process spent can be told apart by what for.
+func ThreadCPU(pid int) map[string]time.Duration {
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	out := make(map[string]time.Duration, len(tasks))
+	for _, t := range tasks {
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/comm", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		tid, _ := strconv.Atoi(t.Name())
+		fields := statOf(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid))
+		if len(fields) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseInt(fields[11], 10, 64)
+		stime, _ := strconv.ParseInt(fields[12], 10, 64)
+		out[strings.TrimSpace(string(comm))] += time.Duration(utime+stime) * time.Second / clockTicks
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // This process reads its own figures, and a child's parent is this process.
@@ -42,5 +43,27 @@ func TestReadsAProcessAndItsChildren(t *testing.T) {
 	}
 	if PeakRSS(-1) != 0 || AnonRSS(-1) != 0 || CPU(-1, true) != 0 || Parent(-1) != 0 {
 		t.Error("a process that does not exist reads as non-zero")
+	}
+}
+
+// A thread's CPU is found under its name, and the threads add up to at most
+// the process's total (exited threads count only there).
+func TestThreadCPUSplitsTheProcessByThreadName(t *testing.T) {
+	t.Parallel()
+	for i := 0; CPU(os.Getpid(), false) < 20*time.Millisecond && i < 1e9; i++ {
+	}
+	threads := ThreadCPU(os.Getpid())
+	var sum time.Duration
+	for _, d := range threads {
+		sum += d
+	}
+	if _, ok := threads["procfs.test"]; !ok {
+		t.Errorf("no thread named after the test binary in %v", threads)
+	}
+	if sum == 0 || sum > CPU(os.Getpid(), false) {
+		t.Errorf("threads sum to %s, process used %s", sum, CPU(os.Getpid(), false))
+	}
+	if len(ThreadCPU(1<<30)) != 0 {
+		t.Error("a process that is gone has threads")
 	}
 }
