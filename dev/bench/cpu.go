@@ -167,7 +167,9 @@ func childCPU(state *os.ProcessState) time.Duration {
 var (
 	cpuSteps = []struct{ key, label string }{
 		{"null", "null server, per request"},
+		{"null_at_5000", "null server paced at 5,000/s, per request"},
 		{"ingest", "ingest alone, per accepted event"},
+		{"ingest_at_5000", "ingest alone paced at 5,000/s, per accepted event"},
 		{"full", "whole pipeline, per accepted event"},
 		{"relay", "relay backlog, per row"},
 		{"pg_recvlogical", "pg_recvlogical, per row"},
@@ -188,6 +190,7 @@ func (b *bench) cpuRatios() {
 		}
 	}
 	ratio("ingest_sluice_cpu_ratio_of_null", "ingest_sluice_cpu_us_per_event", "null_null_cpu_us_per_event")
+	ratio("ingest_sluice_cpu_ratio_of_null_at_5000", "ingest_at_5000_sluice_cpu_us_per_event", "null_at_5000_null_cpu_us_per_event")
 	ratio("ingest_postgres_cpu_ratio_of_pgbench100", "ingest_postgres_cpu_us_per_event", "pgbench_batch100_postgres_cpu_us_per_event")
 	if s, ok := b.results["full_sluice_cpu_us_per_event"]; ok {
 		b.results["full_pipeline_cpu_us_per_event"] = s + b.results["full_postgres_cpu_us_per_event"] + b.results["full_kafka_cpu_us_per_event"]
@@ -223,6 +226,7 @@ func (b *bench) cpuTable(sb *strings.Builder) {
 	}
 	for _, k := range []struct{ key, label string }{
 		{"ingest_sluice_cpu_ratio_of_null", "sluice per accepted event / null server per request"},
+		{"ingest_sluice_cpu_ratio_of_null_at_5000", "both paced at 5,000/s: sluice per accepted event / null server per request"},
 		{"ingest_postgres_cpu_ratio_of_pgbench100", "postgres per ingested event / per event in pgbench's 100-event transactions"},
 		{"full_pipeline_cpu_us_per_event", "whole pipeline (sluice + postgres + kafka), us per event"},
 		{"full_kafka_aside_cpu_us_per_event", "  of Kafka's, in its JIT compilers and metadata/controller threads (no event asks for these)"},

@@ -225,12 +225,14 @@ func (g *generator) saturate(conns int, d time.Duration) result {
 	return res
 }
 
+// pacedWarmup: the first seconds of a paced run open its connections at
+// once and grow every side's buffers; requests due then are sent but not
+// measured.
+const pacedWarmup = 2 * time.Second
+
 // paced sends at a fixed rate for d (open loop: latency counts from when a
 // request was due, so a stall is not hidden by the generator waiting).
 func (g *generator) paced(rate int, conns int, d time.Duration) result {
-	// The first seconds open conns connections at once and grow every
-	// side's buffers; requests due then are sent but not measured.
-	const warmup = 2 * time.Second
 	// What earlier steps wrote would otherwise reach the disk in the
 	// middle of this one: the kernel writes dirty pages back 30 s after
 	// they were dirtied, all at once, and the WAL fsyncs of that second
@@ -244,7 +246,7 @@ func (g *generator) paced(rate int, conns int, d time.Duration) result {
 		wg  sync.WaitGroup
 	)
 	start := time.Now()
-	measureFrom := start.Add(warmup)
+	measureFrom := start.Add(pacedWarmup)
 	for range conns {
 		wg.Add(1)
 		go func() {

@@ -78,16 +78,55 @@ func (b *bench) ingestPaused(context.Context) error {
 	b.medians(cpu)
 	b.logCommitStats(b.opsAddr)
 	b.results["ingest_ratio_of_null"] = median(rates) / b.results["null_ceiling_per_s"]
-	for _, rate := range []int{1000, 5000} {
+	for _, rate := range []int{1000, pacedCompared} {
+		before := b.cpu.sample(p)
 		r := b.generatorFor(b.stageAddr, 4*conns).paced(rate, 4*conns, b.window())
+		if rate == pacedCompared {
+			// The warm-up's requests are served too, and counted here.
+			b.cpu.perEvent(fmt.Sprintf("ingest_at_%d", rate), before, b.cpu.sample(p).only("sluice", "postgres", "generator"),
+				float64(r.ok)+float64(rate)*pacedWarmup.Seconds(), cpu)
+			b.medians(cpu)
+		}
 		b.results[fmt.Sprintf("ingest_p50_ms_at_%d", rate)] = ms(r.percentile(0.50))
 		b.results[fmt.Sprintf("ingest_p99_ms_at_%d", rate)] = ms(r.percentile(0.99))
 		log.Printf("ingest at %d/s: achieved %.0f/s, p50 %.2f ms, p99 %.2f ms, %d rejected, %d errors",
 			rate, r.rate(), ms(r.percentile(0.5)), ms(r.percentile(0.99)), r.rejected, r.errors)
 		logStalls(fmt.Sprintf("ingest at %d/s", rate), r.slow)
 	}
+	if err := b.nullAtRate(pacedCompared); err != nil {
+		return err
+	}
 	b.results["ingest_peak_rss_mb"], b.results["ingest_peak_anon_rss_mb"] = p.peak(), p.peakAnonRSS()
 	b.note("ingest alone peaked at %.0f MiB RSS, %.0f MiB of it anonymous (heap and stacks; the rest is the executable's pages)", p.peak(), p.peakAnonRSS())
+	return nil
+}
+
+// pacedCompared is the rate at which ingest and the null server are also
+// compared side by side, both paced: saturated, the null server answers four
+// times as many requests a second as ingest, and a busier server spends less
+// per request (more requests per wake-up and per system call), so the
+// saturated ratio measures how busy each was as much as what each does.
+const pacedCompared = 5000
+
+// nullAtRate measures the null server's CPU per request paced at rate, with
+// the connections of ingest's paced runs, when the null step ran.
+func (b *bench) nullAtRate(rate int) error {
+	if _, ran := b.results["null_ceiling_per_s"]; !ran {
+		return nil
+	}
+	p, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "", "/", b.outDir)
+	if err != nil {
+		return err
+	}
+	defer p.terminate()
+	cpu := map[string][]float64{}
+	before := b.cpu.sample(p)
+	r := b.generatorFor(b.nullAddr, 4*conns).paced(rate, 4*conns, b.window())
+	step := fmt.Sprintf("null_at_%d", rate)
+	b.cpu.perEvent(step, before, b.cpu.sample(p).only("null", "generator"), float64(r.ok)+float64(rate)*pacedWarmup.Seconds(), cpu)
+	b.medians(cpu)
+	log.Printf("null server paced at %d/s: %.1f us of CPU per request (saturated: %.1f); ingest at the same pace: %.1f", rate,
+		b.results[step+"_null_cpu_us_per_event"], b.results["null_null_cpu_us_per_event"], b.results[fmt.Sprintf("ingest_at_%d_sluice_cpu_us_per_event", rate)])
 	return nil
 }
 
