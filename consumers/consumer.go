@@ -49,12 +49,18 @@ type Config struct {
 	MaxAttempts int
 	// Transactions bounds the group's batch transactions open at once,
 	// whatever the number of partitions it owns. Batches that become ready
-	// while all are open share the next one, up to MaxPoll records and a
-	// quarter of MaxBufferedBytes: the fewer, the more records a
-	// transaction carries under load, and the longer a batch may wait for
-	// the one before it. A batch retried after a failure takes a
-	// transaction of its own, within the Slots. Default 2.
+	// while one is open share the next one, up to MaxPoll records and a
+	// quarter of MaxBufferedBytes. Under live load the group keeps one
+	// transaction open, so each carries many partitions' records; the
+	// others open for a backlog (a share of an eighth of those limits) or
+	// when the open one takes longer than SharePatience. A batch retried
+	// after a failure takes a transaction of its own, within the Slots.
+	// Default 2.
 	Transactions int
+	// SharePatience is how long batches wait for the group's open
+	// transaction before they may open another (within Transactions).
+	// Default 50ms, several live transactions' time.
+	SharePatience time.Duration
 	// Slots, when set, bounds batch transactions across every group
 	// sharing it, on top of each group's Transactions: all of them together
 	// stay within what the database (and the connection pool) can take.
@@ -98,6 +104,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Transactions <= 0 {
 		c.Transactions = 2
+	}
+	if c.SharePatience <= 0 {
+		c.SharePatience = 50 * time.Millisecond
 	}
 	if c.MaxBufferedBytes <= 0 {
 		c.MaxBufferedBytes = 32 << 20
@@ -178,7 +187,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	t := newTracing(cfg.Tracing, cfg.Group)
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),
-		applier: a, joint: newJoint(a, t, m, cfg.Transactions, cfg.MaxPoll, cfg.batchBytes()),
+		applier: a, joint: newJoint(a, t, m, cfg.Transactions, cfg.SharePatience, cfg.MaxPoll, cfg.batchBytes()),
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
 		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals,
 		tracing: t,

@@ -10,12 +10,18 @@ import (
 )
 
 // joint lets the batches of a group's partitions share a transaction. A
-// partition's worker applies what it holds as soon as the group has a
-// transaction free, so an idle pipeline pays no wait; while all of them
-// are open, the batches that become ready wait together and go into the
-// next one. Under load a transaction then carries many partitions' records
-// for one BEGIN, one handler pass and one COMMIT (its WAL flush), instead
-// of a few records each: batches grow with the load and shrink with it.
+// partition's worker applies what it holds as soon as the group has no
+// transaction open, so an idle pipeline pays no wait; while one is open,
+// the batches that become ready wait together and go into the next one.
+// Under load a transaction then carries many partitions' records for one
+// BEGIN, one handler pass and one COMMIT (its WAL flush), instead of a few
+// records each: batches grow with the load and shrink with it.
+//
+// The group's other transactions (up to Transactions) open only for a
+// backlog, a share grown to an eighth of its limits, or when the open one
+// is slow (a share waited SharePatience for it): a backlog is applied in
+// parallel, and a transaction waiting on a lock does not hold the group's
+// other partitions up for long.
 //
 // Only a batch's first attempt is shared. A shared transaction that fails
 // is nobody's attempt: each member applies its batch alone, under its own
@@ -24,7 +30,9 @@ type joint struct {
 	applier    applier
 	tracing    tracing
 	metrics    *metrics
-	open       chan struct{} // the group's transactions open at once
+	first      chan struct{} // the group's one transaction under live load
+	more       chan struct{} // the others, for a backlog or a slow first; nil: none
+	patience   time.Duration
 	maxRecords int
 	maxBytes   int64
 
@@ -36,14 +44,19 @@ type joint struct {
 type share struct {
 	entries []entry
 	bytes   int64
-	members int // batches, one per partition
+	members int           // batches, one per partition
+	big     chan struct{} // closed once the share is a backlog's
 	done    chan struct{}
 	err     error
 }
 
-func newJoint(a applier, t tracing, m *metrics, transactions, maxRecords int, maxBytes int64) *joint {
-	return &joint{applier: a, tracing: t, metrics: m, open: make(chan struct{}, max(transactions, 1)),
+func newJoint(a applier, t tracing, m *metrics, transactions int, patience time.Duration, maxRecords int, maxBytes int64) *joint {
+	j := &joint{applier: a, tracing: t, metrics: m, first: make(chan struct{}, 1), patience: patience,
 		maxRecords: maxRecords, maxBytes: maxBytes}
+	if transactions > 1 {
+		j.more = make(chan struct{}, transactions-1)
+	}
+	return j
 }
 
 // apply commits entries, already prepared, in a transaction shared with
@@ -53,19 +66,19 @@ func (j *joint) apply(entries []entry, bytes int64) error {
 	j.metrics.waiting.Inc()
 	j.mu.Lock()
 	if s := j.forming; s != nil && len(s.entries)+len(entries) <= j.maxRecords && s.bytes+bytes <= j.maxBytes {
-		s.add(entries, bytes)
+		j.add(s, entries, bytes)
 		j.mu.Unlock()
 		<-s.done
 		return s.err
 	}
 	// A share that is full waits for its transaction as it is; this batch
 	// starts the next one.
-	s := &share{done: make(chan struct{})}
-	s.add(entries, bytes)
+	s := &share{big: make(chan struct{}), done: make(chan struct{})}
+	j.add(s, entries, bytes)
 	j.forming = s
 	j.mu.Unlock()
 
-	j.open <- struct{}{}
+	slot := j.transaction(s)
 	j.mu.Lock()
 	if j.forming == s {
 		j.forming = nil
@@ -74,9 +87,41 @@ func (j *joint) apply(entries []entry, bytes int64) error {
 	j.mu.Unlock()
 	j.metrics.waiting.Sub(float64(members))
 	s.err = j.commit(s)
-	<-j.open
+	<-slot
 	close(s.done)
 	return s.err
+}
+
+// transaction waits for a transaction for s and returns its slot, to be
+// released when it ends: the group's first, or another once s is a
+// backlog's or has waited patience.
+func (j *joint) transaction(s *share) chan struct{} {
+	patience := time.NewTimer(j.patience)
+	defer patience.Stop()
+	select {
+	case j.first <- struct{}{}:
+		return j.first
+	case <-s.big:
+	case <-patience.C:
+	}
+	select {
+	case j.first <- struct{}{}:
+		return j.first
+	case j.more <- struct{}{}: // never, when nil
+		return j.more
+	}
+}
+
+// add puts a batch's entries in s (under mu).
+func (j *joint) add(s *share, entries []entry, bytes int64) {
+	s.add(entries, bytes)
+	if len(s.entries) >= j.maxRecords/8 || s.bytes >= j.maxBytes/8 {
+		select {
+		case <-s.big:
+		default:
+			close(s.big)
+		}
+	}
 }
 
 func (s *share) add(entries []entry, bytes int64) {

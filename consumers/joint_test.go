@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,8 +25,11 @@ import (
 type gated struct {
 	consumers.Handler
 	held chan struct{} // closed once the first transaction holds
-	gate chan struct{} // closed by the test to let it go on
-	once sync.Once
+	gate chan struct{} // closed by open to let it go on
+	// Not a sync.Once: its Do would make every other transaction's first
+	// Apply wait for the held one too.
+	taken atomic.Bool
+	shut  sync.Once
 
 	mu        sync.Mutex
 	committed [][]int32 // per committed transaction, its records' partitions
@@ -38,6 +42,10 @@ func newGated(h consumers.Handler) *gated {
 func (g *gated) Begin(tx pgx.Tx) consumers.Batch {
 	return &gatedBatch{Batch: g.Handler.Begin(tx), g: g}
 }
+
+// open lets the held transaction go on; a test also does so in its
+// cleanup, so a failed assertion does not leave the group stuck.
+func (g *gated) open() { g.shut.Do(func() { close(g.gate) }) }
 
 func (g *gated) transactions() [][]int32 {
 	g.mu.Lock()
@@ -52,10 +60,10 @@ type gatedBatch struct {
 }
 
 func (b *gatedBatch) Apply(ctx context.Context, recs []consumers.Record) error {
-	b.g.once.Do(func() {
+	if b.g.taken.CompareAndSwap(false, true) {
 		close(b.g.held)
 		<-b.g.gate
-	})
+	}
 	for _, r := range recs {
 		b.partitions = append(b.partitions, r.Partition)
 	}
@@ -118,6 +126,7 @@ func TestBatchesWaitingForATransactionShareTheNext(t *testing.T) {
 	h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 1}, h, nil)
 
+	t.Cleanup(h.open)
 	first := holdFirst(t, env, f, topic, h)
 	var later []*kgo.Record
 	for p := int32(1); p < 4; p++ {
@@ -129,7 +138,7 @@ func TestBatchesWaitingForATransactionShareTheNext(t *testing.T) {
 	testenv.Eventually(t, time.Minute, "three partitions' batches waiting", func() (bool, error) {
 		return counter(t, g.Registry, "sluice_consumer_batches_waiting") == 3, nil
 	})
-	close(h.gate)
+	h.open()
 	env.WaitCommitted(t, g.ID, time.Minute, append(later, first)...)
 
 	txs := h.transactions()
@@ -165,6 +174,7 @@ func TestAFailedSharedTransactionIsAppliedAloneByEachPartition(t *testing.T) {
 	const attempts = 3
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 1, MaxAttempts: attempts}, h, nil)
 
+	t.Cleanup(h.open)
 	first := holdFirst(t, env, f, topic, h)
 	later := []*kgo.Record{
 		onPartition(invoicePaid(f, topic, "evt_a", "in_a", f.Customer), 1),
@@ -176,7 +186,7 @@ func TestAFailedSharedTransactionIsAppliedAloneByEachPartition(t *testing.T) {
 	testenv.Eventually(t, time.Minute, "two partitions' batches waiting", func() (bool, error) {
 		return counter(t, g.Registry, "sluice_consumer_batches_waiting") == 2, nil
 	})
-	close(h.gate)
+	h.open()
 	env.WaitCommitted(t, g.ID, time.Minute, append(later, first)...)
 
 	if n := counter(t, g.Registry, "sluice_consumer_shared_batches_failed_total"); n != 1 {
@@ -202,5 +212,74 @@ func TestAFailedSharedTransactionIsAppliedAloneByEachPartition(t *testing.T) {
 	// committed in one transaction of its own.
 	if !slices.ContainsFunc(h.transactions(), func(ps []int32) bool { return slices.Equal(ps, []int32{1, 1}) }) {
 		t.Errorf("transactions %v: none applied partition 1's batch alone", h.transactions())
+	}
+}
+
+// Under live load a group keeps one transaction open: small batches of
+// other partitions wait for it, however many transactions the group may
+// open, and then share the next one.
+func TestLiveBatchesWaitForTheOpenTransaction(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 3)
+	h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 3, SharePatience: time.Hour}, h, nil)
+
+	t.Cleanup(h.open)
+	first := holdFirst(t, env, f, topic, h)
+	later := []*kgo.Record{
+		onPartition(invoicePaid(f, topic, "evt_a", "in_a", f.Customer), 1),
+		onPartition(invoicePaid(f, topic, "evt_b", "in_b", f.Customer), 2),
+	}
+	produceTo(t, env.Brokers, later...)
+	testenv.Eventually(t, time.Minute, "two partitions' batches waiting", func() (bool, error) {
+		return counter(t, g.Registry, "sluice_consumer_batches_waiting") == 2, nil
+	})
+	if txs := h.transactions(); len(txs) != 0 {
+		t.Fatalf("committed %v while the first transaction was open: small batches opened another", txs)
+	}
+	h.open()
+	env.WaitCommitted(t, g.ID, time.Minute, append(later, first)...)
+	if txs := h.transactions(); len(txs) != 2 || len(txs[1]) != 2 {
+		t.Errorf("transactions %v, want the first, then one shared by partitions 1 and 2", txs)
+	}
+}
+
+// A backlog's batches (a share of an eighth of MaxPoll records) and batches
+// that waited SharePatience for the open transaction open another at once.
+func TestABacklogOrAWaitPastPatienceOpensAnotherTransaction(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		records  int
+		patience time.Duration
+	}{
+		{"backlog", 4, time.Hour}, // MaxPoll 16: 2 records make a backlog's share
+		{"patience", 1, 50 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := consumertest.Shared(t)
+			f := env.Tenant(t, "stripe")
+			topic := env.Topic(t, "invoices", 2)
+			h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
+			g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 2, MaxPoll: 16, SharePatience: c.patience}, h, nil)
+
+			t.Cleanup(h.open)
+			first := holdFirst(t, env, f, topic, h)
+			var later []*kgo.Record
+			for i := range c.records {
+				later = append(later, onPartition(invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer), 1))
+			}
+			produceTo(t, env.Brokers, later...)
+			// Committed while the first transaction is still held open.
+			env.WaitCommitted(t, g.ID, time.Minute, later...)
+			if txs := h.transactions(); len(txs) == 0 || slices.Contains(slices.Concat(txs...), 0) {
+				t.Errorf("transactions %v, want partition 1's committed beside the open first", txs)
+			}
+			h.open()
+			env.WaitCommitted(t, g.ID, time.Minute, first)
+		})
 	}
 }

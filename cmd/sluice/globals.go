@@ -118,7 +118,8 @@ type RunFlags struct {
 	TenantMetrics    bool          `name:"metrics-per-tenant" env:"SLUICE_METRICS_PER_TENANT" help:"Count ingest requests by tenant too (sluice_ingest_tenant_requests_total): a series per tenant and status code (off by default)."`
 	Pprof            bool          `name:"pprof" env:"SLUICE_PPROF" help:"Serve Go profiles under /debug/pprof/ on the admin listener (off by default)."`
 	ConsumerTxs      int           `name:"consumer-transactions" env:"SLUICE_CONSUMER_TRANSACTIONS" default:"8" help:"Batch transactions the consumer groups keep open at once, all together."`
-	ConsumerGroupTxs int           `name:"consumer-group-transactions" env:"SLUICE_CONSUMER_GROUP_TRANSACTIONS" default:"2" help:"Batch transactions each consumer group keeps open at once; batches of its partitions ready while all are open share the next one."`
+	ConsumerGroupTxs int           `name:"consumer-group-transactions" env:"SLUICE_CONSUMER_GROUP_TRANSACTIONS" default:"2" help:"Batch transactions a consumer group may have open at once: one under live load (batches of its partitions ready meanwhile share the next), the others for a backlog or a slow transaction."`
+	SharePatience    time.Duration `name:"consumer-share-patience" env:"SLUICE_CONSUMER_SHARE_PATIENCE" default:"50ms" help:"How long batches wait for their consumer group's open transaction before they may open another."`
 	ConsumerBuffer   int64         `name:"consumer-buffer-mib" env:"SLUICE_CONSUMER_BUFFER_MIB" default:"32" help:"Records each consumer group holds fetched and not yet applied, in MiB."`
 	MemoryLimit      int64         `name:"memory-limit-mib" env:"SLUICE_MEMORY_LIMIT_MIB" default:"200" help:"Soft limit of the Go runtime's memory, in MiB (GOMEMLIMIT wins when set); 0 for none."`
 	GCPercent        int           `name:"gc-percent" env:"SLUICE_GC_PERCENT" default:"400" help:"Heap growth between collections, in percent of the live heap (GOGC wins when set); the memory limit caps it."`
@@ -147,6 +148,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
 	cfg.ConsumerTransactions = f.ConsumerTxs
 	cfg.ConsumerGroupTransactions = f.ConsumerGroupTxs
+	cfg.ConsumerSharePatience = f.SharePatience
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.IngestConfig.TenantMetrics = f.TenantMetrics
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst

@@ -231,6 +231,7 @@ func (a *assembly) consumerStages(context.Context) error {
 			MaxAttempts:      a.cfg.ConsumerMaxAttempts,
 			MaxBufferedBytes: a.cfg.ConsumerBuffer,
 			Transactions:     a.cfg.ConsumerGroupTransactions,
+			SharePatience:    a.cfg.ConsumerSharePatience,
 			Slots:            slots,
 			Backoff:          a.cfg.ConsumerBackoff,
 			Tracing:          a.cfg.Tracing,

@@ -63,13 +63,14 @@ type Config struct {
 	// in every process that ingests (one at a time works, by lock).
 	Lifecycle lifecycle.Config
 	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes),
-	// ConsumerTransactions (all groups together) and
-	// ConsumerGroupTransactions (each group's, see
-	// consumers.Config.Transactions) tune every group.
+	// ConsumerTransactions (all groups together),
+	// ConsumerGroupTransactions and ConsumerSharePatience (each group's,
+	// see consumers.Config) tune every group.
 	ConsumerMaxAttempts       int
 	ConsumerBuffer            int64
 	ConsumerTransactions      int
 	ConsumerGroupTransactions int
+	ConsumerSharePatience     time.Duration
 	ConsumerBackoff           time.Duration
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
