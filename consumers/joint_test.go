@@ -114,20 +114,38 @@ func holdFirst(t *testing.T, env *consumertest.Env, f consumertest.Fixture, topi
 	return first
 }
 
+// heldGroup runs a credits group over a topic of n partitions with cfg
+// (its Topics set here) whose first transaction, on partition 0, is held
+// open until the returned handler's gate opens (at the latest at cleanup).
+type heldGroup struct {
+	env   *consumertest.Env
+	f     consumertest.Fixture
+	topic string
+	h     *gated
+	g     *consumertest.Running
+	first *kgo.Record
+}
+
+func runHeld(t *testing.T, partitions int32, cfg consumers.Config) heldGroup {
+	t.Helper()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", partitions)
+	h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
+	cfg.Topics = []string{topic}
+	g := env.Run(t, cfg, h, nil)
+	t.Cleanup(h.open)
+	return heldGroup{env: env, f: f, topic: topic, h: h, g: g, first: holdFirst(t, env, f, topic, h)}
+}
+
 // While the group's transactions are all open, the batches that become
 // ready on its other partitions wait together and share the next
 // transaction: one BEGIN and COMMIT for all of them, each partition's
 // records in order.
 func TestBatchesWaitingForATransactionShareTheNext(t *testing.T) {
 	t.Parallel()
-	env := consumertest.Shared(t)
-	f := env.Tenant(t, "stripe")
-	topic := env.Topic(t, "invoices", 4)
-	h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 1}, h, nil)
-
-	t.Cleanup(h.open)
-	first := holdFirst(t, env, f, topic, h)
+	hg := runHeld(t, 4, consumers.Config{Transactions: 1})
+	env, f, topic, h, g, first := hg.env, hg.f, hg.topic, hg.h, hg.g, hg.first
 	var later []*kgo.Record
 	for p := int32(1); p < 4; p++ {
 		for i := range 3 {
@@ -167,15 +185,9 @@ func TestBatchesWaitingForATransactionShareTheNext(t *testing.T) {
 // shared failure is nobody's attempt).
 func TestAFailedSharedTransactionIsAppliedAloneByEachPartition(t *testing.T) {
 	t.Parallel()
-	env := consumertest.Shared(t)
-	f := env.Tenant(t, "stripe")
-	topic := env.Topic(t, "invoices", 3)
-	h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
 	const attempts = 3
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 1, MaxAttempts: attempts}, h, nil)
-
-	t.Cleanup(h.open)
-	first := holdFirst(t, env, f, topic, h)
+	hg := runHeld(t, 3, consumers.Config{Transactions: 1, MaxAttempts: attempts})
+	env, f, topic, h, g, first := hg.env, hg.f, hg.topic, hg.h, hg.g, hg.first
 	later := []*kgo.Record{
 		onPartition(invoicePaid(f, topic, "evt_a", "in_a", f.Customer), 1),
 		onPartition(invoicePaid(f, topic, "evt_b", "in_b", f.Customer), 1),
@@ -220,14 +232,8 @@ func TestAFailedSharedTransactionIsAppliedAloneByEachPartition(t *testing.T) {
 // open, and then share the next one.
 func TestLiveBatchesWaitForTheOpenTransaction(t *testing.T) {
 	t.Parallel()
-	env := consumertest.Shared(t)
-	f := env.Tenant(t, "stripe")
-	topic := env.Topic(t, "invoices", 3)
-	h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 3, SharePatience: time.Hour}, h, nil)
-
-	t.Cleanup(h.open)
-	first := holdFirst(t, env, f, topic, h)
+	hg := runHeld(t, 3, consumers.Config{Transactions: 3, SharePatience: time.Hour})
+	env, f, topic, h, g, first := hg.env, hg.f, hg.topic, hg.h, hg.g, hg.first
 	later := []*kgo.Record{
 		onPartition(invoicePaid(f, topic, "evt_a", "in_a", f.Customer), 1),
 		onPartition(invoicePaid(f, topic, "evt_b", "in_b", f.Customer), 2),
@@ -260,14 +266,8 @@ func TestABacklogOrAWaitPastPatienceOpensAnotherTransaction(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			env := consumertest.Shared(t)
-			f := env.Tenant(t, "stripe")
-			topic := env.Topic(t, "invoices", 2)
-			h := newGated(credits.Handler{Topics: envelope.Topics{Prefix: topic}})
-			g := env.Run(t, consumers.Config{Topics: []string{topic}, Transactions: 2, MaxPoll: 16, SharePatience: c.patience}, h, nil)
-
-			t.Cleanup(h.open)
-			first := holdFirst(t, env, f, topic, h)
+			hg := runHeld(t, 2, consumers.Config{Transactions: 2, MaxPoll: 16, SharePatience: c.patience})
+			env, f, topic, h, g, first := hg.env, hg.f, hg.topic, hg.h, hg.g, hg.first
 			var later []*kgo.Record
 			for i := range c.records {
 				later = append(later, onPartition(invoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer), 1))
