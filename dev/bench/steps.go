@@ -51,7 +51,7 @@ func (b *bench) nullCeiling(context.Context) error {
 	return nil
 }
 
-func (b *bench) ingestPaused(context.Context) error {
+func (b *bench) ingestPaused(ctx context.Context) error {
 	p, err := b.startSluice("ingest", b.stageAddr, b.slot("unused"))
 	if err != nil {
 		return err
@@ -67,6 +67,9 @@ func (b *bench) ingestPaused(context.Context) error {
 	var rates []float64
 	allocs := b.allocs(b.opsAddr)
 	for range b.runs() {
+		if err := b.quietPostgres(ctx, "ingest"); err != nil {
+			return err
+		}
 		before, allocsBefore := b.cpu.sample(p), allocs()
 		r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
 		b.cpu.perEvent("ingest", before, b.cpu.sample(p).only("sluice", "postgres", "generator"), float64(r.ok), cpu)
@@ -165,6 +168,9 @@ func (b *bench) ingestFull(ctx context.Context) error {
 		return err
 	}
 	b.settle(ctx, "whole pipeline")
+	if err := b.quietPostgres(ctx, "whole pipeline"); err != nil {
+		return err
+	}
 	if os.Getenv("BENCH_PROFILE") != "" {
 		go b.profile("full", b.opsAddr, b.window()-time.Second)
 	}
@@ -866,6 +872,9 @@ INSERT INTO bench_outbox (topic, key, headers, payload, inbox_id)
 		// baseline, and one 4-second round of 100-event transactions once
 		// read 16 us of Postgres CPU per event against 41-43 in the others.
 		for range max(b.runs(), 3) {
+			if err := b.quietPostgres(ctx, "pgbench"); err != nil {
+				return err
+			}
 			cmd := exec.CommandContext(ctx, pgbenchBin, "-n", "-c", "16", "-j", "2", "-T", strconv.Itoa(int(b.window().Seconds())),
 				"-f", script, b.dbURL)
 			before := b.cpu.sample()
