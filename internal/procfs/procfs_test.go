@@ -47,21 +47,28 @@ func TestReadsAProcessAndItsChildren(t *testing.T) {
 }
 
 // A thread's CPU is found under its name, and the threads add up to at most
-// the process's total (exited threads count only there).
+// the process's total, read after them (exited threads count only there).
 func TestThreadCPUSplitsTheProcessByThreadName(t *testing.T) {
 	t.Parallel()
-	for i := 0; CPU(os.Getpid(), false) < 20*time.Millisecond && i < 1e9; i++ {
+	sum := func(threads map[string]time.Duration) (d time.Duration) {
+		for _, t := range threads {
+			d += t
+		}
+		return d
 	}
+	// Busy until a thread has a tick of its own: the kernel counts threads
+	// in ticks, and a process that only just started may have none yet.
 	threads := ThreadCPU(os.Getpid())
-	var sum time.Duration
-	for _, d := range threads {
-		sum += d
+	for deadline := time.Now().Add(10 * time.Second); sum(threads) == 0 && time.Now().Before(deadline); {
+		for i := 0; i < 1e6; i++ {
+		}
+		threads = ThreadCPU(os.Getpid())
 	}
 	if _, ok := threads["procfs.test"]; !ok {
 		t.Errorf("no thread named after the test binary in %v", threads)
 	}
-	if sum == 0 || sum > CPU(os.Getpid(), false) {
-		t.Errorf("threads sum to %s, process used %s", sum, CPU(os.Getpid(), false))
+	if total := CPU(os.Getpid(), false); sum(threads) == 0 || sum(threads) > total {
+		t.Errorf("threads sum to %s, process used %s", sum(threads), total)
 	}
 	if len(ThreadCPU(1<<30)) != 0 {
 		t.Error("a process that is gone has threads")
