@@ -37,7 +37,7 @@ func NewIntent(ctx context.Context, topic string, rec Record, ceType, idempotenc
 	}
 	key := envelope.Key(ev.TenantID, objectType, subject)
 	body, _ := json.Marshal(payload)
-	headers, _ := json.Marshal(envelope.Event{
+	headers := envelope.OutboxHeaders(envelope.Event{
 		ID: idempotencyKey, Source: envelope.SourceURI(ev.TenantID, ev.SourceID), Type: ceType,
 		Subject: subject, TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, PartitionKey: key,
 		ContentType: "application/json", TraceParent: traceParent,

@@ -96,6 +96,11 @@ func (j *joint) apply(entries []entry, bytes int64) error {
 // released when it ends: the group's first, or another once s is a
 // backlog's or has waited patience.
 func (j *joint) transaction(s *share) chan struct{} {
+	select { // an idle group's batch: no timer
+	case j.first <- struct{}{}:
+		return j.first
+	default:
+	}
 	patience := time.NewTimer(j.patience)
 	defer patience.Stop()
 	select {

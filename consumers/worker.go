@@ -3,7 +3,6 @@ package consumers
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -297,7 +296,7 @@ func writeDeadLetter(ctx context.Context, tx pgx.Tx, group, topic string, r *kgo
 		outboxID = &id
 	}
 	delete(headers, envelope.HeaderOutboxID)
-	original, _ := json.Marshal(headers)
+	original := envelope.OutboxHeaders(headers)
 	headers[HeaderDLQTopic] = r.Topic
 	headers[HeaderDLQPartition] = strconv.Itoa(int(r.Partition))
 	headers[HeaderDLQOffset] = strconv.FormatInt(r.Offset, 10)
@@ -306,7 +305,7 @@ func writeDeadLetter(ctx context.Context, tx pgx.Tx, group, topic string, r *kgo
 	headers[HeaderDLQReason] = f.reason
 	headers[HeaderDLQFirstFailed] = f.first.UTC().Format(time.RFC3339Nano)
 	headers[HeaderDLQLastFailed] = f.last.UTC().Format(time.RFC3339Nano)
-	dlqHeaders, _ := json.Marshal(headers)
+	dlqHeaders := envelope.OutboxHeaders(headers)
 	_, err := tx.Exec(ctx, deadLetterSQL, group, r.Topic, r.Partition, r.Offset, r.Key, original, r.Value,
 		f.reason, f.attempts, f.first, f.last, topic, dlqHeaders, outboxID)
 	if err != nil {

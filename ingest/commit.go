@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
-	"slices"
 	"sync"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -525,7 +525,7 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		seen[k] = true
 		var headers string
 		if d.Topic != nil {
-			headers = headersJSON(d.Headers)
+			headers = string(envelope.OutboxHeaders(d.Headers))
 		}
 		a.tenant = append(a.tenant, d.TenantID)
 		a.source = append(a.source, d.SourceID)
@@ -552,29 +552,6 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		a.versionID = append(a.versionID, d.VersionID)
 	}
 	return a, nil
-}
-
-// headersJSON is json.Marshal of a record's headers (keys sorted), without
-// its reflection: this runs for every accepted event.
-func headersJSON(h map[string]string) string {
-	var room [24]string // every header an envelope sets, on the stack
-	keys := room[:0]
-	size := 2
-	for k, v := range h {
-		keys = append(keys, k)
-		size += len(k) + len(v) + 6
-	}
-	slices.Sort(keys)
-	buf := append(make([]byte, 0, size+size/8), '{')
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = json.AppendEscape(buf, k, json.EscapeHTML)
-		buf = append(buf, ':')
-		buf = json.AppendEscape(buf, h[k], json.EscapeHTML)
-	}
-	return string(append(buf, '}'))
 }
 
 // receivedAt is when the delivery arrived, now if nobody said: the

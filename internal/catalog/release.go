@@ -197,11 +197,7 @@ func (s *Store) record(tenant string, e *schemas.Entry, h held) (record, string)
 	}
 	headers := ev.Headers()
 	headers[HeaderReleased] = "true"
-	hj, err := json.Marshal(headers)
-	if err != nil {
-		return record{}, err.Error()
-	}
-	rec := record{objectID: objectID, time: t, topic: s.cfg.Topics.Resource(e.Topic), key: []byte(key), headers: hj}
+	rec := record{objectID: objectID, time: t, topic: s.cfg.Topics.Resource(e.Topic), key: []byte(key), headers: envelope.OutboxHeaders(headers)}
 	if len(h.body) <= envelope.MaxInlineBody {
 		rec.payload = h.body // otherwise by claim: the relay names the inbox row
 	}

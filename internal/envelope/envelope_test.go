@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	stdjson "encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,5 +89,24 @@ func TestParseRefusesWhatIsNotAnEvent(t *testing.T) {
 	}
 	if !strings.HasPrefix(NewTraceParent(), "00-") || len(NewTraceParent()) != 55 {
 		t.Errorf("trace parent %q is not W3C-shaped", NewTraceParent())
+	}
+}
+
+// OutboxHeaders replaced json.Marshal of the headers map in every writer of
+// outbox rows; the text must stay the bytes it gave, for any value a
+// provider can put in a header.
+func TestOutboxHeadersAreWhatMarshalGives(t *testing.T) {
+	for _, h := range []map[string]string{
+		{},
+		{"ce_id": "evt_1", "ce_type": "invoice.paid", "ce_specversion": "1.0"},
+		{"ce_subject": `a"b\c<d>&`, "ce_time": "2026-12-01T00:00:00Z", "x": "é\u2028\x01\xff"},
+	} {
+		want, err := stdjson.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := OutboxHeaders(h); string(got) != string(want) {
+			t.Errorf("%v:\n got %s\nwant %s", h, got, want)
+		}
 	}
 }

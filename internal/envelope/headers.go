@@ -4,8 +4,33 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/segmentio/encoding/json"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
+
+// OutboxHeaders is headers as the outbox stores them: a JSON object, keys
+// sorted, the bytes json.Marshal gives a map, written without its
+// reflection since every accepted event and every intent has them.
+func OutboxHeaders(h map[string]string) []byte {
+	var room [24]string // every header an envelope sets, on the stack
+	keys := room[:0]
+	size := 2
+	for k, v := range h {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 6
+	}
+	slices.Sort(keys)
+	buf := append(make([]byte, 0, size+size/8), '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = json.AppendEscape(buf, k, json.EscapeHTML)
+		buf = append(buf, ':')
+		buf = json.AppendEscape(buf, h[k], json.EscapeHTML)
+	}
+	return append(buf, '}')
+}
 
 // RecordHeaders turns headers as the outbox stores them into Kafka record
 // headers, sorted by key so a record's bytes never depend on map order.
