@@ -49,7 +49,7 @@ func Compile(e Entry, id string, raw []byte) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	e.schema = sch
+	e.schema, e.quick = sch, compileQuick(sch)
 	return &e, nil
 }
 
