@@ -37,11 +37,11 @@ func NewIntent(ctx context.Context, topic string, rec Record, ceType, idempotenc
 	}
 	key := envelope.Key(ev.TenantID, objectType, subject)
 	body, _ := json.Marshal(payload)
-	headers := envelope.OutboxHeaders(envelope.Event{
+	headers := envelope.Event{
 		ID: idempotencyKey, Source: envelope.SourceURI(ev.TenantID, ev.SourceID), Type: ceType,
 		Subject: subject, TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, PartitionKey: key,
 		ContentType: "application/json", TraceParent: traceParent,
-	}.Headers())
+	}.OutboxHeaders()
 	return Intent{Topic: topic, Key: []byte(key), Headers: headers, Payload: body}
 }
 

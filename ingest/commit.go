@@ -70,10 +70,10 @@ type delivery struct {
 	Sum        [sha256.Size]byte
 	JSONSum    []byte // jsonSum of the body; nil when it is not JSON
 	// Outbox side, for published deliveries.
-	Topic   *string
-	Key     []byte
-	Headers map[string]string
-	Payload []byte // Body, or nil when the body travels by claim
+	Topic    *string
+	Key      []byte
+	Envelope envelope.Event // its headers
+	Payload  []byte         // Body, or nil when the body travels by claim
 	// Links are ids this event ties to its object; Wait is set when the
 	// object is known only through such a link (links.go).
 	Links []string
@@ -525,7 +525,7 @@ func newAcceptArgs(batch []*request) (*acceptArgs, error) {
 		seen[k] = true
 		var headers string
 		if d.Topic != nil {
-			headers = string(envelope.OutboxHeaders(d.Headers))
+			headers = string(d.Envelope.OutboxHeaders())
 		}
 		a.tenant = append(a.tenant, d.TenantID)
 		a.source = append(a.source, d.SourceID)

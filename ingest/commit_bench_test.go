@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -85,7 +86,7 @@ func BenchmarkCommitBatch(b *testing.B) {
 						}
 						batch[i] = &request{d: &delivery{TenantID: tenant, SourceID: source, Account: "acct", EventID: fmt.Sprintf("%s_%d", prefix, seq),
 							EventType: "invoice.paid", ObjectType: "invoice", ObjectID: "in_1", Status: "published", Body: body, Sum: sha256.Sum256(body),
-							ReceivedAt: time.Now(), Topic: &topic, Key: []byte("k"), Headers: map[string]string{"ce_id": "evt"}, Payload: body}}
+							ReceivedAt: time.Now(), Topic: &topic, Key: []byte("k"), Envelope: envelope.Event{ID: "evt"}, Payload: body}}
 					}
 					return batch
 				}

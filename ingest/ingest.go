@@ -507,7 +507,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		APIVersion:    pe.APIVersion,
 		DataSchema:    entry.DataSchema,
 	}
-	d.Headers = ev.Headers()
+	d.Envelope = ev
 	if d.Wait == nil {
 		d.Topic, d.Key = &topic, []byte(key)
 	}

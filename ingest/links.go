@@ -167,7 +167,7 @@ func queueWaits(b *pgx.Batch, batch []*request, waits []int, results []result) [
 	for _, i := range waits {
 		d := batch[i].d
 		b.Queue(waitSQL, results[i].inboxID, d.TenantID, d.SourceID, d.Account, d.Wait.ObjectType, d.Wait.Via,
-			d.Wait.Topic, string(envelope.OutboxHeaders(d.Headers)), d.Payload)
+			d.Wait.Topic, string(d.Envelope.OutboxHeaders()), d.Payload)
 		waiting = append(waiting, results[i].inboxID)
 	}
 	return waiting

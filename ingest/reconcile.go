@@ -14,7 +14,7 @@ import (
 
 // HeaderRecovered marks a record whose event reconciliation recovered from
 // the provider's API rather than received as a webhook.
-const HeaderRecovered = "sluice_recovered"
+const HeaderRecovered = envelope.HeaderRecovered
 
 // ErrNotReconcilable: the source is unknown, disabled, or of a kind this
 // service does not hold.
@@ -43,9 +43,7 @@ func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Fou
 		return Reconciled{EventID: pe.ID, Skipped: err == nil}, err
 	}
 	d := s.delivery(src, pe, f.Body, envelope.TraceParentOf(ctx), time.Now())
-	if d.Headers != nil {
-		d.Headers[HeaderRecovered] = "true"
-	}
+	d.Envelope.Recovered = true
 	res := s.committer.submit(ctx, d)
 	if res.err != nil {
 		return Reconciled{}, res.err

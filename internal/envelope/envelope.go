@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/segmentio/encoding/json"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -49,6 +50,9 @@ const (
 	// HeaderClaim is set instead of a value when the body was too large for
 	// Kafka; it names the inbox row that holds it.
 	HeaderClaim = "sluice_claim"
+	// HeaderRecovered marks a record whose event reconciliation recovered
+	// from the provider's API rather than received as a webhook.
+	HeaderRecovered = "sluice_recovered"
 )
 
 // SpecVersion is the CloudEvents version Sluice emits.
@@ -75,6 +79,7 @@ type Event struct {
 	DataSchema    string
 	InboxID       string
 	Claim         string
+	Recovered     bool
 }
 
 // Key is the resource key: every event about one resource shares it, and so
@@ -88,33 +93,71 @@ func SourceURI(tenantID, sourceID string) string {
 	return "/tenants/" + tenantID + "/sources/" + sourceID
 }
 
-// Headers returns the record headers for e, ready to store with the outbox row.
+// Headers returns the record headers for e.
 func (e Event) Headers() map[string]string {
-	h := map[string]string{
-		HeaderSpecVersion:   SpecVersion,
-		HeaderID:            e.ID,
-		HeaderSource:        e.Source,
-		HeaderType:          e.Type,
-		HeaderTenantID:      e.TenantID,
-		HeaderSourceAccount: e.SourceAccount,
-		HeaderPartitionKey:  e.PartitionKey,
-	}
-	setIf := func(k, v string) {
-		if v != "" {
-			h[k] = v
+	h := make(map[string]string, len(eventHeaders))
+	e.each(func(k, v string) { h[k] = v })
+	return h
+}
+
+// OutboxHeaders is e's headers as the outbox stores them: the bytes
+// OutboxHeaders(e.Headers()) gives, written straight from e (no map, no
+// sort: eventHeaders is in key order), since every accepted event and every
+// intent has them.
+func (e Event) OutboxHeaders() []byte {
+	buf := append(make([]byte, 0, 512), '{')
+	e.each(func(k, v string) {
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(append(append(buf, '"'), k...), '"', ':')
+		buf = json.AppendEscape(buf, v, json.EscapeHTML)
+	})
+	return append(buf, '}')
+}
+
+// eventHeaders is every header an Event sets, sorted by key (the order
+// OutboxHeaders writes), with its value and whether it is set when empty.
+var eventHeaders = [...]struct {
+	key    string
+	value  func(*Event) string
+	always bool
+}{
+	{HeaderAPIVersion, func(e *Event) string { return e.APIVersion }, false},
+	{HeaderDataSchema, func(e *Event) string { return e.DataSchema }, false},
+	{HeaderID, func(e *Event) string { return e.ID }, true},
+	{HeaderPartitionKey, func(e *Event) string { return e.PartitionKey }, true},
+	{HeaderSource, func(e *Event) string { return e.Source }, true},
+	{HeaderSourceAccount, func(e *Event) string { return e.SourceAccount }, true},
+	{HeaderSpecVersion, func(*Event) string { return SpecVersion }, true},
+	{HeaderSubject, func(e *Event) string { return e.Subject }, false},
+	{HeaderTenantID, func(e *Event) string { return e.TenantID }, true},
+	{HeaderTime, func(e *Event) string {
+		if e.Time.IsZero() {
+			return ""
+		}
+		return e.Time.UTC().Format(time.RFC3339Nano)
+	}, false},
+	{HeaderType, func(e *Event) string { return e.Type }, true},
+	{HeaderContentType, func(e *Event) string { return e.ContentType }, false},
+	{HeaderClaim, func(e *Event) string { return e.Claim }, false},
+	{HeaderInboxID, func(e *Event) string { return e.InboxID }, false},
+	{HeaderRecovered, func(e *Event) string {
+		if e.Recovered {
+			return "true"
+		}
+		return ""
+	}, false},
+	{HeaderTraceParent, func(e *Event) string { return e.TraceParent }, false},
+}
+
+// each calls fn with every header e sets, in key order.
+func (e *Event) each(fn func(k, v string)) {
+	for _, h := range eventHeaders {
+		if v := h.value(e); v != "" || h.always {
+			fn(h.key, v)
 		}
 	}
-	setIf(HeaderSubject, e.Subject)
-	setIf(HeaderContentType, e.ContentType)
-	setIf(HeaderTraceParent, e.TraceParent)
-	setIf(HeaderAPIVersion, e.APIVersion)
-	setIf(HeaderDataSchema, e.DataSchema)
-	setIf(HeaderInboxID, e.InboxID)
-	setIf(HeaderClaim, e.Claim)
-	if !e.Time.IsZero() {
-		h[HeaderTime] = e.Time.UTC().Format(time.RFC3339Nano)
-	}
-	return h
 }
 
 // Parse reads an Event back from record headers.
@@ -136,6 +179,7 @@ func Parse(headers map[string]string) (Event, error) {
 		DataSchema:    headers[HeaderDataSchema],
 		InboxID:       headers[HeaderInboxID],
 		Claim:         headers[HeaderClaim],
+		Recovered:     headers[HeaderRecovered] == "true",
 	}
 	if e.ID == "" || e.Type == "" || e.TenantID == "" {
 		return Event{}, errors.New("envelope: missing ce_id, ce_type or ce_tenantid")

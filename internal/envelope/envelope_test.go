@@ -19,7 +19,7 @@ func TestRecordFormatBothWays(t *testing.T) {
 		ID: "evt_1", Source: SourceURI("t1", "s1"), Type: "stripe.invoice.paid", Subject: "in_1", Time: at,
 		TenantID: "t1", SourceID: "s1", SourceAccount: "acct_1", PartitionKey: Key("t1", "invoice", "in_1"),
 		ContentType: "application/json", TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-		APIVersion: "2025-03-31.basil", InboxID: "42", Claim: "42",
+		APIVersion: "2025-03-31.basil", DataSchema: "https://sluice.invalid/s.json", InboxID: "42", Claim: "42", Recovered: true,
 	}
 	cases := map[string]struct {
 		ev      Event
@@ -30,8 +30,14 @@ func TestRecordFormatBothWays(t *testing.T) {
 			"ce_subject": "in_1", "ce_time": "2026-05-06T07:08:09.123456789Z", "ce_tenantid": "t1", "ce_sourceaccount": "acct_1",
 			"ce_partitionkey": "t1/invoice/in_1", "content-type": "application/json",
 			"traceparent":    "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-			HeaderAPIVersion: "2025-03-31.basil", HeaderInboxID: "42", HeaderClaim: "42",
+			HeaderAPIVersion: "2025-03-31.basil", HeaderDataSchema: "https://sluice.invalid/s.json", HeaderInboxID: "42",
+			HeaderClaim: "42", HeaderRecovered: "true",
 		}},
+		"text JSON escapes": {
+			Event{ID: `a"b\c<d>&`, Source: "é\u2028\x01\xff", Type: "t", TenantID: "t", SourceAccount: "a", PartitionKey: "k", Subject: "\t"},
+			map[string]string{"ce_specversion": "1.0", "ce_id": `a"b\c<d>&`, "ce_source": "é\u2028\x01\xff", "ce_type": "t",
+				"ce_tenantid": "t", "ce_sourceaccount": "a", "ce_partitionkey": "k", "ce_subject": "\t"},
+		},
 		"only what is required": {
 			Event{ID: "e", Source: SourceURI("t", "s"), Type: "api.x", TenantID: "t", SourceID: "s", SourceAccount: "a", PartitionKey: "t/x/o"},
 			map[string]string{"ce_specversion": "1.0", "ce_id": "e", "ce_source": "/tenants/t/sources/s", "ce_type": "api.x",
@@ -42,6 +48,15 @@ func TestRecordFormatBothWays(t *testing.T) {
 		got := tc.ev.Headers()
 		if !reflect.DeepEqual(got, tc.headers) {
 			t.Errorf("%s: headers\n got %v\nwant %v", name, got, tc.headers)
+		}
+		// The outbox's form, written from the event, is the map's as
+		// json.Marshal writes it: keys sorted, HTML escaped.
+		want, err := stdjson.Marshal(tc.headers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if outbox := tc.ev.OutboxHeaders(); string(outbox) != string(want) || string(OutboxHeaders(got)) != string(want) {
+			t.Errorf("%s: outbox headers\n got %s\nwant %s", name, outbox, want)
 		}
 		recordHeaders := RecordHeaders(got)
 		for i := 1; i < len(recordHeaders); i++ {
