@@ -105,16 +105,54 @@ func (e Event) Headers() map[string]string {
 // sort: eventHeaders is in key order), since every accepted event and every
 // intent has them.
 func (e Event) OutboxHeaders() []byte {
-	buf := append(make([]byte, 0, 512), '{')
-	e.each(func(k, v string) {
+	size := 2
+	for _, h := range eventHeaders {
+		size += len(h.key) + len(h.value(&e)) + 6
+	}
+	buf := append(make([]byte, 0, size+40), '{') // 40: ce_time's text, when set
+	for _, h := range eventHeaders {
+		v := h.value(&e)
+		if v == "" && !h.always && (h.key != HeaderTime || e.Time.IsZero()) {
+			continue
+		}
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
-		buf = append(append(append(buf, '"'), k...), '"', ':')
-		buf = json.AppendEscape(buf, v, json.EscapeHTML)
-	})
+		buf = append(append(append(buf, '"'), h.key...), '"', ':')
+		switch {
+		case h.key == HeaderTime:
+			buf = append(e.Time.UTC().AppendFormat(append(buf, '"'), time.RFC3339Nano), '"')
+		case plainJSON(v):
+			buf = append(append(append(buf, '"'), v...), '"')
+		default:
+			buf = json.AppendEscape(buf, v, json.EscapeHTML)
+		}
+	}
 	return append(buf, '}')
 }
+
+// plainJSON reports whether s is its own JSON text between quotes, as
+// json.Marshal writes it: printable ASCII without quotes, backslashes or
+// the characters HTML escaping replaces.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// plainByte is plainJSON for one byte.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
 
 // eventHeaders is every header an Event sets, sorted by key (the order
 // OutboxHeaders writes), with its value and whether it is set when empty.
@@ -132,12 +170,7 @@ var eventHeaders = [...]struct {
 	{HeaderSpecVersion, func(*Event) string { return SpecVersion }, true},
 	{HeaderSubject, func(e *Event) string { return e.Subject }, false},
 	{HeaderTenantID, func(e *Event) string { return e.TenantID }, true},
-	{HeaderTime, func(e *Event) string {
-		if e.Time.IsZero() {
-			return ""
-		}
-		return e.Time.UTC().Format(time.RFC3339Nano)
-	}, false},
+	{HeaderTime, func(*Event) string { return "" }, false}, // written from e.Time by each and OutboxHeaders
 	{HeaderType, func(e *Event) string { return e.Type }, true},
 	{HeaderContentType, func(e *Event) string { return e.ContentType }, false},
 	{HeaderClaim, func(e *Event) string { return e.Claim }, false},
@@ -154,7 +187,11 @@ var eventHeaders = [...]struct {
 // each calls fn with every header e sets, in key order.
 func (e *Event) each(fn func(k, v string)) {
 	for _, h := range eventHeaders {
-		if v := h.value(e); v != "" || h.always {
+		v := h.value(e)
+		if h.key == HeaderTime && !e.Time.IsZero() {
+			v = e.Time.UTC().Format(time.RFC3339Nano)
+		}
+		if v != "" || h.always {
 			fn(h.key, v)
 		}
 	}

@@ -110,6 +110,22 @@ func TestParseRefusesWhatIsNotAnEvent(t *testing.T) {
 // OutboxHeaders replaced json.Marshal of the headers map in every writer of
 // outbox rows; the text must stay the bytes it gave, for any value a
 // provider can put in a header.
+// Each character json.Marshal escapes, alone in a value, is escaped in an
+// event's outbox headers too.
+func TestEventOutboxHeadersEscapeAsMarshalDoes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{`"`, `\`, "<", ">", "&", "\x01", "\x7f", "é", "\u2028", "\u2029", "\xff", " "} {
+		ev := Event{ID: "e", Type: "t", TenantID: "t", SourceAccount: "a", PartitionKey: "k", Subject: "x" + c + "y"}
+		want, err := stdjson.Marshal(ev.Headers())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ev.OutboxHeaders(); string(got) != string(want) {
+			t.Errorf("%q:\n got %s\nwant %s", c, got, want)
+		}
+	}
+}
+
 func TestOutboxHeadersAreWhatMarshalGives(t *testing.T) {
 	for _, h := range []map[string]string{
 		{},
@@ -123,5 +139,18 @@ func TestOutboxHeadersAreWhatMarshalGives(t *testing.T) {
 		if got := OutboxHeaders(h); string(got) != string(want) {
 			t.Errorf("%v:\n got %s\nwant %s", h, got, want)
 		}
+	}
+}
+
+func BenchmarkOutboxHeaders(b *testing.B) {
+	ev := Event{
+		ID: "evt_1NirD82eZvKYlo2CIvbtLWuY", Source: SourceURI("8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10", "2b7e4d7e-0f0e-4a7c-8d5e-5f7b9a1c2d3e"),
+		Type: "stripe.invoice.paid", Subject: "in_1NirD82eZvKYlo2CIvbtLWuY", Time: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC),
+		TenantID: "8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10", SourceAccount: "acct_1", PartitionKey: Key("8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10", "invoice", "in_1"),
+		ContentType: "application/json", TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", APIVersion: "2025-03-31.basil",
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ev.OutboxHeaders()
 	}
 }
