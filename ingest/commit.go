@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/segmentio/encoding/json"
 	"go.opentelemetry.io/otel/attribute"
@@ -151,11 +153,13 @@ type committer struct {
 	// skipAttempts leaves out the duplicates' records; only benchmarks set
 	// it, to measure what the delivery log costs.
 	skipAttempts bool
+	args         sync.Pool // *acceptArgs
 }
 
 func newCommitter(pool *pgxpool.Pool, log *slog.Logger, cfg CommitConfig, m *metrics, tracer trace.Tracer) *committer {
 	cfg = cfg.WithDefaults()
-	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: newFairQueue(cfg.TenantQueueSize, cfg.QueueSize), tracer: tracer}
+	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: newFairQueue(cfg.TenantQueueSize, cfg.QueueSize), tracer: tracer,
+		args: sync.Pool{New: func() any { return &acceptArgs{} }}}
 }
 
 func (c *committer) start() {
@@ -316,13 +320,16 @@ func (c *committer) write(ctx context.Context, batch []*request) ([]result, erro
 		// Only batches with events that record or need links pay for a
 		// transaction around the statement (links.go).
 		err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-			if err := c.accept(ctx, tx, batch, results, done, stored); err != nil {
+			if err := c.accept(ctx, tx.Conn(), batch, results, done, stored); err != nil {
 				return err
 			}
 			return link(ctx, tx, batch, results)
 		})
 	} else {
-		err = c.accept(ctx, c.pool, batch, results, done, stored)
+		// The statement is its own transaction.
+		err = c.pool.AcquireFunc(ctx, func(conn *pgxpool.Conn) error {
+			return c.accept(ctx, conn.Conn(), batch, results, done, stored)
+		})
 	}
 	if err != nil {
 		return nil, err
@@ -340,11 +347,6 @@ func (c *committer) write(ctx context.Context, batch []*request) ([]result, erro
 		return nil, err
 	}
 	return results, nil
-}
-
-// querier is a pool (the statement is its own transaction) or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // storedContent is what a taken key holds, as far as the hashes could not
@@ -369,32 +371,34 @@ func (s storedContent) outcome(d *delivery) Outcome {
 	}
 }
 
-// accept runs sql/accept.sql for a batch: results and done are set for the
-// deliveries it answered, stored holds what it found under taken keys when
-// the content differs.
-func (c *committer) accept(ctx context.Context, q querier, batch []*request, results []result, done []bool, stored map[int]storedContent) error {
-	a, err := newAcceptArgs(batch)
-	if err != nil {
+// accept runs sql/accept.sql for a batch on conn: results and done are set
+// for the deliveries it answered, stored holds what it found under taken
+// keys when the content differs. Its parameters are encoded by hand into
+// buffers kept across batches (internal/pg.Params): a batch's bodies made
+// pgx regrow its buffers from scratch for every statement.
+func (c *committer) accept(ctx context.Context, conn *pgx.Conn, batch []*request, results []result, done []bool, stored map[int]storedContent) error {
+	a := c.args.Get().(*acceptArgs)
+	defer c.args.Put(a)
+	if err := a.encode(batch, !c.skipAttempts); err != nil {
 		return err
 	}
-	rows, err := q.Query(ctx, acceptSQL, a.tenant, a.source, a.account, a.eventID, a.eventType, a.objectType,
-		a.objectID, a.eventTime, a.status, a.reason, a.sum, a.body, a.topic, a.key, a.headers, a.inline,
-		a.arrival, a.receivedAt, !c.skipAttempts, a.jsonSum, a.versionID)
+	sd, err := conn.Prepare(ctx, "sluice_ingest_accept", acceptSQL)
 	if err != nil {
 		return fmt.Errorf("insert inbox: %w", err)
 	}
-	for rows.Next() {
-		var (
-			i    int32
-			id   int64
-			kind string
-			body []byte
-		)
-		if err := rows.Scan(&i, &id, &kind, &body); err != nil {
-			rows.Close()
-			return fmt.Errorf("insert inbox: %w", err)
+	if len(sd.Fields) != 4 {
+		return fmt.Errorf("insert inbox: %d result columns, want 4", len(sd.Fields))
+	}
+	values, formats := a.Values()
+	rr := conn.PgConn().ExecPrepared(ctx, sd.Name, values, formats, acceptResultFormats)
+	for rr.NextRow() {
+		row := rr.Values()
+		if len(row[0]) != 4 || len(row[1]) != 8 {
+			rr.Close() //nolint:errcheck // the error below is the one to report
+			return errors.New("insert inbox: malformed result row")
 		}
-		switch kind {
+		i, id := int32(binary.BigEndian.Uint32(row[0])), int64(binary.BigEndian.Uint64(row[1]))
+		switch string(row[2]) {
 		case "accepted":
 			results[i], done[i] = result{outcome: batch[i].d.Status.outcome(), inboxID: id}, true
 		case "duplicate":
@@ -402,16 +406,23 @@ func (c *committer) accept(ctx context.Context, q querier, batch []*request, res
 		case "conflict":
 			results[i].inboxID, stored[int(i)] = id, storedContent{decided: OutcomeConflict}
 		default: // differs: decided below, against the stored body
+			var body []byte
+			if row[3] != nil {
+				body = bytes.Clone(row[3]) // the row's bytes are the connection's buffer
+			}
 			results[i].inboxID, stored[int(i)] = id, storedContent{body: body}
 		}
 	}
 	// Reading every row and the command's completion means the statement
-	// succeeded (and, run on the pool, that its transaction committed).
-	if err := rows.Err(); err != nil {
+	// succeeded (and, run on its own, that its transaction committed).
+	if _, err := rr.Close(); err != nil {
 		return fmt.Errorf("insert inbox: %w", err)
 	}
 	return nil
 }
+
+// acceptResultFormats: every column of sql/accept.sql's rows in binary.
+var acceptResultFormats = []int16{pgtype.BinaryFormatCode, pgtype.BinaryFormatCode, pgtype.BinaryFormatCode, pgtype.BinaryFormatCode}
 
 // settle classifies, in one transaction, the deliveries the accepting
 // statement could not: each is a duplicate or a conflict of the row that
@@ -497,61 +508,122 @@ func (c *committer) lookUp(ctx context.Context, tx pgx.Tx, batch []*request, idx
 	return br.Close()
 }
 
-// acceptArgs are a batch as the column arrays sql/accept.sql takes. A key
-// seen earlier in the same batch is left out: the statement must not insert
-// one key twice, and the later copy is classified against the first.
+// acceptArgs are a batch as the column arrays sql/accept.sql takes, encoded
+// (pg.Params), with the scratch columns they are built from; kept in a pool
+// so a committer's batches reuse them. A key seen earlier in the same batch
+// is left out: the statement must not insert one key twice, and the later
+// copy is classified against the first.
 type acceptArgs struct {
-	tenant, source, account, eventID, eventType, objectType, objectID []string
-	status, reason, headers                                           []string
-	topic                                                             []*string
-	eventTime                                                         []*time.Time
-	receivedAt                                                        []time.Time
-	sum, jsonSum, body, key                                           [][]byte
-	inline                                                            []bool // the body is the outbox payload too
-	arrival                                                           []int32
-	versionID                                                         []int64
+	pg.Params
+	keep    []*delivery
+	strs    []string
+	ptrs    []*string
+	bufs    [][]byte
+	times   []time.Time
+	tptrs   []*time.Time
+	flags   []bool
+	arrival []int32
+	ints    []int64
+	seen    map[eventKey]bool
 }
 
-func newAcceptArgs(batch []*request) (*acceptArgs, error) {
-	a := &acceptArgs{}
-	type eventKey struct{ source, account, id string }
-	seen := make(map[eventKey]bool, len(batch))
+type eventKey struct{ source, account, id string }
+
+// encode sets a's parameters for batch; attempts is $19 (record the
+// duplicates' attempts).
+func (a *acceptArgs) encode(batch []*request, attempts bool) error {
+	a.Reset()
+	if a.seen == nil {
+		a.seen = map[eventKey]bool{}
+	}
+	clear(a.seen)
+	a.keep, a.arrival = a.keep[:0], a.arrival[:0]
 	for i, r := range batch {
 		d := r.d
 		k := eventKey{d.SourceID, d.Account, d.EventID}
-		if seen[k] {
+		if a.seen[k] {
 			continue
 		}
-		seen[k] = true
-		var headers string
-		if d.Topic != nil {
-			headers = string(d.Envelope.OutboxHeaders())
-		}
-		a.tenant = append(a.tenant, d.TenantID)
-		a.source = append(a.source, d.SourceID)
-		a.account = append(a.account, d.Account)
-		a.eventID = append(a.eventID, d.EventID)
-		a.eventType = append(a.eventType, d.EventType)
-		a.objectType = append(a.objectType, d.ObjectType)
-		a.objectID = append(a.objectID, d.ObjectID)
-		a.eventTime = append(a.eventTime, d.EventTime)
-		a.status = append(a.status, string(d.Status))
-		a.reason = append(a.reason, d.Reason)
-		a.sum = append(a.sum, d.Sum[:])
-		a.jsonSum = append(a.jsonSum, d.JSONSum)
-		a.body = append(a.body, d.Body)
-		a.topic = append(a.topic, d.Topic)
-		a.key = append(a.key, d.Key)
-		a.headers = append(a.headers, headers)
-		// The payload is the body or nothing: sent once, the statement's
-		// parameters are half the size (pgx grows its buffers for them from
-		// a kilobyte again for each statement).
-		a.inline = append(a.inline, d.Payload != nil)
-		a.arrival = append(a.arrival, int32(i))
-		a.receivedAt = append(a.receivedAt, receivedAt(d))
-		a.versionID = append(a.versionID, d.VersionID)
+		a.seen[k] = true
+		a.keep, a.arrival = append(a.keep, d), append(a.arrival, int32(i))
 	}
-	return a, nil
+	text := func(field func(d *delivery) string) {
+		a.strs = a.strs[:0]
+		for _, d := range a.keep {
+			a.strs = append(a.strs, field(d))
+		}
+		a.Text(a.strs)
+	}
+	bytea := func(field func(d *delivery) []byte) {
+		a.bufs = a.bufs[:0]
+		for _, d := range a.keep {
+			a.bufs = append(a.bufs, field(d))
+		}
+		a.Bytea(a.bufs)
+	}
+	uuids := func(field func(d *delivery) string) error {
+		a.strs = a.strs[:0]
+		for _, d := range a.keep {
+			a.strs = append(a.strs, field(d))
+		}
+		return a.UUID(a.strs)
+	}
+	if err := uuids(func(d *delivery) string { return d.TenantID }); err != nil { // $1
+		return err
+	}
+	if err := uuids(func(d *delivery) string { return d.SourceID }); err != nil { // $2
+		return err
+	}
+	text(func(d *delivery) string { return d.Account })    // $3
+	text(func(d *delivery) string { return d.EventID })    // $4
+	text(func(d *delivery) string { return d.EventType })  // $5
+	text(func(d *delivery) string { return d.ObjectType }) // $6
+	text(func(d *delivery) string { return d.ObjectID })   // $7
+	a.tptrs = a.tptrs[:0]
+	for _, d := range a.keep {
+		a.tptrs = append(a.tptrs, d.EventTime)
+	}
+	a.NullTimestamptz(a.tptrs)                                 // $8
+	text(func(d *delivery) string { return string(d.Status) }) // $9
+	text(func(d *delivery) string { return d.Reason })         // $10
+	bytea(func(d *delivery) []byte { return d.Sum[:] })        // $11
+	bytea(func(d *delivery) []byte { return d.Body })          // $12
+	a.ptrs = a.ptrs[:0]
+	for _, d := range a.keep {
+		a.ptrs = append(a.ptrs, d.Topic)
+	}
+	a.NullText(a.ptrs)                               // $13
+	bytea(func(d *delivery) []byte { return d.Key }) // $14
+	a.bufs = a.bufs[:0]
+	for _, d := range a.keep {
+		var headers []byte // only published deliveries have an outbox row
+		if d.Topic != nil {
+			headers = d.Envelope.OutboxHeaders()
+		}
+		a.bufs = append(a.bufs, headers)
+	}
+	a.TextBytes(a.bufs) // $15
+	a.flags = a.flags[:0]
+	for _, d := range a.keep {
+		// The payload is the body or nothing: sent once, the statement's
+		// parameters are half the size.
+		a.flags = append(a.flags, d.Payload != nil)
+	}
+	a.Bool(a.flags)   // $16
+	a.Int4(a.arrival) // $17
+	a.times = a.times[:0]
+	for _, d := range a.keep {
+		a.times = append(a.times, receivedAt(d))
+	}
+	a.Timestamptz(a.times)                               // $18
+	a.BoolScalar(attempts)                               // $19
+	bytea(func(d *delivery) []byte { return d.JSONSum }) // $20
+	a.ints = a.ints[:0]
+	for _, d := range a.keep {
+		a.ints = append(a.ints, d.VersionID)
+	}
+	a.Int8(a.ints) // $21
+	return nil
 }
 
 // receivedAt is when the delivery arrived, now if nobody said: the

@@ -1,8 +1,10 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -52,17 +54,24 @@ WHERE i.source_id = $1 AND i.event_id = $2`, sourceID, eventID).Scan(&gotKey, &h
 	}
 }
 
+// githubInstallation makes a GitHub source and a signed installation.created
+// delivery of installation id for it: the source, the body and the headers.
+func (b *bundle) githubInstallation(t *testing.T, delivery string, id int) (src string, body []byte, h http.Header) {
+	t.Helper()
+	secret := "gh-" + b.secret
+	src = b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: secret})
+	body = []byte(`{"action":"created","installation":{"id":` + strconv.Itoa(id) + `,"account":{"id":7,"login":"octo"},"updated_at":"2026-05-06T07:08:09Z"}}`)
+	return src, body, http.Header{
+		"X-Hub-Signature-256": {signature.SignGitHub(secret, body)},
+		"X-Github-Delivery":   {delivery},
+		"X-Github-Event":      {"installation"},
+	}
+}
+
 func TestGitHubDeliveryIsKeyedByDeliveryIDAndTypedByEventAndAction(t *testing.T) {
 	t.Parallel()
 	b := setup(t, ingest.Config{})
-	secret := "gh-" + b.secret
-	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: secret})
-	body := []byte(`{"action":"created","installation":{"id":4242,"account":{"id":7,"login":"octo"},"updated_at":"2026-05-06T07:08:09Z"}}`)
-	h := http.Header{
-		"X-Hub-Signature-256": {signature.SignGitHub(secret, body)},
-		"X-Github-Delivery":   {"72d3162e-cc78-11e3-81ab-4c9367dc0958"},
-		"X-Github-Event":      {"installation"},
-	}
+	src, body, h := b.githubInstallation(t, "72d3162e-cc78-11e3-81ab-4c9367dc0958", 4242)
 	if status, answer := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusAccepted {
 		t.Fatalf("status %d: %s", status, answer)
 	}
@@ -167,5 +176,48 @@ func TestGitHubSourceAcceptsBodiesPastTheDefaultLimit(t *testing.T) {
 	}
 	if status, _ := b.post(t, "/v1/ingest/"+b.sourceID, body, stripeHeader(b.secret, body, time.Now())); status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("2 MiB Stripe delivery: status %d, want 413", status)
+	}
+}
+
+// Every column the accepting statement writes holds what the delivery said:
+// the inbox row, its payload and its outbox row.
+func TestAcceptedEventIsStoredColumnByColumn(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{})
+	src, body, h := b.githubInstallation(t, "delivery-columns", 4343)
+	before := time.Now()
+	if status, answer := b.post(t, "/v1/ingest/"+src, body, h); status != http.StatusAccepted {
+		t.Fatalf("status %d: %s", status, answer)
+	}
+	var (
+		tenant, eventType, objectType, objectID, status, reason, topic, subject string
+		bodySum, stored, key, payload                                           []byte
+		hasJSONSum, sameInbox                                                   bool
+		receivedAt                                                              time.Time
+		eventTime                                                               *time.Time
+	)
+	err := b.pool.QueryRow(context.Background(), `SELECT i.tenant_id::text, i.event_type, i.object_type, i.object_id, i.status, i.reason,
+       o.topic, o.headers->>'ce_subject', i.body_sha256, p.body, o.key, o.payload, i.json_sha256 IS NOT NULL, o.inbox_id = i.id,
+       i.received_at, i.event_time
+FROM inbox i JOIN inbox_payloads p ON p.inbox_id = i.id AND p.received_at = i.received_at JOIN outbox o ON o.inbox_id = i.id
+WHERE i.source_id = $1 AND i.event_id = 'delivery-columns'`, src).Scan(&tenant, &eventType, &objectType, &objectID, &status, &reason,
+		&topic, &subject, &bodySum, &stored, &key, &payload, &hasJSONSum, &sameInbox, &receivedAt, &eventTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	switch {
+	case tenant != b.tenantID || eventType != "installation.created" || objectType != "installation" || objectID != "4343":
+		t.Errorf("inbox: tenant %s, type %s, object %s %s", tenant, eventType, objectType, objectID)
+	case status != "published" || reason != "" || !hasJSONSum || !bytes.Equal(bodySum, sum[:]):
+		t.Errorf("inbox: status %s, reason %q, JSON sum %v, body sum %x", status, reason, hasJSONSum, bodySum)
+	case !bytes.Equal(stored, body) || !bytes.Equal(payload, body) || !sameInbox:
+		t.Errorf("payload %q, outbox payload %q, outbox row of this inbox row %v", stored, payload, sameInbox)
+	case topic != "sluice.github" || string(key) != b.tenantID+"/installation/4343" || subject != "4343":
+		t.Errorf("outbox: topic %s, key %s, subject %s", topic, key, subject)
+	case receivedAt.Before(before.Add(-time.Second)) || receivedAt.After(time.Now().Add(time.Second)):
+		t.Errorf("received at %v, request at %v", receivedAt, before)
+	case eventTime == nil || !eventTime.Equal(time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)):
+		t.Errorf("event time %v", eventTime)
 	}
 }

@@ -1,0 +1,63 @@
+package pg
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// Params writes the bytes pgx writes for the same values, NULLs and empty
+// values included, so the server reads the same parameters either way.
+func TestParamsAreWhatPgxEncodes(t *testing.T) {
+	t.Parallel()
+	m := pgtype.NewMap()
+	registerUUIDStrings(m)
+	s := "topic"
+	at := time.Date(2026, 12, 1, 8, 0, 0, 123456789, time.FixedZone("x", 3600))
+	before := time.Date(1999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+	var p Params
+	cases := []struct {
+		oid   uint32
+		value any
+		add   func()
+	}{
+		{pgtype.TextArrayOID, []string{"a", "", "é\x00"}, func() { p.Text([]string{"a", "", "é\x00"}) }},
+		{pgtype.TextArrayOID, []string{"{}", ""}, func() { p.TextBytes([][]byte{[]byte("{}"), nil}) }},
+		{pgtype.TextArrayOID, []*string{&s, nil}, func() { p.NullText([]*string{&s, nil}) }},
+		{pgtype.TextArrayOID, []*string{&s}, func() { p.NullText([]*string{&s}) }},
+		{pgtype.ByteaArrayOID, [][]byte{{1, 2}, {}, nil}, func() { p.Bytea([][]byte{{1, 2}, {}, nil}) }},
+		{pgtype.UUIDArrayOID, []string{"8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10"}, func() {
+			if err := p.UUID([]string{"8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10"}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{pgtype.TimestamptzArrayOID, []time.Time{at, before}, func() { p.Timestamptz([]time.Time{at, before}) }},
+		{pgtype.TimestamptzArrayOID, []*time.Time{&at, nil}, func() { p.NullTimestamptz([]*time.Time{&at, nil}) }},
+		{pgtype.BoolArrayOID, []bool{true, false}, func() { p.Bool([]bool{true, false}) }},
+		{pgtype.Int4ArrayOID, []int32{0, -1, 1 << 30}, func() { p.Int4([]int32{0, -1, 1 << 30}) }},
+		{pgtype.Int8ArrayOID, []int64{0, -1, 1 << 60}, func() { p.Int8([]int64{0, -1, 1 << 60}) }},
+		{pgtype.BoolOID, true, func() { p.BoolScalar(true) }},
+	}
+	p.Reset()
+	for _, tc := range cases {
+		tc.add()
+	}
+	got, formats := p.Values()
+	if len(got) != len(cases) {
+		t.Fatalf("%d parameters, want %d", len(got), len(cases))
+	}
+	for i, tc := range cases {
+		want, err := m.Encode(tc.oid, pgtype.BinaryFormatCode, tc.value, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got[i], want) || formats[i] != pgtype.BinaryFormatCode {
+			t.Errorf("parameter %d (%T):\n got %x\nwant %x", i, tc.value, got[i], want)
+		}
+	}
+	if err := p.UUID([]string{"not-a-uuid"}); err == nil {
+		t.Error("a malformed uuid was encoded")
+	}
+}
