@@ -378,7 +378,7 @@ func (s storedContent) outcome(d *delivery) Outcome {
 // pgx regrow its buffers from scratch for every statement.
 func (c *committer) accept(ctx context.Context, conn *pgx.Conn, batch []*request, results []result, done []bool, stored map[int]storedContent) error {
 	a := c.args.Get().(*acceptArgs)
-	defer c.args.Put(a)
+	defer c.putArgs(a)
 	if err := a.encode(batch, !c.skipAttempts); err != nil {
 		return err
 	}
@@ -419,6 +419,18 @@ func (c *committer) accept(ctx context.Context, conn *pgx.Conn, batch []*request
 		return fmt.Errorf("insert inbox: %w", err)
 	}
 	return nil
+}
+
+// putArgs returns a to the pool without the batch's deliveries (their
+// bodies), and without a buffer a batch of large bodies grew past 4 MiB.
+func (c *committer) putArgs(a *acceptArgs) {
+	clear(a.keep)
+	clear(a.strs)
+	clear(a.ptrs)
+	clear(a.bufs)
+	clear(a.tptrs)
+	a.Trim(4 << 20)
+	c.args.Put(a)
 }
 
 // acceptResultFormats: every column of sql/accept.sql's rows in binary.

@@ -39,6 +39,14 @@ func (p *Params) Reset() {
 	p.buf, p.ends = p.buf[:0], p.ends[:0]
 }
 
+// Trim drops the buffer when it grew past max bytes: a statement that
+// carried a few large bodies need not keep their room for every later one.
+func (p *Params) Trim(max int) {
+	if cap(p.buf) > max {
+		p.buf = nil
+	}
+}
+
 // Values returns the parameters for pgconn's ExecPrepared, and their
 // formats (all binary); both are valid until the next Reset.
 func (p *Params) Values() ([][]byte, []int16) {

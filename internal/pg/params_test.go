@@ -57,6 +57,14 @@ func TestParamsAreWhatPgxEncodes(t *testing.T) {
 			t.Errorf("parameter %d (%T):\n got %x\nwant %x", i, tc.value, got[i], want)
 		}
 	}
+	p.Trim(1 << 20)
+	if cap(p.buf) == 0 {
+		t.Error("a small buffer was dropped")
+	}
+	p.Trim(16)
+	if cap(p.buf) != 0 {
+		t.Error("a buffer past the bound was kept")
+	}
 	if err := p.UUID([]string{"not-a-uuid"}); err == nil {
 		t.Error("a malformed uuid was encoded")
 	}
