@@ -105,15 +105,22 @@ func (e Event) Headers() map[string]string {
 // sort: eventHeaders is in key order), since every accepted event and every
 // intent has them.
 func (e Event) OutboxHeaders() []byte {
-	size := 2
+	size := 2 + len(HeaderTime) + 40 // ce_time's text, appended in place
 	for _, h := range eventHeaders {
-		size += len(h.key) + len(h.value(&e)) + 6
+		if h.key != HeaderTime {
+			size += len(h.key) + len(h.value(&e)) + 6
+		}
 	}
-	buf := append(make([]byte, 0, size+40), '{') // 40: ce_time's text, when set
+	buf := append(make([]byte, 0, size), '{')
 	for _, h := range eventHeaders {
-		v := h.value(&e)
-		if v == "" && !h.always && (h.key != HeaderTime || e.Time.IsZero()) {
+		var v string
+		switch {
+		case h.key == HeaderTime && e.Time.IsZero():
 			continue
+		case h.key != HeaderTime:
+			if v = h.value(&e); v == "" && !h.always {
+				continue
+			}
 		}
 		if len(buf) > 1 {
 			buf = append(buf, ',')
@@ -170,7 +177,12 @@ var eventHeaders = [...]struct {
 	{HeaderSpecVersion, func(*Event) string { return SpecVersion }, true},
 	{HeaderSubject, func(e *Event) string { return e.Subject }, false},
 	{HeaderTenantID, func(e *Event) string { return e.TenantID }, true},
-	{HeaderTime, func(*Event) string { return "" }, false}, // written from e.Time by each and OutboxHeaders
+	{HeaderTime, func(e *Event) string {
+		if e.Time.IsZero() {
+			return ""
+		}
+		return e.Time.UTC().Format(time.RFC3339Nano)
+	}, false},
 	{HeaderType, func(e *Event) string { return e.Type }, true},
 	{HeaderContentType, func(e *Event) string { return e.ContentType }, false},
 	{HeaderClaim, func(e *Event) string { return e.Claim }, false},
@@ -187,11 +199,7 @@ var eventHeaders = [...]struct {
 // each calls fn with every header e sets, in key order.
 func (e *Event) each(fn func(k, v string)) {
 	for _, h := range eventHeaders {
-		v := h.value(e)
-		if h.key == HeaderTime && !e.Time.IsZero() {
-			v = e.Time.UTC().Format(time.RFC3339Nano)
-		}
-		if v != "" || h.always {
+		if v := h.value(e); v != "" || h.always {
 			fn(h.key, v)
 		}
 	}

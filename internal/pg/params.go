@@ -23,17 +23,6 @@ type Params struct {
 	forms []int16
 }
 
-// Element type OIDs.
-const (
-	oidBool        = 16
-	oidBytea       = 17
-	oidInt8        = 20
-	oidInt4        = 23
-	oidText        = 25
-	oidTimestamptz = 1184
-	oidUUID        = 2950
-)
-
 // Reset forgets the parameters, keeping the buffers.
 func (p *Params) Reset() {
 	p.buf, p.ends = p.buf[:0], p.ends[:0]
@@ -92,7 +81,7 @@ func (p *Params) null(nullAt int) {
 
 // Text adds a text[].
 func (p *Params) Text(vals []string) {
-	p.array(oidText, len(vals))
+	p.array(pgtype.TextOID, len(vals))
 	for _, v := range vals {
 		p.buf = binary.BigEndian.AppendUint32(p.buf, uint32(len(v)))
 		p.buf = append(p.buf, v...)
@@ -102,7 +91,7 @@ func (p *Params) Text(vals []string) {
 
 // TextBytes adds a text[] of texts held as bytes (nil is empty text).
 func (p *Params) TextBytes(vals [][]byte) {
-	p.array(oidText, len(vals))
+	p.array(pgtype.TextOID, len(vals))
 	for _, v := range vals {
 		p.element(v)
 	}
@@ -111,7 +100,7 @@ func (p *Params) TextBytes(vals [][]byte) {
 
 // NullText adds a text[] whose nil elements are NULL.
 func (p *Params) NullText(vals []*string) {
-	nullAt := p.array(oidText, len(vals))
+	nullAt := p.array(pgtype.TextOID, len(vals))
 	for _, v := range vals {
 		if v == nil {
 			p.null(nullAt)
@@ -125,7 +114,7 @@ func (p *Params) NullText(vals []*string) {
 
 // Bytea adds a bytea[] whose nil elements are NULL.
 func (p *Params) Bytea(vals [][]byte) {
-	nullAt := p.array(oidBytea, len(vals))
+	nullAt := p.array(pgtype.ByteaOID, len(vals))
 	for _, v := range vals {
 		if v == nil {
 			p.null(nullAt)
@@ -138,7 +127,7 @@ func (p *Params) Bytea(vals [][]byte) {
 
 // UUID adds a uuid[] of UUIDs in their text form.
 func (p *Params) UUID(vals []string) error {
-	p.array(oidUUID, len(vals))
+	p.array(pgtype.UUIDOID, len(vals))
 	for _, v := range vals {
 		var u pgtype.UUID
 		if err := u.Scan(v); err != nil {
@@ -152,7 +141,7 @@ func (p *Params) UUID(vals []string) error {
 
 // Timestamptz adds a timestamptz[].
 func (p *Params) Timestamptz(vals []time.Time) {
-	p.array(oidTimestamptz, len(vals))
+	p.array(pgtype.TimestamptzOID, len(vals))
 	for _, t := range vals {
 		p.buf = binary.BigEndian.AppendUint32(p.buf, 8)
 		p.buf = binary.BigEndian.AppendUint64(p.buf, uint64(sinceY2K(t)))
@@ -162,7 +151,7 @@ func (p *Params) Timestamptz(vals []time.Time) {
 
 // NullTimestamptz adds a timestamptz[] whose nil elements are NULL.
 func (p *Params) NullTimestamptz(vals []*time.Time) {
-	nullAt := p.array(oidTimestamptz, len(vals))
+	nullAt := p.array(pgtype.TimestamptzOID, len(vals))
 	for _, t := range vals {
 		if t == nil {
 			p.null(nullAt)
@@ -183,7 +172,7 @@ func sinceY2K(t time.Time) int64 {
 
 // Bool adds a bool[].
 func (p *Params) Bool(vals []bool) {
-	p.array(oidBool, len(vals))
+	p.array(pgtype.BoolOID, len(vals))
 	for _, v := range vals {
 		b := byte(0)
 		if v {
@@ -196,7 +185,7 @@ func (p *Params) Bool(vals []bool) {
 
 // Int4 adds an int4[].
 func (p *Params) Int4(vals []int32) {
-	p.array(oidInt4, len(vals))
+	p.array(pgtype.Int4OID, len(vals))
 	for _, v := range vals {
 		p.buf = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(p.buf, 4), uint32(v))
 	}
@@ -205,7 +194,7 @@ func (p *Params) Int4(vals []int32) {
 
 // Int8 adds an int8[].
 func (p *Params) Int8(vals []int64) {
-	p.array(oidInt8, len(vals))
+	p.array(pgtype.Int8OID, len(vals))
 	for _, v := range vals {
 		p.buf = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(p.buf, 8), uint64(v))
 	}
