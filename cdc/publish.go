@@ -25,6 +25,9 @@ type publisher struct {
 	parker   *parker
 	metrics  *metrics
 	failed   chan error // a produce error that ends the session
+	// unlinger is always done: Flush with it ends every linger and returns
+	// without waiting for acknowledgements (sendNow).
+	unlinger context.Context
 	// traces, when tracing is on, reads the trace context ingest stored
 	// with the row, so the produce span (the producer's kotel hook)
 	// continues the trace of the request that wrote it; nil: off.
@@ -32,7 +35,16 @@ type publisher struct {
 }
 
 func newPublisher(ctx context.Context, producer *kgo.Client, wm *watermark, parker *parker, m *metrics, traces propagation.TextMapPropagator) *publisher {
-	return &publisher{ctx: ctx, producer: producer, wm: wm, parker: parker, metrics: m, failed: make(chan error, 1), traces: traces}
+	unlinger, cancel := context.WithCancel(context.Background())
+	cancel()
+	return &publisher{ctx: ctx, producer: producer, wm: wm, parker: parker, metrics: m, failed: make(chan error, 1), traces: traces,
+		unlinger: unlinger}
+}
+
+// sendNow puts what the producer holds in its next requests, whatever is
+// left of the linger.
+func (p *publisher) sendNow() {
+	_ = p.producer.Flush(p.unlinger)
 }
 
 // publish sends rec, read at lsn, as part of t.

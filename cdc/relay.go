@@ -53,7 +53,9 @@ type Config struct {
 	// MaxInFlightBytes bounds the bytes of those records, so large bodies
 	// cannot multiply memory. Default 16 MiB.
 	MaxInFlightBytes int
-	// Linger is how long the producer waits to fill a batch. Default 5ms.
+	// Linger is how long the producer waits to fill a batch while
+	// transactions commit less than a linger apart; a transaction committed
+	// a linger or more after the one before it is sent at once. Default 20ms.
 	Linger time.Duration
 	// LeaderPoll is how often a standby tries to take over. Default 1s.
 	LeaderPoll time.Duration
@@ -101,7 +103,7 @@ func (c Config) WithDefaults() Config {
 		c.MaxInFlightBytes = 16 << 20
 	}
 	if c.Linger <= 0 {
-		c.Linger = 5 * time.Millisecond
+		c.Linger = 20 * time.Millisecond
 	}
 	if c.LeaderPoll <= 0 {
 		c.LeaderPoll = time.Second
@@ -362,6 +364,8 @@ type session struct {
 	columns    map[uint32]outboxColumns
 	tx         *txn
 	lastCommit pglogrepl.LSN // end of the last commit or message read
+	published  bool          // the open transaction produced a record
+	lastSent   time.Time     // when the last transaction with records committed
 	lastStatus time.Time
 	reported   pglogrepl.LSN
 }
@@ -532,6 +536,10 @@ func (s *session) handleWAL(xld pglogrepl.XLogData) error {
 		s.wm.commit(s.tx, m.TransactionEndLSN)
 		s.tx = nil
 		s.lastCommit = max(s.lastCommit, m.TransactionEndLSN)
+		if s.published {
+			s.published = false
+			s.pace(time.Now())
+		}
 	case *pglogrepl.LogicalDecodingMessage:
 		if !m.Transactional && s.tx == nil {
 			s.wm.mark(m.LSN, heartbeatTime(m))
@@ -559,7 +567,23 @@ func (s *session) handleInsert(xld pglogrepl.XLogData) error {
 		return nil
 	}
 	s.pub.publish(s.tx, rec, xld.WALStart)
+	s.published = true
 	return nil
+}
+
+// pace decides whether a committed transaction's records wait out the
+// producer's linger. Lingering pays only when other transactions' records
+// join the same produce requests (under load: fewer, larger requests, much
+// cheaper for the broker per record). When the transaction before it
+// committed a linger or more ago, nothing is likely to join: its records go
+// at once, so a trickle never waits the linger. (The producer learns a
+// topic's partitions with its first record there, which lingers once
+// regardless.)
+func (s *session) pace(now time.Time) {
+	if now.Sub(s.lastSent) >= s.relay.cfg.Linger {
+		s.pub.sendNow()
+	}
+	s.lastSent = now
 }
 
 // heartbeatTime is when a heartbeat was written; zero for other messages.

@@ -99,7 +99,7 @@ type RunFlags struct {
 	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
 	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
 	Slot             string        `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
-	RelayLinger      time.Duration `name:"relay-linger" env:"SLUICE_RELAY_LINGER" default:"5ms" help:"How long the relay's producer waits to fill a batch: longer, fewer and larger produce requests for the broker, later records."`
+	RelayLinger      time.Duration `name:"relay-linger" env:"SLUICE_RELAY_LINGER" default:"20ms" help:"How long the relay's producer waits to fill a batch while transactions commit less than this apart (a transaction after a quieter moment goes at once): longer, fewer and larger produce requests for the broker, later records under load."`
 	OutboxRetention  time.Duration `name:"outbox-retention" env:"SLUICE_OUTBOX_RETENTION" default:"24h" help:"How long outbox rows are kept after the relay confirmed them (how far back cdc resync can reach); 0 keeps them."`
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`

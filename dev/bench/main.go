@@ -376,6 +376,8 @@ func (b *bench) report() {
 		{"consume_events_per_s", "consumers (credits group) from a backlog", "events/s"},
 		{"e2e_p50_ms_at_2000", "end to end 2xx -> effect, p50 at 2,000/s", "ms"},
 		{"e2e_p99_ms_at_2000", "end to end 2xx -> effect, p99 at 2,000/s", "ms"},
+		{"e2e_p50_ms_at_20", "end to end 2xx -> effect, p50 at 20/s", "ms"},
+		{"e2e_p99_ms_at_20", "end to end 2xx -> effect, p99 at 20/s", "ms"},
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
 		{"sustained_events_per_s", "sustained ingest while partitions roll (BENCH_SUSTAINED_RATE, 0: full speed)", "events/s"},
 		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
