@@ -372,6 +372,14 @@ type session struct {
 
 func (s *session) run(ctx context.Context) error {
 	s.columns = map[uint32]outboxColumns{}
+	// Receives wait on the connection's read deadline, moved only when a
+	// status goes out, and one watch ends them when ctx does: a deadline
+	// context per message (a timer and a context watch each, for every
+	// begin, row and commit) cost more than decoding the row.
+	conn := s.conn.Conn()
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetReadDeadline(time.Now()) })
+	defer stop()
+	var deadline time.Time
 	for {
 		select {
 		case err := <-s.pub.failed:
@@ -384,9 +392,18 @@ func (s *session) run(ctx context.Context) error {
 		if err := s.awaitCapacity(ctx); err != nil {
 			return err
 		}
-		recvCtx, cancel := context.WithDeadline(ctx, s.lastStatus.Add(s.relay.cfg.StatusInterval))
-		msg, err := s.conn.ReceiveMessage(recvCtx)
-		cancel()
+		// A status write whose context ended clears the deadline (pgconn's
+		// watch does), and it moves lastStatus: set it again then.
+		if d := s.lastStatus.Add(s.relay.cfg.StatusInterval); !d.Equal(deadline) {
+			deadline = d
+			if err := conn.SetReadDeadline(d); err != nil {
+				return fmt.Errorf("receive: %w", err)
+			}
+			if err := ctx.Err(); err != nil { // ended before the deadline was set
+				return err
+			}
+		}
+		msg, err := s.conn.ReceiveMessage(context.Background())
 		if err != nil {
 			if pgconn.Timeout(err) && ctx.Err() == nil {
 				continue
