@@ -6,9 +6,11 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/segmentio/encoding/json"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/pg"
 )
 
 //go:embed sql/intents.sql
@@ -63,6 +65,30 @@ func QueueIntents(b *pgx.Batch, intents []Intent) {
 	if len(intents) > 0 {
 		b.Queue(intentsSQL, intentArgs(intents)...)
 	}
+}
+
+// QueuePreparedIntents is QueueIntents for a handler that sends its last
+// statements through pgconn (see credits' Settle): the statement prepared on
+// tx's connection, its parameters encoded into p, which must not change
+// until b was sent.
+func QueuePreparedIntents(ctx context.Context, tx pgx.Tx, b *pgconn.Batch, p *pg.Params, intents []Intent) error {
+	if len(intents) == 0 {
+		return nil
+	}
+	topics, keys := make([]string, len(intents)), make([][]byte, len(intents))
+	headers, payloads := make([][]byte, len(intents)), make([][]byte, len(intents))
+	for i, in := range intents {
+		topics[i], keys[i], headers[i], payloads[i] = in.Topic, in.Key, in.Headers, in.Payload
+	}
+	p.Reset()
+	p.Text(topics)
+	p.Bytea(keys)
+	p.JSONB(headers)
+	p.Bytea(payloads)
+	if err := pg.QueuePrepared(ctx, tx, b, "sluice_consumers_intents", intentsSQL, p); err != nil {
+		return fmt.Errorf("write intents: %w", err)
+	}
+	return nil
 }
 
 func intentArgs(intents []Intent) []any {

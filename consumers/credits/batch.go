@@ -3,12 +3,15 @@ package credits
 import (
 	"context"
 	_ "embed"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/internal/pg"
 )
 
 var (
@@ -33,6 +36,9 @@ type batch struct {
 	workspaces map[[2]string]string
 	deltas     map[string]*delta  // net balance changes by workspace
 	intents    []consumers.Intent // e-mails of grants, not written yet
+	// params encode the statements' parameters (pgx's encoding boxes every
+	// array element); Settle sends two statements at once, hence two.
+	params [2]pg.Params
 }
 
 // Apply implements consumers.Batch. Each run of records between two refunds
@@ -109,14 +115,38 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 		accounts[i], invoices[i], events[i], inboxIDs[i] = ev.SourceAccount, g.invoice.ID, ev.ID, g.rec.InboxID()
 		topics[i], partitions[i], offsets[i] = g.rec.Topic, g.rec.Partition, g.rec.Offset
 	}
+	p := &b.params[0]
+	p.Reset()
+	for _, ids := range [][]string{tenants, workspaces, sources} {
+		if err := p.UUID(ids); err != nil {
+			return fmt.Errorf("grant credits: %w", err)
+		}
+	}
+	p.Text(accounts)
+	p.Text(invoices)
+	p.Text(events)
+	p.NullInt8(inboxIDs)
+	p.TextScalar(RefundOperation)
+	p.TextScalar(Operation)
+	p.Int8Scalar(credits)
+	p.Text(topics)
+	p.Int4(partitions)
+	p.Int8(offsets)
 	queried := time.Now()
-	rows, err := tx.Query(ctx, grantBatchSQL, tenants, workspaces, sources, accounts, invoices, events, inboxIDs,
-		RefundOperation, Operation, credits, topics, partitions, offsets)
+	rr, err := pg.ExecPrepared(ctx, tx, "sluice_credits_grants", grantBatchSQL, p)
 	if err != nil {
 		return fmt.Errorf("grant credits: %w", err)
 	}
-	made, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
+	var made []int64
+	for rr.NextRow() {
+		v := rr.Values()[0]
+		if len(v) != 8 {
+			rr.Close() //nolint:errcheck // the error below is the one to report
+			return errors.New("grant credits: malformed result row")
+		}
+		made = append(made, int64(binary.BigEndian.Uint64(v)))
+	}
+	if _, err := rr.Close(); err != nil {
 		return fmt.Errorf("grant credits: %w", err)
 	}
 	if len(made) == 0 {
@@ -160,19 +190,29 @@ func (b *batch) workspacesOf(ctx context.Context, grants []pendingGrant) error {
 		askTenants, askCustomers = append(askTenants, k[0]), append(askCustomers, k[1])
 	}
 	if len(askTenants) > 0 {
-		rows, err := b.tx.Query(ctx, workspacesSQL, askTenants, askCustomers)
+		p := &b.params[0]
+		p.Reset()
+		if err := p.UUID(askTenants); err != nil {
+			return fmt.Errorf("find workspaces: %w", err)
+		}
+		p.Text(askCustomers)
+		rr, err := pg.ExecPrepared(ctx, b.tx, "sluice_credits_workspaces", workspacesSQL, p)
 		if err != nil {
 			return fmt.Errorf("find workspaces: %w", err)
 		}
-		var (
-			ord int64
-			ws  string
-		)
-		_, err = pgx.ForEachRow(rows, []any{&ord, &ws}, func() error {
-			known[[2]string{askTenants[ord-1], askCustomers[ord-1]}] = ws
-			return nil
-		})
-		if err != nil {
+		for rr.NextRow() {
+			v := rr.Values()
+			ord := int64(-1)
+			if len(v[0]) == 8 {
+				ord = int64(binary.BigEndian.Uint64(v[0]))
+			}
+			if ord < 1 || ord > int64(len(askTenants)) {
+				rr.Close() //nolint:errcheck // the error below is the one to report
+				return errors.New("find workspaces: malformed result row")
+			}
+			known[[2]string{askTenants[ord-1], askCustomers[ord-1]}] = string(v[1])
+		}
+		if _, err := rr.Close(); err != nil {
 			return fmt.Errorf("find workspaces: %w", err)
 		}
 	}

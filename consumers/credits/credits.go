@@ -22,9 +22,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/pg"
 )
 
 var (
@@ -197,8 +199,13 @@ func addDelta(deltas map[string]*delta, tenantID, workspaceID string, credits in
 // written yet and its balance changes, in workspace order, in one round
 // trip.
 func (b *batch) Settle(ctx context.Context) error {
-	q := &pgx.Batch{}
-	consumers.QueueIntents(q, b.takeIntents())
+	if len(b.intents) == 0 && len(b.deltas) == 0 {
+		return nil
+	}
+	var q pgconn.Batch
+	if err := consumers.QueuePreparedIntents(ctx, b.tx, &q, &b.params[0], b.takeIntents()); err != nil {
+		return err
+	}
 	if len(b.deltas) > 0 {
 		workspaces := slices.Sorted(maps.Keys(b.deltas))
 		tenants := make([]string, len(workspaces))
@@ -206,12 +213,20 @@ func (b *batch) Settle(ctx context.Context) error {
 		for i, w := range workspaces {
 			tenants[i], amounts[i] = b.deltas[w].tenantID, b.deltas[w].credits
 		}
-		q.Queue(settleSQL, workspaces, tenants, amounts)
+		p := &b.params[1]
+		p.Reset()
+		if err := p.UUID(workspaces); err != nil {
+			return fmt.Errorf("move balances: %w", err)
+		}
+		if err := p.UUID(tenants); err != nil {
+			return fmt.Errorf("move balances: %w", err)
+		}
+		p.Int8(amounts)
+		if err := pg.QueuePrepared(ctx, b.tx, &q, "sluice_credits_settle", settleSQL, p); err != nil {
+			return fmt.Errorf("move balances: %w", err)
+		}
 	}
-	if q.Len() == 0 {
-		return nil
-	}
-	if err := b.tx.SendBatch(ctx, q).Close(); err != nil {
+	if _, err := b.tx.Conn().PgConn().ExecBatch(ctx, &q).ReadAll(); err != nil {
 		return fmt.Errorf("write e-mails and move balances: %w", err)
 	}
 	return nil

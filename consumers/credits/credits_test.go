@@ -156,6 +156,11 @@ func TestConcurrentPartitionsNeverDeadlockOnBalances(t *testing.T) {
 	if n := env.Count(t, `SELECT sum(credits)::int FROM balances WHERE tenant_id = $1`, f.TenantID); n != 100*len(recs) {
 		t.Errorf("balances sum to %d, want %d", n, 100*len(recs))
 	}
+	// Each customer's invoices went to its own workspace.
+	each := 100 * len(recs) / len(customers)
+	if n := env.Count(t, `SELECT count(*) FROM balances WHERE tenant_id = $1 AND credits = $2`, f.TenantID, each); n != len(customers) {
+		t.Errorf("%d of %d workspaces hold %d credits", n, len(customers), each)
+	}
 	if after := deadlocks(); after != before {
 		t.Errorf("%d deadlocks while applying", after-before)
 	}

@@ -1,10 +1,13 @@
 package pg
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -192,12 +195,48 @@ func (p *Params) Int4(vals []int32) {
 	p.end()
 }
 
+// NullInt8 adds an int8[] whose nil elements are NULL.
+func (p *Params) NullInt8(vals []*int64) {
+	nullAt := p.array(pgtype.Int8OID, len(vals))
+	for _, v := range vals {
+		if v == nil {
+			p.null(nullAt)
+			continue
+		}
+		p.buf = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(p.buf, 8), uint64(*v))
+	}
+	p.end()
+}
+
+// JSONB adds a jsonb[] of JSON documents (each written as jsonb's binary
+// form: a version byte, then the text).
+func (p *Params) JSONB(vals [][]byte) {
+	p.array(pgtype.JSONBOID, len(vals))
+	for _, v := range vals {
+		p.buf = binary.BigEndian.AppendUint32(p.buf, uint32(len(v)+1))
+		p.buf = append(append(p.buf, 1), v...)
+	}
+	p.end()
+}
+
 // Int8 adds an int8[].
 func (p *Params) Int8(vals []int64) {
 	p.array(pgtype.Int8OID, len(vals))
 	for _, v := range vals {
 		p.buf = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(p.buf, 8), uint64(v))
 	}
+	p.end()
+}
+
+// TextScalar adds a text.
+func (p *Params) TextScalar(v string) {
+	p.buf = append(p.buf, v...)
+	p.end()
+}
+
+// Int8Scalar adds an int8.
+func (p *Params) Int8Scalar(v int64) {
+	p.buf = binary.BigEndian.AppendUint64(p.buf, uint64(v))
 	p.end()
 }
 
@@ -209,4 +248,42 @@ func (p *Params) BoolScalar(v bool) {
 	}
 	p.buf = append(p.buf, b)
 	p.end()
+}
+
+// binaryResults asks for every result column in binary (one format code
+// applies to all).
+var binaryResults = []int16{pgtype.BinaryFormatCode}
+
+// Prepare prepares sql on tx's connection under name (a round trip the first
+// time on each connection, none after) and returns the statement's name.
+func Prepare(ctx context.Context, tx pgx.Tx, name, sql string) (string, error) {
+	sd, err := tx.Conn().Prepare(ctx, name, sql)
+	if err != nil {
+		return "", err
+	}
+	return sd.Name, nil
+}
+
+// ExecPrepared runs sql, prepared on tx's connection under name, with p's
+// parameters; the result's columns come in binary. The caller reads the
+// result to its end and closes it before tx runs anything else.
+func ExecPrepared(ctx context.Context, tx pgx.Tx, name, sql string, p *Params) (*pgconn.ResultReader, error) {
+	stmt, err := Prepare(ctx, tx, name, sql)
+	if err != nil {
+		return nil, err
+	}
+	values, formats := p.Values()
+	return tx.Conn().PgConn().ExecPrepared(ctx, stmt, values, formats, binaryResults), nil
+}
+
+// QueuePrepared adds sql, prepared on tx's connection under name, with p's
+// parameters to b; p must not change until b was sent.
+func QueuePrepared(ctx context.Context, tx pgx.Tx, b *pgconn.Batch, name, sql string, p *Params) error {
+	stmt, err := Prepare(ctx, tx, name, sql)
+	if err != nil {
+		return err
+	}
+	values, formats := p.Values()
+	b.ExecPrepared(stmt, values, formats, binaryResults)
+	return nil
 }

@@ -15,6 +15,7 @@ func TestParamsAreWhatPgxEncodes(t *testing.T) {
 	m := pgtype.NewMap()
 	registerUUIDStrings(m)
 	s := "topic"
+	n := int64(1) << 40
 	at := time.Date(2026, 12, 1, 8, 0, 0, 123456789, time.FixedZone("x", 3600))
 	before := time.Date(1999, 12, 31, 23, 59, 59, 999999999, time.UTC)
 	var p Params
@@ -38,7 +39,13 @@ func TestParamsAreWhatPgxEncodes(t *testing.T) {
 		{pgtype.BoolArrayOID, []bool{true, false}, func() { p.Bool([]bool{true, false}) }},
 		{pgtype.Int4ArrayOID, []int32{0, -1, 1 << 30}, func() { p.Int4([]int32{0, -1, 1 << 30}) }},
 		{pgtype.Int8ArrayOID, []int64{0, -1, 1 << 60}, func() { p.Int8([]int64{0, -1, 1 << 60}) }},
+		{pgtype.Int8ArrayOID, []*int64{&n, nil}, func() { p.NullInt8([]*int64{&n, nil}) }},
+		{pgtype.Int8ArrayOID, []*int64{}, func() { p.NullInt8(nil) }},
+		{pgtype.JSONBArrayOID, [][]byte{[]byte(`{"a":"é"}`), []byte(`[]`)}, func() { p.JSONB([][]byte{[]byte(`{"a":"é"}`), []byte(`[]`)}) }},
 		{pgtype.BoolOID, true, func() { p.BoolScalar(true) }},
+		{pgtype.TextOID, "refund", func() { p.TextScalar("refund") }},
+		{pgtype.TextOID, "", func() { p.TextScalar("") }},
+		{pgtype.Int8OID, int64(-100), func() { p.Int8Scalar(-100) }},
 	}
 	p.Reset()
 	for _, tc := range cases {
