@@ -361,13 +361,13 @@ type session struct {
 	wm    *watermark
 	pub   *publisher
 
-	columns    map[uint32]outboxColumns
-	tx         *txn
-	lastCommit pglogrepl.LSN // end of the last commit or message read
-	published  bool          // the open transaction produced a record
-	lastSent   time.Time     // when the last transaction with records committed
-	lastStatus time.Time
-	reported   pglogrepl.LSN
+	columns     map[uint32]outboxColumns
+	tx          *txn
+	lastCommit  pglogrepl.LSN // end of the last commit or message read
+	published   bool          // the open transaction produced a record
+	lastRecords time.Time     // when the last transaction with records committed
+	lastStatus  time.Time
+	reported    pglogrepl.LSN
 }
 
 func (s *session) run(ctx context.Context) error {
@@ -597,10 +597,10 @@ func (s *session) handleInsert(xld pglogrepl.XLogData) error {
 // topic's partitions with its first record there, which lingers once
 // regardless.)
 func (s *session) pace(now time.Time) {
-	if now.Sub(s.lastSent) >= s.relay.cfg.Linger {
+	if now.Sub(s.lastRecords) >= s.relay.cfg.Linger {
 		s.pub.sendNow()
 	}
-	s.lastSent = now
+	s.lastRecords = now
 }
 
 // heartbeatTime is when a heartbeat was written; zero for other messages.
