@@ -185,7 +185,7 @@ func parseHeaders(src []byte, dst []kgo.RecordHeader) ([]kgo.RecordHeader, error
 		if !ok {
 			return slowHeaders(src, dst)
 		}
-		dst = append(dst, kgo.RecordHeader{Key: string(key), Value: value})
+		dst = append(dst, kgo.RecordHeader{Key: envelope.HeaderKey(key), Value: value})
 		i = skipSpace(src, next)
 		if i >= len(src) {
 			return slowHeaders(src, dst)

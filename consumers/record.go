@@ -93,7 +93,7 @@ func (r Record) BusinessKey(objectID, operation string) string {
 }
 
 func parseRecord(r *kgo.Record) (Record, error) {
-	ev, err := envelope.Parse(envelope.HeaderMap(r.Headers))
+	ev, err := envelope.ParseRecord(r.Headers)
 	if err != nil {
 		return Record{Record: r}, Permanent(err)
 	}

@@ -207,24 +207,28 @@ func (e *Event) each(fn func(k, v string)) {
 
 // Parse reads an Event back from record headers.
 func Parse(headers map[string]string) (Event, error) {
-	if v := headers[HeaderSpecVersion]; v != SpecVersion {
+	return parse(func(k string) string { return headers[k] })
+}
+
+func parse(headers func(string) string) (Event, error) {
+	if v := headers(HeaderSpecVersion); v != SpecVersion {
 		return Event{}, fmt.Errorf("envelope: %s = %q, want %q", HeaderSpecVersion, v, SpecVersion)
 	}
 	e := Event{
-		ID:            headers[HeaderID],
-		Source:        headers[HeaderSource],
-		Type:          headers[HeaderType],
-		Subject:       headers[HeaderSubject],
-		TenantID:      headers[HeaderTenantID],
-		SourceAccount: headers[HeaderSourceAccount],
-		PartitionKey:  headers[HeaderPartitionKey],
-		ContentType:   headers[HeaderContentType],
-		TraceParent:   headers[HeaderTraceParent],
-		APIVersion:    headers[HeaderAPIVersion],
-		DataSchema:    headers[HeaderDataSchema],
-		InboxID:       headers[HeaderInboxID],
-		Claim:         headers[HeaderClaim],
-		Recovered:     headers[HeaderRecovered] == "true",
+		ID:            headers(HeaderID),
+		Source:        headers(HeaderSource),
+		Type:          headers(HeaderType),
+		Subject:       headers(HeaderSubject),
+		TenantID:      headers(HeaderTenantID),
+		SourceAccount: headers(HeaderSourceAccount),
+		PartitionKey:  headers(HeaderPartitionKey),
+		ContentType:   headers(HeaderContentType),
+		TraceParent:   headers(HeaderTraceParent),
+		APIVersion:    headers(HeaderAPIVersion),
+		DataSchema:    headers(HeaderDataSchema),
+		InboxID:       headers(HeaderInboxID),
+		Claim:         headers(HeaderClaim),
+		Recovered:     headers(HeaderRecovered) == "true",
 	}
 	if e.ID == "" || e.Type == "" || e.TenantID == "" {
 		return Event{}, errors.New("envelope: missing ce_id, ce_type or ce_tenantid")
@@ -234,7 +238,7 @@ func Parse(headers map[string]string) (Event, error) {
 			e.SourceID = sourceID
 		}
 	}
-	if t := headers[HeaderTime]; t != "" {
+	if t := headers(HeaderTime); t != "" {
 		parsed, err := time.Parse(time.RFC3339Nano, t)
 		if err != nil {
 			return Event{}, fmt.Errorf("envelope: %s: %w", HeaderTime, err)

@@ -2,6 +2,8 @@ package envelope
 
 import (
 	stdjson "encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -152,5 +154,67 @@ func BenchmarkOutboxHeaders(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ev.OutboxHeaders()
+	}
+}
+
+// ParseRecord reads what Parse(HeaderMap(hs)) reads, refusals included:
+// header lists built from events, shuffled, with headers repeated (the last
+// value wins), unknown, emptied or dropped, and values of other shapes.
+func TestParseRecordIsParseOfHeaderMap(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	at := time.Date(2026, 12, 1, 8, 0, 0, 123456789, time.UTC)
+	base := Event{ID: "evt_1", Source: SourceURI("t1", "s1"), Type: "stripe.invoice.paid", Subject: "in_1", TenantID: "t1",
+		SourceAccount: "acct", PartitionKey: "t1/invoice/in_1", ContentType: "application/json", TraceParent: NewTraceParent(),
+		APIVersion: "2024-06-20", DataSchema: "sluice:stripe/x/1", InboxID: "42", Claim: "1", Recovered: true, Time: at}
+	values := []string{"", "1.0", "0.3", "true", "false", "x", "é\x00\"", "2026-12-01T08:00:00Z", "yesterday", "/tenants/a/sources/b"}
+	keys := []string{"sluice_other", "ce_ID", ""}
+	for range eventHeaders {
+		keys = append(keys, eventHeaders[len(keys)%len(eventHeaders)].key)
+	}
+	for _, h := range eventHeaders {
+		keys = append(keys, h.key)
+	}
+	parsed := 0
+	for n := range 5000 {
+		hs := RecordHeaders(base.Headers())
+		for range r.IntN(4) {
+			switch i := r.IntN(len(hs)); r.IntN(4) {
+			case 0:
+				hs = append(hs[:i], hs[i+1:]...)
+			case 1:
+				hs[i].Value = []byte(values[r.IntN(len(values))])
+			case 2:
+				hs = append(hs, kgo.RecordHeader{Key: hs[i].Key, Value: []byte(values[r.IntN(len(values))])})
+			default:
+				hs = append(hs, kgo.RecordHeader{Key: keys[r.IntN(len(keys))], Value: []byte(values[r.IntN(len(values))])})
+			}
+			if len(hs) == 0 {
+				break
+			}
+		}
+		r.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
+		want, wantErr := Parse(HeaderMap(hs))
+		got, err := ParseRecord(hs)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d, %q:\n got %+v, %v\nwant %+v, %v", n, hs, got, err, want, wantErr)
+		}
+		if err == nil {
+			parsed++
+		}
+	}
+	if parsed < 500 || parsed > 4500 {
+		t.Fatalf("%d of 5000 parsed: the cases do not exercise both sides", parsed)
+	}
+}
+
+func TestHeaderKeyIsTheKey(t *testing.T) {
+	for _, k := range []string{HeaderID, HeaderTime, HeaderRecovered, "sluice_outboxid", "other", ""} {
+		if got := HeaderKey([]byte(k)); got != k {
+			t.Errorf("HeaderKey(%q) = %q", k, got)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = HeaderKey([]byte(HeaderTraceParent)) }); n != 0 {
+		t.Errorf("%v allocations for a known key", n)
 	}
 }

@@ -52,3 +52,64 @@ func HeaderMap(hs []kgo.RecordHeader) map[string]string {
 	}
 	return m
 }
+
+// ParseRecord is Parse(HeaderMap(hs)) without the map, which every record a
+// consumer reads paid for (the map and a string per header): the values it
+// reads are copied into one string that the Event's fields share.
+func ParseRecord(hs []kgo.RecordHeader) (Event, error) {
+	var last [len(eventHeaders)]int // 1 + where in hs each header last occurs; 0: absent
+	for i, h := range hs {
+		if k := headerIndex(h.Key); k >= 0 {
+			last[k] = i + 1
+		}
+	}
+	size := 0
+	for _, i := range last {
+		if i > 0 {
+			size += len(hs[i-1].Value)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	var ends [len(eventHeaders)]int
+	for k, i := range last {
+		if i > 0 {
+			b.Write(hs[i-1].Value)
+		}
+		ends[k] = b.Len()
+	}
+	all := b.String()
+	return parse(func(key string) string {
+		k := headerIndex(key)
+		if k < 0 {
+			return ""
+		}
+		start := 0
+		if k > 0 {
+			start = ends[k-1]
+		}
+		return all[start:ends[k]]
+	})
+}
+
+// headerIndex is key's place in eventHeaders, -1 for a key it lacks.
+func headerIndex(key string) int {
+	for i := range eventHeaders {
+		if eventHeaders[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// HeaderKey is b as a string: the constant for a header an Event sets (no
+// allocation: the relay reads a dozen of them for every row), a copy for
+// any other.
+func HeaderKey(b []byte) string {
+	for i := range eventHeaders {
+		if string(b) == eventHeaders[i].key {
+			return eventHeaders[i].key
+		}
+	}
+	return string(b)
+}

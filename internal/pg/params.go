@@ -132,11 +132,11 @@ func (p *Params) Bytea(vals [][]byte) {
 func (p *Params) UUID(vals []string) error {
 	p.array(pgtype.UUIDOID, len(vals))
 	for _, v := range vals {
-		var u pgtype.UUID
-		if err := u.Scan(v); err != nil {
+		u, err := parseUUID(v)
+		if err != nil {
 			return fmt.Errorf("uuid %q: %w", v, err)
 		}
-		p.element(u.Bytes[:])
+		p.element(u[:])
 	}
 	p.end()
 	return nil
