@@ -100,7 +100,9 @@ func parseJSON(body []byte) (any, error) {
 // errCatalogue.
 func (pe *providerEvent) find(catalogue lookup, kind string) error {
 	entry, err := catalogue.Lookup(kind, pe.Type)
-	if u := (*unusableEntry)(nil); errors.As(err, &u) {
+	// errors.As's target escapes: asked of every event, it allocated each
+	// time, though an error is rare.
+	if u := (*unusableEntry)(nil); err != nil && errors.As(err, &u) {
 		pe.Problem = u.reason
 		return nil
 	}
