@@ -48,33 +48,41 @@ func NewIntent(ctx context.Context, topic string, rec Record, ceType, idempotenc
 }
 
 // WriteIntents writes intents to the outbox in order, with one statement: a
-// batch handler's many intents cost one round trip.
-func WriteIntents(ctx context.Context, tx pgx.Tx, intents []Intent) error {
+// batch handler's many intents cost one round trip. Its parameters are
+// encoded into p (internal/pg.Params: pgx's arrays box every element).
+func WriteIntents(ctx context.Context, tx pgx.Tx, p *pg.Params, intents []Intent) error {
 	if len(intents) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, intentsSQL, intentArgs(intents)...); err != nil {
+	encodeIntents(p, intents)
+	rr, err := pg.ExecPrepared(ctx, tx, intentsStatement, intentsSQL, p)
+	if err == nil {
+		_, err = rr.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("write intents: %w", err)
 	}
 	return nil
 }
 
 // QueueIntents is WriteIntents's statement added to b, for a handler that
-// sends it together with its other last statements in one round trip.
-func QueueIntents(b *pgx.Batch, intents []Intent) {
-	if len(intents) > 0 {
-		b.Queue(intentsSQL, intentArgs(intents)...)
-	}
-}
-
-// QueuePreparedIntents is QueueIntents for a handler that sends its last
-// statements through pgconn (see credits' Settle): the statement prepared on
-// tx's connection, its parameters encoded into p, which must not change
-// until b was sent.
-func QueuePreparedIntents(ctx context.Context, tx pgx.Tx, b *pgconn.Batch, p *pg.Params, intents []Intent) error {
+// sends it together with its other last statements in one round trip; p
+// must not change until b was sent.
+func QueueIntents(ctx context.Context, tx pgx.Tx, b *pgconn.Batch, p *pg.Params, intents []Intent) error {
 	if len(intents) == 0 {
 		return nil
 	}
+	encodeIntents(p, intents)
+	if err := pg.QueuePrepared(ctx, tx, b, intentsStatement, intentsSQL, p); err != nil {
+		return fmt.Errorf("write intents: %w", err)
+	}
+	return nil
+}
+
+// intentsStatement names sql/intents.sql prepared on a connection.
+const intentsStatement = "sluice_consumers_intents"
+
+func encodeIntents(p *pg.Params, intents []Intent) {
 	topics, keys := make([]string, len(intents)), make([][]byte, len(intents))
 	headers, payloads := make([][]byte, len(intents)), make([][]byte, len(intents))
 	for i, in := range intents {
@@ -85,17 +93,4 @@ func QueuePreparedIntents(ctx context.Context, tx pgx.Tx, b *pgconn.Batch, p *pg
 	p.Bytea(keys)
 	p.JSONB(headers)
 	p.Bytea(payloads)
-	if err := pg.QueuePrepared(ctx, tx, b, "sluice_consumers_intents", intentsSQL, p); err != nil {
-		return fmt.Errorf("write intents: %w", err)
-	}
-	return nil
-}
-
-func intentArgs(intents []Intent) []any {
-	topics, keys := make([]string, len(intents)), make([][]byte, len(intents))
-	headers, payloads := make([][]byte, len(intents)), make([][]byte, len(intents))
-	for i, in := range intents {
-		topics[i], keys[i], headers[i], payloads[i] = in.Topic, in.Key, in.Headers, in.Payload
-	}
-	return []any{topics, keys, headers, payloads}
 }

@@ -57,7 +57,7 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 			return err
 		}
 		// The grants' e-mails go out before the refund's, as they happened.
-		if err := consumers.WriteIntents(ctx, b.tx, b.takeIntents()); err != nil {
+		if err := consumers.WriteIntents(ctx, b.tx, &b.params[0], b.takeIntents()); err != nil {
 			return err
 		}
 		if err := b.reverse(ctx, rec); err != nil {

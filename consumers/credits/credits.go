@@ -203,7 +203,7 @@ func (b *batch) Settle(ctx context.Context) error {
 		return nil
 	}
 	var q pgconn.Batch
-	if err := consumers.QueuePreparedIntents(ctx, b.tx, &q, &b.params[0], b.takeIntents()); err != nil {
+	if err := consumers.QueueIntents(ctx, b.tx, &q, &b.params[0], b.takeIntents()); err != nil {
 		return err
 	}
 	if len(b.deltas) > 0 {
@@ -226,7 +226,7 @@ func (b *batch) Settle(ctx context.Context) error {
 			return fmt.Errorf("move balances: %w", err)
 		}
 	}
-	if _, err := b.tx.Conn().PgConn().ExecBatch(ctx, &q).ReadAll(); err != nil {
+	if err := b.tx.Conn().PgConn().ExecBatch(ctx, &q).Close(); err != nil {
 		return fmt.Errorf("write e-mails and move balances: %w", err)
 	}
 	return nil
