@@ -82,10 +82,14 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 
 // parseJSON parses an authenticated body. segmentio's parser costs under
 // half of encoding/json's into an any; it has no depth limit, so the caller
-// has bounded the body's shape first (Shape).
+// has bounded the body's shape first (Shape). The document's strings and
+// numbers point into body rather than into copies (a third of the
+// allocations of an accepted event): no body is written after it is read,
+// and none of the document outlives the request but as a field of its
+// delivery, which holds the body anyway.
 func parseJSON(body []byte) (any, error) {
 	var doc any
-	rest, err := json.Parse(body, &doc, json.UseNumber)
+	rest, err := json.Parse(body, &doc, json.UseNumber|json.DontCopyString|json.DontCopyNumber)
 	if err != nil {
 		return nil, fmt.Errorf("body is not JSON: %w", err)
 	}
