@@ -389,8 +389,7 @@ func (c *committer) accept(ctx context.Context, conn *pgx.Conn, batch []*request
 	if len(sd.Fields) != 4 {
 		return fmt.Errorf("insert inbox: %d result columns, want 4", len(sd.Fields))
 	}
-	values, formats := a.Values()
-	rr := conn.PgConn().ExecPrepared(ctx, sd.Name, values, formats, acceptResultFormats)
+	rr := a.Exec(ctx, conn.PgConn(), sd.Name, acceptResultFormats)
 	for rr.NextRow() {
 		row := rr.Values()
 		if len(row[0]) != 4 || len(row[1]) != 8 {
@@ -600,12 +599,12 @@ func (a *acceptArgs) encode(batch []*request, attempts bool) error {
 	}
 	a.NullText(a.ptrs)                                       // $13
 	a.Bytea(bufs(func(d *delivery) []byte { return d.Key })) // $14
-	a.TextBytes(bufs(func(d *delivery) []byte {              // $15
-		if d.Topic == nil {
-			return nil // only published deliveries have an outbox row
+	a.TextEach(len(a.keep), func(i int, buf []byte) []byte { // $15
+		if d := a.keep[i]; d.Topic != nil { // only published deliveries have an outbox row
+			return d.Envelope.AppendOutboxHeaders(buf)
 		}
-		return d.Envelope.OutboxHeaders()
-	}))
+		return buf
+	})
 	a.flags = a.flags[:0]
 	for _, d := range a.keep {
 		// The payload is the body or nothing: sent once, the statement's

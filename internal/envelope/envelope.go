@@ -111,7 +111,14 @@ func (e Event) OutboxHeaders() []byte {
 			size += len(h.key) + len(h.value(&e)) + 6
 		}
 	}
-	buf := append(make([]byte, 0, size), '{')
+	return e.AppendOutboxHeaders(make([]byte, 0, size))
+}
+
+// AppendOutboxHeaders appends OutboxHeaders to buf: ingest writes them
+// into the statement's parameters, not into a buffer of their own first.
+func (e Event) AppendOutboxHeaders(buf []byte) []byte {
+	start := len(buf)
+	buf = append(buf, '{')
 	for _, h := range eventHeaders {
 		var v string
 		switch {
@@ -122,7 +129,7 @@ func (e Event) OutboxHeaders() []byte {
 				continue
 			}
 		}
-		if len(buf) > 1 {
+		if len(buf) > start+1 {
 			buf = append(buf, ',')
 		}
 		buf = append(append(append(buf, '"'), h.key...), '"', ':')

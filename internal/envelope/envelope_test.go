@@ -60,6 +60,9 @@ func TestRecordFormatBothWays(t *testing.T) {
 		if outbox := tc.ev.OutboxHeaders(); string(outbox) != string(want) || string(OutboxHeaders(got)) != string(want) {
 			t.Errorf("%s: outbox headers\n got %s\nwant %s", name, outbox, want)
 		}
+		if appended := tc.ev.AppendOutboxHeaders([]byte("{}")); string(appended) != "{}"+string(want) {
+			t.Errorf("%s: outbox headers appended to {}\n got %s\nwant {}%s", name, appended, want)
+		}
 		recordHeaders := RecordHeaders(got)
 		for i := 1; i < len(recordHeaders); i++ {
 			if recordHeaders[i-1].Key >= recordHeaders[i].Key {

@@ -3,7 +3,9 @@ package pg
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,6 +99,19 @@ func (p *Params) TextBytes(vals [][]byte) {
 	p.array(pgtype.TextOID, len(vals))
 	for _, v := range vals {
 		p.element(v)
+	}
+	p.end()
+}
+
+// TextEach adds a text[] of n elements, element i appended to the buffer
+// by each(i, buf): texts built for the statement need no buffer of their
+// own.
+func (p *Params) TextEach(n int, each func(i int, buf []byte) []byte) {
+	p.array(pgtype.TextOID, n)
+	for i := range n {
+		at := len(p.buf)
+		p.buf = each(i, binary.BigEndian.AppendUint32(p.buf, 0))
+		binary.BigEndian.PutUint32(p.buf[at:], uint32(len(p.buf)-at-4))
 	}
 	p.end()
 }
@@ -272,9 +287,32 @@ func ExecPrepared(ctx context.Context, tx pgx.Tx, name, sql string, p *Params) (
 	if err != nil {
 		return nil, err
 	}
-	values, formats := p.Values()
-	return tx.Conn().PgConn().ExecPrepared(ctx, stmt, values, formats, binaryResults), nil
+	return p.Exec(ctx, tx.Conn().PgConn(), stmt, binaryResults), nil
 }
+
+// Exec runs the prepared statement stmt on conn with p's parameters, the
+// result's columns in resultFormats.
+func (p *Params) Exec(ctx context.Context, conn *pgconn.PgConn, stmt string, resultFormats []int16) *pgconn.ResultReader {
+	values, formats := p.Values()
+	// The frontend starts every message after one over 1 KiB from a new
+	// 1 KiB buffer and grows it as it appends: a group commit's Bind of
+	// tens of KiB went through a chain of buffers, about one for each
+	// parameter, a third of all the bytes ingest allocated. Grown once to
+	// the size the Bind takes (its parameters, their lengths, names and
+	// formats), it is one allocation.
+	conn.Frontend().Send(reservation(len(p.buf) + 6*len(values) + len(stmt) + 64))
+	return conn.ExecPrepared(ctx, stmt, values, formats, resultFormats)
+}
+
+// reservation is a message of no bytes that leaves room for n more in the
+// buffer it is appended to.
+type reservation int
+
+func (r reservation) Encode(dst []byte) ([]byte, error) { return slices.Grow(dst, int(r)), nil }
+
+func (reservation) Decode([]byte) error { return errors.New("a reservation is never received") }
+
+func (reservation) Frontend() {}
 
 // QueuePrepared adds sql, prepared on tx's connection under name, with p's
 // parameters to b; p must not change until b was sent.

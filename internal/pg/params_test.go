@@ -26,6 +26,10 @@ func TestParamsAreWhatPgxEncodes(t *testing.T) {
 	}{
 		{pgtype.TextArrayOID, []string{"a", "", "é\x00"}, func() { p.Text([]string{"a", "", "é\x00"}) }},
 		{pgtype.TextArrayOID, []string{"{}", ""}, func() { p.TextBytes([][]byte{[]byte("{}"), nil}) }},
+		{pgtype.TextArrayOID, []string{"a", "", "{}é"}, func() {
+			p.TextEach(3, func(i int, buf []byte) []byte { return append(buf, []string{"a", "", "{}é"}[i]...) })
+		}},
+		{pgtype.TextArrayOID, []string{}, func() { p.TextEach(0, nil) }},
 		{pgtype.TextArrayOID, []*string{&s, nil}, func() { p.NullText([]*string{&s, nil}) }},
 		{pgtype.TextArrayOID, []*string{&s}, func() { p.NullText([]*string{&s}) }},
 		{pgtype.ByteaArrayOID, [][]byte{{1, 2}, {}, nil}, func() { p.Bytea([][]byte{{1, 2}, {}, nil}) }},
