@@ -26,6 +26,7 @@ type Params struct {
 	ends  []int // where each parameter ends in buf; a negative end is NULL
 	vals  [][]byte
 	forms []int16
+	room  reservation
 }
 
 // Reset forgets the parameters, keeping the buffers.
@@ -300,7 +301,8 @@ func (p *Params) Exec(ctx context.Context, conn *pgconn.PgConn, stmt string, res
 	// parameter, a third of all the bytes ingest allocated. Grown once to
 	// the size the Bind takes (its parameters, their lengths, names and
 	// formats), it is one allocation.
-	conn.Frontend().Send(reservation(len(p.buf) + 6*len(values) + len(stmt) + 64))
+	p.room = reservation(len(p.buf) + 6*len(values) + len(stmt) + 64)
+	conn.Frontend().Send(&p.room) // a pointer into p: an int in an interface is allocated
 	return conn.ExecPrepared(ctx, stmt, values, formats, resultFormats)
 }
 
@@ -308,11 +310,11 @@ func (p *Params) Exec(ctx context.Context, conn *pgconn.PgConn, stmt string, res
 // buffer it is appended to.
 type reservation int
 
-func (r reservation) Encode(dst []byte) ([]byte, error) { return slices.Grow(dst, int(r)), nil }
+func (r *reservation) Encode(dst []byte) ([]byte, error) { return slices.Grow(dst, int(*r)), nil }
 
-func (reservation) Decode([]byte) error { return errors.New("a reservation is never received") }
+func (*reservation) Decode([]byte) error { return errors.New("a reservation is never received") }
 
-func (reservation) Frontend() {}
+func (*reservation) Frontend() {}
 
 // QueuePrepared adds sql, prepared on tx's connection under name, with p's
 // parameters to b; p must not change until b was sent.
