@@ -80,3 +80,20 @@ func TestParamsAreWhatPgxEncodes(t *testing.T) {
 		t.Error("a malformed uuid was encoded")
 	}
 }
+
+// An array is appended into room made for all of it at once: a consumer's
+// statement of a few MiB grew element by element through dozens of
+// buffers. Not parallel: it counts allocations.
+func TestParamsGrowOncePerArray(t *testing.T) {
+	vals := make([][]byte, 2000)
+	for i := range vals {
+		vals[i] = bytes.Repeat([]byte{'x'}, 500)
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		var p Params
+		p.JSONB(vals) // the buffer, once; the ends, once
+	})
+	if allocs > 2 {
+		t.Errorf("a 1 MB array took %.0f allocations, want at most 2", allocs)
+	}
+}
