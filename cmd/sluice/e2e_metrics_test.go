@@ -38,7 +38,13 @@ func scrapeText(t *testing.T) []byte {
 // samples of a metric whose labels contain every given label="value".
 func scrape(t *testing.T) func(name string, labels ...string) (float64, bool) {
 	t.Helper()
-	lines := strings.Split(string(scrapeText(t)), "\n")
+	return samples(scrapeText(t))
+}
+
+// samples returns a func summing, in the scrape body, the samples of a
+// metric whose labels contain every given label="value".
+func samples(body []byte) func(name string, labels ...string) (float64, bool) {
+	lines := strings.Split(string(body), "\n")
 	return func(name string, labels ...string) (float64, bool) {
 		var sum float64
 		found := false
