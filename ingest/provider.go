@@ -83,9 +83,9 @@ func readEvent(src *source, h http.Header, body []byte, catalogue lookup) (provi
 // parseJSON parses an authenticated body. segmentio's parser costs under
 // half of encoding/json's into an any; it has no depth limit, so the caller
 // has bounded the body's shape first (Shape). The document's strings and
-// numbers point into body rather than into copies (a third of the
-// allocations of an accepted event): no body is written after it is read,
-// and none of the document outlives the request but as a field of its
+// numbers point into body rather than into copies, which were most of an
+// accepted event's allocations: no body is written after it is read, and
+// none of the document outlives the request but as a field of its
 // delivery, which holds the body anyway.
 func parseJSON(body []byte) (any, error) {
 	var doc any

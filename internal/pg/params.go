@@ -74,8 +74,7 @@ func sumLen[S ~string | ~[]byte](vals []S) int {
 // for them, size bytes of values besides their lengths; the caller appends
 // the elements and calls p.end. nullAt is where the has-null flag is, for a
 // caller that finds a NULL element. Grown element by element, a consumer's
-// statement of a few MiB went through dozens of ever larger buffers (a
-// sixth of the consumers' CPU from a backlog, with the collector's share).
+// statement of a few MiB went through dozens of ever larger buffers.
 func (p *Params) array(oid uint32, n, size int) (nullAt int) {
 	p.buf = slices.Grow(p.buf, 20+4*n+size)
 	p.buf = binary.BigEndian.AppendUint32(p.buf, 1) // dimensions
@@ -317,9 +316,8 @@ func (p *Params) Exec(ctx context.Context, conn *pgconn.PgConn, stmt string, res
 	// The frontend starts every message after one over 1 KiB from a new
 	// 1 KiB buffer and grows it as it appends: a group commit's Bind of
 	// tens of KiB went through a chain of buffers, about one for each
-	// parameter, a third of all the bytes ingest allocated. Grown once to
-	// the size the Bind takes (its parameters, their lengths, names and
-	// formats), it is one allocation.
+	// parameter. Grown once to the size the Bind takes (its parameters,
+	// their lengths, names and formats), it is one allocation.
 	p.room = reservation(len(p.buf) + 6*len(values) + len(stmt) + 64)
 	conn.Frontend().Send(&p.room) // a pointer into p: an int in an interface is allocated
 	return conn.ExecPrepared(ctx, stmt, values, formats, resultFormats)
