@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/sluicehq/sluice/ingest/provider"
@@ -31,38 +32,91 @@ type Reconciled struct {
 	Skipped bool
 }
 
-// Reconcile enters an event reconciliation found for a source through the
-// same door as a webhook: read by the source's provider, checked against
-// the catalogue, and stored as inbox and outbox rows in one group-commit
-// transaction, under the event key a webhook of the same event has. It is
-// not authenticated by a signature: the caller fetched it from the
-// provider with the source's credentials. Nothing is written to effects.
-func (s *Service) Reconcile(ctx context.Context, sourceID string, f provider.Found) (Reconciled, error) {
-	src, pe, err := s.readRecovered(ctx, sourceID, f)
-	if err != nil || pe.Entry == nil {
-		return Reconciled{EventID: pe.ID, Skipped: err == nil}, err
+// Reconcile enters events reconciliation found for a source (a page of a
+// listing) through the same door as a webhook: read by the source's
+// provider, checked against the catalogue, and stored as inbox and outbox
+// rows through group commit, submitted together as a batch is, under the
+// event key a webhook of the same event has. They are not authenticated by
+// a signature: the caller fetched them from the provider with the source's
+// credentials. Nothing is written to effects. It returns what became of
+// each, in order, or the first error (what committed before it stays).
+func (s *Service) Reconcile(ctx context.Context, sourceID string, found []provider.Found) ([]Reconciled, error) {
+	out := make([]Reconciled, len(found))
+	var (
+		src   *source
+		ds    []*delivery
+		index []int
+	)
+	trace, now := envelope.TraceParentOf(ctx), time.Now()
+	for i, f := range found {
+		got, pe, err := s.readRecovered(ctx, sourceID, f)
+		if err != nil {
+			return nil, err
+		}
+		src = got
+		out[i] = Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}
+		if pe.Entry == nil {
+			continue
+		}
+		d := s.delivery(src, pe, f.Body, trace, now)
+		d.Envelope.Recovered = true
+		ds, index = append(ds, d), append(index, i)
 	}
-	d := s.delivery(src, pe, f.Body, envelope.TraceParentOf(ctx), time.Now())
-	d.Envelope.Recovered = true
-	res := s.committer.submit(ctx, d)
-	if res.err != nil {
-		return Reconciled{}, res.err
+	if len(ds) == 0 {
+		return out, nil
 	}
-	s.log.LogAttrs(ctx, slog.LevelInfo, "recovered event stored",
-		slog.String("tenant_id", src.TenantID), slog.String("source_id", src.ID), slog.String("event_id", d.EventID),
-		slog.String("event_type", d.EventType), slog.String("object_id", d.ObjectID), slog.String("outcome", string(res.outcome)),
-		slog.Int64("inbox_id", res.inboxID))
-	return Reconciled{Outcome: res.outcome, InboxID: res.inboxID, EventID: d.EventID}, nil
+	for j, res := range s.committer.submitAll(ctx, src.TenantID, ds) {
+		if res.err != nil {
+			return nil, res.err
+		}
+		d, i := ds[j], index[j]
+		out[i] = Reconciled{Outcome: res.outcome, InboxID: res.inboxID, EventID: d.EventID}
+		s.log.LogAttrs(ctx, slog.LevelInfo, "recovered event stored",
+			slog.String("tenant_id", src.TenantID), slog.String("source_id", src.ID), slog.String("event_id", d.EventID),
+			slog.String("event_type", d.EventType), slog.String("object_id", d.ObjectID), slog.String("outcome", string(res.outcome)),
+			slog.Int64("inbox_id", res.inboxID))
+	}
+	return out, nil
 }
 
-// Peek reads an event reconciliation found as Reconcile would, and stores
-// nothing: a dry run's question "is it new?" is then answered by its key.
-func (s *Service) Peek(ctx context.Context, sourceID string, f provider.Found) (Reconciled, error) {
-	_, pe, err := s.readRecovered(ctx, sourceID, f)
-	if err != nil {
-		return Reconciled{}, err
+// Peek reads events reconciliation found as Reconcile would, and stores
+// nothing: a dry run's question "is it new?" is then answered by their
+// keys.
+func (s *Service) Peek(ctx context.Context, sourceID string, found []provider.Found) ([]Reconciled, error) {
+	out := make([]Reconciled, len(found))
+	for i, f := range found {
+		_, pe, err := s.readRecovered(ctx, sourceID, f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}
 	}
-	return Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}, nil
+	return out, nil
+}
+
+// HandledTypes lists the provider event types the catalogue of a source's
+// tenant handles for the source's kind (built-in and the tenant's own,
+// sorted): the only ones a reconciliation should ask the provider for,
+// since Reconcile skips every other.
+func (s *Service) HandledTypes(ctx context.Context, sourceID string) ([]string, error) {
+	src, err := s.sources.get(ctx, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotReconcilable, err)
+	}
+	types := s.catalogue.Types(string(src.Kind))
+	if s.tenantTypes != nil {
+		list, err := s.tenantTypes.lists.get(ctx, src.TenantID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errCatalogue, err)
+		}
+		for _, m := range list {
+			if m.Kind == string(src.Kind) && !slices.Contains(types, m.Type) {
+				types = append(types, m.Type)
+			}
+		}
+	}
+	slices.Sort(types)
+	return types, nil
 }
 
 // readRecovered reads a recovered event with its source's provider, within

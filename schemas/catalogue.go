@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -179,6 +180,18 @@ func key(kind, typ string) string { return kind + "\x00" + typ }
 func (c *Catalogue) Lookup(kind, typ string) (*Entry, bool) {
 	e, ok := c.entries[key(kind, typ)]
 	return e, ok
+}
+
+// Types lists the names of a kind's event types, sorted.
+func (c *Catalogue) Types(kind string) []string {
+	var out []string
+	for _, e := range c.entries {
+		if e.Kind == kind {
+			out = append(out, e.Type)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Kinds lists the kinds that have event types, without repeats.

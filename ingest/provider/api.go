@@ -28,19 +28,47 @@ type Reconciler interface {
 
 // API is what a provider's API offers reconciliation. A method the
 // provider does not offer returns ErrNotOffered.
+//
+// The listings go page by page: each page is handed to page, which enters
+// it and saves its Cursor, before the next page is asked for; a listing
+// begun again from that cursor (another run, after a kill or a spent
+// budget) asks for nothing it already handed over. A page func that
+// returns an error stops the listing with that error.
 type API interface {
-	// Events lists the events the provider recorded in the window, as
-	// the deliveries they would have been: their real event ids, so a
-	// webhook that arrives later is a duplicate of the recovered row.
-	Events(ctx context.Context, w Window) ([]Found, error)
+	// Events lists the events the provider recorded in the window, from
+	// cursor ("" the start; the Cursor of the page last handled to resume), as the deliveries they would have been: their
+	// real event ids, so a webhook that arrives later is a duplicate of the
+	// recovered row. Only w.Types are asked for when w.Types is set.
+	Events(ctx context.Context, w Window, cursor string, page func(Page) error) error
 	// Redeliver asks the provider to deliver again what failed in the
 	// window (the same delivery id: a redelivery that reaches ingest
-	// after another copy is a duplicate), and returns those delivery ids.
-	Redeliver(ctx context.Context, w Window) ([]string, error)
+	// after another copy is a duplicate), page by page from cursor, each
+	// page's Asked being those delivery ids.
+	Redeliver(ctx context.Context, w Window, cursor string, page func(Page) error) error
 	// State fetches an object's canonical state as a delivery with a
 	// deterministic synthetic event id and a version derived from the
 	// object, so fetching one state twice enters it once.
 	State(ctx context.Context, objectID string) (Found, error)
+}
+
+// Page is one page of a listing.
+type Page struct {
+	// Found are the page's events (Events).
+	Found []Found
+	// Asked are the deliveries the provider was asked to redeliver
+	// (Redeliver), or would have been in a dry run.
+	Asked []string
+	// Listed is how many items the provider returned on the page, Found
+	// and Asked or not.
+	Listed int
+	// Cursor is where the listing resumes after this page.
+	Cursor string
+	// Done: the listing ended with this page.
+	Done bool
+	// Reached is how far back in the window the listing has come (the
+	// oldest item's time, for a provider that lists newest first), zero
+	// when the provider does not say.
+	Reached time.Time
 }
 
 var (
@@ -50,6 +78,24 @@ var (
 	// one of its kind up; reconciliation moves on to the next.
 	ErrNotFound = errors.New("provider API has no such object")
 )
+
+// PermissionError: the provider refused a request for want of a
+// permission of the credentials (Stripe: a restricted key without it).
+// Permission names it as the provider does, when it says.
+type PermissionError struct {
+	Op         string // what was asked, e.g. "list stripe invoice payments"
+	Permission string
+	Err        error
+}
+
+func (e *PermissionError) Error() string {
+	if e.Permission == "" {
+		return fmt.Sprintf("%s: the credentials lack a permission: %v", e.Op, e.Err)
+	}
+	return fmt.Sprintf("%s: the credentials lack the %s permission", e.Op, e.Permission)
+}
+
+func (e *PermissionError) Unwrap() error { return e.Err }
 
 // Window is the time a reconciliation covers, [Since, Until).
 type Window struct {

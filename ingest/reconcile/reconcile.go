@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/ingest"
@@ -34,12 +33,12 @@ import (
 var (
 	//go:embed sql/run_start.sql
 	runStartSQL string
+	//go:embed sql/run_refused.sql
+	runRefusedSQL string
 	//go:embed sql/run_finish.sql
 	runFinishSQL string
-	//go:embed sql/correction.sql
-	correctionSQL string
-	//go:embed sql/watermark.sql
-	watermarkSQL string
+	//go:embed sql/page.sql
+	pageSQL string
 	//go:embed sql/sources.sql
 	sourcesSQL string
 	//go:embed sql/candidates.sql
@@ -54,30 +53,45 @@ type Config struct {
 	// --since says. Default 72h: inside GitHub's 3 days of redeliverable
 	// deliveries and Stripe's 30 days of listed events.
 	Lookback time.Duration
-	// Overlap is how far before the last run's end the next one begins, so
-	// an event the provider indexed late is still listed. Default 10m; what
-	// is listed twice is a duplicate.
+	// Overlap is how far before the end of the last window read the next
+	// one begins, so an event the provider indexed late is still listed.
+	// Default 10m; what is listed twice is a duplicate.
 	Overlap time.Duration
-	// Every is how often Loop reconciles every source. Default 15m: well
-	// inside GitHub's 3 days of redeliverable deliveries and the 24 h an
-	// identity-verification provider retries.
+	// Every is how often Loop begins a run of each source, counted from
+	// the source's last automatic run as stored in Postgres, not from the
+	// process's start: a fleet restarted more often than Every still
+	// reconciles every Every. Default 15m: well inside GitHub's 3 days of
+	// redeliverable deliveries and the 24 h an identity-verification
+	// provider retries.
 	Every time.Duration
+	// Jitter is the most a due run is delayed at random, so instances
+	// restarted together do not all call a provider at once. Default a
+	// tenth of Every, at most 30s.
+	Jitter time.Duration
+	// RunTimeout bounds one run of one source, waits for a throttling
+	// provider included; a run that reaches it stops (outcome incomplete)
+	// and the next resumes from its last page. Default 30m.
+	RunTimeout time.Duration
 	// StaleAfter is how long a non-final object (a verification left
 	// pending) may go without an event before its state is fetched.
 	// Default 24h: the identity-verification provider's retry window.
 	StaleAfter time.Duration
-	// MaxFetches bounds the objects one run fetches one by one. Default 500.
+	// MaxFetches bounds the objects one run fetches one by one; the next
+	// run goes on after the last one fetched. Default 500.
 	MaxFetches int
 	// HTTPClient calls the providers' APIs. Its Timeout (default 30 s)
-	// bounds each attempt; its transport is wrapped so that 429 (after
-	// Retry-After), 5xx and network errors of reads are retried with
-	// backoff and jitter.
+	// bounds each attempt; its transport is wrapped so that 429s are
+	// waited out (Retry-After as the least wait) for as long as the run
+	// may last, and 5xx and network errors of reads are retried a few
+	// times, with backoff and jitter.
 	HTTPClient *http.Client
 	// Budget is how many requests a source's API may be sent per clock
 	// hour, by all instances together (counted in Postgres), retries
-	// included. Beyond it a run stops with ErrBudget and the next resumes
-	// from the same watermark. Default 1000: a tenth of GitHub's 5,000 an
-	// hour for an App, far under Stripe's 100 a second.
+	// included but not the attempts the provider answered 429 (its own
+	// limit, waited out). Beyond it a run stops with ErrBudget and the
+	// next resumes from its last page, so a window larger than one hour's
+	// budget is read over several hours. Default 1000: a tenth of
+	// GitHub's 5,000 an hour for an App, far under Stripe's 100 a second.
 	Budget int
 }
 
@@ -86,6 +100,8 @@ func (c Config) WithDefaults() Config {
 	c.Lookback = cmp.Or(c.Lookback, 72*time.Hour)
 	c.Overlap = cmp.Or(c.Overlap, 10*time.Minute)
 	c.Every = cmp.Or(c.Every, 15*time.Minute)
+	c.Jitter = cmp.Or(c.Jitter, min(c.Every/10, 30*time.Second))
+	c.RunTimeout = cmp.Or(c.RunTimeout, 30*time.Minute)
 	c.StaleAfter = cmp.Or(c.StaleAfter, 24*time.Hour)
 	c.MaxFetches = cmp.Or(c.MaxFetches, 500)
 	c.Budget = cmp.Or(c.Budget, 1000)
@@ -95,23 +111,29 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// client is the HTTP client of one source's API: every attempt, retries
-// included, is drawn from the source's shared budget, and retried as the
-// transport decides. The timeout moves into the transport, per attempt: on
-// the client it would bound an attempt and its retries together.
-func (r *Runner) client(sourceID string) *http.Client {
-	client := *r.cfg.HTTPClient
-	budget := &budgeted{next: client.Transport, pool: r.pool, sourceID: sourceID, limit: r.cfg.Budget}
-	client.Transport = newRetrying(budget, cmp.Or(client.Timeout, 30*time.Second))
-	client.Timeout = 0
-	return &client
+// Validate says what in a filled Config cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.Every < time.Second:
+		return fmt.Errorf("reconcile interval %s: at least 1s", c.Every)
+	case c.Jitter < 0 || c.Jitter > c.Every:
+		return fmt.Errorf("reconcile jitter %s: between 0 and the interval", c.Jitter)
+	case c.Budget < 1:
+		return fmt.Errorf("reconcile budget %d: at least 1 request an hour", c.Budget)
+	}
+	return nil
 }
 
 // Entry is where recovered events go in: ingest's Service.
 type Entry interface {
-	Reconcile(ctx context.Context, sourceID string, f provider.Found) (ingest.Reconciled, error)
+	// Reconcile enters a page of recovered events together, through group
+	// commit, and says what became of each.
+	Reconcile(ctx context.Context, sourceID string, found []provider.Found) ([]ingest.Reconciled, error)
 	// Peek reads what Reconcile would enter, storing nothing (dry runs).
-	Peek(ctx context.Context, sourceID string, f provider.Found) (ingest.Reconciled, error)
+	Peek(ctx context.Context, sourceID string, found []provider.Found) ([]ingest.Reconciled, error)
+	// HandledTypes lists the provider types the source's catalogue
+	// handles: the only ones worth listing.
+	HandledTypes(ctx context.Context, sourceID string) ([]string, error)
 }
 
 // Runner reconciles sources.
@@ -139,14 +161,34 @@ func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.R
 // ErrBusy: another instance is reconciling the source now.
 var ErrBusy = errors.New("reconcile: the source is being reconciled by another instance")
 
+// ErrWindow: the window asked for cannot be reconciled (it ends before it
+// begins). The run is refused and recorded so.
+var ErrWindow = errors.New("reconcile: invalid window")
+
 // Report is what one run of one source did.
 type Report struct {
 	RunID    int64
 	SourceID string
 	Kind     provider.Kind
 	Window   provider.Window
-	// Found counts what the provider listed (events, failed deliveries).
-	Found int
+	// Automatic: the run read the source's automatic window (no --since
+	// and no --until), resuming it where the last run stopped.
+	Automatic bool
+	// Resumed: the run went on with a window an earlier run began.
+	Resumed bool
+	// Clamped: the window asked for ended after now, and was cut at now.
+	Clamped bool
+	// Outcome is how the run ended.
+	Outcome RunOutcome
+	// Missing names a permission the provider refused for an optional
+	// lookup (the run is then partial).
+	Missing string
+	// Found counts what the provider listed (events, failed deliveries,
+	// fetched objects); Pages the pages handled; Requests the requests
+	// sent, throttled ones included.
+	Found, Pages, Requests int
+	// Reached is how far back in the window the listing came.
+	Reached time.Time
 	// Corrections count, by outcome, what the run changed.
 	Corrections map[Outcome]int
 }
@@ -158,243 +200,4 @@ func (r Report) Corrected() int {
 		n += c
 	}
 	return n
-}
-
-// Source reconciles one source over w. A zero w.Since resumes from the
-// source's last successful run (less Overlap), or Lookback before w.Until
-// for its first; a zero w.Until is now.
-func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window) (rep Report, err error) {
-	rep = Report{SourceID: sourceID, Corrections: map[Outcome]int{}}
-	defer func() {
-		// Another instance's run is none of this one's; a run cut short by
-		// shutdown did not fail.
-		if !errors.Is(err, ErrBusy) && ctx.Err() == nil {
-			r.metrics.run(rep.Kind, err)
-		}
-	}()
-	kind, creds, err := r.store.APICredentials(ctx, sourceID)
-	if err != nil {
-		return rep, err
-	}
-	rep.Kind = kind
-	p, err := r.providers.Lookup(kind)
-	if err != nil {
-		return rep, err
-	}
-	rec, ok := p.(provider.Reconciler)
-	if !ok {
-		return rep, fmt.Errorf("a %s source has no provider API to reconcile against", kind)
-	}
-	api, err := rec.OpenAPI(creds, r.client(sourceID))
-	if err != nil {
-		return rep, err
-	}
-	unlock, err := r.lock(ctx, sourceID)
-	if err != nil {
-		return rep, err
-	}
-	defer unlock()
-	if rep.Window, err = r.window(ctx, sourceID, w); err != nil {
-		return rep, err
-	}
-	if err := r.pool.QueryRow(ctx, runStartSQL, sourceID, rep.Window.Since, rep.Window.Until, rep.Window.DryRun).Scan(&rep.RunID); err != nil {
-		return rep, fmt.Errorf("record reconcile run: %w", err)
-	}
-	runErr := r.run(ctx, api, &rep)
-	msg := ""
-	if runErr != nil {
-		msg = runErr.Error()
-	}
-	// The run's row is finished even when ctx ended: what it did stays
-	// counted.
-	if _, err := r.pool.Exec(context.WithoutCancel(ctx), runFinishSQL, rep.RunID, rep.Found, rep.Corrected(), msg); err != nil && runErr == nil {
-		runErr = fmt.Errorf("record reconcile run: %w", err)
-	}
-	r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile run", slog.Int64("run_id", rep.RunID), slog.String("source_id", sourceID),
-		slog.String("kind", string(kind)), slog.Time("since", rep.Window.Since), slog.Time("until", rep.Window.Until),
-		slog.Int("found", rep.Found), slog.Int("corrected", rep.Corrected()), slog.Any("error", runErr))
-	return rep, runErr
-}
-
-// window fills a window's open ends.
-func (r *Runner) window(ctx context.Context, sourceID string, w provider.Window) (provider.Window, error) {
-	if w.Until.IsZero() {
-		w.Until = time.Now()
-	}
-	// A dry run is reported, never a watermark: the next run still covers
-	// its window.
-	if w.Since.IsZero() {
-		var last *time.Time
-		if err := r.pool.QueryRow(ctx, watermarkSQL, sourceID).Scan(&last); err != nil {
-			return w, fmt.Errorf("read reconcile watermark: %w", err)
-		}
-		w.Since = w.Until.Add(-r.cfg.Lookback)
-		if last != nil {
-			w.Since = last.Add(-r.cfg.Overlap)
-		}
-	}
-	if !w.Since.Before(w.Until) {
-		return w, fmt.Errorf("reconcile window: since %s is not before until %s", w.Since.Format(time.RFC3339), w.Until.Format(time.RFC3339))
-	}
-	return w, nil
-}
-
-// run asks the API and enters what it found: listed events first, then
-// redeliveries of what failed, then the states of objects left unfinished.
-func (r *Runner) run(ctx context.Context, api provider.API, rep *Report) error {
-	found, err := api.Events(ctx, rep.Window)
-	if err != nil && !errors.Is(err, provider.ErrNotOffered) {
-		return err
-	}
-	rep.Found += len(found)
-	for _, f := range found {
-		if err := r.enter(ctx, rep, f); err != nil {
-			return err
-		}
-	}
-	if err := r.redeliver(ctx, api, rep); err != nil {
-		return err
-	}
-	return r.fetch(ctx, api, rep)
-}
-
-// enter hands one recovered event to ingest and records the correction.
-func (r *Runner) enter(ctx context.Context, rep *Report, f provider.Found) error {
-	if rep.Window.DryRun {
-		return r.peek(ctx, rep, f)
-	}
-	got, err := r.entry.Reconcile(ctx, rep.SourceID, f)
-	if err != nil {
-		return fmt.Errorf("enter recovered event: %w", err)
-	}
-	if got.Skipped {
-		return nil
-	}
-	outcome, ok := correction(got.Outcome)
-	if !ok {
-		return nil
-	}
-	return r.record(ctx, rep, got.EventID, outcome, &got.InboxID)
-}
-
-// peek counts, without entering it, an event the inbox does not hold.
-func (r *Runner) peek(ctx context.Context, rep *Report, f provider.Found) error {
-	got, err := r.entry.Peek(ctx, rep.SourceID, f)
-	if err != nil {
-		return fmt.Errorf("read recovered event: %w", err)
-	}
-	if got.Skipped {
-		return nil
-	}
-	var known bool
-	if err := r.pool.QueryRow(ctx, knownSQL, rep.SourceID, got.EventID).Scan(&known); err != nil {
-		return fmt.Errorf("dry run: %w", err)
-	}
-	if !known {
-		return r.record(ctx, rep, got.EventID, OutcomeRecovered, nil)
-	}
-	return nil
-}
-
-// redeliver asks the provider to redeliver what failed in the window.
-func (r *Runner) redeliver(ctx context.Context, api provider.API, rep *Report) error {
-	// What was asked before a failure is counted all the same.
-	ids, err := api.Redeliver(ctx, rep.Window)
-	if errors.Is(err, provider.ErrNotOffered) {
-		err = nil
-	}
-	rep.Found += len(ids)
-	for _, id := range ids {
-		if rerr := r.record(ctx, rep, id, OutcomeRedeliveryRequested, nil); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-	}
-	return err
-}
-
-// fetch asks the provider for the state of each local object whose final
-// webhook may never have come (sql/candidates.sql) and enters it. The
-// candidates are read before any call, and no transaction stays open.
-func (r *Runner) fetch(ctx context.Context, api provider.API, rep *Report) error {
-	rows, err := r.pool.Query(ctx, candidatesSQL, rep.SourceID, r.cfg.StaleAfter, rep.Window.Since, r.cfg.MaxFetches)
-	if err != nil {
-		return fmt.Errorf("reconcile candidates: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return fmt.Errorf("reconcile candidates: %w", err)
-	}
-	for _, id := range ids {
-		f, err := api.State(ctx, id)
-		switch {
-		case errors.Is(err, provider.ErrNotOffered):
-			return nil
-		case errors.Is(err, provider.ErrNotFound):
-			r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile candidate not found", slog.String("source_id", rep.SourceID), slog.String("object_id", id))
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		rep.Found++
-		if err := r.enter(ctx, rep, f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// record counts one correction, persistently and in the metric.
-// A dry run's would-be corrections are reported and logged, not counted.
-func (r *Runner) record(ctx context.Context, rep *Report, eventID string, o Outcome, inboxID *int64) error {
-	rep.Corrections[o]++
-	if rep.Window.DryRun {
-		r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile would correct", slog.Int64("run_id", rep.RunID), slog.String("source_id", rep.SourceID),
-			slog.String("event_id", eventID), slog.String("outcome", string(o)))
-		return nil
-	}
-	r.metrics.corrections.WithLabelValues(string(rep.Kind), string(o)).Inc()
-	r.log.LogAttrs(ctx, slog.LevelInfo, "reconcile correction", slog.Int64("run_id", rep.RunID), slog.String("source_id", rep.SourceID),
-		slog.String("event_id", eventID), slog.String("outcome", string(o)))
-	if _, err := r.pool.Exec(ctx, correctionSQL, rep.RunID, rep.SourceID, eventID, string(o), inboxID); err != nil {
-		return fmt.Errorf("record correction: %w", err)
-	}
-	return nil
-}
-
-// All reconciles every enabled source with API credentials over w; a
-// source another instance is reconciling is skipped. It returns the
-// reports of the sources it ran and the first error.
-func (r *Runner) All(ctx context.Context, w provider.Window) ([]Report, error) {
-	rows, err := r.pool.Query(ctx, sourcesSQL)
-	if err != nil {
-		return nil, fmt.Errorf("list sources to reconcile: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("list sources to reconcile: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sources to reconcile: %w", err)
-	}
-	var (
-		reports []Report
-		first   error
-	)
-	for _, id := range ids {
-		rep, err := r.Source(ctx, id, w)
-		switch {
-		case errors.Is(err, ErrBusy):
-			continue
-		case err != nil && first == nil:
-			first = err
-		}
-		reports = append(reports, rep)
-	}
-	return reports, first
 }

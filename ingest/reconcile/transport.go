@@ -1,21 +1,49 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
+
+	"github.com/sluicehq/sluice/ingest/provider"
 )
 
-// retrying is the transport under every provider API client: it honours a
-// 429's Retry-After (as a lower bound, capped by maxWait) and retries 5xx
-// answers and network errors of requests that are safe to repeat, with
-// exponential backoff and jitter. Provider clients that retry on their own
-// (stripe-go retries 5xx and network errors, not 429) then see fewer
-// failures, never more.
+// client is the HTTP client of one source's API: every attempt, retries
+// included, is drawn from the source's shared budget (and counted in
+// requests), and retried as the transport decides. The timeout moves into
+// the transport, per attempt: on the client it would bound an attempt and
+// its retries together.
+func (r *Runner) client(sourceID string, kind provider.Kind, requests *atomic.Int64) *http.Client {
+	client := *r.cfg.HTTPClient
+	budget := &budgeted{next: client.Transport, pool: r.pool, sourceID: sourceID, limit: r.cfg.Budget, requests: requests}
+	t := newRetrying(budget, cmp.Or(client.Timeout, 30*time.Second))
+	t.waited = func(throttled bool, d time.Duration) {
+		if throttled {
+			r.metrics.throttled.WithLabelValues(string(kind)).Inc()
+		}
+		r.metrics.waited.WithLabelValues(string(kind)).Add(d.Seconds())
+	}
+	client.Transport = t
+	client.Timeout = 0
+	return &client
+}
+
+// retrying is the transport under every provider API client. A 429 is the
+// provider's rate limit: it is waited out as often as it comes, with
+// exponential backoff and jitter and its Retry-After as the least wait,
+// for as long as the caller's context (the run's deadline) allows; a wait
+// that would outlast it ends the request with errThrottled. 5xx answers and
+// network errors of requests that are safe to repeat are retried a few
+// times (attempts), with the same backoff. Provider clients that retry on
+// their own (stripe-go retries 5xx and network errors, not 429) then see
+// fewer failures, never more.
 //
 // Each attempt has its own timeout (perTry), so waiting out a Retry-After
 // never eats the next attempt's time; the caller's context bounds them all.
@@ -25,7 +53,12 @@ type retrying struct {
 	base     time.Duration
 	maxWait  time.Duration
 	perTry   time.Duration
+	// waited, when set, hears of each wait before a retry.
+	waited func(throttled bool, d time.Duration)
 }
+
+// errThrottled: the provider keeps answering 429 beyond the run's time.
+var errThrottled = errors.New("reconcile: the provider throttles beyond the run's deadline")
 
 func newRetrying(next http.RoundTripper, perTry time.Duration) *retrying {
 	if next == nil {
@@ -35,14 +68,25 @@ func newRetrying(next http.RoundTripper, perTry time.Duration) *retrying {
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
-	for attempt := 1; ; attempt++ {
+	failures, throttles := 0, 0
+	for {
 		resp, err := t.try(req)
-		wait, retry := t.decide(req, resp, err, attempt)
+		throttled := err == nil && resp.StatusCode == http.StatusTooManyRequests
+		if throttled {
+			throttles++
+		} else {
+			failures++
+		}
+		wait, retry := t.decide(req, resp, err, failures, throttles)
 		if !retry {
 			return resp, err
 		}
 		if resp != nil {
 			resp.Body.Close()
+		}
+		if deadline, ok := req.Context().Deadline(); ok && time.Until(deadline) < wait {
+			return nil, fmt.Errorf("%w: %s %s answered %d; the next attempt is allowed in %s", errThrottled, req.Method, req.URL.Path,
+				http.StatusTooManyRequests, wait.Round(time.Millisecond))
 		}
 		if req.Body != nil && req.GetBody != nil {
 			body, gerr := req.GetBody()
@@ -51,6 +95,9 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			req = req.Clone(req.Context())
 			req.Body = body
+		}
+		if t.waited != nil {
+			t.waited(throttled, wait)
 		}
 		if err := sleep(req.Context(), wait); err != nil {
 			return nil, err
@@ -81,25 +128,30 @@ func (b cancelOnClose) Close() error {
 	return err
 }
 
-// decide says whether to try again, and after how long.
-func (t *retrying) decide(req *http.Request, resp *http.Response, err error, attempt int) (time.Duration, bool) {
-	if attempt >= t.attempts || req.Context().Err() != nil || (req.Body != nil && req.GetBody == nil) {
+// decide says whether to try again, and after how long: failures counts
+// the attempts that failed otherwise than by a 429, throttles the 429s.
+func (t *retrying) decide(req *http.Request, resp *http.Response, err error, failures, throttles int) (time.Duration, bool) {
+	if req.Context().Err() != nil || (req.Body != nil && req.GetBody == nil) {
 		return 0, false
 	}
-	backoff := t.base << (attempt - 1)
-	backoff = min(backoff/2+rand.N(backoff/2+1), t.maxWait)
+	backoff := func(n int) time.Duration {
+		d := t.base << min(n-1, 16)
+		return min(d/2+rand.N(d/2+1), t.maxWait)
+	}
 	// A request that failed before an answer may have been applied; only
 	// reads are repeated blindly. A 429 was refused, so anything is.
 	safe := req.Method == http.MethodGet || req.Method == http.MethodHead
 	switch {
 	case errors.Is(err, ErrBudget):
 		return 0, false // waiting would not refill it this hour
+	case err == nil && resp.StatusCode == http.StatusTooManyRequests:
+		return max(backoff(throttles), retryAfter(resp.Header.Get("Retry-After"))), true
+	case failures >= t.attempts:
+		return 0, false
 	case err != nil:
-		return backoff, safe
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return max(backoff, min(retryAfter(resp.Header.Get("Retry-After")), t.maxWait)), true
+		return backoff(failures), safe
 	case resp.StatusCode >= 500:
-		return max(backoff, min(retryAfter(resp.Header.Get("Retry-After")), t.maxWait)), safe
+		return max(backoff(failures), min(retryAfter(resp.Header.Get("Retry-After")), t.maxWait)), safe
 	}
 	return 0, false
 }

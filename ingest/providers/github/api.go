@@ -92,8 +92,8 @@ type api struct {
 	client *gh.Client
 }
 
-func (api) Events(context.Context, provider.Window) ([]provider.Found, error) {
-	return nil, provider.ErrNotOffered
+func (api) Events(context.Context, provider.Window, string, func(provider.Page) error) error {
+	return provider.ErrNotOffered
 }
 
 // State fetches an installation (GET /app/installations/{id}) and enters
@@ -134,64 +134,68 @@ func (a api) State(ctx context.Context, objectID string) (provider.Found, error)
 }
 
 // Redeliver pages through the App's deliveries, newest first, down to
-// w.Since, and asks for a redelivery of each delivery (GUID) delivered in
-// the window that never succeeded: none of its attempts got a 2xx. A GUID
-// one attempt of which succeeded is settled, whatever its other attempts.
-func (a api) Redeliver(ctx context.Context, w provider.Window) ([]string, error) {
-	type attempts struct {
-		latest int64 // the newest attempt's id: the one to redeliver
-		ok     bool
-	}
-	byGUID := map[string]*attempts{}
-	var order []string
-	opts := &gh.ListCursorOptions{PerPage: 100}
+// w.Since, 100 to a page from cursor (GitHub's own), and asks for a
+// redelivery of each delivery (GUID) delivered in the window that never
+// succeeded, page by page. A GUID one attempt of which succeeded is
+// settled, whatever its other attempts; since attempts are listed newest
+// first, a GUID is judged by the attempts listed up to its page (a walk
+// resumed after a stop remembers none): a redelivery of one whose older
+// attempt succeeded reaches ingest as a duplicate, and costs one request.
+func (a api) Redeliver(ctx context.Context, w provider.Window, cursor string, page func(provider.Page) error) error {
+	settled := map[string]bool{} // GUID: succeeded, or asked for
+	opts := &gh.ListCursorOptions{PerPage: 100, Cursor: cursor}
 	for {
-		page, resp, err := a.client.Apps.ListHookDeliveries(ctx, opts)
+		list, resp, err := a.client.Apps.ListHookDeliveries(ctx, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list github app hook deliveries: %w", err)
+			return fmt.Errorf("list github app hook deliveries: %w", err)
 		}
+		p := provider.Page{Listed: len(list)}
 		older := false
-		for _, d := range page {
+		latest := map[string]int64{} // GUID to the newest failed attempt on this page
+		var order []string
+		for _, d := range list {
 			at := d.GetDeliveredAt().Time
 			if at.Before(w.Since) {
 				older = true
 				break
 			}
+			p.Reached = at
 			if !w.Until.IsZero() && !at.Before(w.Until) {
 				continue
 			}
 			guid := d.GetGUID()
-			st, seen := byGUID[guid]
-			if !seen {
-				st = &attempts{latest: d.GetID()}
-				byGUID[guid] = st
+			if code := d.GetStatusCode(); code >= 200 && code < 300 {
+				settled[guid] = true
+				continue
+			}
+			if _, seen := latest[guid]; !seen {
+				latest[guid] = d.GetID()
 				order = append(order, guid)
 			}
-			if code := d.GetStatusCode(); code >= 200 && code < 300 {
-				st.ok = true
+		}
+		for _, guid := range order {
+			if settled[guid] {
+				continue
 			}
+			settled[guid] = true
+			if !w.DryRun {
+				_, _, err := a.client.Apps.RedeliverHookDelivery(ctx, latest[guid])
+				var accepted *gh.AcceptedError
+				if err != nil && !errors.As(err, &accepted) {
+					// What was asked on this page is reported with the error.
+					p.Cursor = cursor
+					return errors.Join(fmt.Errorf("redeliver github delivery %s: %w", guid, err), page(p))
+				}
+			}
+			p.Asked = append(p.Asked, guid)
 		}
-		if older || resp.Cursor == "" || len(page) == 0 {
-			break
+		p.Cursor, p.Done = resp.Cursor, older || resp.Cursor == "" || len(list) == 0
+		if err := page(p); err != nil {
+			return err
 		}
-		opts.Cursor = resp.Cursor
+		if p.Done {
+			return nil
+		}
+		cursor, opts.Cursor = resp.Cursor, resp.Cursor
 	}
-	var asked []string
-	for _, guid := range order {
-		st := byGUID[guid]
-		if st.ok {
-			continue
-		}
-		if w.DryRun {
-			asked = append(asked, guid)
-			continue
-		}
-		_, _, err := a.client.Apps.RedeliverHookDelivery(ctx, st.latest)
-		var accepted *gh.AcceptedError
-		if err != nil && !errors.As(err, &accepted) {
-			return asked, fmt.Errorf("redeliver github delivery %s: %w", guid, err)
-		}
-		asked = append(asked, guid)
-	}
-	return asked, nil
 }

@@ -88,12 +88,12 @@ type api struct {
 	client *http.Client
 }
 
-func (api) Events(context.Context, provider.Window) ([]provider.Found, error) {
-	return nil, provider.ErrNotOffered
+func (api) Events(context.Context, provider.Window, string, func(provider.Page) error) error {
+	return provider.ErrNotOffered
 }
 
-func (api) Redeliver(context.Context, provider.Window) ([]string, error) {
-	return nil, provider.ErrNotOffered
+func (api) Redeliver(context.Context, provider.Window, string, func(provider.Page) error) error {
+	return provider.ErrNotOffered
 }
 
 // maxObject bounds an answer: one object, not a list.

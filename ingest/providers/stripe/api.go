@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	segjson "github.com/segmentio/encoding/json"
 	stripego "github.com/stripe/stripe-go/v82"
@@ -74,38 +76,128 @@ type api struct {
 	client *stripego.Client
 }
 
-// maxTypes is how many types one GET /v1/events may filter on.
-const maxTypes = 20
+// maxTypes is how many types one GET /v1/events may filter on; pageSize is
+// the largest page Stripe lists.
+const (
+	maxTypes = 20
+	pageSize = 100
+)
 
-func (a api) Events(ctx context.Context, w provider.Window) ([]provider.Found, error) {
-	var found []provider.Found
-	types := w.Types
-	for first := true; first || len(types) > 0; first = false {
+// Events lists the window's events, newest first as Stripe does, 100 to a
+// page and only of w.Types (in chunks of 20, Stripe's limit for types[]),
+// handing each page over before asking for the next. The cursor is the
+// chunk, a digest of the types (a changed list starts the window over),
+// and the last event handed over: Stripe resumes after it with
+// starting_after, so events sharing a second are neither skipped nor
+// listed twice.
+func (a api) Events(ctx context.Context, w provider.Window, cursor string, page func(provider.Page) error) error {
+	chunks := typeChunks(w.Types)
+	digest := typesDigest(w.Types)
+	chunk, after := parseCursor(cursor, digest)
+	for ; chunk < len(chunks); chunk, after = chunk+1, "" {
 		params := &stripego.EventListParams{CreatedRange: &stripego.RangeQueryParams{GreaterThanOrEqual: w.Since.Unix()}}
+		params.Limit = stripego.Int64(pageSize)
 		if !w.Until.IsZero() {
 			params.CreatedRange.LesserThan = w.Until.Unix()
 		}
-		batch := types[:min(len(types), maxTypes)]
-		types = types[len(batch):]
-		for _, t := range batch {
+		if after != "" {
+			params.StartingAfter = stripego.String(after)
+		}
+		for _, t := range chunks[chunk] {
 			params.Types = append(params.Types, stripego.String(t))
 		}
+		var p provider.Page
+		// The iterator asks for the next page only when the loop pulls
+		// past the last event of this one: a full page is handed over
+		// (entered, its cursor saved) before Stripe is asked again.
 		for ev, err := range a.client.V1Events.List(ctx, params) {
 			if err != nil {
-				return nil, fmt.Errorf("list stripe events: %w", err)
+				return listError("list stripe events", err)
 			}
 			body, err := json.Marshal(ev)
 			if err != nil {
-				return nil, fmt.Errorf("encode stripe event %s: %w", ev.ID, err)
+				return fmt.Errorf("encode stripe event %s: %w", ev.ID, err)
 			}
-			found = append(found, provider.Found{Header: http.Header{}, Body: body})
+			p.Found = append(p.Found, provider.Found{Header: http.Header{}, Body: body})
+			p.Listed++
+			p.Reached = time.Unix(ev.Created, 0)
+			p.Cursor = formatCursor(chunk, digest, ev.ID)
+			if p.Listed == pageSize {
+				if err := page(p); err != nil {
+					return err
+				}
+				p = provider.Page{Reached: p.Reached}
+			}
+		}
+		p.Cursor, p.Done = formatCursor(chunk+1, digest, ""), chunk+1 == len(chunks)
+		if err := page(p); err != nil {
+			return err
 		}
 	}
-	return found, nil
+	return nil
 }
 
-func (api) Redeliver(context.Context, provider.Window) ([]string, error) {
-	return nil, provider.ErrNotOffered
+// typeChunks splits types into Stripe's chunks of 20; no types is one
+// listing of every type.
+func typeChunks(types []string) [][]string {
+	if len(types) == 0 {
+		return [][]string{nil}
+	}
+	var out [][]string
+	for len(types) > 0 {
+		n := min(len(types), maxTypes)
+		out = append(out, types[:n])
+		types = types[n:]
+	}
+	return out
+}
+
+func typesDigest(types []string) string {
+	h := sha256.New()
+	for _, t := range types {
+		h.Write([]byte(t))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+func formatCursor(chunk int, digest, after string) string {
+	return strconv.Itoa(chunk) + ":" + digest + ":" + after
+}
+
+// parseCursor reads a cursor of the same types; any other (another list
+// of types, or none) starts the window from its newest event.
+func parseCursor(cursor, digest string) (chunk int, after string) {
+	parts := strings.SplitN(cursor, ":", 3)
+	if len(parts) != 3 || parts[1] != digest {
+		return 0, ""
+	}
+	chunk, err := strconv.Atoi(parts[0])
+	if err != nil || chunk < 0 {
+		return 0, ""
+	}
+	return chunk, parts[2]
+}
+
+// listError names a permission Stripe refused ("Having the 'rak_..._read'
+// permission would allow this request to continue"), so an operator can
+// grant it; other errors are wrapped as they are.
+func listError(op string, err error) error {
+	var se *stripego.Error
+	if errors.As(err, &se) && se.HTTPStatusCode == http.StatusForbidden {
+		perm := ""
+		if m := permissionInMessage.FindStringSubmatch(se.Msg); m != nil {
+			perm = m[1]
+		}
+		return &provider.PermissionError{Op: op, Permission: perm, Err: err}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+var permissionInMessage = regexp.MustCompile(`'(rak_[a-z0-9_]+)'`)
+
+func (api) Redeliver(context.Context, provider.Window, string, func(provider.Page) error) error {
+	return provider.ErrNotOffered
 }
 
 // State resolves a payment an event names without its invoice (a refund
@@ -122,7 +214,7 @@ func (a api) State(ctx context.Context, objectID string) (provider.Found, error)
 		Payment: &stripego.InvoicePaymentListPaymentParams{Type: stripego.String("payment_intent"), PaymentIntent: stripego.String(objectID)}}
 	for ip, err := range a.client.V1InvoicePayments.List(ctx, params) {
 		if err != nil {
-			return provider.Found{}, fmt.Errorf("list stripe invoice payments of %s: %w", objectID, err)
+			return provider.Found{}, listError("list stripe invoice payments of "+objectID, err)
 		}
 		if ip.Invoice == nil {
 			continue

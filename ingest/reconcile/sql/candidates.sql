@@ -10,7 +10,9 @@
 --  * the payments named by events waiting for a link to their object (a
 --    Stripe refund whose payment intent no invoice payment linked yet),
 --    their first candidate id.
+-- Read in pages, after the last id a page reached ($5).
 -- Reads the consumers' projections and the inbox; writes nothing.
+SELECT id FROM (
 SELECT verification_id FROM verifications
 WHERE source_id = $1 AND NOT final AND version_time < now() - $2::interval
 UNION
@@ -30,5 +32,6 @@ WHERE g.source_id = $1 AND NOT g.final
 UNION
 SELECT w.via[1] FROM inbox_waiting w
 WHERE w.source_id = $1 AND cardinality(w.via) > 0
+) c (id) WHERE id > $5
 ORDER BY 1
 LIMIT $4

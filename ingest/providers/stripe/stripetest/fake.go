@@ -1,5 +1,6 @@
 // Package stripetest is a fake of the part of Stripe's API reconciliation
-// uses (GET /v1/events, paginated, filtered by created and types), for tests:
+// uses (GET /v1/events, paginated by limit and starting_after, filtered by
+// created and types; GET /v1/invoice_payments), for tests and the bench:
 // Stripe is a third party, never called from a test.
 package stripetest
 
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"testing"
@@ -51,22 +53,34 @@ func (p InvoicePayment) json() []byte {
 	return b
 }
 
-// API is the fake. Its zero value is not usable: call New.
+// API is the fake. Its zero value is not usable: call New or Start.
 type API struct {
 	*httptest.Server
 	mu       sync.Mutex
-	events   []Event // oldest first
+	events   []Event        // oldest first (by created, then as recorded)
+	byID     map[string]int // event id to its index in events
+	sorted   bool
 	payments []InvoicePayment
 	// throttle answers the next requests 429 with Retry-After: 1.
 	throttle int
-	requests int
+	// forbidPayments answers invoice payment lists 403 as Stripe does for a
+	// restricted key without the permission.
+	forbidPayments bool
+	requests       map[string]int // by path, throttled and refused ones included
 }
 
 // New starts a fake Stripe API, closed when the test ends.
 func New(t testing.TB) *API {
-	a := &API{}
-	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	a := Start()
 	t.Cleanup(a.Close)
+	return a
+}
+
+// Start starts a fake Stripe API outside a test (the bench's stand-in);
+// the caller closes it.
+func Start() *API {
+	a := &API{byID: map[string]int{}, requests: map[string]int{}}
+	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
 	return a
 }
 
@@ -75,6 +89,7 @@ func (a *API) Record(evs ...Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.events = append(a.events, evs...)
+	a.sorted = false
 }
 
 // RecordInvoicePayment adds invoice payments to the account.
@@ -91,20 +106,43 @@ func (a *API) Throttle(n int) {
 	a.throttle = n
 }
 
-// Requests counts the requests served, throttled ones included.
-func (a *API) Requests() int {
+// ForbidInvoicePayments makes GET /v1/invoice_payments answer as Stripe
+// answers a restricted key that lacks the permission.
+func (a *API) ForbidInvoicePayments() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.requests
+	a.forbidPayments = true
 }
 
-// pageSize is small so that tests page.
-const pageSize = 10
+// Requests counts the requests served, throttled ones included; with
+// paths, only those to them.
+func (a *API) Requests(paths ...string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for p, c := range a.requests {
+		if len(paths) == 0 || slices.Contains(paths, p) {
+			n += c
+		}
+	}
+	return n
+}
+
+// The pages a list answers: limit as asked, 10 when not, at most 100, as
+// Stripe's.
+const (
+	defaultLimit = 10
+	maxLimit     = 100
+)
+
+// forbidden is the body Stripe answers a restricted key without a
+// permission with (status 403).
+const forbidden = `{"error":{"message":"The provided key 'rk_test_*********************************************************************************************123' does not have the required permissions for this endpoint on account 'acct_1Fake'. Having the 'rak_invoice_read' permission would allow this request to continue.","type":"invalid_request_error"}}`
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.requests++
+	a.requests[r.URL.Path]++
 	if a.throttle > 0 {
 		a.throttle--
 		w.Header().Set("Retry-After", "1")
@@ -116,6 +154,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"type":"invalid_request_error"}}`, http.StatusNotFound)
 	case r.URL.Path == "/v1/events":
 		a.listEvents(w, r)
+	case r.URL.Path == "/v1/invoice_payments" && a.forbidPayments:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(forbidden))
 	case r.URL.Path == "/v1/invoice_payments":
 		a.listInvoicePayments(w, r)
 	default:
@@ -134,25 +176,60 @@ func (a *API) listInvoicePayments(w http.ResponseWriter, r *http.Request) {
 	writeList(w, "/v1/invoice_payments", false, page)
 }
 
+// sort orders the events by created, keeping the recorded order within a
+// second, and indexes them by id.
+func (a *API) sort() {
+	if a.sorted {
+		return
+	}
+	slices.SortStableFunc(a.events, func(x, y Event) int { return x.Created.Compare(y.Created) })
+	clear(a.byID)
+	for i, e := range a.events {
+		a.byID[e.ID] = i
+	}
+	a.sorted = true
+}
+
 func (a *API) listEvents(w http.ResponseWriter, r *http.Request) {
+	a.sort()
 	q := r.URL.Query()
 	gte, _ := strconv.ParseInt(q.Get("created[gte]"), 10, 64)
 	lt, _ := strconv.ParseInt(q.Get("created[lt]"), 10, 64)
+	limit, err := strconv.Atoi(q.Get("limit"))
+	if err != nil || limit < 1 {
+		limit = defaultLimit
+	}
+	limit = min(limit, maxLimit)
 	types := q["types[]"]
+	if len(types) > 20 {
+		http.Error(w, `{"error":{"type":"invalid_request_error","message":"types: at most 20"}}`, http.StatusBadRequest)
+		return
+	}
+	// Newest first, as Stripe lists: from the end, or from just before the
+	// starting_after event.
+	i := len(a.events) - 1
+	if lt != 0 {
+		i = sort.Search(len(a.events), func(j int) bool { return a.events[j].Created.Unix() >= lt }) - 1
+	}
+	if after := q.Get("starting_after"); after != "" {
+		at, ok := a.byID[after]
+		if !ok {
+			http.Error(w, `{"error":{"type":"invalid_request_error","code":"resource_missing"}}`, http.StatusBadRequest)
+			return
+		}
+		i = min(i, at-1)
+	}
 	var page [][]byte
-	hasMore, started := false, q.Get("starting_after") == ""
-	// Newest first, as Stripe lists.
-	for i := len(a.events) - 1; i >= 0; i-- {
+	hasMore := false
+	for ; i >= 0; i-- {
 		e := a.events[i]
-		if !started {
-			started = e.ID == q.Get("starting_after")
+		if e.Created.Unix() < gte {
+			break
+		}
+		if len(types) > 0 && !slices.Contains(types, e.Type) {
 			continue
 		}
-		c := e.Created.Unix()
-		if c < gte || (lt != 0 && c >= lt) || (len(types) > 0 && !slices.Contains(types, e.Type)) {
-			continue
-		}
-		if len(page) == pageSize {
+		if len(page) == limit {
 			hasMore = true
 			break
 		}
