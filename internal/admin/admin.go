@@ -33,7 +33,11 @@
 // audit row in their own transaction (Call.Actor, audit.Actor.Record);
 // refusals and payload reads are audited here.
 //
-// The groups this package ships besides tenancy's: OperateRoutes
+// Reconciliation's routes are registered with tenancy's: where a source
+// stands and its latest runs, the runs across sources, and a run started
+// by request through Config.Reconciler.
+//
+// The groups this package ships besides those: OperateRoutes
 // (internal/operate: inbox search, trails, payloads, dead letters,
 // conflicts, consumer groups, the slot, rewinds) and CatalogRoutes
 // (internal/catalog: tenants' event types). The pipeline registers both on
@@ -51,6 +55,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/catalog"
@@ -111,6 +116,12 @@ type Config struct {
 	Store tenancy.Store // its Actor is set per request
 	// Groups register further resource groups (see the package doc).
 	Groups []func(*API)
+	// Reconciler runs a source's reconciliation on request (POST
+	// /sources/{source_id}/reconcile), bounded by its RunTimeout, which
+	// should be ReconcileRunTimeout: the request waits for the run. Nil
+	// where the process does not ingest: the route answers 503, and the
+	// routes that read runs still answer.
+	Reconciler *reconcile.Runner
 	// FailedAuthRate and FailedAuthBurst bound failed authentications per
 	// client address (429 beyond). Default 1/s, burst 10: a person who
 	// mistypes is never stopped, a guesser gets 86,400 tries a day against
@@ -165,6 +176,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 	}
 	a.api.UseMiddleware(a.authenticate)
 	tenancyRoutes(a)
+	reconcileRoutes(a)
 	for _, g := range cfg.Groups {
 		g(a)
 	}

@@ -108,7 +108,7 @@ func TestDeadLetterReplaysOverHTTP(t *testing.T) {
 func TestKafkaRoutesAndTheirProblems(t *testing.T) {
 	t.Parallel()
 	group := topics.Resource("subscriptions")
-	noKafka := setupWith(t, nil)
+	noKafka := setupWith(t, process{ingests: true})
 	tok := noKafka.token(t, admintoken.RoleOperate, "")
 	for _, path := range []string{"/admin/v1/consumer-groups", "/admin/v1/consumer-groups/" + group} {
 		if status, got := noKafka.do(t, tok, http.MethodGet, path, nil); status != http.StatusServiceUnavailable {

@@ -34,6 +34,7 @@ var requestBodies = map[string]string{
 	"create-api-key":        `{"tenant_id":"TENANT"}`,
 	"replay-dead-letters":   `{"tenant_id":"TENANT","reason":"` + walkSetReason + `"}`,
 	"rewind-consumer-group": `{"to":"earliest"}`,
+	"reconcile-source":      `{"dry_run":true}`,
 	"create-event-type":     `{"source_kind":"` + walkKind + `","event_type":"` + walkType + `","schema":{"type":"object"},"resource_type":"order"}`,
 }
 
@@ -137,7 +138,11 @@ type aimedRequest struct {
 // aim fills a route's path parameters and body with w's ids, and gives a
 // list without parameters w's tenant as its filter.
 func aim(path string, w world, body string) aimedRequest {
-	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", w.source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
+	source := w.source
+	if strings.HasSuffix(path, "/reconcile") { // reconciliation needs a source with an API
+		source = w.apiSource
+	}
+	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
 		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
 		"{source_kind}", walkKind, "{event_type}", walkType)
 	out := aimedRequest{path: r.Replace(path)}
@@ -169,7 +174,7 @@ func (b *bundle) refusedOtherTenant(t *testing.T, token, method string, aimed ai
 		if status != http.StatusOK {
 			t.Fatalf("scoped list: %d %s", status, got)
 		}
-		for _, id := range []string{other.tenant, other.source, other.workspace, other.apiKey} {
+		for _, id := range []string{other.tenant, other.source, other.apiSource, other.workspace, other.apiKey} {
 			if strings.Contains(string(got), id) {
 				t.Errorf("scoped list shows the other tenant's %s: %s", id, got)
 			}

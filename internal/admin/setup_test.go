@@ -23,6 +23,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
+	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/catalog"
@@ -34,6 +37,7 @@ import (
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/schemas"
 )
 
 var (
@@ -93,12 +97,21 @@ type route struct{ method, path string }
 
 func setup(t *testing.T, groups ...func(*admin.API)) *bundle {
 	t.Helper()
-	return setupWith(t, adm, groups...)
+	return setupWith(t, process{kafka: adm, ingests: true}, groups...)
 }
 
-// setupWith is setup with the operator's Kafka client kafkaAdmin (nil: a
-// process that runs no stage reading Kafka).
-func setupWith(t *testing.T, kafkaAdmin *kadm.Client, groups ...func(*admin.API)) *bundle {
+// process is what the admin listener's process runs beside the API.
+type process struct {
+	// kafka is the operator's Kafka client; nil: the process runs no
+	// stage reading Kafka.
+	kafka *kadm.Client
+	// ingests: the process ingests, so the API is given a reconciliation
+	// runner (an ingest service of its own that recovered events enter).
+	ingests bool
+}
+
+// setupWith is setup in a process that runs what p says.
+func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
@@ -115,9 +128,13 @@ func setupWith(t *testing.T, kafkaAdmin *kadm.Client, groups ...func(*admin.API)
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, kafkaAdmin, operate.Config{Topics: topics})
+	op := operate.New(pool, p.kafka, operate.Config{Topics: topics})
 	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types)}, groups...)
-	api := admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
+	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
+	if p.ingests {
+		cfg.Reconciler = reconciler(t, store, log)
+	}
+	api := admin.New(srv.Engine, cfg, log)
 	b := &bundle{pool: pool, store: store, tokens: admintoken.Store{Pool: pool}, api: api}
 	for _, r := range srv.Engine.Routes() {
 		b.routes = append(b.routes, route{r.Method, r.Path})
@@ -125,6 +142,20 @@ func setupWith(t *testing.T, kafkaAdmin *kadm.Client, groups ...func(*admin.API)
 	b.srv = httptest.NewServer(srv.Engine)
 	t.Cleanup(b.srv.Close)
 	return b
+}
+
+// reconciler is the runner of an ingesting process, as the pipeline
+// builds the admin API's: its runs enter through an ingest service.
+func reconciler(t *testing.T, store tenancy.Store, log *slog.Logger) *reconcile.Runner {
+	t.Helper()
+	catalogue, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := ingest.New(ingest.Config{Topics: topics}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
+	svc.Start()
+	t.Cleanup(svc.Stop)
+	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, nil, svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 // load fetches the served document once and builds the validator every
@@ -250,6 +281,10 @@ func (b *bundle) newTenant(t *testing.T) string {
 // world is a tenant with one of everything.
 type world struct {
 	tenant, source, workspace, apiKey string
+	// apiSource is a Stripe source with API credentials, whose API is
+	// stripe, a fake: reconciliation's routes aim at it.
+	apiSource string
+	stripe    *stripetest.API
 	// An event (inbox id) with a conflict, two dead letters of the
 	// subscriptions group (one replayed alone, one by the filtered replay:
 	// reason walk-set) and an event type, api.walk.created.
@@ -277,8 +312,26 @@ func (b *bundle) newWorld(t *testing.T) world {
 	if w.apiKey, _, err = b.store.CreateAPIKey(ctx, w.tenant); err != nil {
 		t.Fatal(err)
 	}
+	w.apiSource, w.stripe = b.newStripeSource(t, w.tenant)
 	b.seedOperations(t, &w)
 	return w
+}
+
+// newStripeSource is a Stripe source of tenant with API credentials for a
+// fake Stripe API.
+func (b *bundle) newStripeSource(t *testing.T, tenant string) (string, *stripetest.API) {
+	t.Helper()
+	ctx := context.Background()
+	id, err := b.store.CreateSource(ctx, tenancy.NewSource{TenantID: tenant, Kind: "stripe", Account: "acct_" + testenv.RandomSuffix(),
+		Secret: "whsec_" + testenv.RandomSuffix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := stripetest.New(t)
+	if err := b.store.SetAPICredentials(ctx, id, fmt.Appendf(nil, `{"secret_key":"rk_test_x","api_base":%q}`, api.URL)); err != nil {
+		t.Fatal(err)
+	}
+	return id, api
 }
 
 func (b *bundle) count(t *testing.T, query string, args ...any) int {
