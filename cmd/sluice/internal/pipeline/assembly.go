@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/catalog"
@@ -55,6 +57,10 @@ type assembly struct {
 	ln      net.Listener
 	adminLn net.Listener // nil without an admin listener
 	stages  []stage
+
+	// reconciler runs reconciliation by admin request; nil when the
+	// process does not ingest.
+	reconciler *reconcile.Runner
 }
 
 func (a *assembly) build(ctx context.Context) error {
@@ -160,10 +166,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 		return err
 	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
-	if rc := a.cfg.Reconcile; rc != nil {
-		runner := reconcile.New(*rc, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg))
-		a.stages = append(a.stages, stage{name: "reconcile", run: runner.Loop})
-	}
+	a.reconcileRunners(keys, ic.Providers)
 	life := lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
 	a.stages = append(a.stages, stage{name: "lifecycle", run: life.Run})
 	// The manager keeps partitions ahead; if it stops or keeps failing,
@@ -173,6 +176,23 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	a.checks = append(a.checks, ops.Check{Name: "partitions", Fn: life.CheckAhead},
 		ops.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
 	return nil
+}
+
+// reconcileRunners builds the schedule's runner, when it runs here, and
+// the admin API's, sharing one set of metrics (they register once). The
+// admin API's runs answer a request, so each is bounded by
+// admin.ReconcileRunTimeout; both read the same flags otherwise.
+func (a *assembly) reconcileRunners(keys tenancy.Store, registry *provider.Registry) {
+	metrics := reconcile.NewMetrics(a.reg)
+	log := a.log.With(slog.String("component", "reconcile"))
+	var rc reconcile.Config
+	if a.cfg.Reconcile != nil {
+		rc = *a.cfg.Reconcile
+		runner := reconcile.New(rc, log, keys, registry, a.ingest, metrics)
+		a.stages = append(a.stages, stage{name: "reconcile", run: runner.Loop})
+	}
+	rc.RunTimeout = min(cmp.Or(rc.RunTimeout, admin.ReconcileRunTimeout), admin.ReconcileRunTimeout)
+	a.reconciler = reconcile.New(rc, log, keys, registry, a.ingest, metrics)
 }
 
 // relayStage starts at once, without waiting for Kafka: it needs Postgres
@@ -309,7 +329,7 @@ func (a *assembly) adminStage(context.Context) error {
 		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types)},
 		a.cfg.AdminGroups...)
-	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups}, a.log)
+	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler}, a.log)
 	if a.cfg.Profiling {
 		srv.EnableProfiling()
 	}
