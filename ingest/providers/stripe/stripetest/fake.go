@@ -69,6 +69,7 @@ type API struct {
 	// restricted key without the permission.
 	forbidPayments bool
 	requests       map[string]int // by path, throttled and refused ones included
+	latency        time.Duration
 }
 
 // New starts a fake Stripe API, closed when the test ends.
@@ -112,6 +113,14 @@ func (a *API) ThrottleAfter(after, n int) {
 	a.throttle, a.throttleAfter = n, after
 }
 
+// SlowDown makes every answer wait d first, as a distant API's would: a
+// listing then takes long enough to be stopped in its middle.
+func (a *API) SlowDown(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.latency = d
+}
+
 // ForbidInvoicePayments makes GET /v1/invoice_payments answer as Stripe
 // answers a restricted key that lacks the permission.
 func (a *API) ForbidInvoicePayments() {
@@ -146,6 +155,10 @@ const (
 const forbidden = `{"error":{"message":"The provided key 'rk_test_*********************************************************************************************123' does not have the required permissions for this endpoint on account 'acct_1Fake'. Having the 'rak_invoice_read' permission would allow this request to continue.","type":"invalid_request_error"}}`
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	latency := a.latency
+	a.mu.Unlock()
+	time.Sleep(latency) // the stand-in's latency, not a synchronisation
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.requests[r.URL.Path]++
