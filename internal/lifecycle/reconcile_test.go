@@ -95,12 +95,14 @@ func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 
 	// A source whose runs stopped succeeding: its good run with the
 	// greatest until stays, not the one that finished last (a manual run
-	// of an older window).
+	// of an older window), nor a failed, dry or dead one of a later window.
 	stale := b.source(t)
 	staleGone := []int64{
 		b.record(t, stale, run{until: at(-10 * time.Minute), started: t0, finished: at(ended), corrections: 1}),
 		b.record(t, stale, run{until: at(-30 * time.Minute), started: at(2 * time.Minute), finished: at(2*time.Minute + ended)}),
 		b.record(t, stale, run{until: at(3 * time.Minute), started: at(3 * time.Minute), finished: at(3*time.Minute + ended), err: "unauthorized"}),
+		b.record(t, stale, run{until: at(4 * time.Minute), started: at(4 * time.Minute), finished: at(4*time.Minute + ended), dry: true}),
+		b.record(t, stale, run{until: at(4*time.Minute + ended), started: at(4*time.Minute + ended)}), // died
 	}
 	mark := b.record(t, stale, run{until: t0, started: at(time.Minute), finished: at(time.Minute + ended), corrections: 3})
 
@@ -114,8 +116,8 @@ func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 	before := map[string]*time.Time{active: b.watermark(t, active), stale: b.watermark(t, stale), never: b.watermark(t, never)}
 	b.advance(10 * time.Minute) // the key horizon (5 minutes) ends at t0+5m
 	r := b.pass(t)
-	if r.ReconcileRunsDeleted != 9 || r.CorrectionsDeleted != 5 {
-		t.Fatalf("pass: %+v, want 9 runs and their 5 corrections deleted", r)
+	if r.ReconcileRunsDeleted != 11 || r.CorrectionsDeleted != 5 {
+		t.Fatalf("pass: %+v, want 11 runs and their 5 corrections deleted", r)
 	}
 	runs := func(ids ...int64) int {
 		return b.count(t, `SELECT count(*) FROM reconcile_runs WHERE id = ANY($1)`, ids)
@@ -138,8 +140,8 @@ func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 			t.Errorf("source %s: watermark %v after the pass, %v before", source, got, want)
 		}
 	}
-	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "reconcile_runs"); got != 9 {
-		t.Errorf("sluice_lifecycle_aged_deleted_total{table=reconcile_runs} = %v, want 9", got)
+	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "reconcile_runs"); got != 11 {
+		t.Errorf("sluice_lifecycle_aged_deleted_total{table=reconcile_runs} = %v, want 11", got)
 	}
 	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "reconcile_corrections"); got != 5 {
 		t.Errorf("sluice_lifecycle_aged_deleted_total{table=reconcile_corrections} = %v, want 5", got)
