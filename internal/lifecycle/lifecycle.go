@@ -18,11 +18,12 @@
 // corrections) is kept for KeyHorizon, as long as the event keys its
 // corrections name, and deleted in batches; but each source's newest good
 // run (ended without error, not a dry run) stays however old. Its end is
-// the watermark the source's next run begins from: without it the
-// watermark would move back to an older run's end (a window listed again)
-// or, with no good run left, forward to the first run's lookback, and the
-// events between its end and that lookback (a source whose runs failed for
-// weeks) would never be reconciled.
+// the source's watermark as the runs record it (reconciliation resumed
+// from it until reconcile_positions took over in migration 00025, which
+// seeded each position from it): without that run the watermark would
+// move back to an older run's end or, with no good run left, vanish, and
+// a source whose runs failed for longer than the horizon would look as if
+// it had never been reconciled.
 //
 // Object links (which invoice a payment paid: how a Stripe refund that
 // names only its payment reaches its invoice) are one row per payment,

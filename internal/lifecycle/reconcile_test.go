@@ -25,18 +25,22 @@ func (b *bundle) source(t *testing.T) string {
 
 // run is a reconciliation run as ingest/reconcile records it.
 type run struct {
-	until, started time.Time
-	finished       time.Time // zero: it never ended (its process died)
-	dry            bool
-	err            string
-	corrections    int
+	until       time.Time // zero: no window (a refused run's may be unknown)
+	started     time.Time
+	finished    time.Time // zero: it never ended (its process died)
+	dry         bool
+	err         string
+	corrections int
 }
 
 // record stores r as a run of source, with its corrections, and returns
 // its id.
 func (b *bundle) record(t *testing.T, source string, r run) int64 {
 	t.Helper()
-	var finished *time.Time
+	var until, finished *time.Time
+	if !r.until.IsZero() {
+		until = &r.until
+	}
 	if !r.finished.IsZero() {
 		finished = &r.finished
 	}
@@ -46,14 +50,15 @@ func (b *bundle) record(t *testing.T, source string, r run) int64 {
 		VALUES ($1, $2::timestamptz - interval '1 hour', $2, $3, $4, $5, $6) RETURNING id)
 		, c AS (INSERT INTO reconcile_corrections (run_id, source_id, event_id, outcome)
 		        SELECT r.id, $1, 'evt_' || n, 'recovered' FROM r, generate_series(1, $7) n)
-		SELECT id FROM r`, source, r.until, r.dry, r.started, finished, r.err, r.corrections).Scan(&id); err != nil {
+		SELECT id FROM r`, source, until, r.dry, r.started, finished, r.err, r.corrections).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	return id
 }
 
-// watermark is where the source's next run begins, as
-// ingest/reconcile/sql/watermark.sql reads it; nil before any good run.
+// watermark is the source's watermark as its runs record it (the query
+// reconciliation resumed from before reconcile_positions, 00025); nil
+// before any good run.
 func (b *bundle) watermark(t *testing.T, source string) *time.Time {
 	t.Helper()
 	var at *time.Time
@@ -65,10 +70,10 @@ func (b *bundle) watermark(t *testing.T, source string) *time.Time {
 }
 
 // Reconciliation runs, and their corrections, go once they ended longer
-// ago than the key horizon, failed, dry or never ended alike; but each
-// source keeps its newest good run however old, so a source whose runs
-// have failed for longer than the horizon still resumes where its last
-// good run ended, not at the first run's lookback.
+// ago than the key horizon, failed, dry, refused or never ended alike; but
+// each source keeps its newest good run however old, so the watermark its
+// runs record never moves, even for a source whose runs have failed for
+// longer than the horizon.
 func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -102,7 +107,10 @@ func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 		b.record(t, stale, run{until: at(-30 * time.Minute), started: at(2 * time.Minute), finished: at(2*time.Minute + ended)}),
 		b.record(t, stale, run{until: at(3 * time.Minute), started: at(3 * time.Minute), finished: at(3*time.Minute + ended), err: "unauthorized"}),
 		b.record(t, stale, run{until: at(4 * time.Minute), started: at(4 * time.Minute), finished: at(4*time.Minute + ended), dry: true}),
-		b.record(t, stale, run{until: at(4*time.Minute + ended), started: at(4*time.Minute + ended)}), // died
+		b.record(t, stale, run{until: at(4*time.Minute + ended), started: at(4*time.Minute + ended)}),                   // died
+		b.record(t, stale, run{started: at(4 * time.Minute), finished: at(4 * time.Minute), err: "no API credentials"}), // refused
+		// Without a window (none is written so today): no watermark either.
+		b.record(t, stale, run{started: at(4 * time.Minute), finished: at(4*time.Minute + ended)}),
 	}
 	mark := b.record(t, stale, run{until: t0, started: at(time.Minute), finished: at(time.Minute + ended), corrections: 3})
 
@@ -116,8 +124,8 @@ func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 	before := map[string]*time.Time{active: b.watermark(t, active), stale: b.watermark(t, stale), never: b.watermark(t, never)}
 	b.advance(10 * time.Minute) // the key horizon (5 minutes) ends at t0+5m
 	r := b.pass(t)
-	if r.ReconcileRunsDeleted != 11 || r.CorrectionsDeleted != 5 {
-		t.Fatalf("pass: %+v, want 11 runs and their 5 corrections deleted", r)
+	if r.ReconcileRunsDeleted != 13 || r.CorrectionsDeleted != 5 {
+		t.Fatalf("pass: %+v, want 13 runs and their 5 corrections deleted", r)
 	}
 	runs := func(ids ...int64) int {
 		return b.count(t, `SELECT count(*) FROM reconcile_runs WHERE id = ANY($1)`, ids)
@@ -140,8 +148,8 @@ func TestReconcileRunsAgeOutButEachSourceKeepsItsWatermark(t *testing.T) {
 			t.Errorf("source %s: watermark %v after the pass, %v before", source, got, want)
 		}
 	}
-	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "reconcile_runs"); got != 11 {
-		t.Errorf("sluice_lifecycle_aged_deleted_total{table=reconcile_runs} = %v, want 11", got)
+	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "reconcile_runs"); got != 13 {
+		t.Errorf("sluice_lifecycle_aged_deleted_total{table=reconcile_runs} = %v, want 13", got)
 	}
 	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "reconcile_corrections"); got != 5 {
 		t.Errorf("sluice_lifecycle_aged_deleted_total{table=reconcile_corrections} = %v, want 5", got)

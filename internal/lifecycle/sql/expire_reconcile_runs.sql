@@ -2,9 +2,11 @@
 -- ($1), with their corrections; a run that never ended (its process died)
 -- goes once it began that long ago. Each source's newest good run (ended,
 -- without error, not a dry run; the greatest until, then the greatest id)
--- is kept however old: its until is where the source's next run begins
--- (ingest/reconcile/sql/watermark.sql), and deleting it would move that
--- back, or with no good run left, to the first run's lookback.
+-- is kept however old: the greatest until of a source's good runs is its
+-- watermark as the runs record it (what reconciliation resumed from until
+-- reconcile_positions took over, and what 00025 seeded each position
+-- from), and aging out never moves it back. A run without a window (since
+-- 00025 until may be NULL) is no watermark.
 --
 -- A run ends after it began, so started_at bounds the scan (the index
 -- reconcile_runs_started_at, 00026). The runs of a batch are at most $2;
@@ -13,7 +15,7 @@ WITH gone AS (
     DELETE FROM reconcile_runs WHERE id IN (
         SELECT r.id FROM reconcile_runs r
         WHERE r.started_at < $1 AND coalesce(r.finished_at, r.started_at) < $1
-          AND NOT (r.finished_at IS NOT NULL AND r.error = '' AND NOT r.dry_run
+          AND NOT (r.finished_at IS NOT NULL AND r.error = '' AND NOT r.dry_run AND r.until IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM reconcile_runs n
                                    WHERE n.source_id = r.source_id
                                      AND n.finished_at IS NOT NULL AND n.error = '' AND NOT n.dry_run
