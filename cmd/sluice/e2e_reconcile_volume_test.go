@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"os/exec"
 	"syscall"
@@ -17,25 +16,9 @@ import (
 
 // outageOf is what Stripe recorded for the fixture's account while the
 // endpoint was down: n events over the last hour, one in ten a paid invoice
-// of the fixture's customer (each grants 100 credits), the others of types
-// no handler knows.
-func (f tenantFixture) outageOf(n int) (evs []stripetest.Event, invoices int) {
-	s := testenv.RandomSuffix()
-	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created"}
-	start := time.Now().Add(-time.Hour)
-	for i := range n {
-		e := stripetest.Event{ID: fmt.Sprintf("evt_out_%s_%d", s, i), Created: start.Add(time.Duration(i) * 30 * time.Minute / time.Duration(n)),
-			APIVersion: "2024-06-20"}
-		if i%10 == 0 {
-			e.Type, invoices = "invoice.paid", invoices+1
-			e.Object = map[string]any{"id": fmt.Sprintf("in_out_%s_%d", s, i), "object": "invoice", "customer": f.customer,
-				"amount_paid": 1500, "currency": "usd", "status": "paid"}
-		} else {
-			e.Type, e.Object = others[i%len(others)], map[string]any{"id": fmt.Sprintf("obj_%s_%d", s, i), "object": "thing"}
-		}
-		evs = append(evs, e)
-	}
-	return evs, invoices
+// of the fixture's customer.
+func (f tenantFixture) outageOf(n int) ([]stripetest.Event, int) {
+	return stripetest.Outage(n, f.customer, time.Now().Add(-time.Hour), 30*time.Minute)
 }
 
 // waitGranted waits for the consumers to grant every invoice, then checks

@@ -3,7 +3,6 @@ package reconcile_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -17,27 +16,10 @@ import (
 )
 
 // outage is what Stripe recorded while the endpoint was down: n events
-// spread over the last hour, one in ten a paid invoice (handled), the rest
-// of types no handler knows.
-func outage(n int) (all []stripetest.Event, handled int) {
-	s := testenv.RandomSuffix()
-	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created",
-		"customer.updated", "invoice.created", "invoice.finalized", "payment_method.attached"}
-	start := time.Now().Add(-time.Hour)
-	for i := range n {
-		at := start.Add(time.Duration(i) * time.Hour / time.Duration(n) / 2)
-		e := stripetest.Event{ID: fmt.Sprintf("evt_%s_%d", s, i), Created: at, APIVersion: "2025-03-31.basil"}
-		if i%10 == 0 {
-			e.Type, handled = "invoice.paid", handled+1
-			e.Object = map[string]any{"id": fmt.Sprintf("in_%s_%d", s, i), "object": "invoice", "customer": "cus_" + s,
-				"amount_paid": 1000, "currency": "usd", "status": "paid"}
-		} else {
-			e.Type = others[i%len(others)]
-			e.Object = map[string]any{"id": fmt.Sprintf("obj_%s_%d", s, i), "object": "thing"}
-		}
-		all = append(all, e)
-	}
-	return all, handled
+// over the last hour, one in ten a paid invoice (handled), the rest of types
+// no handler knows.
+func outage(n int) ([]stripetest.Event, int) {
+	return stripetest.Outage(n, "cus_"+testenv.RandomSuffix(), time.Now().Add(-time.Hour), 30*time.Minute)
 }
 
 func (b *testBundle) runnerWith(cfg reconcile.Config) (*reconcile.Runner, *prometheus.Registry) {

@@ -278,3 +278,27 @@ func writeList(w http.ResponseWriter, url string, hasMore bool, page [][]byte) {
 	}
 	w.Write([]byte("]}"))
 }
+
+// Outage is what a Stripe account records while an endpoint is down: n
+// events spread evenly over [from, from+span), one in ten a paid invoice of
+// customer (1,500 cents: what a handler grants credits for), the others of
+// types no handler of Sluice's knows. It returns them, oldest first, and how
+// many are invoices.
+func Outage(n int, customer string, from time.Time, span time.Duration) (evs []Event, invoices int) {
+	s := strconv.FormatInt(time.Now().UnixNano(), 36)
+	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created",
+		"customer.updated", "invoice.created", "invoice.finalized", "payment_method.attached"}
+	evs = make([]Event, n)
+	for i := range evs {
+		e := Event{ID: fmt.Sprintf("evt_out_%s_%d", s, i), Created: from.Add(time.Duration(i) * span / time.Duration(n)), APIVersion: "2024-06-20"}
+		if i%10 == 0 {
+			e.Type, invoices = "invoice.paid", invoices+1
+			e.Object = map[string]any{"id": fmt.Sprintf("in_out_%s_%d", s, i), "object": "invoice", "customer": customer,
+				"amount_paid": 1500, "currency": "usd", "status": "paid"}
+		} else {
+			e.Type, e.Object = others[i%len(others)], map[string]any{"id": fmt.Sprintf("obj_%s_%d", s, i), "object": "thing"}
+		}
+		evs[i] = e
+	}
+	return evs, invoices
+}
