@@ -115,7 +115,7 @@ func main() {
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
 		// Before sustained, whose partitions of minutes would not cover
 		// its writes after it.
-		{"reconcile", "reconcile a 1,000,000-event window", b.reconcile},
+		{"reconcile", "reconcile a provider window of 1,000,000 events (quick: 100,000)", b.reconcile},
 		{"sustained", "sustained ingest while partitions roll", b.sustained},
 		{"search", "admin search on a large inbox", b.adminSearch},
 	}
