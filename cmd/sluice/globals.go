@@ -88,6 +88,8 @@ func (h Horizons) lifecycle() lifecycle.Config {
 // RunFlags configure the long-running commands.
 type RunFlags struct {
 	Horizons         `embed:""`
+	ReconcileFlags   `embed:""`
+	Reconcile        bool          `name:"reconcile" env:"SLUICE_RECONCILE" default:"true" negatable:"" help:"Run the reconciliation schedule in this process (ingest and serve); --no-reconcile where a dedicated sluice reconcile --every runs it."`
 	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"Public listen address: webhooks, /healthz, /readyz."`
 	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
 	TLSKey           string        `name:"tls-key" env:"SLUICE_TLS_KEY" help:"Key for --tls-cert."`
@@ -166,6 +168,13 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
 	}
 	cfg.Lifecycle = f.lifecycle()
+	if f.Reconcile {
+		rc, err := f.ReconcileFlags.config()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Reconcile = &rc
+	}
 	cfg.CDCConfig.Slot = f.Slot
 	cfg.CDCConfig.Linger = f.RelayLinger
 	switch {

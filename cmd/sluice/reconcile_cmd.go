@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/schemas"
@@ -28,14 +30,15 @@ type ReconcileCmd struct {
 	Status ReconcileStatusCmd `cmd:"" help:"Show recent reconciliation runs and what they corrected."`
 }
 
-// ReconcileRunCmd runs reconciliation once, or every --every.
+// ReconcileRunCmd runs reconciliation once, or as a schedule.
 type ReconcileRunCmd struct {
 	Output
-	Source string        `help:"Source id; default: every enabled source with API credentials."`
-	Since  string        `help:"Start of the window (RFC 3339); default: where the source's last run ended (its first run: 72h back)."`
-	Until  string        `help:"End of the window (RFC 3339); default: now."`
-	Every  time.Duration `help:"Run again every so often until stopped (a dedicated reconciler); 0: once."`
-	DryRun bool          `name:"dry-run" help:"Report what would be recovered or redelivered; enter and ask for nothing."`
+	ReconcileFlags `embed:""`
+	Source         string        `help:"Source id; default: every enabled source with API credentials."`
+	Since          string        `help:"Start of a manual window (RFC 3339); default: where the source's automatic position stands."`
+	Until          string        `help:"End of a manual window (RFC 3339); default: now. A time after now is cut at now. Without --since and --until a run reads the source's automatic window, resuming it where the last run stopped."`
+	Every          time.Duration `help:"Run as a dedicated reconciler until stopped: each source every so often (as --reconcile-every, from its last scheduled run in Postgres), the first due ones at once; 0: one run."`
+	DryRun         bool          `name:"dry-run" help:"Report what would be recovered or redelivered; enter, ask for and save nothing."`
 }
 
 func (c *ReconcileRunCmd) window() (provider.Window, error) {
@@ -62,6 +65,17 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	if err != nil {
 		return err
 	}
+	if c.Every > 0 && (c.Source != "" || c.DryRun || !w.Since.IsZero() || !w.Until.IsZero()) {
+		return errors.New("--every runs every source's automatic window: it takes no --source, --since, --until or --dry-run")
+	}
+	cfg := c.ReconcileFlags
+	if c.Every > 0 {
+		cfg.ReconcileEvery = c.Every
+	}
+	rc, err := cfg.config()
+	if err != nil {
+		return err
+	}
 	pool, err := g.pool(ctx)
 	if err != nil {
 		return err
@@ -76,39 +90,29 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		return err
 	}
 	// Recovered events go through an ingest service of this process: the
-	// same reading, catalogue checks and group commit as a webhook.
-	reg := prometheus.NewRegistry()
+	// same reading, catalogue checks (the tenants' own types too) and group
+	// commit as a webhook.
 	registry := providers.Builtin()
-	svc := ingest.New(ingest.Config{Topics: g.topics(), Providers: registry}, log, pool, ring, catalogue, reg)
+	cc := g.catalog()
+	cc.Builtin, cc.Providers = catalogue, registry
+	types, err := catalog.New(pool, cc)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	svc := ingest.New(ingest.Config{Topics: g.topics(), Providers: registry, TenantTypes: types}, log, pool, ring, catalogue, reg)
 	svc.Start()
 	defer svc.Stop()
-	runner := reconcile.New(reconcile.Config{}, log, tenancy.Store{Pool: pool, Ring: ring, Providers: registry}, registry, svc, reconcile.NewMetrics(reg))
-	for {
-		if err := c.once(ctx, runner, w); err != nil && c.Every == 0 {
-			return err
-		}
-		if c.Every == 0 {
-			return nil
-		}
-		// Later rounds resume from each source's watermark.
-		w.Since, w.Until = time.Time{}, time.Time{} // keeps DryRun
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(c.Every):
-		}
+	runner := reconcile.New(rc, log, tenancy.Store{Pool: pool, Ring: ring, Providers: registry}, registry, svc, reconcile.NewMetrics(reg))
+	if c.Every > 0 {
+		return runner.Loop(ctx)
 	}
-}
-
-func (c *ReconcileRunCmd) once(ctx context.Context, runner *reconcile.Runner, w provider.Window) error {
-	var (
-		reports []reconcile.Report
-		err     error
-	)
+	var reports []reconcile.Report
 	if c.Source != "" {
 		var rep reconcile.Report
 		rep, err = runner.Source(ctx, c.Source, w)
 		if errors.Is(err, reconcile.ErrBusy) {
+			fmt.Fprintf(os.Stderr, "source %s is being reconciled by another instance now; nothing was done\n", c.Source)
 			return err
 		}
 		reports = []reconcile.Report{rep}
@@ -126,24 +130,53 @@ func (c *ReconcileRunCmd) report(reports []reconcile.Report) error {
 		out := make([]map[string]any, 0, len(reports))
 		for _, r := range reports {
 			out = append(out, map[string]any{"run_id": r.RunID, "source_id": r.SourceID, "kind": r.Kind, "since": r.Window.Since,
-				"until": r.Window.Until, "found": r.Found, "corrected": r.Corrected(), "corrections": r.Corrections})
+				"until": r.Window.Until, "dry_run": r.Window.DryRun, "automatic": r.Automatic, "resumed": r.Resumed,
+				"clamped": r.Clamped, "outcome": r.Outcome, "missing_permission": r.Missing, "found": r.Found, "pages": r.Pages,
+				"requests": r.Requests, "corrected": r.Corrected(), "corrections": r.Corrections})
 		}
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": out})
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSOURCE\tKIND\tSINCE\tUNTIL\tFOUND\tRECOVERED\tREDELIVERY_REQUESTED\tCONFLICT")
 	for _, r := range reports {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", r.RunID, r.SourceID, r.Kind, r.Window.Since.UTC().Format(time.RFC3339),
-			r.Window.Until.UTC().Format(time.RFC3339), r.Found, r.Corrections[reconcile.OutcomeRecovered],
+		if r.Clamped {
+			fmt.Fprintf(os.Stderr, "source %s: --until is after now; the window ends now (%s)\n", r.SourceID, r.Window.Until.UTC().Format(time.RFC3339))
+		}
+		if r.Missing != "" {
+			fmt.Fprintf(os.Stderr, "source %s: the provider refused a lookup for want of the %s permission of its API key; the run is partial\n", r.SourceID, r.Missing)
+		}
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSOURCE\tKIND\tMODE\tOUTCOME\tSINCE\tUNTIL\tPAGES\tREQUESTS\tFOUND\tRECOVERED\tREDELIVERY_REQUESTED\tCONFLICT")
+	for _, r := range reports {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", r.RunID, r.SourceID, r.Kind, mode(r.Window.DryRun, r.Automatic),
+			r.Outcome, stamp(&r.Window.Since), stamp(&r.Window.Until), r.Pages, r.Requests, r.Found, r.Corrections[reconcile.OutcomeRecovered],
 			r.Corrections[reconcile.OutcomeRedeliveryRequested], r.Corrections[reconcile.OutcomeConflict])
 	}
 	return tw.Flush()
 }
 
-// ReconcileStatusCmd lists recorded runs.
+// mode says whose window a run read, and whether it changed anything.
+func mode(dryRun, automatic bool) string {
+	m := "manual"
+	if automatic {
+		m = "scheduled"
+	}
+	if dryRun {
+		m += ",dry-run"
+	}
+	return m
+}
+
+func stamp(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// ReconcileStatusCmd shows where each source stands and its recent runs.
 type ReconcileStatusCmd struct {
 	Output
-	Source string `help:"Only this source's runs."`
+	Source string `help:"Only this source."`
 	Limit  int    `default:"20" help:"How many runs, newest first."`
 }
 
@@ -153,22 +186,54 @@ func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
+	sources, err := reconcile.Sources(ctx, pool, c.Source)
+	if err != nil {
+		return err
+	}
 	runs, err := reconcile.Runs(ctx, pool, c.Source, c.Limit)
 	if err != nil {
 		return err
 	}
 	if c.Output.Output == "json" {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": runs})
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"sources": sources, "runs": runs})
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSOURCE\tKIND\tSINCE\tUNTIL\tSTARTED\tFINISHED\tFOUND\tCORRECTED\tERROR")
-	for _, r := range runs {
-		finished := "running"
-		if r.FinishedAt != nil {
-			finished = r.FinishedAt.UTC().Format(time.RFC3339)
+	fmt.Fprintln(tw, "SOURCE\tKIND\tCOVERED_UNTIL\tWINDOW\tPHASE\tREACHED\tWAITING\tMISSING_PERMISSION\tBUDGET_USED\tNEXT_REQUEST")
+	for _, s := range sources {
+		window, budget := "-", "-"
+		if s.Since != nil {
+			window = stamp(s.Since) + ".." + stamp(s.Until)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.ID, r.SourceID, r.Kind, r.Since.UTC().Format(time.RFC3339),
-			r.Until.UTC().Format(time.RFC3339), r.StartedAt.UTC().Format(time.RFC3339), finished, r.Found, r.Corrected, r.Error)
+		if s.Budget != nil {
+			budget = fmt.Sprintf("%d/%d", s.Used, *s.Budget)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.SourceID, s.Kind, stamp(s.CoveredUntil), window, dash(s.Phase),
+			stamp(s.Reached), s.Waiting, dash(s.Missing), budget, stamp(&s.NextRequest))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Println()
+	tw = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tSOURCE\tKIND\tMODE\tOUTCOME\tSINCE\tUNTIL\tSTARTED\tFINISHED\tPAGES\tREQUESTS\tFOUND\tCORRECTED\tDETAIL")
+	for _, r := range runs {
+		detail := r.Error
+		if r.Missing != "" {
+			detail = strings.TrimSpace("missing permission " + r.Missing + "; " + detail)
+		}
+		if r.Note != "" {
+			detail = strings.TrimSpace(r.Note + "; " + detail)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.SourceID, r.Kind, mode(r.DryRun, r.Automatic),
+			r.Outcome, stamp(r.Since), stamp(r.Until), stamp(&r.StartedAt), stamp(r.FinishedAt), r.Pages, r.Requests, r.Found, r.Corrected,
+			dash(strings.Trim(detail, "; ")))
 	}
 	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -85,6 +85,9 @@ type Config struct {
 	// may last, and 5xx and network errors of reads are retried a few
 	// times, with backoff and jitter.
 	HTTPClient *http.Client
+	// MaxBackoff caps one wait between attempts, but never below a 429's
+	// Retry-After. Default 30s.
+	MaxBackoff time.Duration
 	// Budget is how many requests a source's API may be sent per clock
 	// hour, by all instances together (counted in Postgres), retries
 	// included but not the attempts the provider answered 429 (its own
@@ -105,6 +108,7 @@ func (c Config) WithDefaults() Config {
 	c.StaleAfter = cmp.Or(c.StaleAfter, 24*time.Hour)
 	c.MaxFetches = cmp.Or(c.MaxFetches, 500)
 	c.Budget = cmp.Or(c.Budget, 1000)
+	c.MaxBackoff = cmp.Or(c.MaxBackoff, 30*time.Second)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}

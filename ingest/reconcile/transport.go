@@ -24,6 +24,7 @@ func (r *Runner) client(sourceID string, kind provider.Kind, requests *atomic.In
 	client := *r.cfg.HTTPClient
 	budget := &budgeted{next: client.Transport, pool: r.pool, sourceID: sourceID, limit: r.cfg.Budget, requests: requests}
 	t := newRetrying(budget, cmp.Or(client.Timeout, 30*time.Second))
+	t.maxWait = r.cfg.MaxBackoff
 	t.waited = func(throttled bool, d time.Duration) {
 		if throttled {
 			r.metrics.throttled.WithLabelValues(string(kind)).Inc()

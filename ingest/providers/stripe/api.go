@@ -98,7 +98,10 @@ func (a api) Events(ctx context.Context, w provider.Window, cursor string, page 
 		params := &stripego.EventListParams{CreatedRange: &stripego.RangeQueryParams{GreaterThanOrEqual: w.Since.Unix()}}
 		params.Limit = stripego.Int64(pageSize)
 		if !w.Until.IsZero() {
-			params.CreatedRange.LesserThan = w.Until.Unix()
+			// Stripe's times are whole seconds: an event of until's own
+			// second, before it, is in the window (the next window's
+			// overlap lists it again, as a duplicate).
+			params.CreatedRange.LesserThan = w.Until.Add(time.Second - 1).Unix()
 		}
 		if after != "" {
 			params.StartingAfter = stripego.String(after)

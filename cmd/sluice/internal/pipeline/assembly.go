@@ -160,7 +160,10 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 		return err
 	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
-	a.stages = append(a.stages, stage{name: "reconcile", run: reconcile.New(reconcile.Config{}, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg)).Loop})
+	if rc := a.cfg.Reconcile; rc != nil {
+		runner := reconcile.New(*rc, a.log.With(slog.String("component", "reconcile")), keys, ic.Providers, a.ingest, reconcile.NewMetrics(a.reg))
+		a.stages = append(a.stages, stage{name: "reconcile", run: runner.Loop})
+	}
 	life := lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
 	a.stages = append(a.stages, stage{name: "lifecycle", run: life.Run})
 	// The manager keeps partitions ahead; if it stops or keeps failing,

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -62,6 +63,10 @@ type Config struct {
 	// Lifecycle sets the storage horizons and partitions; its manager runs
 	// in every process that ingests (one at a time works, by lock).
 	Lifecycle lifecycle.Config
+	// Reconcile, when set, runs the reconciliation schedule in every
+	// process that ingests (a source's lock lets one instance at a time
+	// reconcile it).
+	Reconcile *reconcile.Config
 	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes),
 	// ConsumerTransactions (all groups together),
 	// ConsumerGroupTransactions and ConsumerSharePatience (each group's,

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,12 +62,14 @@ type API struct {
 	byID     map[string]int // event id to its index in events
 	sorted   bool
 	payments []InvoicePayment
-	// throttle answers the next requests 429 with Retry-After: 1.
-	throttle int
+	// throttle answers requests 429 with Retry-After: 1, once throttleAfter
+	// more were served.
+	throttle, throttleAfter int
 	// forbidPayments answers invoice payment lists 403 as Stripe does for a
 	// restricted key without the permission.
 	forbidPayments bool
 	requests       map[string]int // by path, throttled and refused ones included
+	latency        time.Duration
 }
 
 // New starts a fake Stripe API, closed when the test ends.
@@ -100,10 +103,22 @@ func (a *API) RecordInvoicePayment(ps ...InvoicePayment) {
 }
 
 // Throttle makes the next n requests answer 429 with Retry-After: 1.
-func (a *API) Throttle(n int) {
+func (a *API) Throttle(n int) { a.ThrottleAfter(0, n) }
+
+// ThrottleAfter makes n requests in a row answer 429 with Retry-After: 1,
+// once after more were served: in the middle of a listing.
+func (a *API) ThrottleAfter(after, n int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.throttle = n
+	a.throttle, a.throttleAfter = n, after
+}
+
+// SlowDown makes every answer wait d first, as a distant API's would: a
+// listing then takes long enough to be stopped in its middle.
+func (a *API) SlowDown(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.latency = d
 }
 
 // ForbidInvoicePayments makes GET /v1/invoice_payments answer as Stripe
@@ -141,9 +156,15 @@ const forbidden = `{"error":{"message":"The provided key 'rk_test_**************
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
+	latency := a.latency
+	a.mu.Unlock()
+	time.Sleep(latency) // the stand-in's latency, not a synchronisation
+	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.requests[r.URL.Path]++
-	if a.throttle > 0 {
+	if a.throttleAfter > 0 {
+		a.throttleAfter--
+	} else if a.throttle > 0 {
 		a.throttle--
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, `{"error":{"type":"rate_limit_error"}}`, http.StatusTooManyRequests)
@@ -200,7 +221,14 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) {
 		limit = defaultLimit
 	}
 	limit = min(limit, maxLimit)
-	types := q["types[]"]
+	// Stripe reads an array as types[] or, as stripe-go sends it, types[0],
+	// types[1], ...
+	types := slices.Clone(q["types[]"])
+	for k, v := range q {
+		if strings.HasPrefix(k, "types[") && k != "types[]" {
+			types = append(types, v...)
+		}
+	}
 	if len(types) > 20 {
 		http.Error(w, `{"error":{"type":"invalid_request_error","message":"types: at most 20"}}`, http.StatusBadRequest)
 		return

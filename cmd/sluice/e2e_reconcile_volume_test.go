@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
+	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// outageOf is what Stripe recorded for the fixture's account while the
+// endpoint was down: n events over the last hour, one in ten a paid invoice
+// of the fixture's customer (each grants 100 credits), the others of types
+// no handler knows.
+func (f tenantFixture) outageOf(n int) (evs []stripetest.Event, invoices int) {
+	s := testenv.RandomSuffix()
+	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created"}
+	start := time.Now().Add(-time.Hour)
+	for i := range n {
+		e := stripetest.Event{ID: fmt.Sprintf("evt_out_%s_%d", s, i), Created: start.Add(time.Duration(i) * 30 * time.Minute / time.Duration(n)),
+			APIVersion: "2024-06-20"}
+		if i%10 == 0 {
+			e.Type, invoices = "invoice.paid", invoices+1
+			e.Object = map[string]any{"id": fmt.Sprintf("in_out_%s_%d", s, i), "object": "invoice", "customer": f.customer,
+				"amount_paid": 1500, "currency": "usd", "status": "paid"}
+		} else {
+			e.Type, e.Object = others[i%len(others)], map[string]any{"id": fmt.Sprintf("obj_%s_%d", s, i), "object": "thing"}
+		}
+		evs = append(evs, e)
+	}
+	return evs, invoices
+}
+
+// waitGranted waits for the consumers to grant every invoice, then checks
+// that each was granted once and the balance is exact.
+func (f tenantFixture) waitGranted(t *testing.T, invoices int) {
+	t.Helper()
+	testenv.Eventually(t, 2*time.Minute, "every recovered invoice granted", func() (bool, error) {
+		return f.grants(t) >= invoices, nil
+	})
+	if n := f.grants(t); n != invoices {
+		t.Fatalf("grants = %d, want %d", n, invoices)
+	}
+	if b := f.balance(t); b != int64(100*invoices) {
+		t.Fatalf("balance = %d, want %d", b, 100*invoices)
+	}
+}
+
+// Issue 34, invariant 10 at volume: an outage of 20,000 Stripe events, 2,000
+// of them paid invoices. Reconciliation with a budget of 20 requests an hour
+// reads what each hour allows and resumes where it stopped; runs converge
+// to each invoice granted once and the balance exact, with no event entered
+// twice and no page asked for twice.
+func TestReconcileConvergesOnALargeOutageWithinAnHourlyBudget(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	ctx := context.Background()
+	g := commandGlobals()
+	api := f.withStripeAPI(t, g)
+	evs, invoices := f.outageOf(20_000)
+	api.Record(evs...)
+
+	const budget = 8 // 20 pages of handled events: three hours
+	run := &ReconcileRunCmd{Source: f.sourceID, ReconcileFlags: ReconcileFlags{ReconcileBudget: budget}}
+	var runs int
+	for runs = 1; ; runs++ {
+		if runs > 5 {
+			t.Fatalf("%d runs and the outage is not recovered", runs)
+		}
+		err := run.Run(ctx, g, slog.New(slog.DiscardHandler))
+		if err == nil {
+			break
+		}
+		// The next clock hour, for this source's budget.
+		if _, err := suite.pool.Exec(ctx, `UPDATE reconcile_budgets SET hour = hour - interval '1 hour' WHERE source_id = $1`, f.sourceID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs != 3 {
+		t.Errorf("converged in %d runs, want 3 at %d requests an hour", runs, budget)
+	}
+	if n := f.inboxRows(t); n != invoices {
+		t.Fatalf("inbox rows = %d, want %d", n, invoices)
+	}
+	if got, most := api.Requests("/v1/events"), invoices/100+1; got > most {
+		t.Fatalf("listing requests = %d, want at most %d", got, most)
+	}
+	f.waitGranted(t, invoices)
+}
+
+// Issue 34: a reconciling process killed (-9) in the middle of a large
+// window loses nothing and repeats nothing: the next run resumes from the
+// last page it saved, reading at most one page again, and every invoice is
+// granted once.
+func TestReconcileKilledMidWindowResumesFromItsLastPage(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	ctx := context.Background()
+	g := commandGlobals()
+	api := f.withStripeAPI(t, g)
+	evs, invoices := f.outageOf(20_000)
+	api.Record(evs...)
+	api.SlowDown(150 * time.Millisecond)
+
+	cmd := exec.Command(sluiceBinary(t), "reconcile", "--source", f.sourceID)
+	cmd.Env = append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey)
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, "the reconciling process to save its fifth page", func() (bool, error) {
+		return count(t, `SELECT count(*) FROM reconcile_runs WHERE source_id = $1 AND pages >= 5`, f.sourceID) == 1, nil
+	})
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	entered := f.inboxRows(t)
+	if entered == 0 || entered >= invoices {
+		t.Fatalf("%d of %d entered before the kill, want it stopped in the middle\n%s", entered, invoices, out)
+	}
+	before := api.Requests("/v1/events")
+	api.SlowDown(0)
+
+	run := &ReconcileRunCmd{Source: f.sourceID}
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := reconcile.Runs(ctx, suite.pool, f.sourceID, 10)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v, %v; want the killed one and the one after", runs, err)
+	}
+	if runs[1].Outcome != reconcile.OutcomeAbandoned || runs[0].Outcome != reconcile.OutcomeOK {
+		t.Fatalf("outcomes %s then %s, want abandoned then ok", runs[1].Outcome, runs[0].Outcome)
+	}
+	// What the killed run saved is not asked for again: at most the page in
+	// flight when it died.
+	pagesLeft := invoices/100 - runs[1].Pages
+	if got := api.Requests("/v1/events") - before; got > pagesLeft+2 {
+		t.Fatalf("the resumed run asked for %d pages, want at most %d (the %d left and the one in flight)", got, pagesLeft+2, pagesLeft)
+	}
+	if n := f.inboxRows(t); n != invoices {
+		t.Fatalf("inbox rows = %d, want %d", n, invoices)
+	}
+	f.waitGranted(t, invoices)
+}
