@@ -152,3 +152,51 @@ func TestReconcileKilledMidWindowResumesFromItsLastPage(t *testing.T) {
 	}
 	f.waitGranted(t, invoices)
 }
+
+// Issue 34: a restricted key with read access to events but not to invoice
+// payments. Stripe answers the lookup that would release a waiting refund
+// 403, naming the permission: the run is partial and says which permission
+// is missing (run row, status, metric); the events it listed are entered
+// and the position moves past the window; the refund stays waiting, and
+// counted.
+func TestReconcileWithoutTheInvoicePaymentsPermissionIsPartial(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	ctx := context.Background()
+	g := commandGlobals()
+	api := f.withStripeAPI(t, g)
+	api.ForbidInvoicePayments()
+	s := testenv.RandomSuffix()
+	inv, pi := "in_p"+s, "pi_p"+s
+	paid, refund := "evt_paid_p"+s, "evt_refund_p"+s
+	for _, step := range []struct{ name, id string }{{"invoice.paid", paid}, {"charge.refunded", refund}} {
+		if code := f.sendSigned(t, f.stripeExample(t, step.name, step.id, inv, pi)); code != 202 {
+			t.Fatalf("%s: status %d", step.name, code)
+		}
+	}
+	missed, invoices := f.outageOf(50)
+	api.Record(missed...)
+
+	run := &ReconcileRunCmd{Source: f.sourceID}
+	if err := run.Run(ctx, g, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatalf("a partial run is not a failure: %v", err)
+	}
+	runs, err := reconcile.Runs(ctx, suite.pool, f.sourceID, 1)
+	if err != nil || len(runs) != 1 {
+		t.Fatal(runs, err)
+	}
+	if r := runs[0]; r.Outcome != reconcile.OutcomePartial || r.Missing != "rak_invoice_read" || r.Corrected != invoices {
+		t.Fatalf("run %+v, want partial, missing rak_invoice_read, %d entered", r, invoices)
+	}
+	st, err := reconcile.Sources(ctx, suite.pool, f.sourceID)
+	if err != nil || len(st) != 1 {
+		t.Fatal(st, err)
+	}
+	if st[0].Waiting != 1 || st[0].Missing != "rak_invoice_read" || st[0].Since != nil || st[0].CoveredUntil == nil {
+		t.Fatalf("status %+v, want one waiting, the permission named, the window covered", st[0])
+	}
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1 AND event_id LIKE $2 AND status = 'waiting'`, f.sourceID, refund+"%"); n != 1 {
+		t.Fatalf("refund: %d waiting rows, want still 1", n)
+	}
+	f.waitGranted(t, invoices+1)
+}

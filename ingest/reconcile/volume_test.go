@@ -275,3 +275,39 @@ func TestTheScheduleSurvivesRestartsMoreFrequentThanItsInterval(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34: a 403 on the optional invoice-payments lookup, answered with
+// the body Stripe documents, makes the run partial and names the
+// permission in the run's row and the metric; what was listed is entered
+// and the position moves on.
+func TestARefusedLookupMakesTheRunPartialAndNamesThePermission(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.stripe.Record(paidInvoices(3, time.Now().Add(-time.Minute))...)
+	b.stripe.ForbidInvoicePayments()
+	// A refund waiting for the invoice its payment intent paid (as ingest
+	// keeps one: tests of ingest show how it gets there).
+	if _, err := b.pool.Exec(ctx, `INSERT INTO inbox_waiting (inbox_id, tenant_id, source_id, source_account, object_type, via, topic, headers)
+		SELECT -1 * (extract(epoch from now()) * 1000000)::bigint, tenant_id, id, account, 'invoice', ARRAY['pi_waiting'], 'x', '{}' FROM sources WHERE id = $1`,
+		b.sourceID); err != nil {
+		t.Fatal(err)
+	}
+	runner, reg := b.runnerWith(reconcile.Config{})
+	rep, err := runner.Source(ctx, b.sourceID, provider.Window{})
+	if err != nil {
+		t.Fatalf("a partial run is not a failure: %v", err)
+	}
+	if rep.Outcome != reconcile.OutcomePartial || rep.Missing != "rak_invoice_read" || rep.Corrections[reconcile.OutcomeRecovered] != 3 {
+		t.Fatalf("report %s, missing %q, recovered %d; want partial, rak_invoice_read, 3", rep.Outcome, rep.Missing, rep.Corrections[reconcile.OutcomeRecovered])
+	}
+	if got := testenv.Metric(t, reg, "sluice_reconcile_permission_refusals_total", map[string]string{"kind": "stripe", "permission": "rak_invoice_read"}); got != 1 {
+		t.Fatalf("permission refusals counted %v, want 1", got)
+	}
+	if got := runsOf(reg, "partial"); got != 1 {
+		t.Fatalf("partial runs counted %v, want 1", got)
+	}
+	if n := b.count(t, `SELECT count(*) FROM reconcile_positions WHERE source_id = $1 AND since IS NULL AND covered_until IS NOT NULL`, b.sourceID); n != 1 {
+		t.Fatal("a partial run did not move the position past its window")
+	}
+}
