@@ -433,6 +433,8 @@ func format(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case v >= 10:
 		return fmt.Sprintf("%.1f", v)
+	case v > 0 && v < 0.1: // three figures: a ratio such as listing requests per event
+		return fmt.Sprintf("%.3g", v)
 	default:
 		return fmt.Sprintf("%.2f", v)
 	}

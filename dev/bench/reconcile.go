@@ -65,6 +65,7 @@ func (b *bench) reconcile(ctx context.Context) error {
 	}
 	args = append(args, budget...)
 	listed := api.Requests("/v1/events")
+	log.Printf("reconcile: %s %s", b.bin, strings.Join(args, " "))
 	logPath := filepath.Join(b.outDir, "sluice-reconcile.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
