@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,16 +17,10 @@ import (
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 
-// reconcileWindow is how many events the stand-in Stripe account holds, and
-// reconcileHandledEvery says that one in so many is a paid invoice (a type
-// the catalogue handles); the others are types it does not.
+// reconcileWindow is how many events the stand-in Stripe account holds;
+// one in ten is a paid invoice (a type the catalogue handles), the others
+// of types it does not (stripetest.Outage).
 func (b *bench) reconcileWindow() int { return pick(b.quick, 100_000, 1_000_000) }
-
-const reconcileHandledEvery = 10
-
-// reconcileUnhandled are Stripe types the catalogue has no entry for: a
-// reconciliation should not list them, and ingest would skip them.
-var reconcileUnhandled = []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated"}
 
 // reconcile measures `sluice reconcile --source` over a window of an
 // account with reconcileWindow events in its last 48 hours, a tenth of them
@@ -41,13 +34,14 @@ func (b *bench) reconcile(ctx context.Context) error {
 	api := stripetest.Start()
 	defer api.Close()
 	n := b.reconcileWindow()
-	handled := n / reconcileHandledEvery
 	src, err := b.reconcileSource(ctx, api.URL)
 	if err != nil {
 		return err
 	}
 	began := time.Now()
-	api.Record(reconcileEvents(b.run, n, src.customers[0], time.Now())...)
+	// The 48 hours before a minute ago: inside a first run's 72 h lookback.
+	evs, handled := stripetest.Outage(n, src.customers[0], time.Now().Add(-time.Minute-48*time.Hour), 48*time.Hour)
+	api.Record(evs...)
 	// The stand-in sorts and indexes its events on the first listing: done
 	// here, so the run is not timed with the stand-in's start.
 	if err := warmStandIn(ctx, api.URL); err != nil {
@@ -152,39 +146,6 @@ func (b *bench) reconcileSource(ctx context.Context, apiBase string) (benchSourc
 		return s, err
 	}
 	return s, nil
-}
-
-// reconcileEvents are n events of an account, oldest first, spread evenly
-// over the 48 hours before a minute ago: every reconcileHandledEvery-th a
-// paid invoice of customer, each its own invoice; the rest of the
-// unhandled types. Built for a million: an unhandled event shares its
-// type's one object (nothing reads it but a listing of every type, and
-// ingest skips those by type), an invoice has a map of six fields.
-func reconcileEvents(run string, n int, customer string, now time.Time) []stripetest.Event {
-	end := now.Add(-time.Minute)
-	step := 48 * time.Hour / time.Duration(n)
-	start := end.Add(-step * time.Duration(n))
-	shared := map[string]map[string]any{}
-	for _, t := range reconcileUnhandled {
-		object, _, _ := strings.Cut(t, ".")
-		shared[t] = map[string]any{"id": "obj_bench_reconcile", "object": object}
-	}
-	var amount any = int64(2000)
-	prefix := "evt_rc" + run + "_"
-	evs := make([]stripetest.Event, n)
-	for i := range evs {
-		e := &evs[i]
-		e.ID, e.Created, e.APIVersion = prefix+strconv.Itoa(i), start.Add(step*time.Duration(i)), "2024-06-20"
-		if i%reconcileHandledEvery == 0 {
-			e.Type = "invoice.paid"
-			e.Object = map[string]any{"id": "in_rc" + run + "_" + strconv.Itoa(i), "object": "invoice", "customer": customer,
-				"amount_paid": amount, "currency": "usd", "status": "paid"}
-			continue
-		}
-		e.Type = reconcileUnhandled[i%len(reconcileUnhandled)]
-		e.Object = shared[e.Type]
-	}
-	return evs
 }
 
 // warmStandIn asks the stand-in for one event, as Stripe would be asked.

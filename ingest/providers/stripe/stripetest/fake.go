@@ -281,24 +281,32 @@ func writeList(w http.ResponseWriter, url string, hasMore bool, page [][]byte) {
 
 // Outage is what a Stripe account records while an endpoint is down: n
 // events spread evenly over [from, from+span), one in ten a paid invoice of
-// customer (1,500 cents: what a handler grants credits for), the others of
-// types no handler of Sluice's knows. It returns them, oldest first, and how
-// many are invoices.
+// customer (1,500 cents: what a handler grants credits for), each its own
+// invoice, the others of types no handler of Sluice's knows. It returns
+// them, oldest first, and how many are invoices. Built for a million: the
+// events of one unhandled type share one object (nothing reads it but a
+// listing of every type).
 func Outage(n int, customer string, from time.Time, span time.Duration) (evs []Event, invoices int) {
 	s := strconv.FormatInt(time.Now().UnixNano(), 36)
 	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created",
 		"customer.updated", "invoice.created", "invoice.finalized", "payment_method.attached"}
+	shared := make(map[string]map[string]any, len(others))
+	for _, t := range others {
+		object, _, _ := strings.Cut(t, ".")
+		shared[t] = map[string]any{"id": "obj_out_" + s, "object": object}
+	}
 	evs = make([]Event, n)
 	for i := range evs {
-		e := Event{ID: fmt.Sprintf("evt_out_%s_%d", s, i), Created: from.Add(time.Duration(i) * span / time.Duration(n)), APIVersion: "2024-06-20"}
-		if i%10 == 0 {
-			e.Type, invoices = "invoice.paid", invoices+1
-			e.Object = map[string]any{"id": fmt.Sprintf("in_out_%s_%d", s, i), "object": "invoice", "customer": customer,
-				"amount_paid": 1500, "currency": "usd", "status": "paid"}
-		} else {
-			e.Type, e.Object = others[i%len(others)], map[string]any{"id": fmt.Sprintf("obj_%s_%d", s, i), "object": "thing"}
+		e := &evs[i]
+		e.ID, e.Created, e.APIVersion = "evt_out_"+s+"_"+strconv.Itoa(i), from.Add(span/time.Duration(n)*time.Duration(i)), "2024-06-20"
+		if i%10 != 0 {
+			e.Type = others[i%len(others)]
+			e.Object = shared[e.Type]
+			continue
 		}
-		evs[i] = e
+		e.Type, invoices = "invoice.paid", invoices+1
+		e.Object = map[string]any{"id": "in_out_" + s + "_" + strconv.Itoa(i), "object": "invoice", "customer": customer,
+			"amount_paid": 1500, "currency": "usd", "status": "paid"}
 	}
 	return evs, invoices
 }
