@@ -33,6 +33,7 @@ type bundle struct {
 	pool     *pgxpool.Pool // direct, for assertions
 	store    tenancy.Store
 	srv      *httptest.Server
+	svc      *ingest.Service
 	reg      *prometheus.Registry // the service's metrics
 	tenantID string
 	sourceID string
@@ -116,7 +117,8 @@ func setupIn(t *testing.T, cfg ingest.Config, databaseURL, serviceURL string, sc
 		svc.Stop()
 	})
 
-	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring, Providers: cfg.Providers}, srv: srv, reg: reg, secret: "whsec_" + testenv.RandomSuffix()}
+	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring, Providers: cfg.Providers}, srv: srv, svc: svc, reg: reg,
+		secret: "whsec_" + testenv.RandomSuffix()}
 	b.tenantID = b.newTenant(t)
 	b.sourceID = b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "stripe", Secret: b.secret})
 	return b

@@ -75,14 +75,27 @@ func (g *Globals) catalog() catalog.Config {
 type Horizons struct {
 	PayloadHorizon time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
 	KeyHorizon     time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`
-	PartitionSpan  time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
-	Cleanup        bool          `name:"lifecycle-cleanup" env:"SLUICE_LIFECYCLE_CLEANUP" default:"true" negatable:"" help:"Drop and delete what is past its horizon; with --no-lifecycle-cleanup partitions are still created ahead but storage grows without bound (for measuring cleanup, or archiving by other means)."`
-	Every          time.Duration `name:"lifecycle-every" env:"SLUICE_LIFECYCLE_EVERY" default:"0s" help:"Pause between lifecycle passes; 0: 5m, or a tenth of --partition-interval when that is shorter."`
+	// LinksHorizon is text so that empty (unset, or an empty variable)
+	// means the key horizon, and a 0 given is refused.
+	LinksHorizon  string        `name:"links-horizon" env:"SLUICE_LINKS_HORIZON" default:"" placeholder:"DURATION" help:"How long object links are kept (which invoice a payment paid, how a Stripe refund reaches its invoice); a refund after its link is gone waits for reconciliation. Empty: --key-horizon."`
+	PartitionSpan time.Duration `name:"partition-interval" env:"SLUICE_PARTITION_INTERVAL" default:"24h" help:"Time range of one partition of payloads and delivery records; storage is a horizon plus one of these."`
+	Cleanup       bool          `name:"lifecycle-cleanup" env:"SLUICE_LIFECYCLE_CLEANUP" default:"true" negatable:"" help:"Drop and delete what is past its horizon; with --no-lifecycle-cleanup partitions are still created ahead but storage grows without bound (for measuring cleanup, or archiving by other means)."`
+	Every         time.Duration `name:"lifecycle-every" env:"SLUICE_LIFECYCLE_EVERY" default:"0s" help:"Pause between lifecycle passes; 0: 5m, or a tenth of --partition-interval when that is shorter."`
 }
 
-func (h Horizons) lifecycle() lifecycle.Config {
-	return lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan,
+// lifecycle is the manager's configuration; lifecycle.Config.Validate
+// judges the horizons together.
+func (h Horizons) lifecycle() (lifecycle.Config, error) {
+	cfg := lifecycle.Config{PayloadHorizon: h.PayloadHorizon, KeyHorizon: h.KeyHorizon, Interval: h.PartitionSpan,
 		NoCleanup: !h.Cleanup, Every: h.Every}
+	if h.LinksHorizon != "" {
+		d, err := time.ParseDuration(h.LinksHorizon)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("--links-horizon %q: want a positive duration (such as 2160h), or empty for --key-horizon", h.LinksHorizon)
+		}
+		cfg.LinksHorizon = d
+	}
+	return cfg, nil
 }
 
 // RunFlags configure the long-running commands.
@@ -167,7 +180,10 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		}
 		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
 	}
-	cfg.Lifecycle = f.lifecycle()
+	var err error
+	if cfg.Lifecycle, err = f.lifecycle(); err != nil {
+		return cfg, err
+	}
 	if f.Reconcile {
 		rc, err := f.ReconcileFlags.config()
 		if err != nil {

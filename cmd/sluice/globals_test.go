@@ -53,3 +53,52 @@ func TestResourceTypesFlagDefaultsToTheCataloguesVocabulary(t *testing.T) {
 		t.Fatalf("--tenant-resource-types default %v, catalog's %v", got, catalog.DefaultResourceTypes)
 	}
 }
+
+// --links-horizon (SLUICE_LINKS_HORIZON) left empty is the key horizon;
+// given, it must be a positive duration, for `sluice lifecycle` as for the
+// processes that run the manager.
+func TestLinksHorizonFlagDefaultsToTheKeyHorizon(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want time.Duration // 0: refused
+	}{
+		{args: nil, want: 720 * time.Hour},
+		{args: []string{"--links-horizon="}, want: 720 * time.Hour},
+		{args: []string{"--key-horizon=1000h"}, want: 1000 * time.Hour},
+		{args: []string{"--links-horizon=2160h"}, want: 2160 * time.Hour},
+		{args: []string{"--links-horizon=1h"}, want: time.Hour},
+		{args: []string{"--links-horizon=0s"}},
+		{args: []string{"--links-horizon=-1h"}},
+		{args: []string{"--links-horizon=90d"}},
+	} {
+		var cli CLI
+		parser, err := kong.New(&cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parser.Parse(append([]string{"lifecycle"}, c.args...)); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		cfg, err := cli.Lifecycle.lifecycle()
+		if c.want == 0 {
+			if err == nil {
+				t.Errorf("%v accepted", c.args)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+		} else if got := cfg.WithDefaults().LinksHorizon; got != c.want {
+			t.Errorf("%v: links horizon %s, want %s", c.args, got, c.want)
+		}
+	}
+	g := &Globals{}
+	if _, err := g.pipelineConfig(RunFlags{Horizons: Horizons{LinksHorizon: "0s"}}); err == nil {
+		t.Error("serve with --links-horizon 0s accepted")
+	}
+	cfg, err := g.pipelineConfig(RunFlags{Horizons: Horizons{LinksHorizon: "2160h"}})
+	if err != nil || cfg.Lifecycle.LinksHorizon != 2160*time.Hour {
+		t.Errorf("serve with --links-horizon 2160h: links horizon %s, %v", cfg.Lifecycle.LinksHorizon, err)
+	}
+}

@@ -13,15 +13,19 @@ import (
 
 // LifecycleCmd makes one pass of the lifecycle manager that `serve` and
 // `ingest` run in the background: partitions ahead, aged ones dropped,
-// expired keys deleted. For an upgrade (partitions exist before the new
-// binaries run) and for operators who want to see what it does.
+// expired keys and what else is past its horizon deleted. For an upgrade
+// (partitions exist before the new binaries run) and for operators who
+// want to see what it does.
 type LifecycleCmd struct {
 	Output
 	Horizons `embed:""`
 }
 
 func (c *LifecycleCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
-	cfg := c.lifecycle()
+	cfg, err := c.lifecycle()
+	if err != nil {
+		return err
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -40,9 +44,12 @@ func (c *LifecycleCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"partitions_created": r.Created, "partitions_dropped": r.Dropped,
 			"keys_deleted": r.KeysDeleted, "dead_letters_deleted": r.DeadLettersDeleted, "parked_deleted": r.ParkedDeleted,
+			"reconcile_runs_deleted": r.ReconcileRunsDeleted, "corrections_deleted": r.CorrectionsDeleted, "links_deleted": r.LinksDeleted,
 			"replaced_tables_dropped": r.LegacyDropped, "took_seconds": r.Took.Seconds()})
 	}
-	_, err = fmt.Printf("partitions created %d, dropped %d; keys deleted %d; replayed dead letters deleted %d; released parked records deleted %d; replaced tables dropped %v; %s\n",
-		r.Created, r.Dropped, r.KeysDeleted, r.DeadLettersDeleted, r.ParkedDeleted, r.LegacyDropped, r.Took)
+	_, err = fmt.Printf("partitions created %d, dropped %d; keys deleted %d; replayed dead letters deleted %d; released parked records deleted %d; "+
+		"reconcile runs deleted %d (corrections %d); object links deleted %d; replaced tables dropped %v; %s\n",
+		r.Created, r.Dropped, r.KeysDeleted, r.DeadLettersDeleted, r.ParkedDeleted, r.ReconcileRunsDeleted, r.CorrectionsDeleted,
+		r.LinksDeleted, r.LegacyDropped, r.Took)
 	return err
 }

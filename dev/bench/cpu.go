@@ -200,6 +200,7 @@ var (
 		{"consume", "consumers backlog, per record"},
 		{"pgbench_single", "pgbench 1 event/tx, per event"},
 		{"pgbench_batch100", "pgbench 100 events/tx, per event"},
+		{"reconcile", "reconcile, per recovered event"},
 	}
 	cpuProcs = []string{"sluice", "postgres", "kafka", "generator", "null", "pgbench", "pg_recvlogical"}
 )

@@ -50,6 +50,7 @@ type bench struct {
 	prefix             string
 	outDir             string
 	pool               *pgxpool.Pool
+	store              tenancy.Store
 	targets            []target // filled per ingest address
 	sources            []benchSource
 	results            map[string]float64
@@ -112,6 +113,9 @@ func main() {
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		{"pgbench", "pgbench baselines", b.pgbench},
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
+		// Before sustained, whose partitions of minutes would not cover
+		// its writes after it.
+		{"reconcile", "reconcile a provider window of 1,000,000 events (quick: 100,000)", b.reconcile},
 		{"sustained", "sustained ingest while partitions roll", b.sustained},
 		{"search", "admin search on a large inbox", b.adminSearch},
 	}
@@ -217,18 +221,18 @@ func setup(ctx context.Context) (*bench, error) {
 		return nil, err
 	}
 	ring, _ := keyring.Parse(b.secretKey)
-	store := tenancy.Store{Pool: b.pool, Ring: ring}
+	b.store = tenancy.Store{Pool: b.pool, Ring: ring}
 	for i := range 8 {
 		s := benchSource{account: fmt.Sprintf("acct_bench_%d", i), secret: fmt.Sprintf("whsec_bench_%s_%d", b.run, i)}
-		if s.tenantID, err = store.CreateTenant(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
+		if s.tenantID, err = b.store.CreateTenant(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
 			return nil, err
 		}
-		if s.sourceID, err = store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
+		if s.sourceID, err = b.store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
 			return nil, err
 		}
 		for c := range 100 {
 			cust := fmt.Sprintf("cus_bench_%d_%d", i, c)
-			if _, err := store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
+			if _, err := b.store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
 				return nil, err
 			}
 			s.customers = append(s.customers, cust)
@@ -381,6 +385,12 @@ func (b *bench) report() {
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
 		{"sustained_events_per_s", "sustained ingest while partitions roll (BENCH_SUSTAINED_RATE, 0: full speed)", "events/s"},
 		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
+		{"reconcile_window_events", "reconcile: events in the provider's window", "events"},
+		{"reconcile_handled_events", "  of them of types the catalogue handles", "events"},
+		{"reconcile_recovered_per_s", "  recovered (entered), per second of the run", "events/s"},
+		{"reconcile_listing_requests", "  listing requests to the provider", "requests"},
+		{"reconcile_listing_requests_per_handled", "  listing requests per handled event", "ratio"},
+		{"reconcile_cpu_us_per_event", "  Sluice CPU per recovered event", "us"},
 		{"admin_search_event_id_p99_ms", "admin search by provider event id, p99", "ms"},
 		{"admin_search_object_id_p99_ms", "admin search by object id, p99", "ms"},
 		{"admin_search_tenant_time_p99_ms", "admin search, one tenant over an hour, p99", "ms"},
@@ -423,6 +433,8 @@ func format(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case v >= 10:
 		return fmt.Sprintf("%.1f", v)
+	case v > 0 && v < 0.1: // three figures: a ratio such as listing requests per event
+		return fmt.Sprintf("%.3g", v)
 	default:
 		return fmt.Sprintf("%.2f", v)
 	}

@@ -102,6 +102,11 @@ func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window)
 	if runErr != nil {
 		msg = runErr.Error()
 	}
+	if rep.Outcome == OutcomeIncomplete {
+		// The run did its share; the next goes on. Its row says why it
+		// stopped.
+		runErr = nil
+	}
 	// The run's row is finished even when ctx ended: what it did stays
 	// counted.
 	if _, err := r.pool.Exec(context.WithoutCancel(ctx), runFinishSQL, rep.RunID, rep.Found, rep.Corrected(), msg, string(rep.Outcome),

@@ -3,7 +3,6 @@ package reconcile_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -17,27 +16,10 @@ import (
 )
 
 // outage is what Stripe recorded while the endpoint was down: n events
-// spread over the last hour, one in ten a paid invoice (handled), the rest
-// of types no handler knows.
-func outage(n int) (all []stripetest.Event, handled int) {
-	s := testenv.RandomSuffix()
-	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created",
-		"customer.updated", "invoice.created", "invoice.finalized", "payment_method.attached"}
-	start := time.Now().Add(-time.Hour)
-	for i := range n {
-		at := start.Add(time.Duration(i) * time.Hour / time.Duration(n) / 2)
-		e := stripetest.Event{ID: fmt.Sprintf("evt_%s_%d", s, i), Created: at, APIVersion: "2025-03-31.basil"}
-		if i%10 == 0 {
-			e.Type, handled = "invoice.paid", handled+1
-			e.Object = map[string]any{"id": fmt.Sprintf("in_%s_%d", s, i), "object": "invoice", "customer": "cus_" + s,
-				"amount_paid": 1000, "currency": "usd", "status": "paid"}
-		} else {
-			e.Type = others[i%len(others)]
-			e.Object = map[string]any{"id": fmt.Sprintf("obj_%s_%d", s, i), "object": "thing"}
-		}
-		all = append(all, e)
-	}
-	return all, handled
+// over the last hour, one in ten a paid invoice (handled), the rest of types
+// no handler knows.
+func outage(n int) ([]stripetest.Event, int) {
+	return stripetest.Outage(n, "cus_"+testenv.RandomSuffix(), time.Now().Add(-time.Hour), 30*time.Minute)
 }
 
 func (b *testBundle) runnerWith(cfg reconcile.Config) (*reconcile.Runner, *prometheus.Registry) {
@@ -273,5 +255,41 @@ func TestTheScheduleSurvivesRestartsMoreFrequentThanItsInterval(t *testing.T) {
 		if gap := starts[i].Sub(starts[i-1]); gap < every-100*time.Millisecond {
 			t.Fatalf("runs %s apart, want one every %s", gap, every)
 		}
+	}
+}
+
+// Issue 34: a 403 on the optional invoice-payments lookup, answered with
+// the body Stripe documents, makes the run partial and names the
+// permission in the run's row and the metric; what was listed is entered
+// and the position moves on.
+func TestARefusedLookupMakesTheRunPartialAndNamesThePermission(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.stripe.Record(paidInvoices(3, time.Now().Add(-time.Minute))...)
+	b.stripe.ForbidInvoicePayments()
+	// A refund waiting for the invoice its payment intent paid (as ingest
+	// keeps one: tests of ingest show how it gets there).
+	if _, err := b.pool.Exec(ctx, `INSERT INTO inbox_waiting (inbox_id, tenant_id, source_id, source_account, object_type, via, topic, headers)
+		SELECT -1 * (extract(epoch from now()) * 1000000)::bigint, tenant_id, id, account, 'invoice', ARRAY['pi_waiting'], 'x', '{}' FROM sources WHERE id = $1`,
+		b.sourceID); err != nil {
+		t.Fatal(err)
+	}
+	runner, reg := b.runnerWith(reconcile.Config{})
+	rep, err := runner.Source(ctx, b.sourceID, provider.Window{})
+	if err != nil {
+		t.Fatalf("a partial run is not a failure: %v", err)
+	}
+	if rep.Outcome != reconcile.OutcomePartial || rep.Missing != "rak_invoice_read" || rep.Corrections[reconcile.OutcomeRecovered] != 3 {
+		t.Fatalf("report %s, missing %q, recovered %d; want partial, rak_invoice_read, 3", rep.Outcome, rep.Missing, rep.Corrections[reconcile.OutcomeRecovered])
+	}
+	if got := testenv.Metric(t, reg, "sluice_reconcile_permission_refusals_total", map[string]string{"kind": "stripe", "permission": "rak_invoice_read"}); got != 1 {
+		t.Fatalf("permission refusals counted %v, want 1", got)
+	}
+	if got := runsOf(reg, "partial"); got != 1 {
+		t.Fatalf("partial runs counted %v, want 1", got)
+	}
+	if n := b.count(t, `SELECT count(*) FROM reconcile_positions WHERE source_id = $1 AND since IS NULL AND covered_until IS NOT NULL`, b.sourceID); n != 1 {
+		t.Fatal("a partial run did not move the position past its window")
 	}
 }

@@ -1,10 +1,11 @@
-// Package lifecycle keeps Sluice's stored events within two horizons: event
-// keys (the inbox row: dedup identity and content hashes) for KeyHorizon,
-// payloads (bodies, and conflicts that hold bodies) for PayloadHorizon. It
-// creates the time partitions of the high-volume tables ahead of need and
-// drops each one whole once everything in it is past its horizon; event keys,
-// which must stay unique across time and so live in a plain table, are
-// deleted in batches.
+// Package lifecycle keeps Sluice's stored events within their horizons:
+// event keys (the inbox row: dedup identity and content hashes) for
+// KeyHorizon, payloads (bodies, and conflicts that hold bodies) for
+// PayloadHorizon, object links for LinksHorizon. It creates the time
+// partitions of the high-volume tables ahead of need and drops each one
+// whole once everything in it is past its horizon; event keys, which must
+// stay unique across time and so live in a plain table, are deleted in
+// batches.
 //
 // The dispatcher's record of sends (dispatch_deliveries, its dedup of
 // calls) is partitioned and kept for KeyHorizon. Dead letters and parked
@@ -12,6 +13,24 @@
 // plain tables: once an operator resolved one (replayed; released) and
 // PayloadHorizon has passed since, it is deleted in batches; an unresolved
 // one never is.
+//
+// Reconciliation's record of its runs (reconcile_runs, each with its
+// corrections) is kept for KeyHorizon, as long as the event keys its
+// corrections name, and deleted in batches; but each source's newest good
+// run (ended without error, not a dry run) stays however old. Its end is
+// the source's watermark as the runs record it (reconciliation resumed
+// from it until reconcile_positions took over in migration 00025, which
+// seeded each position from it): without that run the watermark would
+// move back to an older run's end or, with no good run left, vanish, and
+// a source whose runs failed for longer than the horizon would look as if
+// it had never been reconciled.
+//
+// Object links (which invoice a payment paid: how a Stripe refund that
+// names only its payment reaches its invoice) are one row per payment,
+// deleted in batches past LinksHorizon. A refund that comes after its
+// link is gone waits, as one whose link never came does, until a new link
+// or reconciliation's lookup of the payment releases it; its waiting row
+// goes in the transaction that publishes it, or with its key.
 //
 // Partitions running out (the manager stopped or keeps failing) are
 // visible before writes fail: CheckAhead, CheckWritable and the gauge
@@ -24,9 +43,10 @@
 // (a partition goes when its upper bound is), and a key always outlives its
 // payload (KeyHorizon >= PayloadHorizon) and any erasure but a tenant's, so
 // a redelivery of anything whose payload ever existed is still judged
-// against its key. One manager works
-// at a time across instances (a session advisory lock per pass); the others
-// skip the pass.
+// against its key. Aging out never moves a source's reconciliation
+// watermark, and an event that still waits goes only with its key. One
+// manager works at a time across instances (a session advisory lock per
+// pass); the others skip the pass.
 package lifecycle
 
 import (
@@ -53,6 +73,18 @@ type Config struct {
 	// it is accepted as a new event (consumers' business keys still keep
 	// its effect single).
 	KeyHorizon time.Duration
+	// LinksHorizon is how long object links are kept: which invoice a
+	// payment paid, so that a Stripe charge.refunded of API version basil
+	// on (it names its payment intent and charge, no invoice) reaches its
+	// invoice. Default KeyHorizon. A refund that comes after its payment's
+	// link is gone waits (inbox status waiting) until reconciliation looks
+	// the payment up (Stripe's invoice payments) and enters the link again;
+	// for a source without API credentials it waits until its key expires.
+	// Longer resolves late refunds at once, for a row and an index entry
+	// per payment. Shorter than KeyHorizon delays some: a payment that
+	// reconciliation itself linked is entered again under the same id, a
+	// duplicate that links nothing until that key expires.
+	LinksHorizon time.Duration
 	// Interval is the time range of one partition. Default 24h. A row lives
 	// at most one Interval past its horizon, so storage is the horizon plus
 	// one Interval (plus Ahead empty partitions).
@@ -69,8 +101,10 @@ type Config struct {
 	// measuring what cleanup costs, and for deployments that archive and
 	// prune by other means.
 	NoCleanup bool
-	// KeyBatch is how many expired keys (or resolved dead letters, or
-	// released parked records) one DELETE removes. Default 5000.
+	// KeyBatch is how many expired keys (or resolved dead letters,
+	// released parked records, reconciliation runs, object links) one
+	// DELETE removes; a run's corrections go with it, however many.
+	// Default 5000.
 	KeyBatch int
 	// LockTimeout bounds how long a partition change waits for its table's
 	// lock (ingest queues behind a waiting ALTER); the pass retries later.
@@ -87,6 +121,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.KeyHorizon <= 0 {
 		c.KeyHorizon = 30 * 24 * time.Hour
+	}
+	if c.LinksHorizon <= 0 {
+		c.LinksHorizon = c.KeyHorizon
 	}
 	if c.Interval <= 0 {
 		c.Interval = 24 * time.Hour
@@ -113,8 +150,12 @@ func (c Config) WithDefaults() Config {
 // horizon, which would let a redelivery of a kept payload be accepted anew.
 var ErrKeysBeforePayloads = errors.New("lifecycle: key horizon shorter than payload horizon")
 
-// Validate refuses horizons that break the invariant.
+// Validate refuses horizons that break the invariant, and a negative links
+// horizon (zero is the key horizon).
 func (c Config) Validate() error {
+	if c.LinksHorizon < 0 {
+		return fmt.Errorf("lifecycle: links horizon %s: want a positive duration, or 0 for the key horizon", c.LinksHorizon)
+	}
 	c = c.WithDefaults()
 	if c.KeyHorizon < c.PayloadHorizon {
 		return fmt.Errorf("%w (%s < %s)", ErrKeysBeforePayloads, c.KeyHorizon, c.PayloadHorizon)

@@ -58,10 +58,18 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	b := &bundle{pool: pool, reg: prometheus.NewRegistry(), now: time.Now().Add(5 * 24 * time.Hour).Truncate(time.Minute)}
-	b.m = lifecycle.New(lifecycle.Config{PayloadHorizon: 2 * time.Minute, KeyHorizon: 5 * time.Minute,
-		Interval: time.Minute, Ahead: 2, Now: b.clock}, pool, slog.New(slog.DiscardHandler), b.reg)
+	b := &bundle{pool: pool, now: time.Now().Add(5 * 24 * time.Hour).Truncate(time.Minute)}
+	b.configure(func(*lifecycle.Config) {})
 	return b
+}
+
+// configure replaces the manager, and its metrics, by one with setup's
+// configuration as change leaves it.
+func (b *bundle) configure(change func(*lifecycle.Config)) {
+	cfg := lifecycle.Config{PayloadHorizon: 2 * time.Minute, KeyHorizon: 5 * time.Minute, Interval: time.Minute, Ahead: 2, Now: b.clock}
+	change(&cfg)
+	b.reg = prometheus.NewRegistry()
+	b.m = lifecycle.New(cfg, b.pool, slog.New(slog.DiscardHandler), b.reg)
 }
 
 func (b *bundle) log() *slog.Logger { return slog.New(slog.DiscardHandler) }

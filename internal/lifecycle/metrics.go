@@ -9,11 +9,15 @@ type metrics struct {
 	droppedR  *prometheus.CounterVec
 	keys      prometheus.Counter
 	resolved  *prometheus.CounterVec
+	aged      *prometheus.CounterVec
 	walBytes  prometheus.Counter
 	failures  prometheus.Counter
 	passes    prometheus.Counter
 	passSecs  prometheus.Counter
 	lastPassS prometheus.Gauge
+
+	// aged's series, which exist from the start at zero.
+	agedRuns, agedCorrections, agedLinks prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -30,6 +34,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Event keys (inbox rows) deleted past the key horizon."}),
 		resolved: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_resolved_deleted_total",
 			Help: "Rows an operator resolved (dead letters replayed, parked records released) deleted past the payload horizon."}, []string{"table"}),
+		aged: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_aged_deleted_total",
+			Help: "Rows of plain tables deleted past their horizon: reconciliation runs and their corrections (key horizon; each source's watermark run is kept), object links (links horizon)."}, []string{"table"}),
 		walBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_wal_bytes_total",
 			Help: "WAL written while passes ran (LSN difference around each pass: an upper bound, concurrent writes count too)."}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_failures_total",
@@ -42,14 +48,16 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "When this process last completed a pass."}),
 	}
 	// Each table's counters exist from the start at zero, so the first
-	// partition created or dropped shows as an increase.
+	// partition created or dropped, or row aged out, shows as an increase.
 	for _, t := range tables {
 		for _, v := range []*prometheus.CounterVec{m.created, m.dropped, m.droppedB, m.droppedR} {
 			v.WithLabelValues(t.name)
 		}
 	}
+	m.agedRuns, m.agedCorrections = m.aged.WithLabelValues("reconcile_runs"), m.aged.WithLabelValues("reconcile_corrections")
+	m.agedLinks = m.aged.WithLabelValues("object_links")
 	if reg != nil {
-		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.resolved, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
+		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.resolved, m.aged, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
 	}
 	return m
 }

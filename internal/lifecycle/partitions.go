@@ -12,12 +12,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// horizon names which of the two horizons a table lives by.
+// horizon names which horizon a table lives by.
 type horizon int
 
 const (
 	payloadHorizon horizon = iota
 	keyHorizon
+	linksHorizon
 )
 
 // table is a time-partitioned table and its horizon; ingest marks the

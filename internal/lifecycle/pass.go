@@ -23,14 +23,25 @@ type Report struct {
 	// Resolved rows deleted past the payload horizon: dead letters
 	// replayed, parked relay records released.
 	DeadLettersDeleted, ParkedDeleted int64
-	LegacyDropped                     bool
-	WALBytes                          int64 // LSN difference around the pass (concurrent writes included)
-	Took                              time.Duration
+	// Reconciliation runs deleted past the key horizon (each source's
+	// watermark run kept), and their corrections.
+	ReconcileRunsDeleted, CorrectionsDeleted int64
+	// Object links deleted past the links horizon.
+	LinksDeleted  int64
+	LegacyDropped bool
+	WALBytes      int64 // LSN difference around the pass (concurrent writes included)
+	Took          time.Duration
+}
+
+// deleted is how many rows of plain tables the pass deleted.
+func (r Report) deleted() int64 {
+	return r.KeysDeleted + r.DeadLettersDeleted + r.ParkedDeleted + r.ReconcileRunsDeleted + r.CorrectionsDeleted + r.LinksDeleted
 }
 
 // Pass makes one round: partitions ahead, aged partitions dropped, expired
-// keys deleted, the tables migration 00009 replaced dropped once empty of
-// anything within its horizon.
+// keys, resolved dead letters and parked records, old reconciliation runs
+// and object links deleted, the tables migration 00009 replaced dropped
+// once empty of anything within its horizon.
 func (m *Manager) Pass(ctx context.Context) (Report, error) {
 	start := time.Now()
 	var r Report
@@ -78,18 +89,20 @@ func (m *Manager) Pass(ctx context.Context) (Report, error) {
 	}
 	m.metrics.passes.Inc()
 	m.metrics.lastPassS.SetToCurrentTime()
-	if r.Created+r.Dropped > 0 || r.KeysDeleted+r.DeadLettersDeleted+r.ParkedDeleted > 0 || r.LegacyDropped {
+	if r.Created+r.Dropped > 0 || r.deleted() > 0 || r.LegacyDropped {
 		m.log.Info("lifecycle pass", slog.Int("partitions_created", r.Created), slog.Int("partitions_dropped", r.Dropped),
 			slog.Int64("keys_deleted", r.KeysDeleted), slog.Int64("dead_letters_deleted", r.DeadLettersDeleted),
-			slog.Int64("parked_deleted", r.ParkedDeleted), slog.Bool("legacy_dropped", r.LegacyDropped),
-			slog.Int64("wal_bytes", r.WALBytes), slog.Duration("took", r.Took))
+			slog.Int64("parked_deleted", r.ParkedDeleted), slog.Int64("reconcile_runs_deleted", r.ReconcileRunsDeleted),
+			slog.Int64("corrections_deleted", r.CorrectionsDeleted), slog.Int64("links_deleted", r.LinksDeleted),
+			slog.Bool("legacy_dropped", r.LegacyDropped), slog.Int64("wal_bytes", r.WALBytes), slog.Duration("took", r.Took))
 	}
 	return r, nil
 }
 
 func (m *Manager) pass(ctx context.Context, conn *pgxpool.Conn, r *Report) error {
 	now := m.cfg.Now()
-	cutoff := map[horizon]time.Time{payloadHorizon: now.Add(-m.cfg.PayloadHorizon), keyHorizon: now.Add(-m.cfg.KeyHorizon)}
+	cutoff := map[horizon]time.Time{payloadHorizon: now.Add(-m.cfg.PayloadHorizon), keyHorizon: now.Add(-m.cfg.KeyHorizon),
+		linksHorizon: now.Add(-m.cfg.LinksHorizon)}
 	for _, t := range tables {
 		have, err := listPartitions(ctx, conn, t.name)
 		if err != nil {
@@ -124,19 +137,10 @@ func (m *Manager) pass(ctx context.Context, conn *pgxpool.Conn, r *Report) error
 		}
 		m.log.Warn("lifecycle: could not summarize inbox_received_at; expired keys are found by a slower scan", slog.Any("error", err))
 	}
-	var err error
-	if r.KeysDeleted, err = m.batches(ctx, conn, expireKeysSQL, cutoff[keyHorizon], m.metrics.keys); err != nil {
-		return fmt.Errorf("expire keys: %w", err)
-	}
-	// Resolved dead letters and parked records go past the payload horizon
-	// (they hold bodies; it is never shorter than the topics' retention, so
-	// Kafka can no longer bring their record back to be judged against
-	// their unique keys).
-	if r.DeadLettersDeleted, err = m.batches(ctx, conn, expireDeadLettersSQL, cutoff[payloadHorizon], m.metrics.resolved.WithLabelValues("dead_letters")); err != nil {
-		return fmt.Errorf("expire replayed dead letters: %w", err)
-	}
-	if r.ParkedDeleted, err = m.batches(ctx, conn, expireParkedSQL, cutoff[payloadHorizon], m.metrics.resolved.WithLabelValues("cdc_parked")); err != nil {
-		return fmt.Errorf("expire released parked records: %w", err)
+	for _, d := range m.deletions(r) {
+		if err := m.batches(ctx, conn, d, cutoff[d.horizon]); err != nil {
+			return fmt.Errorf("%s: %w", d.what, err)
+		}
 	}
 	for _, l := range legacies {
 		dropped, err := m.dropLegacy(ctx, conn, l, cutoff)
@@ -148,22 +152,63 @@ func (m *Manager) pass(ctx context.Context, conn *pgxpool.Conn, r *Report) error
 	return ctx.Err()
 }
 
-// batches runs a batched DELETE (query: cutoff $1, batch size $2, one count
-// out) until a batch comes back short.
-func (m *Manager) batches(ctx context.Context, conn *pgxpool.Conn, query string, cutoff time.Time, counter prometheus.Counter) (int64, error) {
-	var total int64
+// deletion is a batched DELETE of rows past a horizon: its query takes the
+// cutoff ($1) and the batch size ($2) and returns one row of counts, one
+// per tally, the first of the rows the batch is cut by.
+type deletion struct {
+	what    string
+	query   string
+	horizon horizon
+	tallies []tally
+}
+
+// tally is where one count of a deletion goes: the pass's report and a
+// counter.
+type tally struct {
+	n       *int64
+	counter prometheus.Counter
+}
+
+// deletions are a pass's batched DELETEs, in order, counted into r.
+func (m *Manager) deletions(r *Report) []deletion {
+	return []deletion{
+		{"expire keys", expireKeysSQL, keyHorizon, []tally{{&r.KeysDeleted, m.metrics.keys}}},
+		// Resolved dead letters and parked records go past the payload
+		// horizon (they hold bodies; it is never shorter than the topics'
+		// retention, so Kafka can no longer bring their record back to be
+		// judged against their unique keys).
+		{"expire replayed dead letters", expireDeadLettersSQL, payloadHorizon,
+			[]tally{{&r.DeadLettersDeleted, m.metrics.resolved.WithLabelValues("dead_letters")}}},
+		{"expire released parked records", expireParkedSQL, payloadHorizon,
+			[]tally{{&r.ParkedDeleted, m.metrics.resolved.WithLabelValues("cdc_parked")}}},
+		// A run's corrections name the inbox rows it entered: kept as long
+		// as those keys.
+		{"expire reconcile runs", expireReconcileRunsSQL, keyHorizon,
+			[]tally{{&r.ReconcileRunsDeleted, m.metrics.agedRuns}, {&r.CorrectionsDeleted, m.metrics.agedCorrections}}},
+		{"expire object links", expireLinksSQL, linksHorizon, []tally{{&r.LinksDeleted, m.metrics.agedLinks}}},
+	}
+}
+
+// batches runs d until a batch comes back short.
+func (m *Manager) batches(ctx context.Context, conn *pgxpool.Conn, d deletion, cutoff time.Time) error {
+	counts := make([]int64, len(d.tallies))
+	into := make([]any, len(counts))
+	for i := range counts {
+		into[i] = &counts[i]
+	}
 	for ctx.Err() == nil {
-		var n int64
-		if err := conn.QueryRow(ctx, query, cutoff, m.cfg.KeyBatch).Scan(&n); err != nil {
-			return total, err
+		if err := conn.QueryRow(ctx, d.query, cutoff, m.cfg.KeyBatch).Scan(into...); err != nil {
+			return err
 		}
-		total += n
-		counter.Add(float64(n))
-		if n < int64(m.cfg.KeyBatch) {
+		for i, t := range d.tallies {
+			*t.n += counts[i]
+			t.counter.Add(float64(counts[i]))
+		}
+		if counts[0] < int64(m.cfg.KeyBatch) {
 			break
 		}
 	}
-	return total, nil
+	return nil
 }
 
 // legacy is a table a migration replaced by a partitioned one, still read

@@ -18,6 +18,10 @@ var (
 	expireDeadLettersSQL string
 	//go:embed sql/expire_parked.sql
 	expireParkedSQL string
+	//go:embed sql/expire_reconcile_runs.sql
+	expireReconcileRunsSQL string
+	//go:embed sql/expire_links.sql
+	expireLinksSQL string
 	//go:embed sql/legacy_dispatch_exists.sql
 	legacyDispatchExistsSQL string
 	//go:embed sql/legacy_dispatch_live.sql

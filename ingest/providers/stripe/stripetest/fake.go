@@ -69,6 +69,7 @@ type API struct {
 	// restricted key without the permission.
 	forbidPayments bool
 	requests       map[string]int // by path, throttled and refused ones included
+	latency        time.Duration
 }
 
 // New starts a fake Stripe API, closed when the test ends.
@@ -112,6 +113,14 @@ func (a *API) ThrottleAfter(after, n int) {
 	a.throttle, a.throttleAfter = n, after
 }
 
+// SlowDown makes every answer wait d first, as a distant API's would: a
+// listing then takes long enough to be stopped in its middle.
+func (a *API) SlowDown(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.latency = d
+}
+
 // ForbidInvoicePayments makes GET /v1/invoice_payments answer as Stripe
 // answers a restricted key that lacks the permission.
 func (a *API) ForbidInvoicePayments() {
@@ -146,6 +155,10 @@ const (
 const forbidden = `{"error":{"message":"The provided key 'rk_test_*********************************************************************************************123' does not have the required permissions for this endpoint on account 'acct_1Fake'. Having the 'rak_invoice_read' permission would allow this request to continue.","type":"invalid_request_error"}}`
 
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	latency := a.latency
+	a.mu.Unlock()
+	time.Sleep(latency) // the stand-in's latency, not a synchronisation
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.requests[r.URL.Path]++
@@ -264,4 +277,36 @@ func writeList(w http.ResponseWriter, url string, hasMore bool, page [][]byte) {
 		w.Write(b)
 	}
 	w.Write([]byte("]}"))
+}
+
+// Outage is what a Stripe account records while an endpoint is down: n
+// events spread evenly over [from, from+span), one in ten a paid invoice of
+// customer (1,500 cents: what a handler grants credits for), each its own
+// invoice, the others of types no handler of Sluice's knows. It returns
+// them, oldest first, and how many are invoices. Built for a million: the
+// events of one unhandled type share one object (nothing reads it but a
+// listing of every type).
+func Outage(n int, customer string, from time.Time, span time.Duration) (evs []Event, invoices int) {
+	s := strconv.FormatInt(time.Now().UnixNano(), 36)
+	others := []string{"customer.created", "charge.succeeded", "payment_intent.created", "product.updated", "price.created",
+		"customer.updated", "invoice.created", "invoice.finalized", "payment_method.attached"}
+	shared := make(map[string]map[string]any, len(others))
+	for _, t := range others {
+		object, _, _ := strings.Cut(t, ".")
+		shared[t] = map[string]any{"id": "obj_out_" + s, "object": object}
+	}
+	evs = make([]Event, n)
+	for i := range evs {
+		e := &evs[i]
+		e.ID, e.Created, e.APIVersion = "evt_out_"+s+"_"+strconv.Itoa(i), from.Add(span/time.Duration(n)*time.Duration(i)), "2024-06-20"
+		if i%10 != 0 {
+			e.Type = others[i%len(others)]
+			e.Object = shared[e.Type]
+			continue
+		}
+		e.Type, invoices = "invoice.paid", invoices+1
+		e.Object = map[string]any{"id": "in_out_" + s + "_" + strconv.Itoa(i), "object": "invoice", "customer": customer,
+			"amount_paid": 1500, "currency": "usd", "status": "paid"}
+	}
+	return evs, invoices
 }
