@@ -25,7 +25,6 @@ import (
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/consumers/dispatch"
-	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -81,10 +80,6 @@ func runSuite(m *testing.M) int {
 		TopicSpec:   kafka.TopicSpec{Partitions: 3, Retention: time.Hour},
 		Ingest:      true, CDC: true, Consume: true,
 		ConsumerBackoff: 20 * time.Millisecond,
-		// The schedule runs (its metrics are on /metrics) but never reaches
-		// the tests' sources: its first round finds none, and the next is a
-		// day away. Tests reconcile by command, counting their own runs.
-		Reconcile: &reconcile.Config{Every: 24 * time.Hour},
 	}
 	// A service that acknowledges every intent: the dispatcher runs as it
 	// does in production, so its metrics are on /metrics too.

@@ -184,13 +184,10 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	if cfg.Lifecycle, err = f.lifecycle(); err != nil {
 		return cfg, err
 	}
-	if f.Reconcile {
-		rc, err := f.ReconcileFlags.config()
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Reconcile = &rc
+	if cfg.Reconcile, err = f.ReconcileFlags.config(); err != nil {
+		return cfg, err
 	}
+	cfg.ReconcileSchedule = f.Reconcile
 	cfg.CDCConfig.Slot = f.Slot
 	cfg.CDCConfig.Linger = f.RelayLinger
 	switch {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -74,6 +75,11 @@ const (
 	OutcomeRunning   RunOutcome = "running"
 	OutcomeAbandoned RunOutcome = "abandoned"
 )
+
+// RunOutcomes lists every outcome a run's row may hold.
+func RunOutcomes() []RunOutcome {
+	return append(slices.Clone(counted), OutcomeRunning, OutcomeAbandoned)
+}
 
 // counted are the outcomes of the runs metric.
 var counted = []RunOutcome{OutcomeOK, OutcomePartial, OutcomeBudget, OutcomeIncomplete, OutcomeInterrupted, OutcomeFailed, OutcomeRefused}

@@ -35,6 +35,10 @@ const (
 	phaseFetch     = "fetch"
 )
 
+// Phases lists a window's phases in order: the values of a run's or a
+// position's phase.
+func Phases() []string { return []string{phaseEvents, phaseRedeliver, phaseFetch} }
+
 // fetchPage is how many objects' states are entered together.
 const fetchPage = 50
 

@@ -15,10 +15,8 @@ import (
 // runOutcomes and runPhases are the vocabularies the document gives a
 // run's outcome (reconcile.RunOutcome) and the phase it stood in.
 var (
-	runOutcomes = []reconcile.RunOutcome{reconcile.OutcomeOK, reconcile.OutcomePartial, reconcile.OutcomeBudget,
-		reconcile.OutcomeIncomplete, reconcile.OutcomeInterrupted, reconcile.OutcomeFailed, reconcile.OutcomeRefused,
-		reconcile.OutcomeRunning, reconcile.OutcomeAbandoned}
-	runPhases = []string{"events", "redeliver", "fetch"}
+	runOutcomes = reconcile.RunOutcomes()
+	runPhases   = reconcile.Phases()
 )
 
 // runOutcome stands for reconcile.RunOutcome in the document (a type

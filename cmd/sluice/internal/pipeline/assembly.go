@@ -185,9 +185,8 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 func (a *assembly) reconcileRunners(keys tenancy.Store, registry *provider.Registry) {
 	metrics := reconcile.NewMetrics(a.reg)
 	log := a.log.With(slog.String("component", "reconcile"))
-	var rc reconcile.Config
-	if a.cfg.Reconcile != nil {
-		rc = *a.cfg.Reconcile
+	rc := a.cfg.Reconcile
+	if a.cfg.ReconcileSchedule {
 		runner := reconcile.New(rc, log, keys, registry, a.ingest, metrics)
 		a.stages = append(a.stages, stage{name: "reconcile", run: runner.Loop})
 	}

@@ -63,10 +63,11 @@ type Config struct {
 	// Lifecycle sets the storage horizons and partitions; its manager runs
 	// in every process that ingests (one at a time works, by lock).
 	Lifecycle lifecycle.Config
-	// Reconcile, when set, runs the reconciliation schedule in every
-	// process that ingests (a source's lock lets one instance at a time
-	// reconcile it).
-	Reconcile *reconcile.Config
+	// Reconcile tunes reconciliation in every process that ingests: the
+	// admin API's runs by request and, with ReconcileSchedule, the schedule
+	// (a source's lock lets one instance at a time reconcile it).
+	Reconcile         reconcile.Config
+	ReconcileSchedule bool
 	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes),
 	// ConsumerTransactions (all groups together),
 	// ConsumerGroupTransactions and ConsumerSharePatience (each group's,
