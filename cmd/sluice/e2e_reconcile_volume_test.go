@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"net/http"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -182,4 +185,35 @@ func TestReconcileWithoutTheInvoicePaymentsPermissionIsPartial(t *testing.T) {
 		t.Fatalf("refund: %d waiting rows, want still 1", n)
 	}
 	f.waitGranted(t, invoices+1)
+}
+
+// The admin API of a running pipeline reconciles by request through the
+// same runner settings as the schedule, and the grants follow: a
+// tenant-scoped operate token runs its source's automatic window, and the
+// run is in that source's standing.
+func TestReconcileByAdminRequestGrantsTheMissedInvoices(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	g := commandGlobals()
+	api := f.withStripeAPI(t, g)
+	evs, invoices := f.outageOf(300)
+	api.Record(evs...)
+	token := adminToken(t, admintoken.RoleOperate, f.tenantID)
+
+	code, body := adminCall(t, token, http.MethodPost, "/admin/v1/sources/"+f.sourceID+"/reconcile", map[string]any{})
+	if code != http.StatusOK {
+		t.Fatalf("POST reconcile: %d %s", code, body)
+	}
+	var rep struct {
+		Outcome   string `json:"outcome"`
+		Corrected int    `json:"corrected"`
+	}
+	if err := json.Unmarshal(body, &rep); err != nil || rep.Outcome != "ok" || rep.Corrected != invoices {
+		t.Fatalf("report %s (%v), want ok with %d corrected", body, err, invoices)
+	}
+	f.waitGranted(t, invoices)
+	code, body = adminCall(t, token, http.MethodGet, "/admin/v1/sources/"+f.sourceID+"/reconcile", nil)
+	if code != http.StatusOK || !bytes.Contains(body, []byte(`"outcome":"ok"`)) {
+		t.Fatalf("GET reconcile: %d %s", code, body)
+	}
 }
