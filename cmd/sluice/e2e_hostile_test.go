@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/dev/procfs"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/procfs"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
