@@ -23,7 +23,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/schemas"
@@ -87,7 +87,7 @@ func TestIngestServesHTTPS(t *testing.T) {
 	svc.Start()
 	defer svc.Stop()
 	certFile, keyFile, roots := selfSigned(t)
-	srv := ops.NewPublic("127.0.0.1:0", log, nil, true)
+	srv := listen.NewPublic("127.0.0.1:0", log, nil, true)
 	srv.UseTLS(certFile, keyFile)
 	svc.Register(srv.Engine)
 	ln, err := srv.Listen()

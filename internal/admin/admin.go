@@ -1,5 +1,5 @@
 // Package admin is the operators' HTTP API, served under /admin/v1 on the
-// admin listener (internal/ops.NewAdmin), never on the public webhook port.
+// admin listener (internal/listen.NewAdmin), never on the public webhook port.
 // Its OpenAPI 3.1 document, at /admin/v1/openapi.json, is generated from the
 // Go operations themselves (huma), so it cannot drift from what is served.
 // Errors are RFC 9457 problem details (application/problem+json).

@@ -32,8 +32,8 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/operate"
-	"github.com/sluicehq/sluice/internal/ops"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -122,7 +122,7 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
 	store := tenancy.Store{Pool: pool, Ring: ring}
-	srv := ops.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
+	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	types, err := catalog.New(pool, catalog.Config{Topics: topics})
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/admintoken"
-	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/listen"
 )
 
 // Expired, revoked, unknown and missing tokens are refused alike (401); a
@@ -72,7 +72,7 @@ func TestTokensExpiredRevokedOrWrongRoleAreRefused(t *testing.T) {
 func TestFailedAuthenticationsAreRateLimitedPerAddress(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	srv := ops.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
+	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	admin.New(srv.Engine, admin.Config{Pool: b.pool, Store: b.store, FailedAuthRate: 0.001, FailedAuthBurst: 3}, slog.New(slog.DiscardHandler))
 	ts := httptest.NewServer(srv.Engine)
 	t.Cleanup(ts.Close)

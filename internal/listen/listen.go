@@ -1,10 +1,10 @@
-// Package ops holds the two HTTP listeners of a Sluice process. The public
+// Package listen holds the two HTTP listeners of a Sluice process. The public
 // one carries liveness, the readiness a load balancer asks and whatever
 // routes a component adds (ingest adds its webhook routes); the admin one,
 // bound to a private address, carries every stage's readiness, Prometheus
 // metrics, profiles and the operators' routes. Each owns graceful shutdown:
 // on stop it refuses new connections and waits for in-flight requests.
-package ops
+package listen
 
 import (
 	"context"
