@@ -11,9 +11,9 @@
 // nothing. Limits live in this process (per instance) and fail closed.
 //
 // What a source's kind means (its signature scheme, how its events are
-// read, its body limit) is its provider's: ingest/provider is the contract,
-// ingest/providers/<kind> the shipped kinds, and Config.Providers the
-// registry this service takes webhooks for.
+// read, its body limit) is its provider's: internal/provider is the
+// contract, internal/provider/kinds/<kind> the shipped kinds, and
+// Config.Providers the registry this service takes webhooks for.
 //
 // An event whose resource is named only through another object (a Stripe
 // refund from API version basil on names its payment, not its invoice) is
@@ -36,12 +36,12 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -87,7 +87,7 @@ type Config struct {
 	Topics envelope.Topics
 	// Providers are the kinds whose webhooks are taken; a source of a kind
 	// it does not hold is answered as unknown. Default: the shipped kinds
-	// (providers.Builtin).
+	// (kinds.Builtin).
 	Providers *provider.Registry
 	// TenantTypes is the catalogue of tenants' own event types, consulted
 	// after the built-in types (a tenant's never shadows one), each
@@ -134,7 +134,7 @@ func (c Config) WithDefaults() Config {
 		c.MaxBatchBodyBytes = 8 << 20
 	}
 	if c.Providers == nil {
-		c.Providers = providers.Builtin()
+		c.Providers = kinds.Builtin()
 	}
 	c.Shape = c.Shape.withDefaults()
 	c.Unverified = c.Unverified.withDefaults()

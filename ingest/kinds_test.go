@@ -16,8 +16,8 @@ import (
 	svix "github.com/svix/svix-webhooks/go"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/providers/hmac"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -92,7 +92,7 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	// Recovered events go through an ingest service of this process: the
 	// same reading, catalogue checks (the tenants' own types too) and group
 	// commit as a webhook.
-	registry := providers.Builtin()
+	registry := kinds.Builtin()
 	cc := g.catalog()
 	cc.Builtin, cc.Providers = catalogue, registry
 	types, err := catalog.New(pool, cc)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 

@@ -19,12 +19,12 @@ import (
 	"github.com/stripe/stripe-go/v82/webhook"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
@@ -91,7 +91,7 @@ func setup(t *testing.T) *testBundle {
 	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, reg: prometheus.NewRegistry(), srv: srv,
 		stripe: stripetest.New(t), secret: "whsec_" + testenv.RandomSuffix()}
 	b.svc = svc
-	b.runner = reconcile.New(reconcile.Config{}, log, b.store, providers.Builtin(), svc, reconcile.NewMetrics(b.reg))
+	b.runner = reconcile.New(reconcile.Config{}, log, b.store, kinds.Builtin(), svc, reconcile.NewMetrics(b.reg))
 	tenant, err := b.store.CreateTenant(ctx, t.Name())
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 var (

@@ -14,10 +14,10 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/tenancy"
 )
 
@@ -183,7 +183,7 @@ func (a *API) runRefusal(ctx context.Context, src tenancy.Source, rep reconcile.
 func (a *API) noAPI(src tenancy.Source) string {
 	reg := a.cfg.Store.Providers
 	if reg == nil {
-		reg = providers.Builtin()
+		reg = kinds.Builtin()
 	}
 	if p, ok := reg.Get(provider.Kind(src.Kind)); ok {
 		if _, ok := p.(provider.Reconciler); !ok {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )

@@ -24,7 +24,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/admin"
 	"github.com/sluicehq/sluice/internal/admintoken"
@@ -35,6 +34,7 @@ import (
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"

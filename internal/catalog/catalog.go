@@ -25,9 +25,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -65,7 +65,7 @@ type Config struct {
 	// Topics names the topics a release publishes to.
 	Topics envelope.Topics
 	// Providers are the source kinds a type may be declared for, besides
-	// api. Default: the shipped kinds (providers.Builtin).
+	// api. Default: the shipped kinds (kinds.Builtin).
 	Providers *provider.Registry
 	// Builtin is the binary's own catalogue, whose names a tenant cannot
 	// take. Default: schemas.Load().
@@ -93,7 +93,7 @@ func (c Config) WithDefaults() (Config, error) {
 		c.MaxCompiled = 1024
 	}
 	if c.Providers == nil {
-		c.Providers = providers.Builtin()
+		c.Providers = kinds.Builtin()
 	}
 	if c.Builtin == nil {
 		b, err := schemas.Load()

@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/encoding/json"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
 	"github.com/sluicehq/sluice/schemas"
 )
 

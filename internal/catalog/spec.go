@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/schemas"
 )
 

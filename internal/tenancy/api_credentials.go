@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 //go:embed sql/api_credentials_set.sql

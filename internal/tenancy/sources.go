@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 // NewSource describes a source to create. Zero settings mean the instance

@@ -21,10 +21,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 )
 
 // Store reads and writes tenancy records. It is the one implementation of
@@ -33,7 +33,7 @@ type Store struct {
 	Pool *pgxpool.Pool
 	Ring *keyring.Ring
 	// Providers are the kinds a source may have. Default: the shipped
-	// kinds (providers.Builtin).
+	// kinds (kinds.Builtin).
 	Providers *provider.Registry
 	// Actor is recorded in the audit trail, in the transaction of every
 	// change; nil records nothing.
@@ -50,7 +50,7 @@ func (s Store) As(actor *audit.Actor) Store {
 func (s Store) provider(kind string) (provider.Provider, error) {
 	reg := s.Providers
 	if reg == nil {
-		reg = providers.Builtin()
+		reg = kinds.Builtin()
 	}
 	return reg.Lookup(provider.Kind(kind))
 }

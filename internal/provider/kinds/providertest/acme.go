@@ -1,6 +1,7 @@
 // Package providertest holds a made-up provider kind, acme, written the way
-// a real one is: this folder and one registry line are all it takes (see
-// ingest's TestAMadeUpKindNeedsOnlyItsFolderAndARegistryLine). Acme signs
+// a shipped one is (internal/provider/kinds/<kind>): this folder, beside the
+// shipped kinds, and one registry line are all it takes (see ingest's
+// TestAMadeUpKindNeedsOnlyItsFolderAndARegistryLine). Acme signs
 // the body with HMAC-SHA256 in Acme-Signature (hex), names each delivery in
 // Acme-Delivery, and writes its type, object and time in the body.
 package providertest
@@ -14,9 +15,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // Kind is the made-up kind.

@@ -15,7 +15,7 @@ import (
 	"github.com/bradleyfalzon/ghinstallation/v2"
 	gh "github.com/google/go-github/v88/github"
 
-	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 // Credentials are a GitHub App source's API credentials, as stored

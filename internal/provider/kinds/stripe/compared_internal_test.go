@@ -8,7 +8,7 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
 )
 
 // storedCompared is compared as first written; sums of its bytes are stored

@@ -16,8 +16,8 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 	stripego "github.com/stripe/stripe-go/v82"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
-	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
 )
 
 // Credentials are a Stripe source's API credentials, as stored (sealed)

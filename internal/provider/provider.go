@@ -1,7 +1,9 @@
 // Package provider is the contract between ingest and a provider kind. A
-// kind lives in one folder (ingest/providers/<kind>): its signature scheme,
-// how its events are read, its default body limit and its settings, behind
-// Provider. Ingest, administration and the command line know kinds only
+// kind lives in one folder (internal/provider/kinds/<kind>): its signature
+// scheme, how its events are read, its default body limit, its settings and
+// its API client for reconciliation, behind Provider; the schemes themselves
+// are in internal/provider/signature, the JSON pointers kinds read events
+// with in internal/provider/jsonptr. Ingest, administration and the command line know kinds only
 // through a Registry, a value their caller builds: nothing registers itself.
 //
 // The invariant: a source's kind is authenticated by its provider's scheme
@@ -15,7 +17,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // Kind names a provider kind. It is stored in sources.kind, prefixes every

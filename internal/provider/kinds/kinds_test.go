@@ -1,11 +1,11 @@
-package providers_test
+package kinds_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -13,7 +13,7 @@ import (
 // first-party api kind): a schema folder no provider reads is dead.
 func TestEveryCatalogueKindIsShipped(t *testing.T) {
 	t.Parallel()
-	registry := providers.Builtin()
+	registry := kinds.Builtin()
 	catalogue, err := schemas.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestEveryCatalogueKindIsShipped(t *testing.T) {
 // mistyped --kind with --hmac-* flags is not silently a stripe source.
 func TestOnlyKindsWithSettingsTakeThem(t *testing.T) {
 	t.Parallel()
-	registry := providers.Builtin()
+	registry := kinds.Builtin()
 	settings := []byte(`{"header":"X-Sig","eventId":"/id","eventType":"/type"}`)
 	for _, k := range registry.Kinds() {
 		p, _ := registry.Get(k)

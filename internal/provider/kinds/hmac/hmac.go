@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // Kind is the generic HMAC kind.

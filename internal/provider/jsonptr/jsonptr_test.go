@@ -5,7 +5,7 @@ import (
 
 	"github.com/segmentio/encoding/json"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
 )
 
 func TestGetFollowsRFC6901(t *testing.T) {

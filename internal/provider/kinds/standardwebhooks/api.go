@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // Credentials are a Standard Webhooks source's API lookup: platforms that

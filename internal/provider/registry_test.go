@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 type fake provider.Kind
