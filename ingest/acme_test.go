@@ -7,7 +7,7 @@ import (
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/providertest"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // A kind is its folder (internal/provider/kinds/providertest) and one

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/provider/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

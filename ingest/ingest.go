@@ -36,12 +36,13 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -464,7 +465,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		EventType:  pe.Type,
 		ObjectType: pe.ObjectType,
 		ObjectID:   pe.ObjectID,
-		Status:     StatusUnhandled,
+		Status:     inbox.StatusUnhandled,
 		Body:       body,
 		Sum:        contentSum(src.Scheme, pe.doc, body),
 		ReceivedAt: received,
@@ -480,7 +481,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	entry := pe.Entry
 	if entry == nil {
 		if pe.Problem != "" { // a tenant's type that cannot publish here
-			d.Status, d.Reason = StatusQuarantined, storableText(pe.Problem)
+			d.Status, d.Reason = inbox.StatusQuarantined, storableText(pe.Problem)
 		}
 		return d
 	}
@@ -489,14 +490,14 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		validate = func() error { return entry.ValidateDoc(pe.doc) }
 	}
 	if err := validate(); err != nil {
-		d.Status, d.Reason = StatusQuarantined, storableText(err.Error())
+		d.Status, d.Reason = inbox.StatusQuarantined, storableText(err.Error())
 		return d
 	}
 	if pe.Problem != "" {
-		d.Status, d.Reason = StatusQuarantined, pe.Problem
+		d.Status, d.Reason = inbox.StatusQuarantined, pe.Problem
 		return d
 	}
-	d.Status, d.ObjectType, d.VersionID = StatusPublished, entry.ObjectType, entry.VersionID
+	d.Status, d.ObjectType, d.VersionID = inbox.StatusPublished, entry.ObjectType, entry.VersionID
 	topic := s.cfg.Topics.Resource(entry.Topic)
 	linkDelivery(d, entry, pe, topic)
 	var key string

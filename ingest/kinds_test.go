@@ -18,7 +18,7 @@ import (
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
 	"github.com/sluicehq/sluice/internal/provider/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // stored is the inbox row of one event.

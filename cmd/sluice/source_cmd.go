@@ -13,7 +13,7 @@ import (
 	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
 	"github.com/sluicehq/sluice/internal/provider/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // SourceCmd groups source administration.

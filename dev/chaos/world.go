@@ -15,7 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
 	"github.com/sluicehq/sluice/internal/provider/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/migrations"
 )
 

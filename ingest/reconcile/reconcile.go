@@ -27,7 +27,7 @@ import (
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/kinds"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 var (

@@ -40,7 +40,7 @@
 // The groups this package ships besides those: OperateRoutes
 // (internal/operate: inbox search, trails, payloads, dead letters,
 // conflicts, consumer groups, the slot, rewinds) and CatalogRoutes
-// (internal/catalog: tenants' event types). The pipeline registers both on
+// (internal/store/catalog: tenants' event types). The pipeline registers both on
 // every admin listener.
 package admin
 
@@ -58,9 +58,9 @@ import (
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/operate"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // Prefix is where the API lives on the admin listener.

@@ -6,11 +6,11 @@ import (
 	"net/http"
 
 	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
 // CatalogRoutes is the resource group of tenants' own event types
-// (internal/catalog): list, create (a new type or version), show every
+// (internal/store/catalog): list, create (a new type or version), show every
 // version, deprecate, and release the events stored before the type
 // existed. A type is named by its source kind and name inside its tenant's
 // path, so the tenant's owner confines it.

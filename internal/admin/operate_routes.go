@@ -10,9 +10,9 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/offsets"
-	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
 // OperateRoutes is the resource group of internal/operate's operations:
@@ -114,7 +114,7 @@ func eventRoutes(a *API, o *operate.Operator) {
 				return nil, err
 			}
 			p, err := o.Search(ctx, scopeOf(c), operate.SearchFilter{EventID: in.EventID, TenantID: tenant, SourceID: in.SourceID,
-				EventType: in.EventType, ObjectID: in.ObjectID, Status: ingest.Status(in.Status), Since: in.Since, Until: in.Until,
+				EventType: in.EventType, ObjectID: in.ObjectID, Status: inbox.Status(in.Status), Since: in.Since, Until: in.Until,
 				After: in.Cursor, Limit: in.Limit})
 			return list(p.Items, p.Next), err
 		})

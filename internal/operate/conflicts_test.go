@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
 // A conflict (same event key, different content) is listed for its tenant
@@ -17,7 +17,7 @@ func TestConflictsAreListedAndShownWithBothBodies(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	id := b.seed(t, row{b.tenantA, b.sourceA, "evt_c", "stripe.invoice.paid", "in_c", ingest.StatusPublished, now.Add(-time.Minute)})[0]
+	id := b.seed(t, row{b.tenantA, b.sourceA, "evt_c", "stripe.invoice.paid", "in_c", inbox.StatusPublished, now.Add(-time.Minute)})[0]
 	if _, err := b.pool.Exec(ctx, `INSERT INTO inbox_conflicts (inbox_id, received_at, body_sha256, body) VALUES ($1, $2, '\x01', 'newcomer')`, id, now); err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/lifecycle"
 	"github.com/sluicehq/sluice/internal/operate"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/inbox"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -83,7 +83,7 @@ func (b *bundle) tenant(t *testing.T, name string) (tenant, source string) {
 // row is an inbox row to seed.
 type row struct {
 	tenant, source, eventID, eventType, objectID string
-	status                                       ingest.Status
+	status                                       inbox.Status
 	at                                           time.Time
 }
 
@@ -129,11 +129,11 @@ func TestSearchFiltersSelectExactlyTheirRows(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	seeded := b.seed(t,
-		row{b.tenantA, b.sourceA, "evt_1", "stripe.invoice.paid", "in_1", ingest.StatusPublished, now.Add(-50 * time.Minute)},
-		row{b.tenantA, b.sourceA, "evt_2", "stripe.charge.refunded", "in_1", ingest.StatusPublished, now.Add(-40 * time.Minute)},
-		row{b.tenantA, b.sourceA, "evt_3", "stripe.invoice.paid", "in_2", ingest.StatusQuarantined, now.Add(-30 * time.Minute)},
-		row{b.tenantB, b.sourceB, "evt_1", "stripe.invoice.paid", "in_9", ingest.StatusPublished, now.Add(-20 * time.Minute)},
-		row{b.tenantB, b.sourceB, "evt_5", "stripe.invoice.paid", "in_1", ingest.StatusUnhandled, now.Add(-10 * time.Minute)},
+		row{b.tenantA, b.sourceA, "evt_1", "stripe.invoice.paid", "in_1", inbox.StatusPublished, now.Add(-50 * time.Minute)},
+		row{b.tenantA, b.sourceA, "evt_2", "stripe.charge.refunded", "in_1", inbox.StatusPublished, now.Add(-40 * time.Minute)},
+		row{b.tenantA, b.sourceA, "evt_3", "stripe.invoice.paid", "in_2", inbox.StatusQuarantined, now.Add(-30 * time.Minute)},
+		row{b.tenantB, b.sourceB, "evt_1", "stripe.invoice.paid", "in_9", inbox.StatusPublished, now.Add(-20 * time.Minute)},
+		row{b.tenantB, b.sourceB, "evt_5", "stripe.invoice.paid", "in_1", inbox.StatusUnhandled, now.Add(-10 * time.Minute)},
 	)
 	a1, a2, a3, b1, b5 := seeded[0], seeded[1], seeded[2], seeded[3], seeded[4]
 	tenantB := &operate.Scope{TenantID: b.tenantB}
@@ -149,8 +149,8 @@ func TestSearchFiltersSelectExactlyTheirRows(t *testing.T) {
 		{"source", nil, operate.SearchFilter{SourceID: b.sourceB}, []int64{b5, b1}},
 		{"object id", nil, operate.SearchFilter{ObjectID: "in_1"}, []int64{b5, a2, a1}},
 		{"type", nil, operate.SearchFilter{TenantID: b.tenantA, EventType: "stripe.invoice.paid"}, []int64{a3, a1}},
-		{"status", nil, operate.SearchFilter{Status: ingest.StatusQuarantined}, []int64{a3}},
-		{"status published", nil, operate.SearchFilter{TenantID: b.tenantB, Status: ingest.StatusPublished}, []int64{b1}},
+		{"status", nil, operate.SearchFilter{Status: inbox.StatusQuarantined}, []int64{a3}},
+		{"status published", nil, operate.SearchFilter{TenantID: b.tenantB, Status: inbox.StatusPublished}, []int64{b1}},
 		{"time range", nil, operate.SearchFilter{Since: now.Add(-45 * time.Minute), Until: now.Add(-20 * time.Minute)}, []int64{a3, a2}},
 		{"tenant and time range", nil, operate.SearchFilter{TenantID: b.tenantA, Since: now.Add(-35 * time.Minute)}, []int64{a3}},
 		{"scoped caller naming another tenant", tenantB, operate.SearchFilter{TenantID: b.tenantA}, []int64{}},
@@ -205,8 +205,8 @@ func TestScopedCallerGetsNotFoundForAnotherTenantsIDs(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	seeded := b.seed(t,
-		row{b.tenantA, b.sourceA, "evt_a", "stripe.invoice.paid", "in_a", ingest.StatusPublished, now},
-		row{b.tenantB, b.sourceB, "evt_b", "stripe.invoice.paid", "in_b", ingest.StatusPublished, now},
+		row{b.tenantA, b.sourceA, "evt_a", "stripe.invoice.paid", "in_a", inbox.StatusPublished, now},
+		row{b.tenantB, b.sourceB, "evt_b", "stripe.invoice.paid", "in_b", inbox.StatusPublished, now},
 	)
 	letterA := b.deadLetter(t, "credits", b.tenantA, b.sourceA, "evt_a", seeded[0], `{}`)
 	scopeB := &operate.Scope{TenantID: b.tenantB}

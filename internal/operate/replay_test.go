@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/consumers/offsets"
-	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
 func operateTarget() offsets.Target { return offsets.Target{Earliest: true, Offset: -1} }
@@ -29,9 +29,9 @@ func TestReplayOfAFilteredSetReplaysExactlyThoseLetters(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	seeded := b.seed(t,
-		row{b.tenantA, b.sourceA, "evt_1", "stripe.customer.subscription.updated", "sub_1", ingest.StatusPublished, now},
-		row{b.tenantA, b.sourceA, "evt_2", "stripe.customer.subscription.updated", "sub_2", ingest.StatusPublished, now},
-		row{b.tenantB, b.sourceB, "evt_3", "stripe.customer.subscription.updated", "sub_3", ingest.StatusPublished, now},
+		row{b.tenantA, b.sourceA, "evt_1", "stripe.customer.subscription.updated", "sub_1", inbox.StatusPublished, now},
+		row{b.tenantA, b.sourceA, "evt_2", "stripe.customer.subscription.updated", "sub_2", inbox.StatusPublished, now},
+		row{b.tenantB, b.sourceB, "evt_3", "stripe.customer.subscription.updated", "sub_3", inbox.StatusPublished, now},
 	)
 	chosen := b.deadLetter(t, "subscriptions", b.tenantA, b.sourceA, "evt_1", seeded[0], subscriptionBody("sub_1"))
 	var others []int64

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
 //go:embed sql/search.sql
@@ -20,19 +20,19 @@ var searchSQL string
 
 // Event is an inbox row: one accepted event key, without its payload.
 type Event struct {
-	ID            int64         `json:"id"`
-	TenantID      string        `json:"tenant_id"`
-	SourceID      string        `json:"source_id"`
-	SourceAccount string        `json:"source_account"`
-	EventID       string        `json:"event_id"`
-	EventType     string        `json:"event_type"`
-	ObjectType    string        `json:"object_type"`
-	ObjectID      string        `json:"object_id"`
-	EventTime     *time.Time    `json:"event_time,omitempty"`
-	ReceivedAt    time.Time     `json:"received_at"`
-	Status        ingest.Status `json:"status"`
-	Reason        string        `json:"reason,omitempty"`
-	ErasedAt      *time.Time    `json:"erased_at,omitempty"`
+	ID            int64        `json:"id"`
+	TenantID      string       `json:"tenant_id"`
+	SourceID      string       `json:"source_id"`
+	SourceAccount string       `json:"source_account"`
+	EventID       string       `json:"event_id"`
+	EventType     string       `json:"event_type"`
+	ObjectType    string       `json:"object_type"`
+	ObjectID      string       `json:"object_id"`
+	EventTime     *time.Time   `json:"event_time,omitempty"`
+	ReceivedAt    time.Time    `json:"received_at"`
+	Status        inbox.Status `json:"status"`
+	Reason        string       `json:"reason,omitempty"`
+	ErasedAt      *time.Time   `json:"erased_at,omitempty"`
 }
 
 func scanEvent(r pgx.CollectableRow) (Event, error) {
@@ -48,12 +48,12 @@ func scanEvent(r pgx.CollectableRow) (Event, error) {
 // over every tenant's deliveries with none of them would read the whole
 // inbox.
 type SearchFilter struct {
-	EventID   string        `json:"event_id,omitempty"`   // the provider's event id
-	TenantID  string        `json:"tenant_id,omitempty"`  //
-	SourceID  string        `json:"source_id,omitempty"`  //
-	EventType string        `json:"event_type,omitempty"` // as stored: "stripe.invoice.paid"
-	ObjectID  string        `json:"object_id,omitempty"`  // e.g. an invoice id
-	Status    ingest.Status `json:"status,omitempty"`
+	EventID   string       `json:"event_id,omitempty"`   // the provider's event id
+	TenantID  string       `json:"tenant_id,omitempty"`  //
+	SourceID  string       `json:"source_id,omitempty"`  //
+	EventType string       `json:"event_type,omitempty"` // as stored: "stripe.invoice.paid"
+	ObjectID  string       `json:"object_id,omitempty"`  // e.g. an invoice id
+	Status    inbox.Status `json:"status,omitempty"`
 	// Since and Until bound received_at: Since <= received_at < Until.
 	Since time.Time `json:"since,omitzero"`
 	Until time.Time `json:"until,omitzero"`
@@ -62,7 +62,7 @@ type SearchFilter struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-var statuses = []ingest.Status{ingest.StatusPublished, ingest.StatusUnhandled, ingest.StatusQuarantined, ingest.StatusWaiting}
+var statuses = []inbox.Status{inbox.StatusPublished, inbox.StatusUnhandled, inbox.StatusQuarantined, inbox.StatusWaiting}
 
 // Search lists the inbox rows f selects, newest first (received_at, then
 // id), a page at a time (keyset: a page costs the same however deep).
@@ -143,7 +143,7 @@ func validateSearch(scope *Scope, f SearchFilter) error {
 // time range, or the caller's scope does.
 func selective(scope *Scope, f SearchFilter) bool {
 	keyed := f.EventID != "" || f.ObjectID != "" || f.TenantID != "" || f.SourceID != ""
-	unsettled := f.Status != "" && f.Status != ingest.StatusPublished
+	unsettled := f.Status != "" && f.Status != inbox.StatusPublished
 	return scope != nil || keyed || unsettled || !f.Since.IsZero()
 }
 

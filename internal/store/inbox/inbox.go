@@ -1,9 +1,17 @@
-package ingest
+// Package inbox is the vocabulary of the inbox table: the states a stored
+// delivery's row can be in (inbox.status). Ingest writes them, the
+// operators' searches filter by them; both name them through Status, never
+// through string literals, and the inbox_status_check constraint of the
+// migrations holds the database to the same list.
+//
+// The invariant: only a published row has an outbox row; every other state
+// is a row kept so an operator or a later handler can act on it.
+package inbox
 
 // Status is an inbox row's state, stored in inbox.status. Only a published
 // row has an outbox row; the others are kept so an operator or a later
 // handler can act on them, and a waiting row becomes published once its
-// object is known (links.go).
+// object is known (ingest's links).
 type Status string
 
 const (
@@ -20,18 +28,3 @@ const (
 	// link not recorded yet; published once one is.
 	StatusWaiting Status = "waiting"
 )
-
-// outcome is what a new row of the status is answered: the status's own
-// name, except that a published row is "accepted".
-func (s Status) outcome() Outcome {
-	switch s {
-	case StatusQuarantined:
-		return OutcomeQuarantined
-	case StatusUnhandled:
-		return OutcomeUnhandled
-	case StatusWaiting:
-		return OutcomeWaiting
-	default:
-		return OutcomeAccepted
-	}
-}
