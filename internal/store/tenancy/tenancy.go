@@ -1,9 +1,9 @@
 // Package tenancy administers tenants, their sources, workspaces, API keys
 // and rate limits: what the `sluice tenant|source|workspace|apikey` commands,
-// the admin API (internal/admin) and the demo set up, through the same
-// functions. Errors are typed (NotFoundError, ConflictError, InvalidError)
-// and worded for a person; the database's own text never leaves as is.
-// Source secrets are encrypted here, before they reach the database.
+// the admin API (internal/operator/admin) and the demo set up, through the
+// same functions. Errors are typed (NotFoundError, ConflictError,
+// InvalidError) and worded for a person; the database's own text never leaves
+// as is. Source secrets are encrypted here, before they reach the database.
 //
 // A source's kind is checked here, against the provider registry, and not
 // by the database: the registry is a value built at run time (a test or a

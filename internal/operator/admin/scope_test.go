@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/sluicehq/sluice/internal/admin"
-	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // documents are the routes under /admin/v1 that are not operations: the

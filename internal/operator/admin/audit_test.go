@@ -8,8 +8,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/sluicehq/sluice/internal/admin"
-	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 

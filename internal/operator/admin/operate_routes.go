@@ -11,15 +11,15 @@ import (
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
-// OperateRoutes is the resource group of internal/operate's operations:
-// inbox search and one event's trail and payload, dead letters, conflicts,
-// consumer groups, the slot and rewinds. Each handler calls one operation
-// with the token's scope; operate decides what the scope sees, and the
-// owners registered here answer 404 for another tenant's ids before a
+// OperateRoutes is the resource group of internal/operator/operate's
+// operations: inbox search and one event's trail and payload, dead letters,
+// conflicts, consumer groups, the slot and rewinds. Each handler calls one
+// operation with the token's scope; operate decides what the scope sees, and
+// the owners registered here answer 404 for another tenant's ids before a
 // handler runs.
 func OperateRoutes(o *operate.Operator, log *slog.Logger) func(*API) {
 	return func(a *API) {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluicehq/sluice/internal/admin"
-	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/listen"
+	"github.com/sluicehq/sluice/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // Expired, revoked, unknown and missing tokens are refused alike (401); a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // An operator answers "what happened to this event?" over HTTP: the

@@ -1,11 +1,12 @@
 // Package admin is the operators' HTTP API, served under /admin/v1 on the
-// admin listener (internal/listen.NewAdmin), never on the public webhook port.
+// admin listener (internal/listen.NewAdmin), never on the public webhook
+// port.
 // Its OpenAPI 3.1 document, at /admin/v1/openapi.json, is generated from the
 // Go operations themselves (huma), so it cannot drift from what is served.
 // Errors are RFC 9457 problem details (application/problem+json).
 //
 // Every request under /admin/v1 but the document itself carries a bearer
-// token (internal/admintoken). The invariants this package keeps:
+// token (internal/operator/admintoken). The invariants this package keeps:
 //   - a read token only reads (GET); an operate token also acts;
 //   - a tenant-scoped token sees and acts on its own tenant only: another
 //     tenant's ids are 404, exactly as ids that do not exist, and routes
@@ -38,10 +39,10 @@
 // by request through Config.Reconciler.
 //
 // The groups this package ships besides those: OperateRoutes
-// (internal/operate: inbox search, trails, payloads, dead letters,
+// (internal/operator/operate: inbox search, trails, payloads, dead letters,
 // conflicts, consumer groups, the slot, rewinds) and CatalogRoutes
-// (internal/store/catalog: tenants' event types). The pipeline registers both on
-// every admin listener.
+// (internal/store/catalog: tenants' event types). The pipeline registers
+// both on every admin listener.
 package admin
 
 import (
@@ -56,9 +57,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
