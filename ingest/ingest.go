@@ -22,6 +22,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -158,7 +159,7 @@ type Service struct {
 	unverified   *byteBudget
 }
 
-// New builds the service; Start must be called before it handles requests.
+// New builds the service; Run must be running while it handles requests.
 func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, catalogue *schemas.Catalogue, reg prometheus.Registerer) *Service {
 	cfg = cfg.WithDefaults()
 	m := newMetrics(reg, cfg.TenantMetrics)
@@ -188,12 +189,18 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 	}
 }
 
-// Start starts the committers.
-func (s *Service) Start() { s.committer.start() }
-
-// Stop commits whatever was queued. Call it once the HTTP server stopped
-// accepting requests.
-func (s *Service) Stop() { s.committer.stop() }
+// Run commits the deliveries requests hand in (group commit) until ctx
+// ends, then commits whatever is still queued and returns nil: a delivery
+// taken into the queue is never dropped, and one handed in after ctx ended
+// is answered 503. Requests wait on these commits, so a process draining
+// on SIGTERM ends ctx only once its HTTP server stopped accepting and
+// answered the requests in flight. Call it once.
+func (s *Service) Run(ctx context.Context) error {
+	s.committer.start()
+	<-ctx.Done()
+	s.committer.stop()
+	return nil
+}
 
 // tracerName is the instrumentation scope of ingest's spans.
 const tracerName = "github.com/sluicehq/sluice/ingest"

@@ -101,8 +101,14 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	}
 	reg := prometheus.NewRegistry()
 	svc := ingest.New(ingest.Config{Topics: g.topics(), Providers: registry, TenantTypes: types}, log, pool, ring, catalogue, reg)
-	svc.Start()
-	defer svc.Stop()
+	// Its commits outlive the runs: they end when the command returns.
+	commits, stopCommits := context.WithCancel(context.WithoutCancel(ctx))
+	committed := make(chan error, 1)
+	go func() { committed <- svc.Run(commits) }()
+	defer func() {
+		stopCommits()
+		<-committed
+	}()
 	runner := reconcile.New(rc, log, tenancy.Store{Pool: pool, Ring: ring, Providers: registry}, registry, svc, reconcile.NewMetrics(reg))
 	if c.Every > 0 {
 		return runner.Loop(ctx)

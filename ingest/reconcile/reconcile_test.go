@@ -79,15 +79,12 @@ func setup(t *testing.T) *testBundle {
 	}
 	log := slog.New(slog.DiscardHandler)
 	svc := ingest.New(ingest.Config{}, log, pool, ring, catalogue, prometheus.NewRegistry())
-	svc.Start()
+	testenv.Run(t, svc.Run)
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	svc.Register(engine)
 	srv := httptest.NewServer(engine)
-	t.Cleanup(func() {
-		srv.Close()
-		svc.Stop()
-	})
+	t.Cleanup(srv.Close) // before the commits stop: requests wait on them
 	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, reg: prometheus.NewRegistry(), srv: srv,
 		stripe: stripetest.New(t), secret: "whsec_" + testenv.RandomSuffix()}
 	b.svc = svc

@@ -153,8 +153,7 @@ func reconciler(t *testing.T, store tenancy.Store, log *slog.Logger) *reconcile.
 		t.Fatal(err)
 	}
 	svc := ingest.New(ingest.Config{Topics: topics}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
-	svc.Start()
-	t.Cleanup(svc.Stop)
+	testenv.Run(t, svc.Run)
 	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, nil, svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"slices"
@@ -291,11 +292,15 @@ func (a *assembly) httpStage(context.Context) error {
 		if svc == nil {
 			return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
 		}
-		svc.Start()
 		// Stop accepting and answer in-flight requests first; only then
-		// drain the commit queue those requests are waiting on.
-		defer svc.Stop()
-		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		// drain the commit queue those requests are waiting on: ingest's
+		// context outlives the listener's.
+		commits, stopCommits := context.WithCancel(context.WithoutCancel(ctx))
+		committed := make(chan error, 1)
+		go func() { committed <- svc.Run(commits) }()
+		err := srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		stopCommits()
+		return errors.Join(err, <-committed)
 	}})
 	return nil
 }
