@@ -245,8 +245,6 @@ func coveredByPDB(m *manifests, d *appsv1.Deployment) bool {
 	return false
 }
 
-// closedToOutside: a policy selects the pods and admits only the
-// monitoring namespace.
 // openTo says who the NetworkPolicies let reach a pod's named port:
 // "anyone", "monitoring" (that namespace alone) or "" (nobody; a pod no
 // policy selects would be open to anyone, but every pod here is selected).
