@@ -13,7 +13,6 @@ import (
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -25,23 +24,14 @@ import (
 func TestStoppingIngestCommitsTheDeliveryStillArriving(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := testenv.Require(t).NewDatabase(ctx, "drain")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Drop)
-	pool, err := pg.Connect(ctx, db.URL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	dbURL, pool := ownDatabase(t, "drain")
 	key := newKey(t)
 	ring, err := keyring.Parse(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pctx, stop := context.WithCancel(ctx) // stop is what SIGTERM does
-	p, err := pipeline.Start(pctx, pipeline.Config{DatabaseURL: db.URL, SecretKey: key, HTTPAddr: "127.0.0.1:0",
+	p, err := pipeline.Start(pctx, pipeline.Config{DatabaseURL: dbURL, SecretKey: key, HTTPAddr: "127.0.0.1:0",
 		AdminAddr: "127.0.0.1:0", Ingest: true}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		stop()
