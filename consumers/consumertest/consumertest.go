@@ -192,7 +192,7 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 		pool = e.Pool
 	}
 	if cfg.Signals == nil {
-		cfg.Signals = consumers.NewTestSignals()
+		cfg.Signals = consumers.NewTestSignals(tb)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	reg := prometheus.NewRegistry()
@@ -264,16 +264,10 @@ func Reversed[T any](items []T) []T {
 // commit tick.
 func (r *Running) WaitMarked(tb testing.TB, timeout time.Duration, rec *kgo.Record) {
 	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		last, ok := r.Signals.Marked.Wait(time.Until(deadline))
-		if !ok {
-			tb.Fatalf("group %s: no batch marked past %s/%d/%d within %s", r.ID, rec.Topic, rec.Partition, rec.Offset, timeout)
-		}
-		if last.Topic == rec.Topic && last.Partition == rec.Partition && last.Offset >= rec.Offset {
-			return
-		}
-	}
+	r.Signals.Marked.WaitUntil(timeout, fmt.Sprintf("group %s: a batch marked past %s/%d/%d", r.ID, rec.Topic, rec.Partition, rec.Offset),
+		func(last *kgo.Record) bool {
+			return last.Topic == rec.Topic && last.Partition == rec.Partition && last.Offset >= rec.Offset
+		})
 }
 
 // WaitFailures waits for n failed batch attempts and returns their errors.
@@ -282,13 +276,13 @@ func (r *Running) WaitFailures(tb testing.TB, n int, timeout time.Duration) []er
 	deadline := time.Now().Add(timeout)
 	var errs []error
 	for len(errs) < n {
-		err, ok := r.Signals.Attempted.Wait(time.Until(deadline))
-		if !ok {
-			tb.Fatalf("group %s: %d failed attempts within %s, want %d", r.ID, len(errs), timeout, n)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
+		r.Signals.Attempted.WaitUntil(time.Until(deadline), fmt.Sprintf("group %s: failed attempt %d of %d", r.ID, len(errs)+1, n),
+			func(err error) bool {
+				if err != nil {
+					errs = append(errs, err)
+				}
+				return err != nil
+			})
 	}
 	return errs
 }

@@ -57,6 +57,9 @@ var folders = map[string]int{
 	"internal/audit":            plumbing,
 	"internal/standardwebhooks": plumbing,
 	"internal/listen":           plumbing,
+	// Signals the loops of production code carry, inert until a test
+	// starts one: plumbing, not a test helper.
+	"internal/testsignal": plumbing,
 
 	"internal/provider": providers, // the contract, signature/, jsonptr/, kinds/<kind>
 
@@ -214,6 +217,7 @@ func TestTheRulesOnImportsNotInTheTree(t *testing.T) {
 		{"cmd/sluice", "internal/operator/admin", false, false},
 		{"consumers/consumertest", "internal/testenv", false, false},
 		{"dev/bench", "internal/provider/kinds/stripe/stripetest", false, false},
+		{"cdc", "internal/testsignal", false, false},                         // production carries its signals
 		{"internal/store/lifecycle", "cdc", true, false},                     // a store's tests drive a stage
 		{"ingest", "internal/provider/kinds/providertest", true, false},      // tests take helpers
 		{"ingest", "cdc", false, true},                                       // stage to stage

@@ -149,37 +149,12 @@ func (a api) Redeliver(ctx context.Context, w provider.Window, cursor string, pa
 		if err != nil {
 			return fmt.Errorf("list github app hook deliveries: %w", err)
 		}
-		p := provider.Page{Listed: len(list)}
-		older := false
-		latest := map[string]int64{} // GUID to the newest failed attempt on this page
-		var order []string
-		for _, d := range list {
-			at := d.GetDeliveredAt().Time
-			if at.Before(w.Since) {
-				older = true
-				break
-			}
-			p.Reached = at
-			if !w.Until.IsZero() && !at.Before(w.Until) {
-				continue
-			}
+		p, failed, older := judge(list, w, settled)
+		for _, d := range failed {
 			guid := d.GetGUID()
-			if code := d.GetStatusCode(); code >= 200 && code < 300 {
-				settled[guid] = true
-				continue
-			}
-			if _, seen := latest[guid]; !seen {
-				latest[guid] = d.GetID()
-				order = append(order, guid)
-			}
-		}
-		for _, guid := range order {
-			if settled[guid] {
-				continue
-			}
 			settled[guid] = true
 			if !w.DryRun {
-				_, _, err := a.client.Apps.RedeliverHookDelivery(ctx, latest[guid])
+				_, _, err := a.client.Apps.RedeliverHookDelivery(ctx, d.GetID())
 				var accepted *gh.AcceptedError
 				if err != nil && !errors.As(err, &accepted) {
 					// What was asked on this page is reported with the error.
@@ -198,4 +173,40 @@ func (a api) Redeliver(ctx context.Context, w provider.Window, cursor string, pa
 		}
 		cursor, opts.Cursor = resp.Cursor, resp.Cursor
 	}
+}
+
+// judge reads one page of deliveries, newest first: the newest failed
+// attempt of each GUID delivered in the window and not settled (succeeded
+// on this page or an earlier one, or asked for already), and whether the
+// page reached back past the window's start.
+func judge(list []*gh.HookDelivery, w provider.Window, settled map[string]bool) (p provider.Page, failed []*gh.HookDelivery, older bool) {
+	p.Listed = len(list)
+	seen := map[string]bool{}
+	var candidates []*gh.HookDelivery
+	for _, d := range list {
+		at := d.GetDeliveredAt().Time
+		if at.Before(w.Since) {
+			older = true
+			break
+		}
+		p.Reached = at
+		if !w.Until.IsZero() && !at.Before(w.Until) {
+			continue
+		}
+		guid := d.GetGUID()
+		if code := d.GetStatusCode(); code >= 200 && code < 300 {
+			settled[guid] = true
+			continue
+		}
+		if !seen[guid] {
+			seen[guid] = true
+			candidates = append(candidates, d)
+		}
+	}
+	for _, d := range candidates {
+		if !settled[d.GetGUID()] {
+			failed = append(failed, d)
+		}
+	}
+	return p, failed, older
 }
