@@ -15,6 +15,12 @@
 //     Scope); a route that does not cannot be registered, and
 //     TestEveryRouteKeepsTenantScope walks the served routes to prove it;
 //   - every operate action and every payload read is audited (internal/audit).
+//   - what a request carries is judged at the edge before any store sees it
+//     (edge.go, by the rules of internal/operator/input, stated in the
+//     document): text without NUL or control characters and of bounded
+//     length, canonical uuids, ids of at least 1, bounded numbers; a
+//     malformed id is 422 on every route, a well-formed unknown one 404;
+//   - a refusal never repeats a body's value (it may be a secret).
 //
 // # Adding a resource group
 //
@@ -50,6 +56,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
@@ -59,6 +67,7 @@ import (
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -164,9 +173,12 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 			Security: []map[string][]string{{"bearer": {}}},
 		},
 		OpenAPIPath:   OpenAPIPath[:len(OpenAPIPath)-len(".json")],
-		Formats:       huma.DefaultFormats,
+		Formats:       map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat},
 		DefaultFormat: "application/json",
+		Transformers:  []huma.Transformer{problems},
 	}
+	// Every error of the document is a Problem (problem.go).
+	hc.Components.Schemas.RegisterTypeAlias(reflect.TypeFor[huma.ErrorModel](), reflect.TypeFor[Problem]())
 	a := &API{
 		api:    humagin.New(e, hc),
 		cfg:    cfg,
@@ -256,6 +268,15 @@ func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I
 	if op.Method != http.MethodGet {
 		op.Errors = append(op.Errors, http.StatusConflict)
 	}
+	if reflect.TypeFor[I]().Kind() == reflect.Struct {
+		if _, ok := reflect.TypeFor[I]().FieldByName("Body"); ok {
+			// A body that is no JSON (400), too large (413), of another
+			// media type (415).
+			op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		}
+	}
+	slices.Sort(op.Errors)
+	op.Errors = slices.Compact(op.Errors)
 	huma.Register(a.api, op, func(ctx context.Context, in *I) (*O, error) {
 		c, ok := ctx.Value(callKey{}).(Call)
 		if !ok { // authenticate always sets it; refuse rather than run unscoped
@@ -267,6 +288,21 @@ func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I
 		}
 		return out, nil
 	})
+	a.stateInputRules(a.registered(op.Method, op.Path))
+}
+
+// registered is the operation the document holds for method and path.
+func (a *API) registered(method, path string) *huma.Operation {
+	item := a.api.OpenAPI().Paths[path]
+	ops := map[string]*huma.Operation{http.MethodGet: item.Get, http.MethodPost: item.Post, http.MethodPut: item.Put,
+		http.MethodDelete: item.Delete, http.MethodPatch: item.Patch}
+	return ops[method]
+}
+
+// notFound reports whether err says an id names nothing, in any store's
+// words.
+func notFound(err error) bool {
+	return errors.Is(err, tenancy.ErrNotFound) || errors.Is(err, operate.ErrNotFound) || errors.Is(err, catalog.ErrNotFound)
 }
 
 // problem maps an operation's error to a problem detail. Only typed errors
@@ -278,13 +314,13 @@ func (a *API) problem(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &se):
 		return err
-	case errors.Is(err, tenancy.ErrNotFound), errors.Is(err, operate.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
+	case notFound(err):
 		return huma.Error404NotFound(err.Error())
 	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, operate.ErrAlreadyReplayed), errors.Is(err, operate.ErrGroupActive),
 		errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrBuiltin), errors.Is(err, catalog.ErrQuota),
 		errors.Is(err, catalog.ErrIncompatible):
 		return huma.Error409Conflict(err.Error())
-	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, operate.ErrInvalid), errors.Is(err, catalog.ErrInvalid):
+	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, operate.ErrInvalid), errors.Is(err, catalog.ErrInvalid), errors.Is(err, input.ErrInvalid):
 		return huma.Error422UnprocessableEntity(err.Error())
 	case errors.Is(err, operate.ErrUnscopedOnly):
 		return huma.Error403Forbidden(err.Error())

@@ -40,6 +40,14 @@ func (a *API) authenticate(hc huma.Context, next func(huma.Context)) {
 	actor := &audit.Actor{TokenID: tok.ID}
 	target := audit.Target{Action: r.Action, Resource: r.Resource, ID: firstPathParam(hc, op), TenantID: tok.TenantID}
 	audited := op.Method != http.MethodGet || r.Payload
+	hc, errs := a.checkEdge(hc, op)
+	if len(errs) > 0 {
+		if audited {
+			a.audit(hc, actor, target, outcomeOf(problemStatus(errs)))
+		}
+		writeEdgeProblem(a.api, hc, errs)
+		return
+	}
 	if status, msg := a.authorize(hc, op, r, tok); status != 0 {
 		if audited {
 			a.audit(hc, actor, target, outcomeOf(status))
@@ -124,7 +132,7 @@ func (a *API) confine(hc huma.Context, op *huma.Operation, tok admintoken.Token)
 		}
 		tenant, err := owner.find(hc.Context(), id)
 		switch {
-		case errors.Is(err, tenancy.ErrNotFound) || (err == nil && tenant != tok.TenantID):
+		case notFound(err) || (err == nil && tenant != tok.TenantID):
 			return http.StatusNotFound, (&tenancy.NotFoundError{Resource: owner.resource, ID: id}).Error()
 		case err != nil:
 			a.log.ErrorContext(hc.Context(), "admin owner look-up failed", slog.Any("error", err))

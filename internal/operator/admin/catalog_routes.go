@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
@@ -49,12 +51,17 @@ func eventTypes(es []catalog.Entry) []EventType {
 type NewEventTypeBody struct {
 	Kind            string          `json:"source_kind" minLength:"1" doc:"A source kind (stripe, github, standard_webhooks, hmac, ...) or api."`
 	Type            string          `json:"event_type" minLength:"1" doc:"The type's name, as the events carry it (e.g. order.placed)."`
-	Schema          json.RawMessage `json:"schema" doc:"JSON Schema 2020-12, self-contained (no remote $ref)."`
+	Schema          json.RawMessage `json:"schema" doc:"JSON Schema 2020-12, self-contained (no remote $ref); no string in it may hold NUL."`
 	ResourceType    string          `json:"resource_type" minLength:"1" doc:"The resource type its events are keyed and routed by: one of the deployment's (SLUICE_TENANT_RESOURCE_TYPES)."`
 	ObjectID        string          `json:"object_id_at,omitempty" doc:"Where the object id is: a JSON pointer (/data/id) or header:<Name>; absent: the source kind's place."`
 	EventTime       string          `json:"event_time_at,omitempty" doc:"Where the event time is, like object_id_at."`
 	EventTimeFormat string          `json:"event_time_format,omitempty" enum:"unix,rfc3339,unix_or_rfc3339" doc:"How the event time is written; absent: unix."`
 	Compatible      bool            `json:"compatible,omitempty" doc:"A new version must accept every stored event the previous one accepted (checked before it is stored)."`
+}
+
+// Resolve refuses a schema holding what no stored text may (NUL).
+func (b *NewEventTypeBody) Resolve(huma.Context) []error {
+	return checkJSONText("body.schema", b.Schema)
 }
 
 func eventTypeRoutes(a *API, s *catalog.Store) {

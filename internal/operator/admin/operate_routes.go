@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/audit"
@@ -24,14 +26,14 @@ import (
 func OperateRoutes(o *operate.Operator, log *slog.Logger) func(*API) {
 	return func(a *API) {
 		a.Owner("inbox_id", "event", func(ctx context.Context, id string) (string, error) {
-			n, err := InboxPath{id}.id()
+			n, err := parseID(id, "event")
 			if err != nil {
 				return "", err
 			}
 			return o.EventTenant(ctx, n)
 		})
 		a.Owner("dead_letter_id", "dead letter", func(ctx context.Context, id string) (string, error) {
-			n, err := DeadLetterPath{id}.id()
+			n, err := parseID(id, "dead letter")
 			if err != nil {
 				return "", err
 			}
@@ -53,7 +55,8 @@ func scopeOf(c Call) *operate.Scope {
 	return nil
 }
 
-// parseID reads a numeric id; anything else names nothing (404).
+// parseID reads a numeric id of a path an owner is asked about (the edge
+// refused any other before); anything else names nothing (404).
 func parseID(id, what string) (int64, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
@@ -71,17 +74,14 @@ func (a *API) record(ctx context.Context, c Call, t audit.Target) {
 
 // InboxPath, DeadLetterPath and ConflictPath name operate's ids.
 type InboxPath struct {
-	InboxID string `path:"inbox_id" doc:"The event's inbox id (the id a search returns)."`
+	InboxID int64 `path:"inbox_id" minimum:"1" doc:"The event's inbox id (the id a search returns)."`
 }
 type DeadLetterPath struct {
-	DeadLetterID string `path:"dead_letter_id" doc:"Dead letter id."`
+	DeadLetterID int64 `path:"dead_letter_id" minimum:"1" doc:"Dead letter id."`
 }
 
-func (p InboxPath) id() (int64, error)      { return parseID(p.InboxID, "event") }
-func (p DeadLetterPath) id() (int64, error) { return parseID(p.DeadLetterID, "dead letter") }
-
 type ConflictPath struct {
-	ConflictID string `path:"conflict_id" doc:"Conflict id, as a list of conflicts shows it."`
+	ConflictID string `path:"conflict_id" maxLength:"40" pattern:"^[1-9][0-9]{0,18}\\.[0-9]{1,19}$" patternDescription:"a conflict id: <inbox id>.<unix microseconds>" doc:"Conflict id, as a list of conflicts shows it."`
 }
 type GroupPath struct {
 	Group string `path:"group" doc:"Consumer group (e.g. sluice.credits)."`
@@ -91,15 +91,20 @@ type GroupPath struct {
 // PageQuery).
 type TimeRange struct {
 	Since time.Time `query:"since" doc:"Only from this time (RFC 3339), inclusive."`
-	Until time.Time `query:"until" doc:"Only before this time (RFC 3339)."`
+	Until time.Time `query:"until" doc:"Only before this time (RFC 3339); after since."`
+}
+
+// Resolve refuses since at or after until (422, on every list).
+func (r *TimeRange) Resolve(huma.Context) []error {
+	return checkRange("query.until", r.Since, r.Until)
 }
 
 func eventRoutes(a *API, o *operate.Operator) {
 	type searchIn struct {
 		PageQuery
 		TimeRange
-		TenantID  string `query:"tenant_id" doc:"Only this tenant's events."`
-		SourceID  string `query:"source_id" doc:"Only this source's events."`
+		TenantID  string `query:"tenant_id" format:"uuid" doc:"Only this tenant's events."`
+		SourceID  string `query:"source_id" format:"uuid" doc:"Only this source's events."`
 		EventID   string `query:"event_id" doc:"The provider's event id (evt_..., a delivery GUID)."`
 		EventType string `query:"event_type" doc:"As stored, e.g. stripe.invoice.paid."`
 		ObjectID  string `query:"object_id" doc:"The object the event is about, e.g. an invoice id."`
@@ -122,22 +127,14 @@ func eventRoutes(a *API, o *operate.Operator) {
 		"One event's trail: deliveries, the effects on its object with the Kafka record each group applied, sends, dead letters, corrections", "events"),
 		Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *InboxPath) (*body[operate.Trail], error) {
-			id, err := in.id()
-			if err != nil {
-				return nil, err
-			}
-			t, err := o.Trail(ctx, scopeOf(c), id)
+			t, err := o.Trail(ctx, scopeOf(c), in.InboxID)
 			return reply(t), err
 		})
 	Handle(a, Route{Op: op("get-event-payload", http.MethodGet, "/events/{inbox_id}/payload",
 		"The event's verified body, byte for byte (base64; audited)", "events"),
 		Scope: ScopeTenant, Resource: "event", Action: "event.read_payload", Payload: true},
 		func(ctx context.Context, c Call, in *InboxPath) (*body[operate.Payload], error) {
-			id, err := in.id()
-			if err != nil {
-				return nil, err
-			}
-			p, err := o.EventPayload(ctx, scopeOf(c), id)
+			p, err := o.EventPayload(ctx, scopeOf(c), in.InboxID)
 			return reply(p), err
 		})
 }
@@ -145,10 +142,15 @@ func eventRoutes(a *API, o *operate.Operator) {
 // DeadLetterFilterBody selects the dead letters a replay applies again.
 type DeadLetterFilterBody struct {
 	Group    string    `json:"group,omitempty" doc:"Only this consumer group's."`
-	TenantID string    `json:"tenant_id,omitempty" doc:"Only this tenant's (a scoped token: its own, whatever is named)."`
+	TenantID string    `json:"tenant_id,omitempty" format:"uuid" doc:"Only this tenant's (a scoped token: its own, whatever is named)."`
 	Reason   string    `json:"reason,omitempty" doc:"Only letters whose reason contains this, case-insensitively."`
 	Since    time.Time `json:"since,omitzero" doc:"Only letters that last failed from this time."`
-	Until    time.Time `json:"until,omitzero" doc:"Only letters that last failed before this time."`
+	Until    time.Time `json:"until,omitzero" doc:"Only letters that last failed before this time; after since."`
+}
+
+// Resolve refuses since at or after until.
+func (b *DeadLetterFilterBody) Resolve(huma.Context) []error {
+	return checkRange("body.until", b.Since, b.Until)
 }
 
 func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
@@ -156,7 +158,7 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 		PageQuery
 		TimeRange
 		Group    string `query:"group" doc:"Only this consumer group's."`
-		TenantID string `query:"tenant_id" doc:"Only this tenant's."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's."`
 		Reason   string `query:"reason" doc:"Only letters whose reason contains this, case-insensitively."`
 		Replayed bool   `query:"replayed" doc:"Include letters replayed already."`
 	}
@@ -175,25 +177,18 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 		"A dead letter with its record: key, headers, payload (audited)", "dead-letters"),
 		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.read_payload", Payload: true},
 		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.DeadLetterDetail], error) {
-			id, err := in.id()
-			if err != nil {
-				return nil, err
-			}
-			d, err := o.DeadLetter(ctx, scopeOf(c), id)
+			d, err := o.DeadLetter(ctx, scopeOf(c), in.DeadLetterID)
 			return reply(d), err
 		})
 	Handle(a, Route{Op: op("replay-dead-letter", http.MethodPost, "/dead-letters/{dead_letter_id}/replay",
 		"Apply a dead letter again through its group's idempotent handler (once: a second replay is 409)", "dead-letters"),
 		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay"},
 		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.ReplayResult], error) {
-			id, err := in.id()
-			if err != nil {
-				return nil, err
-			}
+			id := in.DeadLetterID
 			if err := o.ReplayDeadLetter(ctx, scopeOf(c), id); err != nil {
 				return nil, err
 			}
-			a.record(ctx, c, audit.Target{Action: "dead_letter.replay", Resource: "dead_letter", ID: in.DeadLetterID, TenantID: c.Token.TenantID})
+			a.record(ctx, c, audit.Target{Action: "dead_letter.replay", Resource: "dead_letter", ID: strconv.FormatInt(id, 10), TenantID: c.Token.TenantID})
 			return reply(operate.ReplayResult{Replayed: []int64{id}}), nil
 		})
 	replaySet := op("replay-dead-letters", http.MethodPost, "/dead-letters/replay",
@@ -228,7 +223,7 @@ func conflictRoutes(a *API, o *operate.Operator) {
 	type listIn struct {
 		PageQuery
 		TimeRange
-		TenantID string `query:"tenant_id" doc:"Only this tenant's."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's."`
 	}
 	Handle(a, Route{Op: op("list-conflicts", http.MethodGet, "/conflicts",
 		"List conflicting deliveries (same event key, different content), newest first", "conflicts"), Scope: ScopeTenant},

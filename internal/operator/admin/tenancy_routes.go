@@ -20,7 +20,7 @@ import (
 // only, and a list embedding an unexported one served neither cursor nor
 // limit).
 type PageQuery struct {
-	Cursor string `query:"cursor" doc:"The next_cursor of the previous page; absent: the first page."`
+	Cursor string `query:"cursor" maxLength:"512" doc:"The next_cursor of the previous page; absent: the first page."`
 	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"Most items in the page."`
 }
 
@@ -53,16 +53,16 @@ func reply[T any](v T) *body[T] { return &body[T]{Body: v} }
 // TenantPath and the other path types are embedded in the inputs of the
 // operations that take them (exported: huma reads promoted fields only).
 type TenantPath struct {
-	TenantID string `path:"tenant_id" doc:"Tenant id."`
+	TenantID string `path:"tenant_id" format:"uuid" doc:"Tenant id."`
 }
 type SourcePath struct {
-	SourceID string `path:"source_id" doc:"Source id."`
+	SourceID string `path:"source_id" format:"uuid" doc:"Source id."`
 }
 type WorkspacePath struct {
-	WorkspaceID string `path:"workspace_id" doc:"Workspace id."`
+	WorkspaceID string `path:"workspace_id" format:"uuid" doc:"Workspace id."`
 }
 type KeyPath struct {
-	KeyID string `path:"key_id" doc:"API key id."`
+	KeyID string `path:"key_id" format:"uuid" doc:"API key id."`
 }
 
 func op(id, method, path, summary, tag string) huma.Operation {
@@ -108,7 +108,7 @@ func tenantRoutes(a *API) {
 		})
 	type tenantCreateIn struct {
 		Body struct {
-			Name string `json:"name" minLength:"1" maxLength:"200"`
+			Name string `json:"name" maxLength:"200" doc:"A name for people (at most 200 characters)."`
 		}
 	}
 	Handle(a, Route{Op: op("create-tenant", http.MethodPost, "/tenants", "Create a tenant", "tenants"), Scope: ScopeGlobal,
@@ -154,19 +154,22 @@ func tenantRoutes(a *API) {
 
 // NewSourceBody is a source to create.
 type NewSourceBody struct {
-	TenantID         string          `json:"tenant_id"`
+	TenantID         string          `json:"tenant_id" format:"uuid"`
 	Kind             string          `json:"kind" doc:"Provider kind (stripe, github, standard_webhooks, hmac, ...)."`
-	Account          string          `json:"account" minLength:"1" doc:"Provider account the source speaks for (part of the event key)."`
-	Secret           string          `json:"secret" minLength:"1" doc:"Signing secret as the provider shows it."`
-	ToleranceSeconds int64           `json:"tolerance_seconds,omitempty" minimum:"0" doc:"How far a signed timestamp may be from now; absent: 300."`
+	Account          string          `json:"account" doc:"Provider account the source speaks for (part of the event key)."`
+	Secret           string          `json:"secret" maxLength:"1024" writeOnly:"true" doc:"Signing secret as the provider shows it (never shown again, never repeated in a refusal)."`
+	ToleranceSeconds *int64          `json:"tolerance_seconds,omitempty" minimum:"1" maximum:"86400" doc:"How far a signed timestamp may be from now, in seconds (at most a day); absent: 300."`
 	MaxBodyBytes     int64           `json:"max_body_bytes,omitempty" minimum:"0" maximum:"26214400" doc:"Largest body; absent: the kind's default."`
-	IPAllowlist      []string        `json:"ip_allowlist,omitempty" doc:"CIDRs deliveries may come from."`
+	IPAllowlist      []string        `json:"ip_allowlist,omitempty" maxItems:"100" doc:"CIDRs deliveries may come from."`
 	Settings         json.RawMessage `json:"settings,omitempty" doc:"The kind's own settings (the hmac kind's header, algorithm, ...)."`
 }
 
 func (b NewSourceBody) source() (tenancy.NewSource, error) {
 	ns := tenancy.NewSource{TenantID: b.TenantID, Kind: b.Kind, Account: b.Account, Secret: b.Secret,
-		Tolerance: time.Duration(b.ToleranceSeconds) * time.Second, MaxBodyBytes: b.MaxBodyBytes, Settings: b.Settings}
+		MaxBodyBytes: b.MaxBodyBytes, Settings: b.Settings}
+	if b.ToleranceSeconds != nil {
+		ns.Tolerance = time.Duration(*b.ToleranceSeconds) * time.Second
+	}
 	for _, cidr := range b.IPAllowlist {
 		p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
 		if err != nil {
@@ -177,10 +180,15 @@ func (b NewSourceBody) source() (tenancy.NewSource, error) {
 	return ns, nil
 }
 
+// Resolve refuses settings holding what no stored text may (NUL).
+func (b *NewSourceBody) Resolve(huma.Context) []error {
+	return checkJSONText("body.settings", b.Settings)
+}
+
 func sourceRoutes(a *API) {
 	type sourceListIn struct {
 		PageQuery
-		TenantID string `query:"tenant_id" doc:"Only this tenant's sources."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's sources."`
 		Kind     string `query:"kind" doc:"Only sources of this kind."`
 		Disabled string `query:"disabled" enum:"true,false" doc:"Only disabled (true) or enabled (false) sources."`
 	}
@@ -240,8 +248,8 @@ func sourceRoutes(a *API) {
 	type sourceRotateIn struct {
 		SourcePath
 		Body struct {
-			Secret         string `json:"secret,omitempty" doc:"The new secret; absent: Sluice makes one and returns it (not for Stripe, which makes its own)."`
-			OverlapSeconds *int64 `json:"overlap_seconds,omitempty" minimum:"0" doc:"How long the current secrets stay valid beside the new one; absent: 86400."`
+			Secret         string `json:"secret,omitempty" maxLength:"1024" writeOnly:"true" doc:"The new secret; absent: Sluice makes one and returns it (not for Stripe, which makes its own)."`
+			OverlapSeconds *int64 `json:"overlap_seconds,omitempty" minimum:"0" maximum:"2592000" doc:"How long the current secrets stay valid beside the new one, in seconds (at most 30 days); absent: 86400."`
 		}
 	}
 	type sourceRotated struct {
@@ -286,7 +294,7 @@ func sourceRoutes(a *API) {
 func workspaceRoutes(a *API) {
 	type workspaceListIn struct {
 		PageQuery
-		TenantID string `query:"tenant_id" doc:"Only this tenant's workspaces."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's workspaces."`
 		Customer string `query:"customer" doc:"Only the workspace this provider customer maps to."`
 	}
 	Handle(a, Route{Op: op("list-workspaces", http.MethodGet, "/workspaces", "List workspaces", "workspaces"), Scope: ScopeTenant},
@@ -300,9 +308,9 @@ func workspaceRoutes(a *API) {
 		})
 	type workspaceCreateIn struct {
 		Body struct {
-			TenantID string `json:"tenant_id"`
-			Customer string `json:"customer" minLength:"1" doc:"Provider customer id (e.g. cus_...) mapped to the workspace."`
-			Name     string `json:"name,omitempty"`
+			TenantID string `json:"tenant_id" format:"uuid"`
+			Customer string `json:"customer" doc:"Provider customer id (e.g. cus_...) mapped to the workspace."`
+			Name     string `json:"name,omitempty" maxLength:"200"`
 		}
 	}
 	Handle(a, Route{Op: op("create-workspace", http.MethodPost, "/workspaces", "Create a workspace mapped from a provider customer", "workspaces"),
@@ -328,7 +336,7 @@ func workspaceRoutes(a *API) {
 func apiKeyRoutes(a *API) {
 	type apiKeyListIn struct {
 		PageQuery
-		TenantID string `query:"tenant_id" doc:"Only this tenant's keys."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's keys."`
 		Revoked  bool   `query:"revoked" doc:"Include revoked keys."`
 	}
 	Handle(a, Route{Op: op("list-api-keys", http.MethodGet, "/api-keys", "List tenant API keys (never the keys)", "api-keys"), Scope: ScopeTenant},
@@ -342,7 +350,7 @@ func apiKeyRoutes(a *API) {
 		})
 	type apiKeyCreateIn struct {
 		Body struct {
-			TenantID string `json:"tenant_id"`
+			TenantID string `json:"tenant_id" format:"uuid"`
 		}
 	}
 	type apiKeyCreated struct {
@@ -375,8 +383,8 @@ func apiKeyRoutes(a *API) {
 
 func auditRoutes(a *API) {
 	type auditListIn struct {
-		TenantID string `query:"tenant_id" doc:"Only what was done in this tenant."`
-		Cursor   string `query:"cursor" doc:"The next_cursor of the previous page; absent: the newest."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only what was done in this tenant."`
+		Cursor   string `query:"cursor" maxLength:"512" doc:"The next_cursor of the previous page; absent: the newest."`
 		Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"50"`
 	}
 	Handle(a, Route{Op: op("list-audit", http.MethodGet, "/audit", "The audit trail, newest first", "audit"), Scope: ScopeTenant},

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/offsets"
+	"github.com/sluicehq/sluice/internal/operator/input"
 )
 
 // The classes of failure an operation returns, for errors.Is; the API maps
@@ -70,8 +69,8 @@ func checkUUID(field, v string) error {
 	if v == "" {
 		return nil
 	}
-	if _, err := uuid.Parse(v); err != nil {
-		return invalid(field, "%q is not a UUID", v)
+	if !input.IsUUID(v) {
+		return invalid(field, "%q is not a canonical uuid (lowercase, 8-4-4-4-12)", v)
 	}
 	return nil
 }

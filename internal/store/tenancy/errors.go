@@ -56,10 +56,12 @@ func notFound(resource, id string) error { return &NotFoundError{Resource: resou
 
 func invalid(field string, err error) error { return &InvalidError{Field: field, Reason: err.Error()} }
 
-// checkID refuses an id that is not a uuid as unknown: it names nothing,
-// and the database would answer with its own text.
+// checkID refuses an id that is not a canonical uuid (lowercase
+// 8-4-4-4-12: urn:uuid:, braces and upper case name nothing here) as
+// unknown: it names nothing, and the database would answer with its own
+// text.
 func checkID(resource, id string) error {
-	if _, err := uuid.Parse(id); err != nil {
+	if u, err := uuid.Parse(id); err != nil || u.String() != id {
 		return notFound(resource, id)
 	}
 	return nil

@@ -34,6 +34,13 @@ type NewSource struct {
 	IPAllowlist []netip.Prefix
 }
 
+// MaxTolerance bounds how far a signed timestamp may be from now, and
+// MaxOverlap how long old secrets stay valid after a rotation.
+const (
+	MaxTolerance = 24 * time.Hour
+	MaxOverlap   = 30 * 24 * time.Hour
+)
+
 // MaxBodyLimit is the largest body a source may accept (GitHub's own limit).
 const MaxBodyLimit = 25 << 20
 
@@ -105,6 +112,9 @@ func (s Store) checkNewSource(src NewSource) error {
 	}
 	if src.MaxBodyBytes < 0 || src.MaxBodyBytes > MaxBodyLimit {
 		return bodyLimitError()
+	}
+	if src.Tolerance < 0 || src.Tolerance > MaxTolerance {
+		return &InvalidError{Field: "tolerance", Reason: fmt.Sprintf("must be positive and at most %s", MaxTolerance)}
 	}
 	if _, err := p.Open(src.Settings, src.Tolerance); err != nil {
 		return invalid("settings", err)
@@ -219,8 +229,8 @@ func (s Store) RotateGeneratedSecret(ctx context.Context, sourceID string, overl
 }
 
 func (s Store) rotate(ctx context.Context, sourceID string, secretFor func(kind string) (string, error), overlap time.Duration) (time.Time, error) {
-	if overlap < 0 {
-		return time.Time{}, &InvalidError{Field: "overlap", Reason: "must not be negative"}
+	if overlap < 0 || overlap > MaxOverlap {
+		return time.Time{}, &InvalidError{Field: "overlap", Reason: fmt.Sprintf("must be between 0 and %s", MaxOverlap)}
 	}
 	if err := checkID("source", sourceID); err != nil {
 		return time.Time{}, err

@@ -22,16 +22,22 @@ type Tenant struct {
 // Limits are a tenant's ingest token bucket: events per second after
 // authentication, per ingest instance, and the burst.
 type Limits struct {
-	Rate  float64 `json:"rate" minimum:"0" exclusiveMinimum:"0" doc:"Events per second per ingest instance."`
-	Burst int     `json:"burst" minimum:"1" doc:"Largest burst of events."`
+	Rate  float64 `json:"rate" exclusiveMinimum:"0" maximum:"1000000" doc:"Events per second per ingest instance (above 0, at most 1,000,000)."`
+	Burst int     `json:"burst" minimum:"1" maximum:"1000000" doc:"Largest burst of events (1 to 1,000,000)."`
 }
 
+// The bounds of Limits (the admin API's document states them too).
+const (
+	MaxRate  = 1_000_000
+	MaxBurst = 1_000_000
+)
+
 func (l Limits) check() error {
-	if l.Rate <= 0 || math.IsInf(l.Rate, 0) || math.IsNaN(l.Rate) {
-		return &InvalidError{Field: "rate", Reason: "must be a number above 0"}
+	if l.Rate <= 0 || l.Rate > MaxRate || math.IsNaN(l.Rate) {
+		return &InvalidError{Field: "rate", Reason: fmt.Sprintf("must be above 0 and at most %d", MaxRate)}
 	}
-	if l.Burst < 1 || l.Burst > math.MaxInt32 {
-		return &InvalidError{Field: "burst", Reason: "must be at least 1"}
+	if l.Burst < 1 || l.Burst > MaxBurst {
+		return &InvalidError{Field: "burst", Reason: fmt.Sprintf("must be between 1 and %d", MaxBurst)}
 	}
 	return nil
 }

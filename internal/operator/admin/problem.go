@@ -1,0 +1,63 @@
+package admin
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// Problem is every error the API answers: RFC 9457 problem details
+// (application/problem+json), with huma's list of what was wrong and the
+// extension members below. It stands for huma.ErrorModel in the document
+// (a type alias of the schema registry), and every huma error is turned
+// into one before it is written (problems), so the document and the
+// answers agree.
+type Problem struct {
+	Type     string              `json:"type,omitempty" format:"uri" default:"about:blank" doc:"A URI reference to documentation of the problem type."`
+	Title    string              `json:"title,omitempty" doc:"The status's summary."`
+	Status   int                 `json:"status,omitempty" doc:"The HTTP status."`
+	Detail   string              `json:"detail,omitempty" doc:"What is wrong, for a person."`
+	Instance string              `json:"instance,omitempty" format:"uri" doc:"A URI reference to this occurrence."`
+	Errors   []*huma.ErrorDetail `json:"errors,omitempty" doc:"Each input at fault: its location (body.name, query.since, path.tenant_id) and why. value is only ever a path or query parameter's: a body field's is never repeated, it may be a secret."`
+	// FailedID and Replayed: a dead-letter replay that failed again.
+	FailedID int64   `json:"failed_id,omitempty" doc:"Replay routes: the dead letter that failed again (it stays pending)."`
+	Replayed []int64 `json:"replayed,omitempty" doc:"Filtered replay: the letters replayed before it stopped."`
+}
+
+func (p *Problem) Error() string  { return p.Detail }
+func (p *Problem) GetStatus() int { return p.Status }
+
+// ContentType makes a problem application/problem+json.
+func (p *Problem) ContentType(ct string) string {
+	if ct == "application/json" {
+		return "application/problem+json"
+	}
+	return ct
+}
+
+func newProblem(status int, detail string) *Problem {
+	return &Problem{Title: http.StatusText(status), Status: status, Detail: detail}
+}
+
+// problems is the transformer of every answer: a huma error becomes a
+// Problem, and no problem repeats a body's value.
+func problems(_ huma.Context, _ string, v any) (any, error) {
+	var p *Problem
+	switch e := v.(type) {
+	case *huma.ErrorModel:
+		p = &Problem{Type: e.Type, Title: e.Title, Status: e.Status, Detail: e.Detail, Instance: e.Instance, Errors: e.Errors}
+	case *Problem:
+		p = e
+	default:
+		return v, nil
+	}
+	for _, d := range p.Errors {
+		if d != nil && (d.Location == "body" || strings.HasPrefix(d.Location, "body.") || strings.HasPrefix(d.Location, "body[")) {
+			d.Value = nil
+		}
+	}
+	return p, nil
+}
+
+var _ huma.Transformer = problems
