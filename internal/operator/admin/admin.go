@@ -187,6 +187,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 		owners: map[string]owner{},
 		fails:  newFailures(cfg.FailedAuthRate, cfg.FailedAuthBurst),
 	}
+	unrouted(e)
 	a.api.UseMiddleware(a.authenticate)
 	tenancyRoutes(a)
 	reconcileRoutes(a)

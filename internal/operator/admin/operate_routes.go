@@ -209,6 +209,9 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 				a.record(ctx, c, audit.Target{Action: "dead_letter.replay_set", Resource: "dead_letter",
 					ID: fmt.Sprintf("%d letters", len(res.Replayed)), TenantID: tenant})
 			}
+			if err != nil && res.FailedID == 0 {
+				return nil, err // refused before any letter: the filter's own words
+			}
 			if err != nil {
 				return nil, fmt.Errorf("replayed %v, stopped at dead letter %d: %w", res.Replayed, res.FailedID, err)
 			}

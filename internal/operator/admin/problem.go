@@ -1,10 +1,13 @@
 package admin
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
 )
 
 // Problem is every error the API answers: RFC 9457 problem details
@@ -61,3 +64,23 @@ func problems(_ huma.Context, _ string, v any) (any, error) {
 }
 
 var _ huma.Transformer = problems
+
+// unrouted answers, as problems, what no operation serves on the admin
+// listener: a path nothing serves (404), a method the path does not take
+// (405; gin sets Allow, HEAD included).
+func unrouted(e *gin.Engine) {
+	e.NoRoute(func(c *gin.Context) {
+		writeProblem(c, newProblem(http.StatusNotFound, fmt.Sprintf("nothing is served at %s; the operations are in %s", c.Request.URL.Path, OpenAPIPath)))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		writeProblem(c, newProblem(http.StatusMethodNotAllowed, fmt.Sprintf("%s takes %s, not %s", c.Request.URL.Path,
+			c.Writer.Header().Get("Allow"), c.Request.Method)))
+	})
+}
+
+// writeProblem writes p outside huma.
+func writeProblem(c *gin.Context, p *Problem) {
+	c.Header("Content-Type", "application/problem+json")
+	c.Status(p.Status)
+	_ = json.NewEncoder(c.Writer).Encode(p)
+}

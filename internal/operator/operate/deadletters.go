@@ -84,7 +84,7 @@ func deadLetterWhere(scope *Scope, f DeadLetterFilter) (*where, error) {
 	if f.After != "" {
 		after, err := strconv.ParseInt(f.After, 10, 64)
 		if err != nil {
-			return nil, invalid("after", "not a cursor this API returned")
+			return nil, invalid("cursor", "not a cursor this API returned")
 		}
 		w.add("d.id < %s", after)
 	}

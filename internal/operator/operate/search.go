@@ -155,13 +155,13 @@ func encodeCursor(at time.Time, id int64) string {
 func decodeCursor(s string) (time.Time, int64, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return time.Time{}, 0, invalid("after", "not a cursor this API returned")
+		return time.Time{}, 0, invalid("cursor", "not a cursor this API returned")
 	}
 	nanos, id, ok := strings.Cut(string(raw), ".")
 	n, err1 := strconv.ParseInt(nanos, 10, 64)
 	i, err2 := strconv.ParseInt(id, 10, 64)
 	if !ok || err1 != nil || err2 != nil {
-		return time.Time{}, 0, invalid("after", "not a cursor this API returned")
+		return time.Time{}, 0, invalid("cursor", "not a cursor this API returned")
 	}
 	return time.Unix(0, n).UTC(), i, nil
 }
