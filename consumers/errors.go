@@ -42,6 +42,18 @@ func IsPermanent(err error) bool {
 	return pg.Classify(err) == pg.FaultData
 }
 
+// PermanentReason is the words of the failure err was marked Permanent
+// for (what a dead letter's reason says), without the wrappers around it;
+// false when err is not marked (a Postgres refusal of the data is
+// permanent too, but its words are the database's).
+func PermanentReason(err error) (string, bool) {
+	var p permanentError
+	if errors.As(err, &p) {
+		return p.err.Error(), true
+	}
+	return "", false
+}
+
 // retryAfterError is a transient failure whose cause said when to come back
 // (an HTTP 429 or 503 with Retry-After).
 type retryAfterError struct {

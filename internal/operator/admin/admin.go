@@ -312,12 +312,18 @@ func notFound(err error) bool {
 // with a generic 500.
 func (a *API) problem(ctx context.Context, err error) error {
 	var se huma.StatusError
+	var failed *operate.ReplayError
 	switch {
 	case errors.As(err, &se):
 		return err
 	case notFound(err):
 		return huma.Error404NotFound(err.Error())
+	case errors.As(err, &failed):
+		p := newProblem(http.StatusUnprocessableEntity, err.Error())
+		p.FailedID, p.Replayed = failed.ID, failed.Replayed
+		return p
 	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, operate.ErrAlreadyReplayed), errors.Is(err, operate.ErrGroupActive),
+		errors.Is(err, operate.ErrDeadLetterExpired),
 		errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrBuiltin), errors.Is(err, catalog.ErrQuota),
 		errors.Is(err, catalog.ErrIncompatible):
 		return huma.Error409Conflict(err.Error())

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -181,7 +182,7 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 			return reply(d), err
 		})
 	Handle(a, Route{Op: op("replay-dead-letter", http.MethodPost, "/dead-letters/{dead_letter_id}/replay",
-		"Apply a dead letter again through its group's idempotent handler (once: a second replay is 409)", "dead-letters"),
+		"Apply a dead letter again through its group's idempotent handler (once: a second replay is 409; one that fails again is 422 with the reason and failed_id, and stays pending)", "dead-letters"),
 		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay"},
 		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.ReplayResult], error) {
 			id := in.DeadLetterID
@@ -192,7 +193,7 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 			return reply(operate.ReplayResult{Replayed: []int64{id}}), nil
 		})
 	replaySet := op("replay-dead-letters", http.MethodPost, "/dead-letters/replay",
-		"Replay every pending dead letter a filter selects, oldest first; stops at the first failure", "dead-letters")
+		"Replay every pending dead letter a filter selects, oldest first; stops at the first that fails again: 422 with the reason, failed_id and the letters replayed before it", "dead-letters")
 	replaySet.DefaultStatus = http.StatusOK
 	Handle(a, Route{Op: replaySet, Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay_set"},
 		func(ctx context.Context, c Call, in *body[DeadLetterFilterBody]) (*body[operate.ReplayResult], error) {
@@ -209,11 +210,13 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 				a.record(ctx, c, audit.Target{Action: "dead_letter.replay_set", Resource: "dead_letter",
 					ID: fmt.Sprintf("%d letters", len(res.Replayed)), TenantID: tenant})
 			}
-			if err != nil && res.FailedID == 0 {
-				return nil, err // refused before any letter: the filter's own words
+			if err != nil && res.FailedID != 0 && !errors.Is(err, operate.ErrReplayFailed) {
+				// Not the letter's fault (the database, a group not here):
+				// logged with how far the replay came.
+				return nil, fmt.Errorf("replayed %v, stopped at dead letter %d: %w", res.Replayed, res.FailedID, err)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("replayed %v, stopped at dead letter %d: %w", res.Replayed, res.FailedID, err)
+				return nil, err
 			}
 			if res.Replayed == nil {
 				res.Replayed = []int64{}

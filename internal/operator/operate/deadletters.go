@@ -184,12 +184,13 @@ type ReplayResult struct {
 // ReplayDeadLetter applies dead letter id again through its group's own
 // idempotent handler and marks it replayed, in one transaction
 // (consumers.ReplayDeadLetter). A letter replayed before is
-// ErrAlreadyReplayed.
+// ErrAlreadyReplayed; one that fails again for good is a ReplayError
+// (ErrReplayFailed) with the reason, and stays pending.
 func (o *Operator) ReplayDeadLetter(ctx context.Context, scope *Scope, id int64) error {
 	if _, err := o.findDeadLetter(ctx, scope, id); err != nil {
 		return err
 	}
-	return consumers.ReplayDeadLetter(ctx, o.pool, id, o.handlerOf)
+	return failedAgain(id, consumers.ReplayDeadLetter(ctx, o.pool, id, o.handlerOf), nil)
 }
 
 // ReplayDeadLetters replays every pending letter f selects (Replayed,
@@ -217,7 +218,7 @@ func (o *Operator) ReplayDeadLetters(ctx context.Context, scope *Scope, f DeadLe
 		}
 		if err != nil {
 			res.FailedID = d.ID
-			return res, err
+			return res, failedAgain(d.ID, err, res.Replayed)
 		}
 		log.InfoContext(ctx, "dead letter replayed", slog.Int64("id", d.ID), slog.String("group", d.Group),
 			slog.String("event_id", d.EventID), slog.String("tenant_id", d.TenantID))

@@ -30,6 +30,39 @@ var (
 	ErrNoKafka = errors.New("no Kafka client: this operation needs one")
 )
 
+// ErrReplayFailed: a replayed dead letter failed again, for good (its
+// data, not the moment: a retry fails alike); ReplayError says why.
+var ErrReplayFailed = errors.New("dead letter failed again")
+
+// ErrDeadLetterExpired: the dead letter was replayed and deleted since.
+var ErrDeadLetterExpired = consumers.ErrDeadLetterExpired
+
+// ReplayError is a replay stopped by a letter that failed again.
+type ReplayError struct {
+	ID     int64  // the letter that failed; it stays pending
+	Reason string // the handler's words, as a dead letter's reason
+	// Replayed are the letters a filtered replay applied before it.
+	Replayed []int64
+}
+
+func (e *ReplayError) Error() string {
+	return fmt.Sprintf("dead letter %d failed again: %s", e.ID, e.Reason)
+}
+func (e *ReplayError) Is(target error) bool { return target == ErrReplayFailed }
+
+// failedAgain turns a permanent failure of a replay into a ReplayError;
+// any other error stays as it is (transient: the caller may retry).
+func failedAgain(id int64, err error, replayed []int64) error {
+	if !consumers.IsPermanent(err) {
+		return err
+	}
+	reason, ok := consumers.PermanentReason(err)
+	if !ok {
+		reason = "the database refused its data (the process log has its words)"
+	}
+	return &ReplayError{ID: id, Reason: reason, Replayed: replayed}
+}
+
 // NotFoundError names what was not found.
 type NotFoundError struct {
 	What string // "event", "dead letter", "consumer group"...
