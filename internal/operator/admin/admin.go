@@ -63,6 +63,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/audit"
@@ -133,11 +134,16 @@ type Config struct {
 	// routes that read runs still answer.
 	Reconciler *reconcile.Runner
 	// FailedAuthRate and FailedAuthBurst bound failed authentications per
-	// client address (429 beyond). Default 1/s, burst 10: a person who
-	// mistypes is never stopped, a guesser gets 86,400 tries a day against
-	// a 256-bit space.
+	// client address (an IPv6 one by its /64): a failure past them is
+	// answered 429 instead of 401. A valid token is never refused and
+	// spends nothing. Default 1/s, burst 10: a person who mistypes is never
+	// stopped, a guesser gets 86,400 tries a day against a 256-bit space,
+	// and a misbehaving script behind a shared bastion locks out no one.
 	FailedAuthRate  float64
 	FailedAuthBurst int
+	// Metrics registers the API's counters (refused authentications);
+	// nil: none.
+	Metrics prometheus.Registerer
 }
 
 // API is the admin API being registered on an engine.
@@ -148,6 +154,9 @@ type API struct {
 	tokens admintoken.Store
 	owners map[string]owner
 	fails  *failures
+	// refusals counts refused authentications by outcome: unauthenticated
+	// (401) and limited (429).
+	refusals *prometheus.CounterVec
 }
 
 // New registers the API on e (the admin listener's engine) under Prefix.
@@ -186,11 +195,18 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 		tokens: admintoken.Store{Pool: cfg.Pool},
 		owners: map[string]owner{},
 		fails:  newFailures(cfg.FailedAuthRate, cfg.FailedAuthBurst),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_admin_auth_refusals_total",
+			Help: "Admin API requests refused at authentication: unauthenticated (401: a missing, unknown, revoked or expired token), limited (429: past the address's failure budget)."},
+			[]string{"outcome"}),
+	}
+	if cfg.Metrics != nil {
+		cfg.Metrics.MustRegister(a.refusals)
 	}
 	unrouted(e)
 	a.api.UseMiddleware(a.authenticate)
 	tenancyRoutes(a)
 	reconcileRoutes(a)
+	tokenRoutes(a)
 	for _, g := range cfg.Groups {
 		g(a)
 	}
@@ -303,7 +319,8 @@ func (a *API) registered(method, path string) *huma.Operation {
 // notFound reports whether err says an id names nothing, in any store's
 // words.
 func notFound(err error) bool {
-	return errors.Is(err, tenancy.ErrNotFound) || errors.Is(err, operate.ErrNotFound) || errors.Is(err, catalog.ErrNotFound)
+	return errors.Is(err, tenancy.ErrNotFound) || errors.Is(err, operate.ErrNotFound) || errors.Is(err, catalog.ErrNotFound) ||
+		errors.Is(err, admintoken.ErrNotFound)
 }
 
 // problem maps an operation's error to a problem detail. Only typed errors

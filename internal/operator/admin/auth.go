@@ -65,23 +65,24 @@ func (a *API) authenticate(hc huma.Context, next func(huma.Context)) {
 	}
 }
 
-// identify returns the live token of the request, or answers it (429 for a
-// client over its failed-authentication budget, 401, 503) and returns
-// false.
+// identify returns the live token of the request, or answers it (401, 429
+// for a client over its failed-authentication budget, 503) and returns
+// false. The token is looked up first: a valid one is never refused,
+// whatever its address's budget, and spends none of it; only a failure
+// is charged, to the client's address.
 func (a *API) identify(hc huma.Context) (admintoken.Token, bool) {
-	ip := clientAddr(hc.RemoteAddr())
-	now := time.Now()
-	if wait, limited := a.fails.limited(ip, now); limited {
-		hc.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-		_ = huma.WriteErr(a.api, hc, http.StatusTooManyRequests, "too many failed authentications from this address; retry later")
-		return admintoken.Token{}, false
-	}
 	tok, err := a.tokens.Authenticate(hc.Context(), bearer(hc.Header("Authorization")))
 	switch {
 	case err == nil:
 		return tok, true
 	case errors.Is(err, admintoken.ErrUnknown) || errors.Is(err, admintoken.ErrRevoked) || errors.Is(err, admintoken.ErrExpired):
-		a.fails.fail(ip, now)
+		if wait, limited := a.fails.fail(clientAddr(hc.RemoteAddr()), time.Now()); limited {
+			a.refusals.WithLabelValues("limited").Inc()
+			hc.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+			_ = huma.WriteErr(a.api, hc, http.StatusTooManyRequests, "too many failed authentications from this address; retry later")
+			return admintoken.Token{}, false
+		}
+		a.refusals.WithLabelValues("unauthenticated").Inc()
 		hc.SetHeader("WWW-Authenticate", `Bearer realm="sluice-admin"`)
 		// One answer for all three: a caller learns nothing about which
 		// tokens exist.
@@ -188,23 +189,31 @@ func bearer(header string) string {
 	return strings.TrimSpace(token)
 }
 
-// clientAddr is the peer's address. The admin listener is private and no
-// proxy stands before it, so X-Forwarded-For is never believed here.
+// clientAddr is the peer's address, an IPv6 one cut to its /64 (what one
+// host is given: otherwise a guesser would get a fresh budget per
+// address of its prefix). The admin listener is private and no proxy
+// stands before it, so X-Forwarded-For is never believed here.
 func clientAddr(remote string) netip.Addr {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
 		host = remote
 	}
 	addr, _ := netip.ParseAddr(host)
-	return addr.Unmap()
+	addr = addr.Unmap()
+	if addr.Is6() {
+		if p, err := addr.Prefix(64); err == nil {
+			return p.Addr()
+		}
+	}
+	return addr
 }
 
 // maxFailureBuckets bounds the addresses remembered.
 const maxFailureBuckets = 10_000
 
 // failures keeps a token bucket of failed authentications per client
-// address: each failure spends a token, and a client with none left is
-// answered 429 before its token is even looked up.
+// address: each failure spends a token, and a failure with none left is
+// answered 429 instead of 401. Successes neither spend nor need one.
 type failures struct {
 	limit rate.Limit
 	burst int
@@ -217,22 +226,9 @@ func newFailures(perSecond float64, burst int) *failures {
 	return &failures{limit: rate.Limit(perSecond), burst: burst, buckets: map[netip.Addr]*rate.Limiter{}}
 }
 
-// limited reports whether ip has no failure left, and how long until it has.
-func (f *failures) limited(ip netip.Addr, now time.Time) (time.Duration, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	b, ok := f.buckets[ip]
-	if !ok {
-		return 0, false
-	}
-	tokens := b.TokensAt(now)
-	if tokens >= 1 {
-		return 0, false
-	}
-	return time.Duration((1 - tokens) / float64(f.limit) * float64(time.Second)), true
-}
-
-func (f *failures) fail(ip netip.Addr, now time.Time) {
+// fail charges a failure to ip: false when its budget had one, else true
+// with how long until it has one again.
+func (f *failures) fail(ip netip.Addr, now time.Time) (time.Duration, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b, ok := f.buckets[ip]
@@ -243,7 +239,10 @@ func (f *failures) fail(ip netip.Addr, now time.Time) {
 		b = rate.NewLimiter(f.limit, f.burst)
 		f.buckets[ip] = b
 	}
-	b.AllowN(now, 1)
+	if b.AllowN(now, 1) {
+		return 0, false
+	}
+	return time.Duration((1 - b.TokensAt(now)) / float64(f.limit) * float64(time.Second)), true
 }
 
 // forget drops the buckets that refilled (nothing is lost), or, when every

@@ -35,6 +35,7 @@ var requestBodies = map[string]string{
 	"replay-dead-letters":   `{"tenant_id":"TENANT","reason":"` + walkSetReason + `"}`,
 	"rewind-consumer-group": `{"to":"earliest"}`,
 	"reconcile-source":      `{"dry_run":true}`,
+	"create-admin-token":    `{"role":"read","name":"walked"}`,
 	"create-event-type":     `{"source_kind":"` + walkKind + `","event_type":"` + walkType + `","schema":{"type":"object"},"resource_type":"order"}`,
 }
 
@@ -144,7 +145,7 @@ func aim(path string, w world, body string) aimedRequest {
 	}
 	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
 		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
-		"{source_kind}", walkKind, "{event_type}", walkType)
+		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken)
 	out := aimedRequest{path: r.Replace(path)}
 	if body != "" {
 		out.body = strings.ReplaceAll(body, "TENANT", w.tenant)

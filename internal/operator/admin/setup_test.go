@@ -288,6 +288,8 @@ type world struct {
 	// subscriptions group (one replayed alone, one by the filtered replay:
 	// reason walk-set) and an event type, api.walk.created.
 	inboxID, deadLetter, setLetter, conflict string
+	// adminToken is an unscoped read token's id.
+	adminToken string
 }
 
 // Fixtures of the operate and catalog routes.
@@ -312,6 +314,11 @@ func (b *bundle) newWorld(t *testing.T) world {
 		t.Fatal(err)
 	}
 	w.apiSource, w.stripe = b.newStripeSource(t, w.tenant)
+	tok, _, err := b.tokens.Create(ctx, admintoken.New{Role: admintoken.RoleRead, Name: "world"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.adminToken = tok.ID
 	b.seedOperations(t, &w)
 	return w
 }

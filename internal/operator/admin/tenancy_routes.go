@@ -132,7 +132,8 @@ func tenantRoutes(a *API) {
 	}
 	Handle(a, Route{Op: op("set-tenant-limits", http.MethodPut, "/tenants/{tenant_id}/limits",
 		"Override the tenant's ingest rate and burst (running instances apply it within 5 s)", "tenants"),
-		Scope: ScopeTenant, Resource: "tenant", Action: "tenant.set_limits"},
+		// Fairness between tenants is the deployment's: unscoped only.
+		Scope: ScopeGlobal, Resource: "tenant", Action: "tenant.set_limits"},
 		func(ctx context.Context, c Call, in *tenantLimitsIn) (*body[tenancy.Tenant], error) {
 			if err := c.Store.SetLimits(ctx, in.TenantID, in.Body); err != nil {
 				return nil, err
@@ -142,7 +143,7 @@ func tenantRoutes(a *API) {
 		})
 	Handle(a, Route{Op: op("clear-tenant-limits", http.MethodDelete, "/tenants/{tenant_id}/limits",
 		"Return the tenant to the deployment's ingest rate", "tenants"),
-		Scope: ScopeTenant, Resource: "tenant", Action: "tenant.clear_limits"},
+		Scope: ScopeGlobal, Resource: "tenant", Action: "tenant.clear_limits"},
 		func(ctx context.Context, c Call, in *TenantPath) (*body[tenancy.Tenant], error) {
 			if err := c.Store.ClearLimits(ctx, in.TenantID); err != nil {
 				return nil, err
@@ -281,7 +282,9 @@ func sourceRoutes(a *API) {
 	}
 	Handle(a, Route{Op: op("set-source-body-limit", http.MethodPut, "/sources/{source_id}/body-limit",
 		"Set the largest body the source accepts", "sources"),
-		Scope: ScopeTenant, Resource: "source", Action: "source.set_body_limit"},
+		// The body limit eats into the unverified bytes an instance holds:
+		// the deployment's, unscoped only.
+		Scope: ScopeGlobal, Resource: "source", Action: "source.set_body_limit"},
 		func(ctx context.Context, c Call, in *sourceBodyLimitIn) (*body[tenancy.Source], error) {
 			if err := c.Store.SetBodyLimit(ctx, in.SourceID, in.Body.MaxBodyBytes); err != nil {
 				return nil, err

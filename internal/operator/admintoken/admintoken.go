@@ -1,6 +1,9 @@
 // Package admintoken keeps the bearer tokens of the admin API: created by
-// `sluice admintoken create`, shown once, stored as their SHA-256 only,
-// each with a role, an optional tenant scope and an optional expiry.
+// `sluice admintoken create` or POST /admin/v1/admin-tokens, shown once,
+// stored as their SHA-256 only, each with a role, an optional tenant scope
+// and a lifetime: positive, DefaultTTL unless given, at most MaxTTL. Tokens
+// made before lifetimes were required have none; they keep working, and
+// List flags them (NoExpiry) so they can be replaced.
 //
 // Why a plain SHA-256 and not a password hash (bcrypt, argon2): a token is
 // 32 random bytes, so there is no dictionary to try and a fast hash is as
@@ -21,12 +24,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // Prefix marks admin tokens, so a leaked one is recognisable (by secret
@@ -61,7 +65,16 @@ type Token struct {
 	CreatedAt time.Time  `json:"created_at"`
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// NoExpiry flags a token made before lifetimes were required: it never
+	// expires. Revoke it once a token with a lifetime replaces it.
+	NoExpiry bool `json:"no_expiry" doc:"The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it."`
 }
+
+// The lifetimes of a token: the default, and the longest.
+const (
+	DefaultTTL = 720 * time.Hour
+	MaxTTL     = 365 * 24 * time.Hour
+)
 
 // Scoped reports whether the token is confined to one tenant.
 func (t Token) Scoped() bool { return t.TenantID != "" }
@@ -90,7 +103,7 @@ type New struct {
 	Name     string
 	Role     Role
 	TenantID string        // empty: every tenant
-	TTL      time.Duration // 0: never expires
+	TTL      time.Duration // 0: DefaultTTL; negative or over MaxTTL is refused
 }
 
 // Create makes a token and returns its record and the token, which cannot
@@ -99,13 +112,19 @@ func (s Store) Create(ctx context.Context, n New) (Token, string, error) {
 	if _, err := ParseRole(string(n.Role)); err != nil {
 		return Token{}, "", err
 	}
-	if n.TTL < 0 {
-		return Token{}, "", errors.New("expiry must not be negative")
+	if n.TTL == 0 {
+		n.TTL = DefaultTTL
+	}
+	if err := input.Lifetime("expiry", n.TTL, MaxTTL); err != nil {
+		return Token{}, "", err
+	}
+	if err := input.Text("name", n.Name, input.MaxName); err != nil {
+		return Token{}, "", err
 	}
 	var tenant *string
 	if n.TenantID != "" {
-		if _, err := uuid.Parse(n.TenantID); err != nil {
-			return Token{}, "", fmt.Errorf("no tenant %s", n.TenantID)
+		if !input.IsUUID(n.TenantID) {
+			return Token{}, "", &tenancy.NotFoundError{Resource: "tenant", ID: n.TenantID}
 		}
 		tenant = &n.TenantID
 	}
@@ -114,11 +133,7 @@ func (s Store) Create(ctx context.Context, n New) (Token, string, error) {
 		return Token{}, "", fmt.Errorf("admin token: %w", err)
 	}
 	secret := Prefix + base64.RawURLEncoding.EncodeToString(raw)
-	var expires *time.Time
-	if n.TTL > 0 {
-		e := time.Now().Add(n.TTL)
-		expires = &e
-	}
+	expires := time.Now().Add(n.TTL)
 	var t Token
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `INSERT INTO admin_tokens (name, role, tenant_id, token_sha256, expires_at)
@@ -132,7 +147,7 @@ VALUES ($1, $2, $3, $4, $5) RETURNING `+columns, n.Name, string(n.Role), tenant,
 		return s.Actor.Record(ctx, tx, audit.Target{Action: "admintoken.create", Resource: "admintoken", ID: t.ID, TenantID: t.TenantID})
 	})
 	if name, ok := pg.Violation(err); ok && name == "admin_tokens_tenant_id_fkey" {
-		return Token{}, "", fmt.Errorf("no tenant %s", n.TenantID)
+		return Token{}, "", &tenancy.NotFoundError{Resource: "tenant", ID: n.TenantID}
 	}
 	if err != nil {
 		return Token{}, "", fmt.Errorf("create admin token: %w", err)
@@ -144,7 +159,9 @@ const columns = `id::text, name, role, coalesce(tenant_id::text, ''), created_at
 
 func scan(row pgx.CollectableRow) (Token, error) {
 	var t Token
-	return t, row.Scan(&t.ID, &t.Name, &t.Role, &t.TenantID, &t.CreatedAt, &t.ExpiresAt, &t.RevokedAt)
+	err := row.Scan(&t.ID, &t.Name, &t.Role, &t.TenantID, &t.CreatedAt, &t.ExpiresAt, &t.RevokedAt)
+	t.NoExpiry = t.ExpiresAt == nil
+	return t, err
 }
 
 func digest(token string) []byte {
@@ -188,10 +205,29 @@ func (s Store) List(ctx context.Context) ([]Token, error) {
 	return list, nil
 }
 
+// Get returns one token's record.
+func (s Store) Get(ctx context.Context, id string) (Token, error) {
+	if !input.IsUUID(id) {
+		return Token{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	rows, err := s.Pool.Query(ctx, `SELECT `+columns+` FROM admin_tokens WHERE id = $1`, id)
+	if err != nil {
+		return Token{}, fmt.Errorf("read admin token: %w", err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, scan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Token{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("read admin token: %w", err)
+	}
+	return t, nil
+}
+
 // Revoke stops a token at once (tokens are not cached). Revoking twice
 // keeps the first time.
 func (s Store) Revoke(ctx context.Context, id string) error {
-	if _, err := uuid.Parse(id); err != nil {
+	if !input.IsUUID(id) {
 		return fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
