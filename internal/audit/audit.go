@@ -19,10 +19,20 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Outcomes of an audited action.
+// Outcomes of an audited action: done, or refused how.
 const (
-	OutcomeOK = "ok"
+	OutcomeOK        = "ok"
+	OutcomeNotFound  = "not_found"
+	OutcomeForbidden = "forbidden"
+	OutcomeConflict  = "conflict"
+	OutcomeInvalid   = "invalid"
+	OutcomeError     = "error"
 )
+
+// Outcomes is the vocabulary of outcomes, for a filter to be checked by.
+func Outcomes() []string {
+	return []string{OutcomeOK, OutcomeNotFound, OutcomeForbidden, OutcomeConflict, OutcomeInvalid, OutcomeError}
+}
 
 // Execer is a transaction or a pool.
 type Execer interface {
@@ -76,6 +86,13 @@ func nullable(s string) *string {
 	return &s
 }
 
+func nullableTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
 // Entry is one row of the trail.
 type Entry struct {
 	ID       int64     `json:"id"`
@@ -89,11 +106,16 @@ type Entry struct {
 }
 
 // Filter selects entries, newest first: those of one tenant (empty: all),
-// with ids below Before (0: from the newest), at most Limit.
+// with ids below Before (0: from the newest), at most Limit; and, each
+// when given, at or after Since and before Until, of one action, token
+// and outcome.
 type Filter struct {
 	TenantID string
 	Before   int64
 	Limit    int
+
+	Since, Until             time.Time
+	Action, TokenID, Outcome string
 }
 
 // List returns the entries Filter selects.
@@ -103,7 +125,10 @@ func List(ctx context.Context, db interface {
 	rows, err := db.Query(ctx, `SELECT id, at, coalesce(token_id::text, ''), action, resource, target_id, coalesce(tenant_id::text, ''), outcome
 FROM admin_audit
 WHERE ($1::uuid IS NULL OR tenant_id = $1) AND ($2 = 0 OR id < $2)
-ORDER BY id DESC LIMIT $3`, nullable(f.TenantID), f.Before, f.Limit)
+  AND ($4::timestamptz IS NULL OR at >= $4) AND ($5::timestamptz IS NULL OR at < $5)
+  AND ($6::text IS NULL OR action = $6) AND ($7::uuid IS NULL OR token_id = $7) AND ($8::text IS NULL OR outcome = $8)
+ORDER BY id DESC LIMIT $3`, nullable(f.TenantID), f.Before, f.Limit, nullableTime(f.Since), nullableTime(f.Until),
+		nullable(f.Action), nullable(f.TokenID), nullable(f.Outcome))
 	if err != nil {
 		return nil, fmt.Errorf("read audit trail: %w", err)
 	}

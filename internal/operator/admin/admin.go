@@ -22,6 +22,12 @@
 //     malformed id is 422 on every route, a well-formed unknown one 404;
 //   - a refusal never repeats a body's value (it may be a secret).
 //
+// The conventions every answer keeps (requests.go, idempotency.go): a
+// create answers 201 with Location; every answer carries X-Request-Id (a
+// well-formed one the request brought, or a new one), repeated in a
+// problem's request_id and in the request's log line, and Cache-Control:
+// no-store; every create honours Idempotency-Key, per token, for a day.
+//
 // # Adding a resource group
 //
 // Write a function func(a *API) that registers its operations with Handle,
@@ -107,6 +113,11 @@ type Route struct {
 	// Payload marks a GET that returns an event's body: audited like an
 	// action.
 	Payload bool
+	// ShownOnce marks a create whose answer holds a secret shown once (an
+	// API key, an admin token): sent again under its Idempotency-Key it is
+	// answered 409 naming what it made, never the secret, which is never
+	// kept.
+	ShownOnce bool
 }
 
 // OwnerFunc finds the tenant an id of some resource belongs to, or returns
@@ -154,6 +165,7 @@ type API struct {
 	tokens admintoken.Store
 	owners map[string]owner
 	fails  *failures
+	keys   keys
 	// refusals counts refused authentications by outcome: unauthenticated
 	// (401) and limited (429).
 	refusals *prometheus.CounterVec
@@ -180,6 +192,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 				},
 			},
 			Security: []map[string][]string{{"bearer": {}}},
+			Servers:  []*huma.Server{{URL: "/", Description: "The admin listener serving this document (SLUICE_ADMIN_ADDR, default 127.0.0.1:8082); the operations' paths start with " + Prefix + "."}},
 		},
 		OpenAPIPath:   OpenAPIPath[:len(OpenAPIPath)-len(".json")],
 		Formats:       map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat},
@@ -195,6 +208,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 		tokens: admintoken.Store{Pool: cfg.Pool},
 		owners: map[string]owner{},
 		fails:  newFailures(cfg.FailedAuthRate, cfg.FailedAuthBurst),
+		keys:   keys{pool: cfg.Pool},
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_admin_auth_refusals_total",
 			Help: "Admin API requests refused at authentication: unauthenticated (401: a missing, unknown, revoked or expired token), limited (429: past the address's failure budget)."},
 			[]string{"outcome"}),
@@ -202,6 +216,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 	if cfg.Metrics != nil {
 		cfg.Metrics.MustRegister(a.refusals)
 	}
+	e.Use(a.answerConventions)
 	unrouted(e)
 	a.api.UseMiddleware(a.authenticate)
 	tenancyRoutes(a)
@@ -237,6 +252,8 @@ type Call struct {
 	Actor *audit.Actor
 	// Store is the tenancy store acting as Actor.
 	Store tenancy.Store
+	// RequestID names the request in the log (X-Request-Id).
+	RequestID string
 }
 
 // Tenant refuses (404, as for an unknown tenant) a tenant outside the
@@ -294,6 +311,9 @@ func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I
 	}
 	slices.Sort(op.Errors)
 	op.Errors = slices.Compact(op.Errors)
+	if isCreate(r) {
+		op.Parameters = append(op.Parameters, idempotencyParam())
+	}
 	huma.Register(a.api, op, func(ctx context.Context, in *I) (*O, error) {
 		c, ok := ctx.Value(callKey{}).(Call)
 		if !ok { // authenticate always sets it; refuse rather than run unscoped
@@ -301,7 +321,7 @@ func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I
 		}
 		out, err := h(ctx, c, in)
 		if err != nil {
-			return nil, a.problem(ctx, err)
+			return nil, a.problem(ctx, c, err)
 		}
 		return out, nil
 	})
@@ -327,7 +347,7 @@ func notFound(err error) bool {
 // carry their text to the caller: they are written for a person. Anything
 // else (the database's own words, a network error) is logged and answered
 // with a generic 500.
-func (a *API) problem(ctx context.Context, err error) error {
+func (a *API) problem(ctx context.Context, c Call, err error) error {
 	var se huma.StatusError
 	var failed *operate.ReplayError
 	switch {
@@ -353,6 +373,6 @@ func (a *API) problem(ctx context.Context, err error) error {
 	case errors.Is(err, context.Canceled):
 		return huma.Error503ServiceUnavailable("request canceled")
 	}
-	a.log.ErrorContext(ctx, "admin operation failed", slog.Any("error", err))
+	a.log.ErrorContext(ctx, "admin operation failed", slog.Any("error", err), slog.String("request_id", c.RequestID))
 	return huma.Error500InternalServerError("internal error; the process log has the details")
 }

@@ -55,8 +55,8 @@ func (a *API) authenticate(hc huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(a.api, hc, status, msg)
 		return
 	}
-	call := Call{Token: tok, Actor: actor, Store: a.cfg.Store.As(actor)}
-	next(huma.WithValue(hc, callKey{}, call))
+	call := Call{Token: tok, Actor: actor, Store: a.cfg.Store.As(actor), RequestID: requestID(hc)}
+	a.idempotent(hc, r, tok.ID, func(hc huma.Context) { next(huma.WithValue(hc, callKey{}, call)) })
 	switch status := hc.Status(); {
 	case status >= 400 && audited:
 		a.audit(hc, actor, target, outcomeOf(status))
@@ -88,7 +88,7 @@ func (a *API) identify(hc huma.Context) (admintoken.Token, bool) {
 		// tokens exist.
 		_ = huma.WriteErr(a.api, hc, http.StatusUnauthorized, "missing, unknown, revoked or expired admin token")
 	default:
-		a.log.ErrorContext(hc.Context(), "admin token look-up failed", slog.Any("error", err))
+		a.log.ErrorContext(hc.Context(), "admin token look-up failed", slog.Any("error", err), slog.String("request_id", requestID(hc)))
 		_ = huma.WriteErr(a.api, hc, http.StatusServiceUnavailable, "cannot check tokens now; retry")
 	}
 	return admintoken.Token{}, false
@@ -136,7 +136,7 @@ func (a *API) confine(hc huma.Context, op *huma.Operation, tok admintoken.Token)
 		case notFound(err) || (err == nil && tenant != tok.TenantID):
 			return http.StatusNotFound, (&tenancy.NotFoundError{Resource: owner.resource, ID: id}).Error()
 		case err != nil:
-			a.log.ErrorContext(hc.Context(), "admin owner look-up failed", slog.Any("error", err))
+			a.log.ErrorContext(hc.Context(), "admin owner look-up failed", slog.Any("error", err), slog.String("request_id", requestID(hc)))
 			return http.StatusServiceUnavailable, "cannot check the tenant now; retry"
 		}
 	}
@@ -152,15 +152,15 @@ func (a *API) audit(hc huma.Context, actor *audit.Actor, t audit.Target, outcome
 func outcomeOf(status int) string {
 	switch status {
 	case http.StatusNotFound:
-		return "not_found"
+		return audit.OutcomeNotFound
 	case http.StatusForbidden:
-		return "forbidden"
+		return audit.OutcomeForbidden
 	case http.StatusConflict:
-		return "conflict"
-	case http.StatusUnprocessableEntity, http.StatusBadRequest:
-		return "invalid"
+		return audit.OutcomeConflict
+	case http.StatusUnprocessableEntity, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return audit.OutcomeInvalid
 	}
-	return "error"
+	return audit.OutcomeError
 }
 
 func hasPathParam(op *huma.Operation, name string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -86,7 +87,8 @@ func eventTypeRoutes(a *API, s *catalog.Store) {
 		Body NewEventTypeBody
 	}
 	type createOut struct {
-		Body struct {
+		Location string `header:"Location" doc:"Where the type's versions are read (GET)."`
+		Body     struct {
 			EventType
 			New bool `json:"new" doc:"false: the spec equals the newest version and nothing was stored (running a create twice is safe)."`
 		}
@@ -103,7 +105,7 @@ func eventTypeRoutes(a *API, s *catalog.Store) {
 			if err != nil {
 				return nil, err
 			}
-			out := &createOut{}
+			out := &createOut{Location: Prefix + "/tenants/" + in.TenantID + "/event-types/" + url.PathEscape(b.Kind) + "/" + url.PathEscape(b.Type)}
 			out.Body.EventType, out.Body.New = eventType(created.Entry), created.New
 			if created.New {
 				a.record(ctx, c, audit.Target{Action: "event_type.create", Resource: "event_type",

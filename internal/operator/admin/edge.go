@@ -155,8 +155,8 @@ func (a *API) checkParams(hc huma.Context, op *huma.Operation) []error {
 		switch {
 		case !utf8.ValidString(raw):
 			errs = append(errs, detail(loc, "is not valid UTF-8"))
-		case p.In == "path":
-			errs = append(errs, a.checkPathParam(loc, p.Schema, raw)...)
+		case p.In == "path", p.In == "header" && raw != "":
+			errs = append(errs, a.checkValue(loc, p.Schema, raw)...)
 		}
 	}
 	return errs
@@ -164,8 +164,8 @@ func (a *API) checkParams(hc huma.Context, op *huma.Operation) []error {
 
 func detail(loc, msg string) error { return &huma.ErrorDetail{Location: loc, Message: msg} }
 
-// checkPathParam validates one path parameter by its schema.
-func (a *API) checkPathParam(loc string, s *huma.Schema, raw string) []error {
+// checkValue validates one path or header parameter by its schema.
+func (a *API) checkValue(loc string, s *huma.Schema, raw string) []error {
 	var v any = raw
 	if s.Type == huma.TypeInteger {
 		n, err := strconv.ParseInt(raw, 10, 64)

@@ -23,6 +23,11 @@ type Problem struct {
 	Detail   string              `json:"detail,omitempty" doc:"What is wrong, for a person."`
 	Instance string              `json:"instance,omitempty" format:"uri" doc:"A URI reference to this occurrence."`
 	Errors   []*huma.ErrorDetail `json:"errors,omitempty" doc:"Each input at fault: its location (body.name, query.since, path.tenant_id) and why. value is only ever a path or query parameter's: a body field's is never repeated, it may be a secret."`
+	// RequestID is the answer's X-Request-Id, also in the log line.
+	RequestID string `json:"request_id,omitempty" doc:"The answer's X-Request-Id, also in the process's log line of the request."`
+	// ResourceID: what a create made, answered again under its
+	// Idempotency-Key when its answer held a secret shown once.
+	ResourceID string `json:"resource_id,omitempty" doc:"A create sent again with its Idempotency-Key whose first answer held a secret shown once: the id it made."`
 	// FailedID and Replayed: a dead-letter replay that failed again.
 	FailedID int64   `json:"failed_id,omitempty" doc:"Replay routes: the dead letter that failed again (it stays pending)."`
 	Replayed []int64 `json:"replayed,omitempty" doc:"Filtered replay: the letters replayed before it stopped."`
@@ -44,8 +49,8 @@ func newProblem(status int, detail string) *Problem {
 }
 
 // problems is the transformer of every answer: a huma error becomes a
-// Problem, and no problem repeats a body's value.
-func problems(_ huma.Context, _ string, v any) (any, error) {
+// Problem with the request's id, and no problem repeats a body's value.
+func problems(hc huma.Context, _ string, v any) (any, error) {
 	var p *Problem
 	switch e := v.(type) {
 	case *huma.ErrorModel:
@@ -55,6 +60,7 @@ func problems(_ huma.Context, _ string, v any) (any, error) {
 	default:
 		return v, nil
 	}
+	p.RequestID = requestID(hc)
 	for _, d := range p.Errors {
 		if d != nil && (d.Location == "body" || strings.HasPrefix(d.Location, "body.") || strings.HasPrefix(d.Location, "body[")) {
 			d.Value = nil
@@ -80,7 +86,17 @@ func unrouted(e *gin.Engine) {
 
 // writeProblem writes p outside huma.
 func writeProblem(c *gin.Context, p *Problem) {
+	p.RequestID = c.GetString(requestIDKey)
 	c.Header("Content-Type", "application/problem+json")
 	c.Status(p.Status)
 	_ = json.NewEncoder(c.Writer).Encode(p)
+}
+
+// writeHumaProblem writes p as an operation's answer, past huma's errors
+// (which would drop its extension members).
+func writeHumaProblem(hc huma.Context, p *Problem) {
+	p.RequestID = requestID(hc)
+	hc.SetHeader("Content-Type", "application/problem+json")
+	hc.SetStatus(p.Status)
+	_ = json.NewEncoder(hc.BodyWriter()).Encode(p)
 }

@@ -50,6 +50,15 @@ type body[T any] struct {
 
 func reply[T any](v T) *body[T] { return &body[T]{Body: v} }
 
+// created is a create's answer: 201, with Location naming what it made.
+type created[T any] struct {
+	Location string `header:"Location" doc:"Where what was made is read (GET)."`
+	Body     T
+}
+
+// made answers a create of v, read at Prefix+path.
+func made[T any](v T, path string) *created[T] { return &created[T]{Location: Prefix + path, Body: v} }
+
 // TenantPath and the other path types are embedded in the inputs of the
 // operations that take them (exported: huma reads promoted fields only).
 type TenantPath struct {
@@ -113,13 +122,13 @@ func tenantRoutes(a *API) {
 	}
 	Handle(a, Route{Op: op("create-tenant", http.MethodPost, "/tenants", "Create a tenant", "tenants"), Scope: ScopeGlobal,
 		Resource: "tenant", Action: "tenant.create"},
-		func(ctx context.Context, c Call, in *tenantCreateIn) (*body[tenancy.Tenant], error) {
+		func(ctx context.Context, c Call, in *tenantCreateIn) (*created[tenancy.Tenant], error) {
 			id, err := c.Store.CreateTenant(ctx, in.Body.Name)
 			if err != nil {
 				return nil, err
 			}
 			t, err := c.Store.Tenant(ctx, id)
-			return reply(t), err
+			return made(t, "/tenants/"+id), err
 		})
 	Handle(a, Route{Op: op("get-tenant", http.MethodGet, "/tenants/{tenant_id}", "Get a tenant", "tenants"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *TenantPath) (*body[tenancy.Tenant], error) {
@@ -209,7 +218,7 @@ func sourceRoutes(a *API) {
 		})
 	Handle(a, Route{Op: op("create-source", http.MethodPost, "/sources", "Create a source with its first secret", "sources"),
 		Scope: ScopeTenant, Resource: "source", Action: "source.create"},
-		func(ctx context.Context, c Call, in *body[NewSourceBody]) (*body[tenancy.Source], error) {
+		func(ctx context.Context, c Call, in *body[NewSourceBody]) (*created[tenancy.Source], error) {
 			if err := c.Tenant(in.Body.TenantID); err != nil {
 				return nil, err
 			}
@@ -222,7 +231,7 @@ func sourceRoutes(a *API) {
 				return nil, err
 			}
 			src, err := c.Store.Source(ctx, id)
-			return reply(src), err
+			return made(src, "/sources/"+id), err
 		})
 	Handle(a, Route{Op: op("get-source", http.MethodGet, "/sources/{source_id}", "Get a source (never its secrets)", "sources"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *SourcePath) (*body[tenancy.Source], error) {
@@ -318,7 +327,7 @@ func workspaceRoutes(a *API) {
 	}
 	Handle(a, Route{Op: op("create-workspace", http.MethodPost, "/workspaces", "Create a workspace mapped from a provider customer", "workspaces"),
 		Scope: ScopeTenant, Resource: "workspace", Action: "workspace.create"},
-		func(ctx context.Context, c Call, in *workspaceCreateIn) (*body[tenancy.Workspace], error) {
+		func(ctx context.Context, c Call, in *workspaceCreateIn) (*created[tenancy.Workspace], error) {
 			if err := c.Tenant(in.Body.TenantID); err != nil {
 				return nil, err
 			}
@@ -327,7 +336,7 @@ func workspaceRoutes(a *API) {
 				return nil, err
 			}
 			w, err := c.Store.Workspace(ctx, id)
-			return reply(w), err
+			return made(w, "/workspaces/"+id), err
 		})
 	Handle(a, Route{Op: op("get-workspace", http.MethodGet, "/workspaces/{workspace_id}", "Get a workspace with its customers and balance", "workspaces"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *WorkspacePath) (*body[tenancy.Workspace], error) {
@@ -360,9 +369,9 @@ func apiKeyRoutes(a *API) {
 		tenancy.APIKey
 		Key string `json:"key" doc:"The key for POST /v1/events: shown this once, only its SHA-256 is kept."`
 	}
-	Handle(a, Route{Op: op("create-api-key", http.MethodPost, "/api-keys", "Create a tenant API key", "api-keys"),
-		Scope: ScopeTenant, Resource: "apikey", Action: "apikey.create"},
-		func(ctx context.Context, c Call, in *apiKeyCreateIn) (*body[apiKeyCreated], error) {
+	Handle(a, Route{Op: op("create-api-key", http.MethodPost, "/api-keys", "Create a tenant API key (shown once)", "api-keys"),
+		Scope: ScopeTenant, Resource: "apikey", Action: "apikey.create", ShownOnce: true},
+		func(ctx context.Context, c Call, in *apiKeyCreateIn) (*created[apiKeyCreated], error) {
 			if err := c.Tenant(in.Body.TenantID); err != nil {
 				return nil, err
 			}
@@ -371,7 +380,12 @@ func apiKeyRoutes(a *API) {
 				return nil, err
 			}
 			k, err := c.Store.APIKey(ctx, id)
-			return reply(apiKeyCreated{APIKey: k, Key: key}), err
+			return made(apiKeyCreated{APIKey: k, Key: key}, "/api-keys/"+id), err
+		})
+	Handle(a, Route{Op: op("get-api-key", http.MethodGet, "/api-keys/{key_id}", "A tenant API key's record (never the key)", "api-keys"), Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *KeyPath) (*body[tenancy.APIKey], error) {
+			k, err := c.Store.APIKey(ctx, in.KeyID)
+			return reply(k), err
 		})
 	Handle(a, Route{Op: op("revoke-api-key", http.MethodPost, "/api-keys/{key_id}/revoke", "Revoke a tenant API key (refused within 5 s)", "api-keys"),
 		Scope: ScopeTenant, Resource: "apikey", Action: "apikey.revoke"},
@@ -384,13 +398,29 @@ func apiKeyRoutes(a *API) {
 		})
 }
 
+// auditOutcome is an audit outcome as the document states it, with its
+// vocabulary (audit.Outcomes).
+type auditOutcome string
+
+func (auditOutcome) Schema(huma.Registry) *huma.Schema {
+	var enum []any
+	for _, o := range audit.Outcomes() {
+		enum = append(enum, o)
+	}
+	return &huma.Schema{Type: huma.TypeString, Enum: enum, Description: "ok: done; the others: refused (not_found, forbidden, conflict, invalid) or failed (error)."}
+}
+
 func auditRoutes(a *API) {
 	type auditListIn struct {
-		TenantID string `query:"tenant_id" format:"uuid" doc:"Only what was done in this tenant."`
-		Cursor   string `query:"cursor" maxLength:"512" doc:"The next_cursor of the previous page; absent: the newest."`
-		Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"50"`
+		TimeRange
+		TenantID string       `query:"tenant_id" format:"uuid" doc:"Only what was done in this tenant."`
+		Action   string       `query:"action" doc:"Only this action, e.g. source.disable."`
+		TokenID  string       `query:"token_id" format:"uuid" doc:"Only what this admin token did."`
+		Outcome  auditOutcome `query:"outcome" doc:"Only this outcome."`
+		Cursor   string       `query:"cursor" maxLength:"512" doc:"The next_cursor of the previous page; absent: the newest."`
+		Limit    int          `query:"limit" minimum:"1" maximum:"500" default:"50"`
 	}
-	Handle(a, Route{Op: op("list-audit", http.MethodGet, "/audit", "The audit trail, newest first", "audit"), Scope: ScopeTenant},
+	Handle(a, Route{Op: op("list-audit", http.MethodGet, "/audit", "The audit trail, newest first, filtered by tenant, time, action, token and outcome", "audit"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *auditListIn) (*listOut[audit.Entry], error) {
 			tenant, err := c.TenantFilter(in.TenantID)
 			if err != nil {
@@ -407,7 +437,8 @@ func auditRoutes(a *API) {
 					return nil, err
 				}
 			}
-			entries, err := audit.List(ctx, a.cfg.Pool, audit.Filter{TenantID: tenant, Before: before, Limit: in.Limit + 1})
+			entries, err := audit.List(ctx, a.cfg.Pool, audit.Filter{TenantID: tenant, Before: before, Limit: in.Limit + 1,
+				Since: in.Since, Until: in.Until, Action: in.Action, TokenID: in.TokenID, Outcome: string(in.Outcome)})
 			if err != nil {
 				return nil, err
 			}

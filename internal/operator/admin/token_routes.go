@@ -42,19 +42,22 @@ func tokenRoutes(a *API) {
 	type createIn struct {
 		Body NewTokenBody
 	}
-	type created struct {
+	type tokenCreated struct {
 		admintoken.Token
 		Secret string `json:"token" doc:"The bearer token: shown this once, only its SHA-256 is kept."`
 	}
 	Handle(a, Route{Op: op("create-admin-token", http.MethodPost, "/admin-tokens", "Make an admin token (shown once)", "admin-tokens"),
-		Scope: ScopeGlobal, Resource: "admintoken", Action: "admintoken.create"},
-		func(ctx context.Context, c Call, in *createIn) (*body[created], error) {
+		Scope: ScopeGlobal, Resource: "admintoken", Action: "admintoken.create", ShownOnce: true},
+		func(ctx context.Context, c Call, in *createIn) (*created[tokenCreated], error) {
 			n := admintoken.New{Name: in.Body.Name, Role: in.Body.Role, TenantID: in.Body.TenantID}
 			if in.Body.ExpiresInSeconds != nil {
 				n.TTL = time.Duration(*in.Body.ExpiresInSeconds) * time.Second
 			}
 			t, secret, err := admintoken.Store{Pool: a.cfg.Pool, Actor: c.Actor}.Create(ctx, n)
-			return reply(created{Token: t, Secret: secret}), err
+			if err != nil {
+				return nil, err
+			}
+			return made(tokenCreated{Token: t, Secret: secret}, "/admin-tokens/"+t.ID), nil
 		})
 	Handle(a, Route{Op: op("revoke-admin-token", http.MethodPost, "/admin-tokens/{token_id}/revoke", "Revoke an admin token (refused from the next request)", "admin-tokens"),
 		Scope: ScopeGlobal, Resource: "admintoken", Action: "admintoken.revoke"},

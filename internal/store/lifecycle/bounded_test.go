@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers"
@@ -216,5 +217,52 @@ func TestNoCleanupKeepsEverything(t *testing.T) {
 	}
 	if n := b.count(t, `SELECT count(*) FROM inbox_payloads p JOIN inbox i ON i.id = p.inbox_id WHERE i.tenant_id = $1`, tenant); n != 1 {
 		t.Fatalf("payload removed with cleanup off")
+	}
+}
+
+// The admin API's Idempotency-Keys are kept a day (IdempotencyHorizon,
+// the manager's clock) and then deleted, in flight or done; their token
+// is untouched.
+func TestIdempotencyKeysAgeOutAfterTheirHorizon(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.configure(func(c *lifecycle.Config) { c.IdempotencyHorizon = 10 * time.Minute })
+	var token string
+	if err := b.pool.QueryRow(ctx, `INSERT INTO admin_tokens (role, token_sha256) VALUES ('operate', '\x01') RETURNING id::text`).Scan(&token); err != nil {
+		t.Fatal(err)
+	}
+	key := func(name string, at time.Time, done bool) {
+		var completed *time.Time
+		if done {
+			completed = &at
+		}
+		if _, err := b.pool.Exec(ctx, `INSERT INTO admin_idempotency_keys (token_id, key, operation, salt, request_sha256, created_at, completed_at, status)
+			VALUES ($1, $2, 'create-tenant', '\x00', '\x00', $3, $4, 201)`, token, name, at, completed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key("old-done", b.clock().Add(-11*time.Minute), true)
+	key("old-in-flight", b.clock().Add(-11*time.Minute), false)
+	key("young", b.clock().Add(-9*time.Minute), true)
+	if r := b.pass(t); r.IdempotencyKeysDeleted != 2 {
+		t.Errorf("pass: %+v, want the two keys past the horizon deleted", r)
+	}
+	rows, err := b.pool.Query(ctx, `SELECT key FROM admin_idempotency_keys ORDER BY key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(left) != 1 || left[0] != "young" {
+		t.Errorf("keys left: %v %v, want [young]", left, err)
+	}
+	if n := b.count(t, `SELECT count(*) FROM admin_tokens WHERE id = $1`, token); n != 1 {
+		t.Error("the token went with its keys")
+	}
+	if got := metric(t, b.reg, "sluice_lifecycle_aged_deleted_total", "admin_idempotency_keys"); got != 2 {
+		t.Errorf("sluice_lifecycle_aged_deleted_total{table=admin_idempotency_keys} = %v, want 2", got)
+	}
+	if d := (lifecycle.Config{}).WithDefaults().IdempotencyHorizon; d != 24*time.Hour {
+		t.Errorf("default idempotency horizon %s, want 24h", d)
 	}
 }

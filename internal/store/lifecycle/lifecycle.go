@@ -25,6 +25,9 @@
 // a source whose runs failed for longer than the horizon would look as if
 // it had never been reconciled.
 //
+// The admin API's Idempotency-Keys are deleted in batches a day after they
+// were claimed (IdempotencyHorizon).
+//
 // Object links (which invoice a payment paid: how a Stripe refund that
 // names only its payment reaches its invoice) are one row per payment,
 // deleted in batches past LinksHorizon. A refund that comes after its
@@ -85,6 +88,11 @@ type Config struct {
 	// reconciliation itself linked is entered again under the same id, a
 	// duplicate that links nothing until that key expires.
 	LinksHorizon time.Duration
+	// IdempotencyHorizon is how long the admin API's Idempotency-Keys are
+	// kept (admin_idempotency_keys, by when each was claimed): the API
+	// answers a key older than its own lifetime as new, and this deletes
+	// it. Default 24h, the API's lifetime.
+	IdempotencyHorizon time.Duration
 	// Interval is the time range of one partition. Default 24h. A row lives
 	// at most one Interval past its horizon, so storage is the horizon plus
 	// one Interval (plus Ahead empty partitions).
@@ -124,6 +132,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.LinksHorizon <= 0 {
 		c.LinksHorizon = c.KeyHorizon
+	}
+	if c.IdempotencyHorizon <= 0 {
+		c.IdempotencyHorizon = 24 * time.Hour
 	}
 	if c.Interval <= 0 {
 		c.Interval = 24 * time.Hour

@@ -17,7 +17,7 @@ type metrics struct {
 	lastPassS prometheus.Gauge
 
 	// aged's series, which exist from the start at zero.
-	agedRuns, agedCorrections, agedLinks prometheus.Counter
+	agedRuns, agedCorrections, agedLinks, agedIdempotencyKeys prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -35,7 +35,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		resolved: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_resolved_deleted_total",
 			Help: "Rows an operator resolved (dead letters replayed, parked records released) deleted past the payload horizon."}, []string{"table"}),
 		aged: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_aged_deleted_total",
-			Help: "Rows of plain tables deleted past their horizon: reconciliation runs and their corrections (key horizon; each source's watermark run is kept), object links (links horizon)."}, []string{"table"}),
+			Help: "Rows of plain tables deleted past their horizon: reconciliation runs and their corrections (key horizon; each source's watermark run is kept), object links (links horizon), the admin API's Idempotency-Keys (a day)."}, []string{"table"}),
 		walBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_wal_bytes_total",
 			Help: "WAL written while passes ran (LSN difference around each pass: an upper bound, concurrent writes count too)."}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_failures_total",
@@ -56,6 +56,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	m.agedRuns, m.agedCorrections = m.aged.WithLabelValues("reconcile_runs"), m.aged.WithLabelValues("reconcile_corrections")
 	m.agedLinks = m.aged.WithLabelValues("object_links")
+	m.agedIdempotencyKeys = m.aged.WithLabelValues("admin_idempotency_keys")
 	if reg != nil {
 		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.resolved, m.aged, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
 	}

@@ -19,6 +19,7 @@ const (
 	payloadHorizon horizon = iota
 	keyHorizon
 	linksHorizon
+	idempotencyHorizon
 )
 
 // table is a time-partitioned table and its horizon; ingest marks the

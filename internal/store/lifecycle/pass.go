@@ -27,15 +27,18 @@ type Report struct {
 	// watermark run kept), and their corrections.
 	ReconcileRunsDeleted, CorrectionsDeleted int64
 	// Object links deleted past the links horizon.
-	LinksDeleted  int64
-	LegacyDropped bool
-	WALBytes      int64 // LSN difference around the pass (concurrent writes included)
-	Took          time.Duration
+	LinksDeleted int64
+	// The admin API's Idempotency-Keys deleted past their horizon.
+	IdempotencyKeysDeleted int64
+	LegacyDropped          bool
+	WALBytes               int64 // LSN difference around the pass (concurrent writes included)
+	Took                   time.Duration
 }
 
 // deleted is how many rows of plain tables the pass deleted.
 func (r Report) deleted() int64 {
-	return r.KeysDeleted + r.DeadLettersDeleted + r.ParkedDeleted + r.ReconcileRunsDeleted + r.CorrectionsDeleted + r.LinksDeleted
+	return r.KeysDeleted + r.DeadLettersDeleted + r.ParkedDeleted + r.ReconcileRunsDeleted + r.CorrectionsDeleted + r.LinksDeleted +
+		r.IdempotencyKeysDeleted
 }
 
 // Pass makes one round: partitions ahead, aged partitions dropped, expired
@@ -94,6 +97,7 @@ func (m *Manager) Pass(ctx context.Context) (Report, error) {
 			slog.Int64("keys_deleted", r.KeysDeleted), slog.Int64("dead_letters_deleted", r.DeadLettersDeleted),
 			slog.Int64("parked_deleted", r.ParkedDeleted), slog.Int64("reconcile_runs_deleted", r.ReconcileRunsDeleted),
 			slog.Int64("corrections_deleted", r.CorrectionsDeleted), slog.Int64("links_deleted", r.LinksDeleted),
+			slog.Int64("idempotency_keys_deleted", r.IdempotencyKeysDeleted),
 			slog.Bool("legacy_dropped", r.LegacyDropped), slog.Int64("wal_bytes", r.WALBytes), slog.Duration("took", r.Took))
 	}
 	return r, nil
@@ -102,7 +106,7 @@ func (m *Manager) Pass(ctx context.Context) (Report, error) {
 func (m *Manager) pass(ctx context.Context, conn *pgxpool.Conn, r *Report) error {
 	now := m.cfg.Now()
 	cutoff := map[horizon]time.Time{payloadHorizon: now.Add(-m.cfg.PayloadHorizon), keyHorizon: now.Add(-m.cfg.KeyHorizon),
-		linksHorizon: now.Add(-m.cfg.LinksHorizon)}
+		linksHorizon: now.Add(-m.cfg.LinksHorizon), idempotencyHorizon: now.Add(-m.cfg.IdempotencyHorizon)}
 	for _, t := range tables {
 		have, err := listPartitions(ctx, conn, t.name)
 		if err != nil {
@@ -187,6 +191,8 @@ func (m *Manager) deletions(r *Report) []deletion {
 		{"expire reconcile runs", expireReconcileRunsSQL, keyHorizon,
 			[]tally{{&r.ReconcileRunsDeleted, m.metrics.agedRuns}, {&r.CorrectionsDeleted, m.metrics.agedCorrections}}},
 		{"expire object links", expireLinksSQL, linksHorizon, []tally{{&r.LinksDeleted, m.metrics.agedLinks}}},
+		{"expire idempotency keys", expireIdempotencyKeysSQL, idempotencyHorizon,
+			[]tally{{&r.IdempotencyKeysDeleted, m.metrics.agedIdempotencyKeys}}},
 	}
 }
 

@@ -22,6 +22,8 @@ var (
 	expireReconcileRunsSQL string
 	//go:embed sql/expire_links.sql
 	expireLinksSQL string
+	//go:embed sql/expire_idempotency_keys.sql
+	expireIdempotencyKeysSQL string
 	//go:embed sql/legacy_dispatch_exists.sql
 	legacyDispatchExistsSQL string
 	//go:embed sql/legacy_dispatch_live.sql
