@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/sluicehq/sluice/internal/store/catalog"
@@ -55,7 +53,7 @@ func (c *EventTypeCreateCmd) Run(ctx context.Context, g *Globals) error {
 		ObjectID: c.ObjectID, EventTime: c.EventTime, EventTimeFormat: c.EventTimeFormat, ResourceType: c.ResourceType,
 		Compatible: c.Compatible})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(created)
@@ -103,7 +101,7 @@ func (c *EventTypeListCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	es, err := s.List(ctx, c.Tenant, catalog.Filter{Kind: c.Kind, Deprecated: c.All})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	return c.entries(es)
 }
@@ -123,7 +121,7 @@ func (c *EventTypeShowCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	es, err := s.Show(ctx, c.Tenant, c.Kind, c.Type)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.Schema && c.Output.Output != "json" {
 		_, err := os.Stdout.Write(append(es[len(es)-1].Schema, '\n'))
@@ -146,7 +144,7 @@ func (c *EventTypeDeprecateCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	e, err := s.Deprecate(ctx, c.Tenant, c.Kind, c.Type)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	return c.entries([]catalog.Entry{e})
 }
@@ -165,7 +163,7 @@ func (c *EventTypeReleaseCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	r, err := s.Release(ctx, c.Tenant, c.Kind, c.Type)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(r)
@@ -199,24 +197,6 @@ func orDefault(loc string) string {
 	return loc
 }
 
-// fail reports a catalogue refusal: with -o json also as a JSON object on
-// stdout ({"error": {...}}), for scripts; the message always goes to stderr.
-func (o Output) fail(err error) error {
-	var ce *catalog.Error
-	switch {
-	case !errors.As(err, &ce):
-		return err
-	case o.Output != "json" && len(ce.Examples) > 0:
-		return errors.New(describeIncompatible(ce))
-	case o.Output != "json":
-		return err
-	}
-	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"error": map[string]any{
-		"code": ce.Code, "field": ce.Field, "message": ce.Message, "refused": ce.Refused, "checked": ce.Checked, "examples": ce.Examples,
-	}})
-	return err
-}
-
 // catalogStore opens the catalogue with this deployment's vocabulary and
 // limits.
 func (g *Globals) catalogStore(ctx context.Context) (*catalog.Store, func(), error) {
@@ -230,15 +210,4 @@ func (g *Globals) catalogStore(ctx context.Context) (*catalog.Store, func(), err
 		return nil, nil, err
 	}
 	return s, pool.Close, nil
-}
-
-// describeIncompatible is how a person reads an incompatible version: the
-// count, then the first events it would refuse.
-func describeIncompatible(ce *catalog.Error) string {
-	var b strings.Builder
-	b.WriteString(ce.Message)
-	for _, ex := range ce.Examples {
-		fmt.Fprintf(&b, "\n  inbox %d (event %s): %s", ex.InboxID, ex.EventID, ex.Reason)
-	}
-	return b.String()
 }

@@ -3,14 +3,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/alecthomas/kong"
-	"github.com/sluicehq/sluice/internal/pg"
 )
 
 // CLI is the whole command line; kong fills it from flags and environment.
@@ -40,7 +37,6 @@ type CLI struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var cli CLI
 	k := kong.Parse(&cli,
 		kong.Name("sluice"),
@@ -50,23 +46,10 @@ func main() {
 		kong.BindTo(ctx, (*context.Context)(nil)),
 	)
 	log := cli.Globals.logger()
+	code := exitOK
 	if err := k.Run(&cli.Globals, log); err != nil {
-		fmt.Fprintln(os.Stderr, "sluice:", humane(err, log))
-		os.Exit(1)
+		code = failure(k, err, os.Stdout, os.Stderr, log)
 	}
-}
-
-// humane is what a person reads of err. The operations word their own
-// errors; what still carries the database's own text (a SQLSTATE, a
-// constraint) is a fault no operation foresaw: it is logged at debug level
-// and replaced by a sentence.
-func humane(err error, log *slog.Logger) string {
-	if !pg.IsFromPostgres(err) {
-		return err.Error()
-	}
-	log.Debug("database error", slog.Any("error", err))
-	if pg.Classify(err) == pg.FaultTransient {
-		return "the database could not answer now; try again (--log-level debug shows its own words)"
-	}
-	return "the database refused the request (--log-level debug shows its own words)"
+	stop()
+	os.Exit(int(code))
 }
