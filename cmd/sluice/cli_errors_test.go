@@ -46,3 +46,47 @@ func TestJSONOutputPrintsTheRefusalAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// A command line that is wrong is refused before anything runs: one line
+// naming the fault, one naming the help to read, exit 2. A refused
+// operation is 1, success 0.
+func TestUsageErrorsPrintOneLineAndExitTwo(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args       []string
+		want, help string
+	}{
+		{[]string{"tenant", "get", "--bogus"}, "unknown flag --bogus", "sluice tenant get --help"},
+		{[]string{"tenant", "get"}, `expected "<tenant-id>"`, "sluice tenant get --help"},
+		{[]string{"tenant", "create"}, "missing flags: --name=STRING", "sluice tenant create --help"},
+		{[]string{"tenant", "list", "--limit", "many"}, "--limit: expected a valid 64 bit int", "sluice tenant list --help"},
+		{[]string{"admintoken", "create", "--role", "boss"}, `--role must be one of "read","operate"`, "sluice admintoken create --help"},
+		{[]string{"tenant"}, `expected one of "create"`, "sluice tenant --help"},
+		{[]string{"nosuch"}, "unexpected argument nosuch", "sluice --help"},
+		{[]string{"source", "create", "--tenant", "t", "--kind", "paypal", "--account", "a", "--secret", "s"}, `unknown source kind "paypal"`, "sluice source create --help"},
+		{[]string{"reconcile", "--since", "yesterday"}, "--since", "sluice reconcile run --help"},
+	} {
+		stdout, stderr, code := cli(t, c.args...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != 2 || stdout != "" || len(lines) != 2 || !strings.HasPrefix(lines[0], "sluice: ") || !strings.Contains(lines[0], c.want) ||
+			lines[1] != "hint: "+c.help {
+			t.Errorf("sluice %v: exit %d, stdout %q, stderr:\n%s\nwant exit 2, nothing on stdout, %q and the hint %q", c.args, code, stdout, stderr, c.want, c.help)
+		}
+		// -o json anywhere on the line: the refusal is JSON on stdout too.
+		stdout, _, code = cli(t, append(c.args, "-o", "json")...)
+		var got jsonError
+		if c.help != "sluice --help" && c.help != "sluice tenant --help" &&
+			(code != 2 || json.Unmarshal([]byte(stdout), &got) != nil || got.Error == nil || !strings.Contains(got.Error.Message, c.want)) {
+			t.Errorf("sluice %v -o json: exit %d, stdout %q; want 2 and {\"error\": {\"message\": ...%s...}}", c.args, code, stdout, c.want)
+		}
+	}
+	if _, _, code := cli(t, "tenant", "get", uuid.NewString()); code != 1 {
+		t.Errorf("tenant get <unknown id>: exit %d, want 1 (refused)", code)
+	}
+	if _, _, code := cli(t, "tenant", "list", "--limit", "1"); code != 0 {
+		t.Errorf("tenant list: exit %d, want 0", code)
+	}
+	if stdout, _, code := cli(t, "tenant", "get", "--help"); code != 0 || !strings.HasPrefix(stdout, "Usage: sluice tenant get <tenant-id>") {
+		t.Errorf("tenant get --help: exit %d, %q; want 0 and the help", code, stdout)
+	}
+}

@@ -25,7 +25,53 @@ const (
 	exitOK exitCode = 0
 	// exitRefused: the operation was refused or failed (stderr says why).
 	exitRefused exitCode = 1
+	// exitUsage: the command line is wrong: an unknown command or flag, a
+	// missing argument, a bad value (stderr names it, and where help is).
+	exitUsage exitCode = 2
 )
+
+// misuse reports a command line that was refused before anything ran: one
+// line, the help to read, exit 2 (and {"error": ...} for -o json, as
+// failure).
+func misuse(err error, args []string, stdout, stderr io.Writer) exitCode {
+	var kctx *kong.Context
+	if pe := (*kong.ParseError)(nil); errors.As(err, &pe) {
+		kctx = pe.Context
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	fmt.Fprintln(stderr, "sluice:", msg)
+	fmt.Fprintf(stderr, "hint: %s --help\n", commandPath(kctx))
+	if format, takes := outputOf(kctx); format == "json" || takes && asksJSON(args) {
+		_ = json.NewEncoder(stdout).Encode(map[string]any{"error": map[string]any{"message": msg}})
+	}
+	return exitUsage
+}
+
+// commandPath is the command kctx got as far as ("sluice tenant get").
+func commandPath(kctx *kong.Context) string {
+	if kctx != nil {
+		if node := kctx.Selected(); node != nil {
+			return node.FullPath()
+		}
+	}
+	return "sluice"
+}
+
+// asksJSON says whether args hold -o json, for a command line refused
+// before kong read that far.
+func asksJSON(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-ojson" || a == "-o=json" || a == "--output=json":
+			return true
+		case (a == "-o" || a == "--output") && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
+}
 
 // failure reports err, a command's refusal: its message on stderr, and,
 // when the command was asked for -o json, also {"error": {...}} on stdout,
@@ -33,24 +79,25 @@ const (
 func failure(kctx *kong.Context, err error, stdout, stderr io.Writer, log *slog.Logger) exitCode {
 	msg := humane(err, log)
 	fmt.Fprintln(stderr, "sluice:", msg)
-	if outputOf(kctx) == "json" {
+	if format, _ := outputOf(kctx); format == "json" {
 		_ = json.NewEncoder(stdout).Encode(map[string]any{"error": errorFields(err, msg)})
 	}
 	return exitRefused
 }
 
-// outputOf is the -o of the command kctx selected ("" when it takes none).
-func outputOf(kctx *kong.Context) string {
+// outputOf is the -o of the command kctx selected, as far as kong read
+// it, and whether the command takes one.
+func outputOf(kctx *kong.Context) (format string, takes bool) {
 	if kctx == nil {
-		return ""
+		return "", false
 	}
 	for _, f := range kctx.Flags() {
 		if f.Name == "output" {
-			v, _ := kctx.FlagValue(f).(string)
-			return v
+			format, _ = kctx.FlagValue(f).(string)
+			return format, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // errorFields is the JSON of a refusal: its message, and what a typed

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,19 +38,35 @@ type CLI struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	var cli CLI
-	k := kong.Parse(&cli,
-		kong.Name("sluice"),
-		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
-		kong.UsageOnError(),
-		kong.Help(eitherOrHelp),
-		kong.BindTo(ctx, (*context.Context)(nil)),
-	)
-	log := cli.Globals.logger()
-	code := exitOK
-	if err := k.Run(&cli.Globals, log); err != nil {
-		code = failure(k, err, os.Stdout, os.Stderr, log)
-	}
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(int(code))
+}
+
+// execute parses args and runs the command they select; how that ended is
+// the exit code (exit.go decides it). sluice alone prints the help.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("sluice"),
+		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
+		kong.Help(eitherOrHelp),
+		kong.Writers(stdout, stderr),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+	)
+	if err != nil {
+		panic(err) // the grammar above is wrong: a bug of this binary
+	}
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return misuse(err, args, stdout, stderr)
+	}
+	log := cli.Globals.logger()
+	if err := kctx.Run(&cli.Globals, log); err != nil {
+		return failure(kctx, err, stdout, stderr, log)
+	}
+	return exitOK
 }

@@ -60,13 +60,23 @@ func (c *ReconcileRunCmd) window() (provider.Window, error) {
 	return w, nil
 }
 
-func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+// Validate refuses a window or a combination of flags that cannot run
+// before anything connects (a usage error).
+func (c *ReconcileRunCmd) Validate() error {
 	w, err := c.window()
 	if err != nil {
 		return err
 	}
 	if c.Every > 0 && (c.Source != "" || c.DryRun || !w.Since.IsZero() || !w.Until.IsZero()) {
 		return errors.New("--every runs every source's automatic window: it takes no --source, --since, --until or --dry-run")
+	}
+	return nil
+}
+
+func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	w, err := c.window()
+	if err != nil {
+		return err
 	}
 	cfg := c.ReconcileFlags
 	if c.Every > 0 {
