@@ -72,11 +72,11 @@ func (o Output) print(id string, fields map[string]any, details ...string) error
 
 // Paging selects one page of a list (keyset: pass the printed cursor on).
 type Paging struct {
-	Cursor string `name:"cursor" help:"Start after this cursor (printed under a full page)."`
-	Limit  int    `name:"limit" default:"50" help:"At most this many (up to 500)."`
+	Cursor string    `name:"cursor" help:"Start after this cursor (printed under a full page)."`
+	Limit  pageLimit `name:"limit" default:"50" help:"At most this many, 1 to 500."`
 }
 
-func (p Paging) page() tenancy.Page { return tenancy.Page{After: p.Cursor, Limit: p.Limit} }
+func (p Paging) page() tenancy.Page { return tenancy.Page{After: p.Cursor, Limit: int(p.Limit)} }
 
 // printList prints a page: a table with header, one line per item, and
 // the next page's cursor under it; or one JSON object {items, next_cursor}.

@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/sluicehq/sluice/internal/operator/admin"
 )
 
 // jsonError is what -o json prints on stdout for a refusal.
@@ -89,4 +94,89 @@ func TestUsageErrorsPrintOneLineAndExitTwo(t *testing.T) {
 	if stdout, _, code := cli(t, "tenant", "get", "--help"); code != 0 || !strings.HasPrefix(stdout, "Usage: sluice tenant get <tenant-id>") {
 		t.Errorf("tenant get --help: exit %d, %q; want 0 and the help", code, stdout)
 	}
+}
+
+// Replaying a dead letter that does not exist, or a group that does not,
+// is a refusal that names it, never "replayed 0".
+func TestDLQReplayOfWhatDoesNotExistIsRefused(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]string{
+		"dlq replay --id 987654321987":  "no dead letter 987654321987",
+		"dlq replay --group sluice.nah": "no consumer group sluice.nah (there are: ",
+	} {
+		stdout, stderr, code := cli(t, strings.Fields(args)...)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, want) {
+			t.Errorf("sluice %s: exit %d, stdout %q, stderr %q; want 1, nothing on stdout and %q", args, code, stdout, stderr, want)
+		}
+		stdout, _, _ = cli(t, append(strings.Fields(args), "-o", "json")...)
+		var got jsonError
+		if err := json.NewDecoder(strings.NewReader(stdout)).Decode(&got); err != nil || got.Error == nil || !strings.Contains(got.Error.Message, want) ||
+			strings.Count(stdout, "\n") != 1 {
+			t.Errorf("sluice %s -o json: %q, want one object {\"error\": ...}", args, stdout)
+		}
+	}
+}
+
+// Every --limit is bounded as the admin API bounds the same list (its
+// document says how), and one out of bounds is a usage error before
+// anything connects: the database URL here names nothing.
+func TestLimitsAreBoundedAsTheAPIBoundsThem(t *testing.T) {
+	t.Parallel()
+	bounds := apiLimits(t)
+	for cmd, path := range map[string]string{
+		"tenant list": "/tenants", "source list": "/sources", "workspace list": "/workspaces", "apikey list": "/api-keys",
+		"dlq list": "/dead-letters", "reconcile status": "/reconcile/runs",
+	} {
+		b, ok := bounds[path]
+		if !ok {
+			t.Errorf("GET %s has no limit parameter in the admin API's document", path)
+			continue
+		}
+		for _, n := range []int{b.min - 1, b.max + 1} {
+			args := append(strings.Fields(cmd), "--limit", strconv.Itoa(n), "--database-url", "postgres://127.0.0.1:1/none")
+			_, stderr, code := cli(t, args...)
+			if code != 2 || !strings.Contains(stderr, fmt.Sprintf("--limit: must be between %d and %d", b.min, b.max)) {
+				t.Errorf("sluice %s --limit %d: exit %d, %q; want 2 and the API's bounds %d..%d", cmd, n, code, stderr, b.min, b.max)
+			}
+		}
+		if _, stderr, code := cli(t, append(strings.Fields(cmd), "--limit", strconv.Itoa(b.max))...); code != 0 {
+			t.Errorf("sluice %s --limit %d: exit %d, %s", cmd, b.max, code, stderr)
+		}
+	}
+}
+
+type limitBounds struct{ min, max int }
+
+// apiLimits reads the bounds of every GET's limit parameter from the
+// running admin listener's document.
+func apiLimits(t *testing.T) map[string]limitBounds {
+	t.Helper()
+	resp, err := http.Get(suite.adminURL + "/admin/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name   string `json:"name"`
+				Schema struct {
+					Minimum *float64 `json:"minimum"`
+					Maximum *float64 `json:"maximum"`
+				} `json:"schema"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]limitBounds{}
+	for path, ops := range doc.Paths {
+		for _, p := range ops["get"].Parameters {
+			if p.Name == "limit" && p.Schema.Minimum != nil && p.Schema.Maximum != nil {
+				out[strings.TrimPrefix(path, admin.Prefix)] = limitBounds{int(*p.Schema.Minimum), int(*p.Schema.Maximum)}
+			}
+		}
+	}
+	return out
 }

@@ -108,7 +108,12 @@ func errorFields(err error, msg string) map[string]any {
 		return map[string]any{"code": ce.Code, "field": ce.Field, "message": ce.Message, "refused": ce.Refused,
 			"checked": ce.Checked, "examples": ce.Examples}
 	}
-	return map[string]any{"message": msg}
+	fields := map[string]any{"message": msg}
+	var stopped *replayStopped
+	if errors.As(err, &stopped) {
+		fields["replayed"], fields["failed_id"] = stopped.Replayed, stopped.FailedID
+	}
+	return fields
 }
 
 // humane is what a person reads of err. The operations word their own

@@ -7,10 +7,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,9 +36,9 @@ type DLQCmd struct {
 // DLQListCmd lists dead letters.
 type DLQListCmd struct {
 	Output
-	Group    string `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
-	Replayed bool   `name:"replayed" help:"Include dead letters already replayed."`
-	Limit    int    `name:"limit" default:"100" help:"At most this many."`
+	Group    string    `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
+	Replayed bool      `name:"replayed" help:"Include dead letters already replayed."`
+	Limit    pageLimit `name:"limit" default:"100" help:"At most this many, 1 to 500."`
 }
 
 func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
@@ -46,7 +48,7 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	defer pool.Close()
 	page, err := operate.New(pool, nil, g.operateConfig(groups.Options{})).
-		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: c.Limit})
+		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: int(c.Limit)})
 	if err != nil {
 		return err
 	}
@@ -86,31 +88,60 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 		return err
 	}
 	defer pool.Close()
-	n, err := replayDeadLetters(ctx, operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc})), c.ID, c.Group, log)
-	if c.Output.Output == "json" {
-		if jerr := json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": n}); jerr != nil {
-			return jerr
-		}
-	} else {
-		fmt.Printf("replayed %d dead letter(s)\n", n)
+	op := operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc}))
+	if c.Group != "" && !slices.Contains(op.GroupNames(), c.Group) {
+		return &operate.NotFoundError{What: "consumer group", ID: c.Group, Known: op.GroupNames()}
 	}
+	res, err := replayDeadLetters(ctx, op, c.ID, c.Group, log)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": len(res.Replayed), "ids": res.Replayed})
+	}
+	_, err = fmt.Printf("replayed %d dead letter(s)\n", len(res.Replayed))
 	return err
 }
 
 // replayDeadLetters replays letter id, or every pending letter of group
 // (operate's, shared with the admin API). It stops at the first failure:
-// the letters after it stay pending.
-func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (int, error) {
+// the letters after it stay pending, and the error says how far it got.
+func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (operate.ReplayResult, error) {
 	if group == "" {
 		if err := op.ReplayDeadLetter(ctx, nil, id); err != nil {
-			return 0, err
+			if errors.Is(err, operate.ErrNotFound) || errors.Is(err, operate.ErrAlreadyReplayed) {
+				return operate.ReplayResult{}, err
+			}
+			return operate.ReplayResult{}, &replayStopped{ReplayResult: operate.ReplayResult{Replayed: []int64{}, FailedID: id}, err: err}
 		}
 		log.Info("dead letter replayed", slog.Int64("id", id))
-		return 1, nil
+		return operate.ReplayResult{Replayed: []int64{id}}, nil
 	}
 	res, err := op.ReplayDeadLetters(ctx, nil, operate.DeadLetterFilter{Group: group}, log)
-	return len(res.Replayed), err
+	if res.Replayed == nil {
+		res.Replayed = []int64{}
+	}
+	if err != nil && res.FailedID != 0 {
+		return res, &replayStopped{ReplayResult: res, err: err}
+	}
+	return res, err
 }
+
+// replayStopped is a replay stopped by a letter that failed again: the
+// letters before it were replayed, it and those after it stay pending.
+type replayStopped struct {
+	operate.ReplayResult
+	err error
+}
+
+func (e *replayStopped) Error() string {
+	if len(e.Replayed) == 0 {
+		return fmt.Sprintf("%v (it stays pending)", e.err)
+	}
+	return fmt.Sprintf("replayed %d dead letter(s) %v, then %v (it and the ones after it stay pending)", len(e.Replayed), e.Replayed, e.err)
+}
+
+func (e *replayStopped) Unwrap() error { return e.err }
 
 func (g *Globals) operateConfig(o groups.Options) operate.Config {
 	return operate.Config{Topics: g.topics(), Groups: o}

@@ -21,8 +21,8 @@ type CDCParkedCmd struct {
 // CDCParkedListCmd lists parked records.
 type CDCParkedListCmd struct {
 	Output
-	Released bool `name:"released" help:"Include records already released."`
-	Limit    int  `name:"limit" default:"100" help:"At most this many."`
+	Released bool      `name:"released" help:"Include records already released."`
+	Limit    pageLimit `name:"limit" default:"100" help:"At most this many, 1 to 500."`
 }
 
 func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
@@ -31,7 +31,7 @@ func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	parked, err := cdc.ListParked(ctx, pool, c.Released, c.Limit)
+	parked, err := cdc.ListParked(ctx, pool, c.Released, int(c.Limit))
 	if err != nil {
 		return err
 	}

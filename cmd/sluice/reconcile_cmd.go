@@ -206,8 +206,8 @@ func stamp(t *time.Time) string {
 // ReconcileStatusCmd shows where each source stands and its recent runs.
 type ReconcileStatusCmd struct {
 	Output
-	Source string `help:"Only this source."`
-	Limit  int    `default:"20" help:"How many runs, newest first."`
+	Source string   `help:"Only this source."`
+	Limit  runLimit `default:"20" help:"How many runs, newest first, 1 to 200."`
 }
 
 func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
@@ -220,7 +220,7 @@ func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	runs, err := reconcile.Runs(ctx, pool, c.Source, c.Limit)
+	runs, err := reconcile.Runs(ctx, pool, c.Source, int(c.Limit))
 	if err != nil {
 		return err
 	}
