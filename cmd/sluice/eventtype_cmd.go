@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
@@ -65,7 +64,7 @@ func (c *EventTypeCreateCmd) Run(ctx context.Context, g *Globals) error {
 	case created.Compatible:
 		what += fmt.Sprintf(", compatible with v%d (%d stored events checked)", created.Version-1, created.Checked)
 	}
-	_, err = fmt.Printf("%s\n%s\ntopic %s\n", created.DataSchema, what, created.Topic)
+	_, err = fmt.Printf("%s\n%s\ntopic %s\n", shown(created.DataSchema), shown(what), shown(created.Topic))
 	return err
 }
 
@@ -169,7 +168,7 @@ func (c *EventTypeReleaseCmd) Run(ctx context.Context, g *Globals) error {
 		return json.NewEncoder(os.Stdout).Encode(r)
 	}
 	_, err = fmt.Printf("%d\nreleased %d events of %s.%s (validated by %s); %d still fail it and are quarantined; %d had no payload left\n",
-		r.Released, r.Released, r.Kind, r.Type, r.DataSchema, r.Quarantined, r.Expired)
+		r.Released, r.Released, shown(r.Kind), shown(r.Type), shown(r.DataSchema), r.Quarantined, r.Expired)
 	return err
 }
 
@@ -181,13 +180,12 @@ func (o Output) entries(es []catalog.Entry) error {
 		}
 		return json.NewEncoder(os.Stdout).Encode(es)
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "KIND\tTYPE\tVERSION\tSTATUS\tRESOURCE TYPE\tOBJECT ID\tEVENT TIME\tCREATED")
+	t := newTable(os.Stdout, "KIND\tTYPE\tVERSION\tSTATUS\tRESOURCE TYPE\tOBJECT ID\tEVENT TIME\tCREATED")
 	for _, e := range es {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Type, e.Version, e.Status, e.ResourceType,
-			orDefault(e.ObjectID), orDefault(e.EventTime), e.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"))
+		t.row(e.Kind, e.Type, e.Version, e.Status, e.ResourceType, orDefault(e.ObjectID), orDefault(e.EventTime),
+			e.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"))
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 func orDefault(loc string) string {

@@ -39,7 +39,7 @@ func misuse(err error, args []string, stdout, stderr io.Writer) exitCode {
 		kctx = pe.Context
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	fmt.Fprintln(stderr, "sluice:", msg)
+	fmt.Fprintln(stderr, "sluice:", shownMessage(msg))
 	fmt.Fprintf(stderr, "hint: %s --help\n", commandPath(kctx))
 	if format, takes := outputOf(kctx); format == "json" || takes && asksJSON(args) {
 		_ = json.NewEncoder(stdout).Encode(map[string]any{"error": map[string]any{"message": msg}})
@@ -78,7 +78,7 @@ func asksJSON(args []string) bool {
 // so a script reading stdout always gets one JSON object.
 func failure(kctx *kong.Context, err error, stdout, stderr io.Writer, log *slog.Logger) exitCode {
 	msg := humane(err, log)
-	fmt.Fprintln(stderr, "sluice:", msg)
+	fmt.Fprintln(stderr, "sluice:", shownMessage(msg))
 	if format, _ := outputOf(kctx); format == "json" {
 		_ = json.NewEncoder(stdout).Encode(map[string]any{"error": errorFields(err, msg)})
 	}

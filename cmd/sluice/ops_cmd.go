@@ -14,8 +14,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -56,17 +56,12 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(letters)
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
+	t := newTable(os.Stdout, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
 	for _, d := range letters {
-		replayed := "-"
-		if d.ReplayedAt != nil {
-			replayed = d.ReplayedAt.UTC().Format(time.RFC3339)
-		}
-		fmt.Fprintf(w, "%d\t%s\t%s/%d@%d\t%s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Group, d.Topic, d.Partition, d.Offset,
-			d.EventID, d.EventType, d.Attempts, d.LastFailedAt.UTC().Format(time.RFC3339), replayed, oneLine(d.Reason))
+		t.row(d.ID, d.Group, fmt.Sprintf("%s/%d@%d", d.Topic, d.Partition, d.Offset), d.EventID, d.EventType, d.Attempts,
+			d.LastFailedAt.UTC().Format(time.RFC3339), timeOrDash(d.ReplayedAt), oneLine(d.Reason))
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 // DLQReplayCmd replays dead letters.
@@ -194,8 +189,7 @@ func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error 
 		}
 		return json.NewEncoder(out).Encode(out2)
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
+	t := newTable(out, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
 	for _, l := range lags {
 		slowest := "-"
 		if s := l.Slowest; s != nil {
@@ -205,21 +199,20 @@ func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error 
 		if l.Lag < 0 {
 			lag = "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", l.Group, l.State, lag, len(l.Partitions), slowest)
+		t.row(l.Group, l.State, lag, len(l.Partitions), slowest)
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
 	if format == "json" {
 		return json.NewEncoder(out).Encode(rows)
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
+	t := newTable(out, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", r.Group, r.State, r.Topic, r.Partition, r.Committed, r.Start, r.End, r.Lag, r.Member)
+		t.row(r.Group, r.State, r.Topic, r.Partition, r.Committed, r.Start, r.End, r.Lag, r.Member)
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 // ReplayCmd rewinds a stopped group.
@@ -250,12 +243,11 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"group": c.Group, "executed": c.Execute, "moves": moves})
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")
+	t := newTable(os.Stdout, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")
 	for _, m := range moves {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\n", m.Topic, m.Partition, m.Current, m.New, m.Reread, m.Skipped)
+		t.row(m.Topic, m.Partition, m.Current, m.New, m.Reread, m.Skipped)
 	}
-	if err := w.Flush(); err != nil {
+	if err := t.flush(); err != nil {
 		return err
 	}
 	if !c.Execute {
@@ -281,7 +273,11 @@ func (g *Globals) admin() (*kadm.Client, func(), error) {
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	if len(s) > 120 {
-		s = s[:117] + "..."
+		cut := 117
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }
