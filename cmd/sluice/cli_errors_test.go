@@ -125,7 +125,8 @@ func TestLimitsAreBoundedAsTheAPIBoundsThem(t *testing.T) {
 	bounds := apiLimits(t)
 	for cmd, path := range map[string]string{
 		"tenant list": "/tenants", "source list": "/sources", "workspace list": "/workspaces", "apikey list": "/api-keys",
-		"dlq list": "/dead-letters", "reconcile status": "/reconcile/runs",
+		"dlq list": "/dead-letters", "reconcile status": "/reconcile/runs", "events search --since 2020-01-01T00:00:00Z": "/events",
+		"conflicts list": "/conflicts", "audit list": "/audit",
 	} {
 		b, ok := bounds[path]
 		if !ok {

@@ -28,6 +28,9 @@ type CLI struct {
 	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
 	Demo       DemoCmd       `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
 	DLQ        DLQCmd        `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
+	Events     EventsCmd     `cmd:"" help:"Search the inbox; an event's trail and payload (why did an event have, or not have, its effect?)."`
+	Conflicts  ConflictsCmd  `cmd:"" help:"List and show conflicting deliveries (an event key sent again with other content)."`
+	Audit      AuditCmd      `cmd:"" help:"Read the operators' audit trail (admin API and CLI actions, payload reads)."`
 	Lag        LagCmd        `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
 	Replay     ReplayCmd     `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
 	Reconcile  ReconcileCmd  `cmd:"" help:"Ask providers' APIs for events their webhooks never delivered, and enter them like webhooks."`
