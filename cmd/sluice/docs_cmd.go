@@ -9,9 +9,10 @@ import (
 )
 
 // DocsCmd writes the parts of the manual (docs/) that are generated from the
-// binary itself, so they cannot drift from it. It is meant to be mounted
-// hidden (`Docs DocsCmd `cmd:"" hidden:""``); TestConfigurationPageMatchesTheFlags
-// checks docs/configuration.md against it.
+// binary itself, so they cannot drift from it. It is meant to be mounted as
+// a hidden command of CLI (a field Docs with the tags cmd and hidden);
+// TestConfigurationPageMatchesTheFlags mounts it so and checks
+// docs/configuration.md against it.
 type DocsCmd struct {
 	Config DocsConfigCmd `cmd:"" help:"Write the flag reference of docs/configuration.md (global flags and serve's) as Markdown."`
 }
@@ -73,24 +74,26 @@ func writeFlagReference(w io.Writer, root *kong.Node) error {
 		}
 		byName[f.Name] = f
 	}
+	type section struct {
+		title string
+		flags []string
+	}
+	var sections []section
 	placed := map[string]bool{}
-	sections := flagSections
-	var other []string
 	for _, s := range flagSections {
+		sections = append(sections, section{s.title, s.flags})
 		for _, name := range s.flags {
 			placed[name] = true
 		}
 	}
+	var other []string
 	for _, name := range order {
 		if !placed[name] {
 			other = append(other, name)
 		}
 	}
 	if len(other) > 0 {
-		sections = append(sections[:len(sections):len(sections)], struct {
-			title string
-			flags []string
-		}{"Other flags", other})
+		sections = append(sections, section{"Other flags", other})
 	}
 	for i, s := range sections {
 		if i > 0 {
