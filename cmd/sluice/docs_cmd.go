@@ -24,13 +24,16 @@ func (c *DocsConfigCmd) Run(k *kong.Context) error {
 	return writeFlagReference(k.Stdout, k.Model.Node)
 }
 
+// flagSection is one table of the configuration page.
+type flagSection struct {
+	title string
+	flags []string
+}
+
 // flagSections sorts the flags into the sections of the configuration page,
 // in this order. A flag no section names is listed under "Other flags", so a
 // new flag shows in the page (and fails its test) until it is given a home.
-var flagSections = []struct {
-	title string
-	flags []string
-}{
+var flagSections = []flagSection{
 	{"Connections and secrets", []string{"database-url", "kafka-brokers", "kafka-tls", "kafka-ca-file",
 		"kafka-sasl-mechanism", "kafka-sasl-user", "kafka-sasl-password", "secret-key"}},
 	{"Listeners", []string{"http-addr", "tls-cert", "tls-key", "admin-addr", "admin-tls-cert", "admin-tls-key",
@@ -74,14 +77,9 @@ func writeFlagReference(w io.Writer, root *kong.Node) error {
 		}
 		byName[f.Name] = f
 	}
-	type section struct {
-		title string
-		flags []string
-	}
-	var sections []section
+	sections := append([]flagSection(nil), flagSections...)
 	placed := map[string]bool{}
 	for _, s := range flagSections {
-		sections = append(sections, section{s.title, s.flags})
 		for _, name := range s.flags {
 			placed[name] = true
 		}
@@ -93,7 +91,7 @@ func writeFlagReference(w io.Writer, root *kong.Node) error {
 		}
 	}
 	if len(other) > 0 {
-		sections = append(sections, section{"Other flags", other})
+		sections = append(sections, flagSection{"Other flags", other})
 	}
 	for i, s := range sections {
 		if i > 0 {
