@@ -116,3 +116,22 @@ func TestReadmeIsADoorAndTheIndexComplete(t *testing.T) {
 		}
 	}
 }
+
+// make bench-docs writes the latest bench table between these markers of
+// docs/performance.md; without them it has nowhere to write.
+func TestPerformancePageHasTheBenchMarkers(t *testing.T) {
+	t.Parallel()
+	p := readPage(t, "docs/performance.md")
+	var begin, end int
+	for i, l := range p.lines {
+		switch {
+		case strings.HasPrefix(l, "<!-- bench:begin"):
+			begin = i + 1
+		case l == "<!-- bench:end -->":
+			end = i + 1
+		}
+	}
+	if begin == 0 || end <= begin {
+		t.Errorf("docs/performance.md: want <!-- bench:begin ... --> then <!-- bench:end --> on lines of their own (begin %d, end %d)", begin, end)
+	}
+}
