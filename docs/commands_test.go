@@ -125,8 +125,8 @@ func expectations(body []string) []string {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // The commands of the manual's marked blocks run, page by page, as a reader
-// would type them after `make run`: in a directory with bin/sluice and
-// .run/env, against a `sluice serve` of the test's own (a fresh database,
+// would type them after `make run`: in a directory with bin/sluice (also on
+// PATH, as `sluice`) and .run/env, against a `sluice serve` of the test's own (a fresh database,
 // topics and slot), whose listeners stand where the page says 127.0.0.1:8080
 // and 127.0.0.1:8082.
 func TestCommandsInTheDocsRun(t *testing.T) {
@@ -143,7 +143,7 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+text)
 			cmd.Dir = env.dir
-			cmd.Env = append(os.Environ(), "HOME="+env.dir)
+			cmd.Env = append(os.Environ(), "HOME="+env.dir, "PATH="+filepath.Join(env.dir, "bin")+":"+os.Getenv("PATH"))
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Run(); err != nil {
