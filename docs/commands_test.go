@@ -137,6 +137,7 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 	env := startServe(t)
 	for _, s := range scripts {
 		t.Run(s.page, func(t *testing.T) {
+			t.Parallel() // each page makes its own tenant
 			text := strings.Join(s.lines, "\n")
 			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr).Replace(text)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
