@@ -128,7 +128,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // would type them after `make run`: in a directory with bin/sluice (also on
 // PATH, as `sluice`) and .run/env, against a `sluice serve` of the test's own (a fresh database,
 // topics and slot), whose listeners stand where the page says 127.0.0.1:8080
-// and 127.0.0.1:8082.
+// and 127.0.0.1:8082, and whose topics and groups are named like the page's
+// (sluice.credits) under a prefix of its own.
 func TestCommandsInTheDocsRun(t *testing.T) {
 	scripts := scripts(t)
 	if len(scripts) == 0 {
@@ -140,6 +141,7 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 			t.Parallel() // each page makes its own tenant
 			text := strings.Join(s.lines, "\n")
 			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr).Replace(text)
+			text = sluiceName.ReplaceAllString(text, "${1}"+env.prefix+".${2}")
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+text)
@@ -147,7 +149,9 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 			cmd.Env = append(os.Environ(), "HOME="+env.dir, "PATH="+filepath.Join(env.dir, "bin")+":"+os.Getenv("PATH"))
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Run(); err != nil {
+			err := cmd.Run()
+			t.Logf("%s printed:\n%s", s.page, out.String()) // shown with -v
+			if err != nil {
 				t.Errorf("%s: the page's commands failed (%v):\n%s\n--- the commands:\n%s\n--- sluice serve's log (tail):\n%s",
 					s.page, err, out.String(), text, env.logTail())
 			}
@@ -155,10 +159,15 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 	}
 }
 
+// sluiceName is a topic or consumer group name as the manual writes it,
+// under the default prefix; the test's pipeline has a prefix of its own.
+var sluiceName = regexp.MustCompile(`(^|[^\w/.-])sluice\.(credits|subscriptions|installations|verifications|feedback|dispatch|invoices|github|notifications|tenant)\b`)
+
 // serveEnv is where the pages' commands run.
 type serveEnv struct {
 	dir                 string // holds bin/sluice and .run/env
 	httpAddr, adminAddr string
+	prefix              string // of topics and consumer groups
 	log                 string
 }
 
@@ -195,6 +204,7 @@ func startServe(t *testing.T) serveEnv {
 	}
 	suffix := testenv.RandomSuffix()
 	prefix, slot := "docs"+suffix+".sluice", "sluice_docs_"+suffix
+	env.prefix = prefix
 	t.Cleanup(func() { deleteTopics(services.Brokers, prefix+".") })
 	vars := []string{
 		"SLUICE_DATABASE_URL=" + db.URL,
