@@ -126,9 +126,9 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // The commands of the manual's marked blocks run, page by page, as a reader
 // would type them after `make run`: in a directory with bin/sluice (also on
-// PATH, as `sluice`) and .run/env, against a `sluice serve` of the test's own (a fresh database,
+// PATH, as `sluice`), dev/ and .run/env, against a `sluice serve` of the test's own (a fresh database,
 // topics and slot), whose listeners stand where the page says 127.0.0.1:8080
-// and 127.0.0.1:8082, and whose topics and groups are named like the page's
+// and 127.0.0.1:8082, whose broker is the page's 127.0.0.1:9092, and whose topics and groups are named like the page's
 // (sluice.credits) under a prefix of its own.
 func TestCommandsInTheDocsRun(t *testing.T) {
 	scripts := scripts(t)
@@ -140,7 +140,8 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 		t.Run(s.page, func(t *testing.T) {
 			t.Parallel() // each page makes its own tenant
 			text := strings.Join(s.lines, "\n")
-			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr).Replace(text)
+			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr,
+				"127.0.0.1:9092", env.broker).Replace(text)
 			text = sluiceName.ReplaceAllString(text, "${1}"+env.prefix+".${2}")
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
@@ -161,12 +162,13 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 
 // sluiceName is a topic or consumer group name as the manual writes it,
 // under the default prefix; the test's pipeline has a prefix of its own.
-var sluiceName = regexp.MustCompile(`(^|[^\w/.-])sluice\.(credits|subscriptions|installations|verifications|feedback|dispatch|invoices|github|notifications|tenant)\b`)
+var sluiceName = regexp.MustCompile(`(^|[^\w.-])sluice\.(credits|subscriptions|installations|verifications|feedback|dispatch|invoices|github|notifications|tenant)\b`)
 
 // serveEnv is where the pages' commands run.
 type serveEnv struct {
 	dir                 string // holds bin/sluice and .run/env
 	httpAddr, adminAddr string
+	broker              string // where the page says 127.0.0.1:9092
 	prefix              string // of topics and consumer groups
 	log                 string
 }
@@ -184,8 +186,18 @@ func startServe(t *testing.T) serveEnv {
 	services := testenv.Require(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	env := serveEnv{dir: dir, httpAddr: freeAddr(t), adminAddr: freeAddr(t), log: filepath.Join(dir, ".run", "sluice.log")}
+	env := serveEnv{dir: dir, httpAddr: freeAddr(t), adminAddr: freeAddr(t), broker: services.Brokers[0],
+		log: filepath.Join(dir, ".run", "sluice.log")}
 	if err := os.MkdirAll(filepath.Join(dir, ".run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// dev/ as in a checkout: dev/kafka/bin's Kafka tools find the jars
+	// `make up` fetched into the checkout's .run/kafka/libs.
+	repo, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repo, "dev"), filepath.Join(dir, "dev")); err != nil {
 		t.Fatal(err)
 	}
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "sluice"), "./cmd/sluice")
