@@ -36,7 +36,7 @@ test: up monitoring-check ## Run the monitoring check, the quick chaos run, then
 	@$(WITH_ENV) go test $(GO_TEST_FLAGS) ./...
 
 test-unit: ## Run only the tests that need no services.
-	@go test $(GO_TEST_FLAGS) ./ingest/signature/ ./internal/keyring/ ./schemas/
+	@go test $(GO_TEST_FLAGS) ./internal/provider/signature/ ./internal/keyring/ ./schemas/
 	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./cdc/
 
 # promtool, built once from the Prometheus version dev/monitoring pins

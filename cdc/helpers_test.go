@@ -130,7 +130,7 @@ func (b *bundle) startRelayOn(pool *pgxpool.Pool, cfg Config, dbURL string, kafk
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	reg := prometheus.NewRegistry()
 	r := &relay{Relay: New(cfg, log, pool, kafkaOpts, reg), reg: reg, done: make(chan struct{})}
-	r.testSignals.init()
+	r.testSignals.init(b.t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(r.done)
@@ -147,25 +147,11 @@ func (b *bundle) startRelayOn(pool *pgxpool.Pool, cfg Config, dbURL string, kafk
 	return r
 }
 
-// waitOrTimeout returns the next value the loop signals, failing the test
-// after timeout.
-func (s *testSignal[T]) waitOrTimeout(t testing.TB, timeout time.Duration, what string) T {
-	t.Helper()
-	select {
-	case v := <-s.ch:
-		return v
-	case <-time.After(timeout):
-		t.Fatalf("no signal within %s: %s", timeout, what)
-		var zero T
-		return zero
-	}
-}
-
 // waitStreaming waits until the relay streams from its slot (recorded in
 // cdc_slots), so rows committed from then on are in the stream.
 func (r *relay) waitStreaming(t testing.TB) {
 	t.Helper()
-	r.testSignals.streaming.waitOrTimeout(t, time.Minute, "the relay to stream from its slot")
+	r.testSignals.streaming.WaitOrTimeout(time.Minute, "the relay to stream from its slot")
 }
 
 // process is a `sluice cdc` child process.

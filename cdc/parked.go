@@ -55,7 +55,8 @@ func ListParked(ctx context.Context, pool *pgxpool.Pool, withReleased bool, limi
 var ErrAlreadyReleased = errors.New("cdc: parked record already released")
 
 // ErrParkedExpired: the parked record was released and deleted past the
-// payload horizon (internal/lifecycle); its id was issued, it is not kept.
+// payload horizon (internal/store/lifecycle); its id was issued, it is not
+// kept.
 var ErrParkedExpired = errors.New("cdc: parked record expired")
 
 // ReleaseParked marks parked record id handled (re-published by a resync,

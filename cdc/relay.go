@@ -340,7 +340,7 @@ func (r *Relay) stream(ctx context.Context) error {
 		return fmt.Errorf("start replication at %s: %w", start, err)
 	}
 	r.log.Info("streaming", slog.String("from_lsn", start.String()))
-	r.testSignals.streaming.signal(start)
+	r.testSignals.streaming.Signal(start)
 
 	pubCtx, stopPub := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopPub()

@@ -28,7 +28,7 @@ func (r *Relay) retain(ctx context.Context) {
 		if deleted > 0 {
 			r.log.Info("outbox retention", slog.Int64("deleted", deleted), slog.Time("before", cutoff))
 		}
-		r.testSignals.retained.signal(deleted)
+		r.testSignals.retained.Signal(deleted)
 	})
 }
 

@@ -1,33 +1,19 @@
 package cdc
 
-import "github.com/jackc/pglogrepl"
+import (
+	"github.com/jackc/pglogrepl"
 
-// testSignal lets a test wait for a step of a background loop instead of
-// polling for its effect (river's testsignal). It is inert until init,
-// which only tests call, before the relay runs.
-type testSignal[T any] struct{ ch chan T }
+	"github.com/sluicehq/sluice/internal/testsignal"
+)
 
-func (s *testSignal[T]) init() { s.ch = make(chan T, 1000) }
-
-// signal never blocks the loop: a test that stopped reading loses signals,
-// not the relay.
-func (s *testSignal[T]) signal(v T) {
-	if s.ch == nil {
-		return
-	}
-	select {
-	case s.ch <- v:
-	default:
-	}
-}
-
-// testSignals are the relay's.
+// testSignals are the relay's, inert until a test calls init before the
+// relay runs.
 type testSignals struct {
-	streaming testSignal[pglogrepl.LSN] // a session streams from this position (its slot exists and is recorded)
-	retained  testSignal[int64]         // a retention pass ended, having removed this many rows
+	streaming testsignal.Signal[pglogrepl.LSN] // a session streams from this position (its slot exists and is recorded)
+	retained  testsignal.Signal[int64]         // a retention pass ended, having removed this many rows
 }
 
-func (ts *testSignals) init() {
-	ts.streaming.init()
-	ts.retained.init()
+func (ts *testSignals) init(tb testsignal.TB) {
+	ts.streaming.Init(tb)
+	ts.retained.Init(tb)
 }

@@ -28,7 +28,7 @@ var ErrAlreadyReplayed = errors.New("consumers: dead letter already replayed")
 
 // ErrDeadLetterExpired: the dead letter's id was issued but the row is no
 // longer kept: it was replayed and deleted past the payload horizon
-// (internal/lifecycle), or erased with its tenant. Dead letters not
+// (internal/store/lifecycle), or erased with its tenant. Dead letters not
 // replayed are never deleted.
 var ErrDeadLetterExpired = errors.New("consumers: dead letter expired")
 

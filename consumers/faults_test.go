@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/testenv"
-	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 // inserting writes one row per record with statement, whose $1 is the event id.

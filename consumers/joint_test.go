@@ -13,10 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/testenv"
-	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 // gated wraps a handler: the first transaction holds in its first Apply

@@ -205,7 +205,7 @@ func (w *worker) process(batch []*kgo.Record, size int64) bool {
 	// lost commit (a crash, a revoke meanwhile) only means a harmless replay.
 	last := batch[len(batch)-1]
 	w.cl.MarkCommitRecords(last)
-	w.g.signals.Marked.signal(last)
+	w.g.signals.Marked.Signal(last)
 	return true
 }
 
@@ -229,7 +229,7 @@ func (w *worker) shared(remote context.Context, entries []entry, size int64) (co
 		return false, nil
 	}
 	w.policy.committed(entries)
-	w.g.signals.Attempted.signal(nil)
+	w.g.signals.Attempted.Signal(nil)
 	return true, nil
 }
 
@@ -249,7 +249,7 @@ func (w *worker) alone(remote context.Context, entries []entry, failed error) bo
 		delay, oneByOne = w.policy.next(ctx, entries, attempt, oneByOne, err)
 		// Signalled once the policy has counted it, so a waiter reads the
 		// metrics of every attempt it saw.
-		w.g.signals.Attempted.signal(err)
+		w.g.signals.Attempted.Signal(err)
 		if delay > 0 && !w.wait(delay) {
 			return false
 		}
@@ -267,7 +267,7 @@ func (w *worker) attempt(remote context.Context, entries []entry, attempt int, o
 	if err == nil {
 		w.g.metrics.committed(time.Since(start), len(entries), 1)
 		w.policy.committed(entries)
-		w.g.signals.Attempted.signal(nil)
+		w.g.signals.Attempted.Signal(nil)
 	}
 	return ctx, err
 }

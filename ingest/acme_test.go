@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/ingest/providers/providertest"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/provider/kinds/providertest"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
-// A kind is its folder (ingest/providers/providertest) and one registry
-// line: no other Go edit and no migration. Its signed delivery reaches the
-// inbox and the outbox like any shipped kind's; a forged one is refused.
+// A kind is its folder (internal/provider/kinds/providertest) and one
+// registry line: no other Go edit and no migration. Its signed delivery
+// reaches the inbox and the outbox like any shipped kind's; a forged one is
+// refused.
 func TestAMadeUpKindNeedsOnlyItsFolderAndARegistryLine(t *testing.T) {
 	t.Parallel()
-	registry, err := providers.Builtin().With(providertest.Acme{})
+	registry, err := kinds.Builtin().With(providertest.Acme{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestAMadeUpKindNeedsOnlyItsFolderAndARegistryLine(t *testing.T) {
 // administration refuses to create one.
 func TestAKindOutsideTheRegistryTakesNoDelivery(t *testing.T) {
 	t.Parallel()
-	registry, err := providers.Builtin().With(providertest.Acme{})
+	registry, err := kinds.Builtin().With(providertest.Acme{})
 	if err != nil {
 		t.Fatal(err)
 	}

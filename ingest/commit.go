@@ -23,6 +23,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
@@ -47,6 +48,21 @@ func (o Outcome) status() int {
 	return http.StatusAccepted
 }
 
+// outcomeOf is what a new row of the status is answered: the status's own
+// name, except that a published row is "accepted".
+func outcomeOf(s inbox.Status) Outcome {
+	switch s {
+	case inbox.StatusQuarantined:
+		return OutcomeQuarantined
+	case inbox.StatusUnhandled:
+		return OutcomeUnhandled
+	case inbox.StatusWaiting:
+		return OutcomeWaiting
+	default:
+		return OutcomeAccepted
+	}
+}
+
 var (
 	// ErrOverloaded: the commit queue is full; answer 503 with Retry-After.
 	ErrOverloaded = errors.New("ingest: commit queue full")
@@ -65,7 +81,7 @@ type delivery struct {
 	ObjectType string
 	ObjectID   string
 	EventTime  *time.Time
-	Status     Status
+	Status     inbox.Status
 	Reason     string
 	ReceivedAt time.Time
 	Body       []byte
@@ -399,7 +415,7 @@ func (c *committer) accept(ctx context.Context, conn *pgx.Conn, batch []*request
 		i, id := int32(binary.BigEndian.Uint32(row[0])), int64(binary.BigEndian.Uint64(row[1]))
 		switch string(row[2]) {
 		case "accepted":
-			results[i], done[i] = result{outcome: batch[i].d.Status.outcome(), inboxID: id}, true
+			results[i], done[i] = result{outcome: outcomeOf(batch[i].d.Status), inboxID: id}, true
 		case "duplicate":
 			results[i], done[i] = result{outcome: OutcomeDuplicate, inboxID: id}, true
 		case "conflict":

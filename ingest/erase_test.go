@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 )
 
 // A subject's payloads are purged on request; the keys stay, so the same

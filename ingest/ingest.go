@@ -11,9 +11,9 @@
 // nothing. Limits live in this process (per instance) and fail closed.
 //
 // What a source's kind means (its signature scheme, how its events are
-// read, its body limit) is its provider's: ingest/provider is the contract,
-// ingest/providers/<kind> the shipped kinds, and Config.Providers the
-// registry this service takes webhooks for.
+// read, its body limit) is its provider's: internal/provider is the
+// contract, internal/provider/kinds/<kind> the shipped kinds, and
+// Config.Providers the registry this service takes webhooks for.
 //
 // An event whose resource is named only through another object (a Stripe
 // refund from API version basil on names its payment, not its invoice) is
@@ -22,6 +22,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -36,12 +37,13 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/ingest/signature"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -87,7 +89,7 @@ type Config struct {
 	Topics envelope.Topics
 	// Providers are the kinds whose webhooks are taken; a source of a kind
 	// it does not hold is answered as unknown. Default: the shipped kinds
-	// (providers.Builtin).
+	// (kinds.Builtin).
 	Providers *provider.Registry
 	// TenantTypes is the catalogue of tenants' own event types, consulted
 	// after the built-in types (a tenant's never shadows one), each
@@ -134,7 +136,7 @@ func (c Config) WithDefaults() Config {
 		c.MaxBatchBodyBytes = 8 << 20
 	}
 	if c.Providers == nil {
-		c.Providers = providers.Builtin()
+		c.Providers = kinds.Builtin()
 	}
 	c.Shape = c.Shape.withDefaults()
 	c.Unverified = c.Unverified.withDefaults()
@@ -157,7 +159,7 @@ type Service struct {
 	unverified   *byteBudget
 }
 
-// New builds the service; Start must be called before it handles requests.
+// New builds the service; Run must be running while it handles requests.
 func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, catalogue *schemas.Catalogue, reg prometheus.Registerer) *Service {
 	cfg = cfg.WithDefaults()
 	m := newMetrics(reg, cfg.TenantMetrics)
@@ -187,12 +189,18 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 	}
 }
 
-// Start starts the committers.
-func (s *Service) Start() { s.committer.start() }
-
-// Stop commits whatever was queued. Call it once the HTTP server stopped
-// accepting requests.
-func (s *Service) Stop() { s.committer.stop() }
+// Run commits the deliveries requests hand in (group commit) until ctx
+// ends, then commits whatever is still queued and returns nil: a delivery
+// taken into the queue is never dropped, and one handed in after ctx ended
+// is answered 503. Requests wait on these commits, so a process draining
+// on SIGTERM ends ctx only once its HTTP server stopped accepting and
+// answered the requests in flight. Call it once.
+func (s *Service) Run(ctx context.Context) error {
+	s.committer.start()
+	<-ctx.Done()
+	s.committer.stop()
+	return nil
+}
 
 // tracerName is the instrumentation scope of ingest's spans.
 const tracerName = "github.com/sluicehq/sluice/ingest"
@@ -464,7 +472,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		EventType:  pe.Type,
 		ObjectType: pe.ObjectType,
 		ObjectID:   pe.ObjectID,
-		Status:     StatusUnhandled,
+		Status:     inbox.StatusUnhandled,
 		Body:       body,
 		Sum:        contentSum(src.Scheme, pe.doc, body),
 		ReceivedAt: received,
@@ -480,7 +488,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	entry := pe.Entry
 	if entry == nil {
 		if pe.Problem != "" { // a tenant's type that cannot publish here
-			d.Status, d.Reason = StatusQuarantined, storableText(pe.Problem)
+			d.Status, d.Reason = inbox.StatusQuarantined, storableText(pe.Problem)
 		}
 		return d
 	}
@@ -489,14 +497,14 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		validate = func() error { return entry.ValidateDoc(pe.doc) }
 	}
 	if err := validate(); err != nil {
-		d.Status, d.Reason = StatusQuarantined, storableText(err.Error())
+		d.Status, d.Reason = inbox.StatusQuarantined, storableText(err.Error())
 		return d
 	}
 	if pe.Problem != "" {
-		d.Status, d.Reason = StatusQuarantined, pe.Problem
+		d.Status, d.Reason = inbox.StatusQuarantined, pe.Problem
 		return d
 	}
-	d.Status, d.ObjectType, d.VersionID = StatusPublished, entry.ObjectType, entry.VersionID
+	d.Status, d.ObjectType, d.VersionID = inbox.StatusPublished, entry.ObjectType, entry.VersionID
 	topic := s.cfg.Topics.Resource(entry.Topic)
 	linkDelivery(d, entry, pe, topic)
 	var key string

@@ -23,7 +23,7 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -106,16 +106,13 @@ func setupIn(t *testing.T, cfg ingest.Config, databaseURL, serviceURL string, sc
 	}
 	reg := prometheus.NewRegistry()
 	svc := ingest.New(cfg, slog.New(slog.DiscardHandler), servicePool, ring, catalogue, reg)
-	svc.Start()
+	testenv.Run(t, svc.Run)
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	engine.HandleMethodNotAllowed = true
 	svc.Register(engine)
 	srv := httptest.NewServer(engine)
-	t.Cleanup(func() {
-		srv.Close()
-		svc.Stop()
-	})
+	t.Cleanup(srv.Close) // before the commits stop: requests wait on them
 
 	b := &bundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring, Providers: cfg.Providers}, srv: srv, svc: svc, reg: reg,
 		secret: "whsec_" + testenv.RandomSuffix()}

@@ -16,9 +16,9 @@ import (
 	svix "github.com/svix/svix-webhooks/go"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/providers/hmac"
-	"github.com/sluicehq/sluice/ingest/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
+	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // stored is the inbox row of one event.

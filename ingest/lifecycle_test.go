@@ -12,11 +12,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/lifecycle"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

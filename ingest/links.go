@@ -10,8 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/segmentio/encoding/json"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -55,7 +56,7 @@ func linkDelivery(d *delivery, entry *schemas.Entry, pe providerEvent, topic str
 		return
 	}
 	via := pointerStrings(pe.doc, entry.ObjectIDVia)
-	d.Status, d.Wait = StatusWaiting, &wait{Via: via, ObjectType: entry.ObjectType, Topic: topic}
+	d.Status, d.Wait = inbox.StatusWaiting, &wait{Via: via, ObjectType: entry.ObjectType, Topic: topic}
 	d.Reason = storableText(fmt.Sprintf("%s: no %s id at %s; waiting for %s to be linked to one",
 		pe.Type, entry.ObjectType, entry.ObjectIDPointer, strings.Join(via, " or ")))
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/providers/stripe"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // BenchmarkRequestParts times the parts of an accepted webhook's path that

@@ -10,9 +10,9 @@ import (
 
 	"github.com/segmentio/encoding/json"
 
-	"github.com/sluicehq/sluice/ingest/jsonptr"
-	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/jsonptr"
 	"github.com/sluicehq/sluice/schemas"
 )
 

@@ -7,12 +7,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers/github"
-	"github.com/sluicehq/sluice/ingest/providers/hmac"
-	"github.com/sluicehq/sluice/ingest/providers/standardwebhooks"
-	"github.com/sluicehq/sluice/ingest/providers/stripe"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds/github"
+	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
+	"github.com/sluicehq/sluice/internal/provider/kinds/standardwebhooks"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/schemas"
 )
 

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 // HeaderRecovered marks a record whose event reconciliation recovered from

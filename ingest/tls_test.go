@@ -23,9 +23,10 @@ import (
 
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
+	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -74,7 +75,7 @@ func TestIngestServesHTTPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pool.Close()
+	t.Cleanup(pool.Close)
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
 	catalogue, err := schemas.Load()
@@ -84,10 +85,9 @@ func TestIngestServesHTTPS(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
 	svc := ingest.New(ingest.Config{}, log, pool, ring, catalogue, reg)
-	svc.Start()
-	defer svc.Stop()
+	testenv.Run(t, svc.Run)
 	certFile, keyFile, roots := selfSigned(t)
-	srv := ops.NewPublic("127.0.0.1:0", log, nil, true)
+	srv := listen.NewPublic("127.0.0.1:0", log, nil, true)
 	srv.UseTLS(certFile, keyFile)
 	svc.Register(srv.Engine)
 	ln, err := srv.Listen()

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -23,7 +23,7 @@ type unusableEntry struct{ reason string }
 
 func (u *unusableEntry) Error() string { return u.reason }
 
-// tenantTypes reads tenants' own event types (internal/catalog) the way
+// tenantTypes reads tenants' own event types (internal/store/catalog) the way
 // sources are read: each tenant's list kept for the source cache time, so a
 // new type or version is used within it; compiled schemas are cached by the
 // catalogue, by version, bounded.

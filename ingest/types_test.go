@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
 // A tenant's type whose resource type has no topic in this instance (its

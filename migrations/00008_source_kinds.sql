@@ -2,8 +2,9 @@
 -- Source kinds are judged by the provider registry, not by the database
 -- (issue 12: a provider is one folder). The registry is a value a build or a
 -- test assembles at run time, which a CHECK constraint cannot know; every
--- way a source enters (internal/tenancy) looks its kind up in the registry,
--- and ingest answers a source of a kind it does not hold as unknown (404).
+-- way a source enters (internal/store/tenancy) looks its kind up in the
+-- registry, and ingest answers a source of a kind it does not hold as
+-- unknown (404).
 ALTER TABLE sources DROP CONSTRAINT sources_kind_check;
 
 -- +goose Down

@@ -1,7 +1,8 @@
 -- +goose Up
 -- Data lifecycle (issue 13): event keys and payloads are kept for two
--- horizons (internal/lifecycle), and the high-volume tables are partitioned
--- by time so what ages out is dropped whole instead of deleted row by row.
+-- horizons (internal/store/lifecycle), and the high-volume tables are
+-- partitioned by time so what ages out is dropped whole instead of deleted
+-- row by row.
 --
 -- Every statement here only changes the catalogue or creates empty tables:
 -- no rewrite, no scan, so the start-up migration holds its locks for

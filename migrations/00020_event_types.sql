@@ -1,12 +1,12 @@
 -- +goose Up
 -- Tenants' own event types (issue 16): a runtime catalogue beside the
--- built-in schemas compiled into the binary (schemas/). internal/catalog
+-- built-in schemas compiled into the binary (schemas/). internal/store/catalog
 -- writes these tables; every ingest instance reads them through a short
 -- cache, so a new type or version is seen within seconds.
 --
 -- A type belongs to one tenant and one source kind (or 'api', POST
 -- /v1/events); its name never shadows a built-in type of that kind (checked
--- by internal/catalog against the binary's schemas, which the database
+-- by internal/store/catalog against the binary's schemas, which the database
 -- cannot know). Its resource type names the shared topic it publishes to
 -- (<prefix>.tenant.<resource_type>) and the middle of its Kafka key; it is
 -- fixed for the type's life, so one resource's events never change topic.

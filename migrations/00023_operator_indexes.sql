@@ -1,6 +1,6 @@
 -- +goose NO TRANSACTION
 -- +goose Up
--- The indexes operators' searches need (internal/operate), built
+-- The indexes operators' searches need (internal/operator/operate), built
 -- CONCURRENTLY: on a large inbox a plain CREATE INDEX would block ingest's
 -- inserts for the whole build. CONCURRENTLY cannot run in a transaction,
 -- hence NO TRANSACTION; an interrupted build leaves an invalid index, which

@@ -26,7 +26,7 @@ var files embed.FS
 
 // Entry describes one event type.
 type Entry struct {
-	Kind       string `json:"kind"`       // provider kind (ingest/provider.Kind): stripe, github, standard_webhooks, hmac, api, ...
+	Kind       string `json:"kind"`       // provider kind (internal/provider.Kind): stripe, github, standard_webhooks, hmac, api, ...
 	Type       string `json:"type"`       // the provider's own type name
 	Version    int    `json:"version"`    // schema version
 	ObjectType string `json:"objectType"` // resource type, part of the resource key

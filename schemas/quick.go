@@ -140,32 +140,33 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quick, bool) {
 			q.types |= typeNames[name]
 		}
 	}
-	if s.Const != nil {
-		if !plainConst(*s.Const) {
-			return nil, false
-		}
-		q.consts = []any{*s.Const}
+	if !q.constants(s) {
+		return nil, false
 	}
-	if s.Enum != nil {
-		if s.Const != nil {
-			return nil, false // both: rare enough to leave to the validator
-		}
-		for _, v := range s.Enum.Values {
-			if !plainConst(v) {
-				return nil, false
-			}
-		}
-		q.consts = s.Enum.Values
-		if q.consts == nil {
-			q.consts = []any{} // an empty enum allows nothing
-		}
+	if !c.subschemas(q, s) {
+		return nil, false
 	}
+	q.required = s.Required
+	setInt(&q.minProps, s.MinProperties)
+	setInt(&q.maxProps, s.MaxProperties)
+	setInt(&q.minItems, s.MinItems)
+	setInt(&q.maxItems, s.MaxItems)
+	setInt(&q.minLen, s.MinLength)
+	setInt(&q.maxLen, s.MaxLength)
+	q.pattern = s.Pattern
+	q.bounds(s)
+	return q, true
+}
+
+// subschemas compiles what s applies to the value or its parts: $ref, not,
+// allOf, anyOf, oneOf, properties, additionalProperties, items.
+func (c *quickCompiler) subschemas(q *quick, s *jsonschema.Schema) bool {
 	var ok bool
 	if q.ref, ok = c.compile(s.Ref); !ok {
-		return nil, false
+		return false
 	}
 	if q.not, ok = c.compile(s.Not); !ok {
-		return nil, false
+		return false
 	}
 	for _, list := range []struct {
 		from []*jsonschema.Schema
@@ -174,17 +175,16 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quick, bool) {
 		for _, sub := range list.from {
 			sq, ok := c.compile(sub)
 			if !ok {
-				return nil, false
+				return false
 			}
 			*list.to = append(*list.to, sq)
 		}
 	}
-	q.required = s.Required
 	if len(s.Properties) > 0 {
 		q.properties = make(map[string]*quick, len(s.Properties))
 		for name, sub := range s.Properties {
 			if q.properties[name], ok = c.compile(sub); !ok {
-				return nil, false
+				return false
 			}
 			q.listed = append(q.listed, property{name, q.properties[name]})
 		}
@@ -198,21 +198,18 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quick, bool) {
 		}
 	case *jsonschema.Schema:
 		if q.additional, ok = c.compile(a); !ok {
-			return nil, false
+			return false
 		}
 	default:
-		return nil, false
+		return false
 	}
-	if q.items, ok = c.compile(s.Items2020); !ok {
-		return nil, false
-	}
-	setInt(&q.minProps, s.MinProperties)
-	setInt(&q.maxProps, s.MaxProperties)
-	setInt(&q.minItems, s.MinItems)
-	setInt(&q.maxItems, s.MaxItems)
-	setInt(&q.minLen, s.MinLength)
-	setInt(&q.maxLen, s.MaxLength)
-	q.pattern = s.Pattern
+	q.items, ok = c.compile(s.Items2020)
+	return ok
+}
+
+// bounds takes the numeric bounds as int64s; one that is no int64 makes
+// every number unsure.
+func (q *quick) bounds(s *jsonschema.Schema) {
 	for _, b := range []struct {
 		from *big.Rat
 		to   **int64
@@ -227,7 +224,33 @@ func (c *quickCompiler) compile(s *jsonschema.Schema) (*quick, bool) {
 		n := b.from.Num().Int64()
 		*b.to = &n
 	}
-	return q, true
+}
+
+// constants takes const or enum, when they hold only what the check
+// compares (plainConst); both at once are left to the validator.
+func (q *quick) constants(s *jsonschema.Schema) bool {
+	if s.Const != nil {
+		if !plainConst(*s.Const) {
+			return false
+		}
+		q.consts = []any{*s.Const}
+	}
+	if s.Enum == nil {
+		return true
+	}
+	if s.Const != nil {
+		return false // both: rare enough to leave to the validator
+	}
+	for _, v := range s.Enum.Values {
+		if !plainConst(v) {
+			return false
+		}
+	}
+	q.consts = s.Enum.Values
+	if q.consts == nil {
+		q.consts = []any{} // an empty enum allows nothing
+	}
+	return true
 }
 
 // onlyHandled reports whether every field of s that is set is one the quick
@@ -266,53 +289,57 @@ func (q *quick) check(v any) verdict {
 	if q.always != unsure {
 		return q.always
 	}
-	r := pass
-	switch v := v.(type) {
-	case nil:
-		if !r.and(q.typeIs(tNull)) || !r.and(q.constant(v)) {
-			return fail
-		}
-	case bool:
-		if !r.and(q.typeIs(tBoolean)) || !r.and(q.constant(v)) {
-			return fail
-		}
-	case string:
-		if !r.and(q.typeIs(tString)) || !r.and(q.constant(v)) || !r.and(q.text(v)) {
-			return fail
-		}
-	case json.Number:
-		if !r.and(q.number(v)) || !r.and(q.constant(v)) {
-			return fail
-		}
-	case map[string]any:
-		if !r.and(q.typeIs(tObject)) || !r.and(q.constant(v)) || !r.and(q.object(v)) {
-			return fail
-		}
-	case []any:
-		if !r.and(q.typeIs(tArray)) || !r.and(q.constant(v)) || !r.and(q.array(v)) {
-			return fail
-		}
-	default:
-		return unsure // not a value ValidateDoc is given
-	}
-	if q.ref != nil && !r.and(q.ref.check(v)) {
-		return fail
-	}
-	for _, sub := range q.allOf {
-		if !r.and(sub.check(v)) {
-			return fail
-		}
-	}
-	if len(q.anyOf) > 0 && !r.and(q.any(v)) {
-		return fail
-	}
-	if len(q.oneOf) > 0 && !r.and(q.one(v)) {
-		return fail
-	}
-	if q.not != nil && !r.and(negate(q.not.check(v))) {
+	r := q.local(v)
+	if r == fail || !q.applied(v, &r) {
 		return fail
 	}
 	return r
+}
+
+// local judges what the schema says of v itself, by v's kind: its type,
+// const or enum, and the keywords of its kind.
+func (q *quick) local(v any) verdict {
+	r := pass
+	switch v := v.(type) {
+	case nil:
+		r.and(q.typeIs(tNull))
+	case bool:
+		r.and(q.typeIs(tBoolean))
+	case string:
+		_ = r.and(q.typeIs(tString)) && r.and(q.text(v))
+	case json.Number:
+		r.and(q.number(v))
+	case map[string]any:
+		_ = r.and(q.typeIs(tObject)) && r.and(q.object(v))
+	case []any:
+		_ = r.and(q.typeIs(tArray)) && r.and(q.array(v))
+	default:
+		return unsure // not a value ValidateDoc is given
+	}
+	if r != fail {
+		r.and(q.constant(v))
+	}
+	return r
+}
+
+// applied judges the schemas applied to v whole ($ref, allOf, anyOf,
+// oneOf, not) into r; false once one fails.
+func (q *quick) applied(v any, r *verdict) bool {
+	if q.ref != nil && !r.and(q.ref.check(v)) {
+		return false
+	}
+	for _, sub := range q.allOf {
+		if !r.and(sub.check(v)) {
+			return false
+		}
+	}
+	if len(q.anyOf) > 0 && !r.and(q.any(v)) {
+		return false
+	}
+	if len(q.oneOf) > 0 && !r.and(q.one(v)) {
+		return false
+	}
+	return q.not == nil || r.and(negate(q.not.check(v)))
 }
 
 func (q *quick) typeIs(t typeSet) verdict {
@@ -368,17 +395,32 @@ func (q *quick) number(n json.Number) verdict {
 	default:
 		return fail
 	}
+	return q.within(i, isInt)
+}
+
+// within judges a number against the bounds, as an int64 (isInt: it is one
+// as written).
+func (q *quick) within(i int64, isInt bool) verdict {
 	if q.min == nil && q.max == nil && q.exclMin == nil && q.exclMax == nil && !q.boundsUnsure {
 		return pass
 	}
 	if !isInt || q.boundsUnsure {
 		return unsure
 	}
-	if (q.min != nil && i < *q.min) || (q.max != nil && i > *q.max) ||
-		(q.exclMin != nil && i <= *q.exclMin) || (q.exclMax != nil && i >= *q.exclMax) {
+	if below(i, q.min, q.exclMin) || above(i, q.max, q.exclMax) {
 		return fail
 	}
 	return pass
+}
+
+// below: i is under a minimum, or at or under an exclusive one.
+func below(i int64, min, exclMin *int64) bool {
+	return (min != nil && i < *min) || (exclMin != nil && i <= *exclMin)
+}
+
+// above: i is over a maximum, or at or over an exclusive one.
+func above(i int64, max, exclMax *int64) bool {
+	return (max != nil && i > *max) || (exclMax != nil && i >= *exclMax)
 }
 
 func (q *quick) object(m map[string]any) verdict {

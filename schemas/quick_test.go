@@ -13,7 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/sluicehq/sluice/internal/examples"
+	"github.com/sluicehq/sluice/internal/testenv/examples"
 )
 
 // The quick check may only be sure where the validator agrees: a document

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // AdminTokenCmd groups the admin API's bearer tokens.

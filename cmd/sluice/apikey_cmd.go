@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // APIKeyCmd groups tenant API key administration.

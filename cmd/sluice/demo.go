@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // DemoCmd sets up a demo tenant and sends one signed invoice.paid through a

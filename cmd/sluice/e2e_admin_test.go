@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // adminToken is a token of role, scoped to tenant (empty: unscoped), made

@@ -14,7 +14,7 @@ import (
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

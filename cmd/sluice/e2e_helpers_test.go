@@ -6,13 +6,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stripe/stripe-go/v82/webhook"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
+
+// ownDatabase gives one test a migrated database of its own, for a
+// pipeline the test starts itself, and a pool on it; both go when the test
+// ends.
+func ownDatabase(t *testing.T, prefix string) (string, *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := testenv.Require(t).NewDatabase(ctx, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Drop)
+	pool, err := pg.Connect(ctx, db.URL, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return db.URL, pool
+}
 
 // tenantFixture is one test's own tenant with a Stripe source and a
 // workspace mapped from a customer.

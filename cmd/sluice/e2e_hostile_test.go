@@ -18,10 +18,9 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/dev/procfs"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/procfs"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -32,16 +31,7 @@ import (
 func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := testenv.Require(t).NewDatabase(ctx, "keyring")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Drop)
-	pool, err := pg.Connect(ctx, db.URL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	dbURL, pool := ownDatabase(t, "keyring")
 	keyA, keyB, keyC := newKey(t), newKey(t), newKey(t)
 	sealedWith := func(key string) string {
 		ring, _ := keyring.Parse(key)
@@ -63,7 +53,7 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 	idA := sealedWith(keyA)
 	start := func(key string) (*pipeline.Process, context.CancelFunc, error) {
 		ctx, cancel := context.WithCancel(ctx)
-		p, err := pipeline.Start(ctx, pipeline.Config{DatabaseURL: db.URL, SecretKey: key, HTTPAddr: "127.0.0.1:0", Ingest: true}, slog.New(slog.DiscardHandler))
+		p, err := pipeline.Start(ctx, pipeline.Config{DatabaseURL: dbURL, SecretKey: key, HTTPAddr: "127.0.0.1:0", Ingest: true}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			cancel()
 			return nil, nil, err
@@ -71,7 +61,7 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 		return p, func() { cancel(); _ = p.Wait() }, nil
 	}
 
-	_, _, err = start(keyB)
+	_, _, err := start(keyB)
 	var krErr *tenancy.KeyRingError
 	if !errors.As(err, &krErr) || !slices.Equal(krErr.KeyIDs, []string{idA}) {
 		t.Fatalf("start with the wrong key: %v, want a KeyRingError naming %s", err, idA)

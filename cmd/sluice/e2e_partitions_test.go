@@ -13,9 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
-	"github.com/sluicehq/sluice/internal/lifecycle"
-	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 )
 
 // An ingest process whose lifecycle manager has stopped (one pass at start,
@@ -26,19 +24,10 @@ import (
 func TestPartitionsRunningOutFailReadiness(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := testenv.Require(t).NewDatabase(ctx, "partitions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Drop)
-	pool, err := pg.Connect(ctx, db.URL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	dbURL, pool := ownDatabase(t, "partitions")
 	life := lifecycle.Config{Every: time.Hour}
 	pctx, cancel := context.WithCancel(ctx)
-	p, err := pipeline.Start(pctx, pipeline.Config{DatabaseURL: db.URL, SecretKey: newKey(t), HTTPAddr: "127.0.0.1:0",
+	p, err := pipeline.Start(pctx, pipeline.Config{DatabaseURL: dbURL, SecretKey: newKey(t), HTTPAddr: "127.0.0.1:0",
 		AdminAddr: "127.0.0.1:0", Ingest: true, Lifecycle: life}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		cancel()

@@ -12,11 +12,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
-	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 // Scenario 2 end to end: `active` then `canceled` delivered in reverse

@@ -17,10 +17,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/examples"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/internal/testenv/examples"
 )
 
 // githubSource is a GitHub App source of its own tenant.

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/providers/github/githubtest"
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider/kinds/github/githubtest"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

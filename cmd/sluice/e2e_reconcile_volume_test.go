@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

@@ -19,14 +19,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
-	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 // Invariant 6: exactly-once effects across a kill -9 of a `sluice consume`

@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers/credits"
-	"github.com/sluicehq/sluice/internal/admintoken"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

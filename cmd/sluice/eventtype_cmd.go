@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
 // EventTypeCmd groups the administration of tenants' own event types.

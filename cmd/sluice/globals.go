@@ -11,10 +11,10 @@ import (
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
@@ -71,7 +71,7 @@ func (g *Globals) catalog() catalog.Config {
 	return catalog.Config{ResourceTypes: rts, MaxTypesPerTenant: g.MaxEventTypes, Topics: g.topics()}
 }
 
-// Horizons are how long stored events are kept (internal/lifecycle).
+// Horizons are how long stored events are kept (internal/store/lifecycle).
 type Horizons struct {
 	PayloadHorizon time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"How long event bodies are kept (replays, claims, inspection); at least --topic-retention."`
 	KeyHorizon     time.Duration `name:"key-horizon" env:"SLUICE_KEY_HORIZON" default:"720h" help:"How long event keys are kept, so a redelivery is a duplicate; at least --payload-horizon."`

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/sluicehq/sluice/internal/catalog"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
 // --outbox-retention 0 keeps rows (cdc.Config.KeepOutbox); cdc.Config's own

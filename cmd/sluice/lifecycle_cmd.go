@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 )
 
 // LifecycleCmd makes one pass of the lifecycle manager that `serve` and

@@ -22,7 +22,7 @@ import (
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 )
 
 // DLQCmd groups dead-letter commands.

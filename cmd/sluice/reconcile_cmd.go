@@ -14,12 +14,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -76,34 +76,11 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	if err != nil {
 		return err
 	}
-	pool, err := g.pool(ctx)
+	runner, stop, err := newRunner(ctx, g, log, rc)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	ring, err := keyring.Parse(g.SecretKey)
-	if err != nil {
-		return err
-	}
-	catalogue, err := schemas.Load()
-	if err != nil {
-		return err
-	}
-	// Recovered events go through an ingest service of this process: the
-	// same reading, catalogue checks (the tenants' own types too) and group
-	// commit as a webhook.
-	registry := providers.Builtin()
-	cc := g.catalog()
-	cc.Builtin, cc.Providers = catalogue, registry
-	types, err := catalog.New(pool, cc)
-	if err != nil {
-		return err
-	}
-	reg := prometheus.NewRegistry()
-	svc := ingest.New(ingest.Config{Topics: g.topics(), Providers: registry, TenantTypes: types}, log, pool, ring, catalogue, reg)
-	svc.Start()
-	defer svc.Stop()
-	runner := reconcile.New(rc, log, tenancy.Store{Pool: pool, Ring: ring, Providers: registry}, registry, svc, reconcile.NewMetrics(reg))
+	defer stop()
 	if c.Every > 0 {
 		return runner.Loop(ctx)
 	}
@@ -123,6 +100,49 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		return perr
 	}
 	return err
+}
+
+// newRunner builds a runner whose recovered events go through an ingest
+// service of this process: the same reading, catalogue checks (the
+// tenants' own types too) and group commit as a webhook. stop ends both.
+func newRunner(ctx context.Context, g *Globals, log *slog.Logger, rc reconcile.Config) (runner *reconcile.Runner, stop func(), err error) {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			pool.Close()
+		}
+	}()
+	ring, err := keyring.Parse(g.SecretKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	catalogue, err := schemas.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	registry := kinds.Builtin()
+	cc := g.catalog()
+	cc.Builtin, cc.Providers = catalogue, registry
+	types, err := catalog.New(pool, cc)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := prometheus.NewRegistry()
+	svc := ingest.New(ingest.Config{Topics: g.topics(), Providers: registry, TenantTypes: types}, log, pool, ring, catalogue, reg)
+	// Its commits outlive the runs: they end with stop, once the command
+	// is done with the runner.
+	commits, stopCommits := context.WithCancel(context.WithoutCancel(ctx))
+	committed := make(chan error, 1)
+	go func() { committed <- svc.Run(commits) }()
+	runner = reconcile.New(rc, log, tenancy.Store{Pool: pool, Ring: ring, Providers: registry}, registry, svc, reconcile.NewMetrics(reg))
+	return runner, func() {
+		stopCommits()
+		<-committed
+		pool.Close()
+	}, nil
 }
 
 func (c *ReconcileRunCmd) report(reports []reconcile.Report) error {

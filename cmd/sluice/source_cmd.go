@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/ingest/providers/hmac"
-	"github.com/sluicehq/sluice/ingest/signature"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
+	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // SourceCmd groups source administration.
@@ -57,7 +57,7 @@ type SourceCreateCmd struct {
 // Validate refuses a kind the registry does not hold before anything
 // connects: the choices are the registry's, not a list written here.
 func (c *SourceCreateCmd) Validate() error {
-	_, err := providers.Builtin().Lookup(provider.Kind(c.Kind))
+	_, err := kinds.Builtin().Lookup(provider.Kind(c.Kind))
 	return err
 }
 
@@ -268,9 +268,9 @@ type SourceKindsCmd struct {
 }
 
 func (c *SourceKindsCmd) Run() error {
-	kinds := providers.Builtin().Kinds()
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
+	shipped := kinds.Builtin().Kinds()
+	names := make([]string, len(shipped))
+	for i, k := range shipped {
 		names[i] = string(k)
 	}
 	if c.Output.Output == "json" {

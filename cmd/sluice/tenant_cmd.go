@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // TenantCmd groups tenant administration.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // WorkspaceCmd groups workspace administration.

@@ -78,7 +78,37 @@ type pendingGrant struct {
 // grantAll grants the eligible invoices among recs (records of other types
 // change nothing), the first event of each invoice asking for it.
 func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
-	tx := b.tx
+	grants, err := eligible(ctx, b.tx, recs)
+	if err != nil || len(grants) == 0 {
+		return err
+	}
+	if err := b.workspacesOf(ctx, grants); err != nil {
+		return err
+	}
+	credits := b.h.credits()
+	queried := time.Now()
+	made, err := b.insertGrants(ctx, grants, credits)
+	if err != nil {
+		return err
+	}
+	// made is empty when all were granted before: a redelivery or a rewind.
+	// The e-mails are written when the batch settles, with the balances,
+	// in one round trip.
+	for _, ord := range made {
+		g := grants[ord-1]
+		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
+		// One statement made every grant of the run: each grant's span
+		// covers it, and its e-mail continues that span's trace.
+		ctx, span := g.rec.StartEffect(ctx, "credits grant", queried)
+		b.intents = append(b.intents, b.h.email(ctx, *g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
+		span.End()
+	}
+	return nil
+}
+
+// eligible are the paid invoices among recs, each asked for by its first
+// event of the run.
+func eligible(ctx context.Context, tx pgx.Tx, recs []consumers.Record) ([]pendingGrant, error) {
 	var grants []pendingGrant
 	asked := map[[3]string]bool{}
 	for i := range recs {
@@ -88,7 +118,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 		}
 		obj, ok, err := paidInvoice(ctx, tx, *rec)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		k := [3]string{rec.Event.SourceID, rec.Event.SourceAccount, obj.ID}
 		if !ok || asked[k] {
@@ -97,14 +127,12 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 		asked[k] = true
 		grants = append(grants, pendingGrant{rec: rec, invoice: obj})
 	}
-	if len(grants) == 0 {
-		return nil
-	}
-	if err := b.workspacesOf(ctx, grants); err != nil {
-		return err
-	}
+	return grants, nil
+}
 
-	credits := b.h.credits()
+// insertGrants inserts the grants in one prepared statement and returns
+// the 1-based ordinals of those it made (a grant made before is none).
+func (b *batch) insertGrants(ctx context.Context, grants []pendingGrant, credits int64) ([]int64, error) {
 	n := len(grants)
 	tenants, workspaces, sources := make([]string, n), make([]string, n), make([]string, n)
 	accounts, invoices, events, inboxIDs := make([]string, n), make([]string, n), make([]string, n), make([]*int64, n)
@@ -119,7 +147,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 	p.Reset()
 	for _, ids := range [][]string{tenants, workspaces, sources} {
 		if err := p.UUID(ids); err != nil {
-			return fmt.Errorf("grant credits: %w", err)
+			return nil, fmt.Errorf("grant credits: %w", err)
 		}
 	}
 	p.Text(accounts)
@@ -132,39 +160,23 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 	p.Text(topics)
 	p.Int4(partitions)
 	p.Int8(offsets)
-	queried := time.Now()
-	rr, err := pg.ExecPrepared(ctx, tx, "sluice_credits_grants", grantBatchSQL, p)
+	rr, err := pg.ExecPrepared(ctx, b.tx, "sluice_credits_grants", grantBatchSQL, p)
 	if err != nil {
-		return fmt.Errorf("grant credits: %w", err)
+		return nil, fmt.Errorf("grant credits: %w", err)
 	}
 	var made []int64
 	for rr.NextRow() {
 		v := rr.Values()[0]
 		if len(v) != 8 {
 			rr.Close() //nolint:errcheck // the error below is the one to report
-			return errors.New("grant credits: malformed result row")
+			return nil, errors.New("grant credits: malformed result row")
 		}
 		made = append(made, int64(binary.BigEndian.Uint64(v)))
 	}
 	if _, err := rr.Close(); err != nil {
-		return fmt.Errorf("grant credits: %w", err)
+		return nil, fmt.Errorf("grant credits: %w", err)
 	}
-	if len(made) == 0 {
-		return nil // all granted before: a redelivery or a rewind
-	}
-
-	// The e-mails are written when the batch settles, with the balances,
-	// in one round trip.
-	for _, ord := range made {
-		g := grants[ord-1]
-		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
-		// One statement made every grant of the run: each grant's span
-		// covers it, and its e-mail continues that span's trace.
-		ctx, span := g.rec.StartEffect(ctx, "credits grant", queried)
-		b.intents = append(b.intents, b.h.email(ctx, *g.rec, "credits-granted", g.rec.BusinessKey(g.invoice.ID, Operation), g.workspace, credits, g.invoice.ID))
-		span.End()
-	}
-	return nil
+	return made, nil
 }
 
 // takeIntents returns the batch's unwritten e-mails and forgets them.

@@ -13,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/consumertest"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/testenv/consumertest"
 )
 
 func TestMain(m *testing.M) { os.Exit(consumertest.Main(m)) }

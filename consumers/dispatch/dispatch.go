@@ -16,7 +16,7 @@
 // already processed. Delivery to the service is therefore at least once;
 // the effect (one e-mail) is exactly once only with the service's
 // cooperation, and dispatch_deliveries says which sends were acknowledged
-// (kept for the key horizon, internal/lifecycle).
+// (kept for the key horizon, internal/store/lifecycle).
 //
 // Retries: 5xx, 408, 429, timeouts and connection errors are transient
 // (retried in place with the group's backoff; a Retry-After header is

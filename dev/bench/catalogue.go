@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
 // catalogueSize is BENCH_CATALOGUE: how many tenants' own event types to

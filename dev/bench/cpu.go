@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/procfs"
+	"github.com/sluicehq/sluice/dev/procfs"
 )
 
 // A step's rate says how fast the machine went; its CPU per event says what

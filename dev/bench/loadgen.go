@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // target is one source the generator signs for.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/procfs"
+	"github.com/sluicehq/sluice/dev/procfs"
 )
 
 // proc is a process the bench started (a sluice stage or the null server).

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // reconcileWindow is how many events the stand-in Stripe account holds;

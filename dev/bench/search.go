@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/operate"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 )
 
 // searchRows is the inbox the search step fills: 1,000,000 rows, or
@@ -45,9 +45,9 @@ JOIN (SELECT id, tenant_id, account, row_number() OVER (ORDER BY id) - 1 AS n FR
 JOIN (VALUES (0, 'stripe.invoice.paid'), (1, 'stripe.invoice.updated'), (2, 'stripe.charge.refunded')) t(n, type)
     ON t.n = g % 3`
 
-// adminSearch times the operators' searches (internal/operate, the code
-// behind the admin API) on a large inbox: by provider event id, by object
-// id, and one tenant over an hour. It runs last: its rows would weigh on
+// adminSearch times the operators' searches (internal/operator/operate, the
+// code behind the admin API) on a large inbox: by provider event id, by
+// object id, and one tenant over an hour. It runs last: its rows would weigh on
 // the ingest steps.
 func (b *bench) adminSearch(ctx context.Context) error {
 	rows := b.searchRows()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/signature"
+	"github.com/sluicehq/sluice/internal/provider/signature"
 )
 
 // delivery is one HTTP request the load sends, signed when it is sent (a

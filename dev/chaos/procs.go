@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/procfs"
+	"github.com/sluicehq/sluice/dev/procfs"
 )
 
 // proc is one running sluice process.

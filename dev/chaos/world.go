@@ -11,11 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/ingest/providers/hmac"
-	"github.com/sluicehq/sluice/ingest/signature"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
+	"github.com/sluicehq/sluice/internal/provider/signature"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/migrations"
 )
 

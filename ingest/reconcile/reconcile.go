@@ -25,9 +25,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 var (
@@ -153,10 +153,10 @@ type Runner struct {
 
 // New builds a runner. store opens sources' API credentials (it needs the
 // key ring); entry is the ingest service recovered events go through.
-// A nil registry is the shipped kinds (providers.Builtin).
+// A nil registry is the shipped kinds (kinds.Builtin).
 func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.Registry, entry Entry, m *Metrics) *Runner {
 	if registry == nil {
-		registry = providers.Builtin()
+		registry = kinds.Builtin()
 	}
 	m.start(registry.Kinds())
 	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}

@@ -19,13 +19,13 @@ import (
 	"github.com/stripe/stripe-go/v82/webhook"
 
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
-	"github.com/sluicehq/sluice/ingest/providers"
-	"github.com/sluicehq/sluice/ingest/providers/stripe/stripetest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -79,19 +79,16 @@ func setup(t *testing.T) *testBundle {
 	}
 	log := slog.New(slog.DiscardHandler)
 	svc := ingest.New(ingest.Config{}, log, pool, ring, catalogue, prometheus.NewRegistry())
-	svc.Start()
+	testenv.Run(t, svc.Run)
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	svc.Register(engine)
 	srv := httptest.NewServer(engine)
-	t.Cleanup(func() {
-		srv.Close()
-		svc.Stop()
-	})
+	t.Cleanup(srv.Close) // before the commits stop: requests wait on them
 	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, reg: prometheus.NewRegistry(), srv: srv,
 		stripe: stripetest.New(t), secret: "whsec_" + testenv.RandomSuffix()}
 	b.svc = svc
-	b.runner = reconcile.New(reconcile.Config{}, log, b.store, providers.Builtin(), svc, reconcile.NewMetrics(b.reg))
+	b.runner = reconcile.New(reconcile.Config{}, log, b.store, kinds.Builtin(), svc, reconcile.NewMetrics(b.reg))
 	tenant, err := b.store.CreateTenant(ctx, t.Name())
 	if err != nil {
 		t.Fatal(err)

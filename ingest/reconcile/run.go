@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicehq/sluice/ingest/provider"
+	"github.com/sluicehq/sluice/internal/provider"
 )
 
 var (
@@ -94,39 +94,47 @@ func (r *Runner) Source(ctx context.Context, sourceID string, w provider.Window)
 	if err := r.pool.QueryRow(ctx, runStartSQL, sourceID, rep.Window.Since, rep.Window.Until, w.DryRun, rep.Automatic, ru.phase, note).Scan(&rep.RunID); err != nil {
 		return rep, fmt.Errorf("record reconcile run: %w", err)
 	}
+	// execute fills rep through ru: called first, read after.
+	err = r.execute(ctx, ru)
+	return rep, err
+}
+
+// execute reads a begun run's window within the run's deadline, moves the
+// position past it when read to its end, and finishes the run's row.
+func (r *Runner) execute(ctx context.Context, ru *run) error {
 	runCtx, cancel := context.WithTimeout(ctx, r.cfg.RunTimeout)
 	defer cancel()
 	runErr := r.phases(runCtx, ru)
-	rep.Outcome = outcomeOf(ctx, runCtx, runErr, rep.Missing)
-	rep.Requests = int(ru.requests.Load())
-	if runErr == nil && !w.DryRun {
+	ru.Outcome = outcomeOf(ctx, runCtx, runErr, ru.Missing)
+	ru.Requests = int(ru.requests.Load())
+	if runErr == nil && !ru.Window.DryRun {
 		runErr = r.complete(ctx, ru)
 	}
 	msg := ""
 	if runErr != nil {
 		msg = runErr.Error()
 	}
-	if rep.Outcome == OutcomeIncomplete {
+	if ru.Outcome == OutcomeIncomplete {
 		// The run did its share; the next goes on. Its row says why it
 		// stopped.
 		runErr = nil
 	}
 	// The run's row is finished even when ctx ended: what it did stays
 	// counted.
-	if _, err := r.pool.Exec(context.WithoutCancel(ctx), runFinishSQL, rep.RunID, rep.Found, rep.Corrected(), msg, string(rep.Outcome),
-		rep.Missing, rep.Pages, rep.Requests, ru.phase, nullTime(rep.Reached)); err != nil && runErr == nil {
+	if _, err := r.pool.Exec(context.WithoutCancel(ctx), runFinishSQL, ru.RunID, ru.Found, ru.Corrected(), msg, string(ru.Outcome),
+		ru.Missing, ru.Pages, ru.Requests, ru.phase, nullTime(ru.Reached)); err != nil && runErr == nil {
 		runErr = fmt.Errorf("record reconcile run: %w", err)
 	}
 	level := slog.LevelInfo
-	if rep.Outcome != OutcomeOK {
+	if ru.Outcome != OutcomeOK {
 		level = slog.LevelWarn
 	}
-	r.log.LogAttrs(ctx, level, "reconcile run", slog.Int64("run_id", rep.RunID), slog.String("source_id", sourceID),
-		slog.String("kind", string(rep.Kind)), slog.String("outcome", string(rep.Outcome)), slog.Bool("automatic", rep.Automatic),
-		slog.Bool("resumed", rep.Resumed), slog.Time("since", rep.Window.Since), slog.Time("until", rep.Window.Until),
-		slog.Int("found", rep.Found), slog.Int("corrected", rep.Corrected()), slog.Int("pages", rep.Pages),
-		slog.Int("requests", rep.Requests), slog.String("missing_permission", rep.Missing), slog.Any("error", runErr))
-	return rep, runErr
+	r.log.LogAttrs(ctx, level, "reconcile run", slog.Int64("run_id", ru.RunID), slog.String("source_id", ru.SourceID),
+		slog.String("kind", string(ru.Kind)), slog.String("outcome", string(ru.Outcome)), slog.Bool("automatic", ru.Automatic),
+		slog.Bool("resumed", ru.Resumed), slog.Time("since", ru.Window.Since), slog.Time("until", ru.Window.Until),
+		slog.Int("found", ru.Found), slog.Int("corrected", ru.Corrected()), slog.Int("pages", ru.Pages),
+		slog.Int("requests", ru.Requests), slog.String("missing_permission", ru.Missing), slog.Any("error", runErr))
+	return runErr
 }
 
 type openAPI struct {

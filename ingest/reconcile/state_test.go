@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

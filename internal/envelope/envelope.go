@@ -258,7 +258,7 @@ func parse(headers func(string) string) (Event, error) {
 // DataSchemaURI names version v of a tenant's event type: what ce_dataschema
 // carries. kind is the source kind (or api); tenant ids are uuids and kinds
 // and type names are limited to letters, digits, '.', '_' and '-'
-// (internal/catalog), so the parts need no escaping.
+// (internal/store/catalog), so the parts need no escaping.
 func DataSchemaURI(tenantID, kind, eventType string, version int) string {
 	return fmt.Sprintf("sluice:eventtype/%s/%s/%s/v%d", tenantID, kind, eventType, version)
 }

@@ -16,11 +16,10 @@ import (
 // Params encodes a statement's parameters, one-dimensional arrays and a few
 // scalars, in PostgreSQL's binary format, into one buffer kept from one
 // statement to the next. pgx's own encoding boxes every array element in an
-// interface and starts each statement's buffers small again (its query
-// builder keeps 256 bytes, its connection's write buffer 1 KiB): for a
-// group commit carrying a few dozen bodies that regrowth was half of all
-// the bytes ingest allocated. The bytes are the ones pgx writes for the
-// same Go values (a test holds them to it).
+// interface and starts each statement's buffers small again, so a group
+// commit carrying many bodies would grow them anew on every statement; here
+// they grow once and stay (Trim bounds what stays). The bytes are the ones
+// pgx writes for the same Go values (a test holds them to it).
 type Params struct {
 	buf   []byte
 	ends  []int // where each parameter ends in buf; a negative end is NULL

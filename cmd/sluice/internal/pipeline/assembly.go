@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"slices"
@@ -20,17 +21,17 @@ import (
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
-	"github.com/sluicehq/sluice/ingest/provider"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/admin"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/lifecycle"
-	"github.com/sluicehq/sluice/internal/operate"
-	"github.com/sluicehq/sluice/internal/ops"
+	"github.com/sluicehq/sluice/internal/listen"
+	"github.com/sluicehq/sluice/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/tenancy"
+	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/migrations"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -46,7 +47,7 @@ type assembly struct {
 	pool      *pgxpool.Pool
 	catalogue *schemas.Catalogue
 	types     catalog.Config // tenants' event types: vocabulary and limits
-	checks    []ops.Check
+	checks    []listen.Check
 	closers   []func()
 
 	kafkaOpts []kgo.Opt
@@ -107,7 +108,7 @@ func (a *assembly) postgres(ctx context.Context) error {
 			return err
 		}
 	}
-	a.checks = append(a.checks, ops.Check{Name: "postgres", Fn: pool.Ping, Ingest: true})
+	a.checks = append(a.checks, listen.Check{Name: "postgres", Fn: pool.Ping, Ingest: true})
 	a.reg.MustRegister(pg.NewPoolCollector(pool))
 	return nil
 }
@@ -138,8 +139,8 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	a.topics = newTopicGate(adm, a.cfg.TopicSpec, names, a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
 	a.checks = append(a.checks,
-		ops.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
-		ops.Check{Name: "topics", Fn: a.topics.check})
+		listen.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
+		listen.Check{Name: "topics", Fn: a.topics.check})
 	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
 	return nil
 }
@@ -158,7 +159,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	if err := keys.CheckKeyRing(ctx); err != nil {
 		return err
 	}
-	a.checks = append(a.checks, ops.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
+	a.checks = append(a.checks, listen.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing
@@ -173,8 +174,8 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	// operators hear of it an interval before the last one runs out, and a
 	// load balancer once ingest's tables have none for now (every delivery
 	// would fail).
-	a.checks = append(a.checks, ops.Check{Name: "partitions", Fn: life.CheckAhead},
-		ops.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
+	a.checks = append(a.checks, listen.Check{Name: "partitions", Fn: life.CheckAhead},
+		listen.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
 	return nil
 }
 
@@ -270,7 +271,7 @@ func (a *assembly) consumerStages(context.Context) error {
 // httpStage binds the public listener after every other step, so a
 // failed start leaves no port bound.
 func (a *assembly) httpStage(context.Context) error {
-	srv := ops.NewPublic(a.cfg.HTTPAddr, a.log, a.checks, a.cfg.Ingest)
+	srv := listen.NewPublic(a.cfg.HTTPAddr, a.log, a.checks, a.cfg.Ingest)
 	if a.cfg.TLSCert != "" {
 		srv.UseTLS(a.cfg.TLSCert, a.cfg.TLSKey)
 	}
@@ -291,11 +292,15 @@ func (a *assembly) httpStage(context.Context) error {
 		if svc == nil {
 			return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
 		}
-		svc.Start()
 		// Stop accepting and answer in-flight requests first; only then
-		// drain the commit queue those requests are waiting on.
-		defer svc.Stop()
-		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		// drain the commit queue those requests are waiting on: ingest's
+		// context outlives the listener's.
+		commits, stopCommits := context.WithCancel(context.WithoutCancel(ctx))
+		committed := make(chan error, 1)
+		go func() { committed <- svc.Run(commits) }()
+		err := srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		stopCommits()
+		return errors.Join(err, <-committed)
 	}})
 	return nil
 }
@@ -306,7 +311,7 @@ func (a *assembly) adminStage(context.Context) error {
 	if a.cfg.AdminAddr == "" {
 		return nil
 	}
-	srv := ops.NewAdmin(a.cfg.AdminAddr, a.log, a.reg, a.checks)
+	srv := listen.NewAdmin(a.cfg.AdminAddr, a.log, a.reg, a.checks)
 	store := tenancy.Store{Pool: a.pool, Providers: a.cfg.IngestConfig.Providers}
 	if a.cfg.SecretKey != "" {
 		// Without a key ring (a relay or consumer process) the API still

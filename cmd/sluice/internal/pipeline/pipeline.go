@@ -22,11 +22,11 @@ import (
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/admin"
-	"github.com/sluicehq/sluice/internal/catalog"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
@@ -45,7 +45,7 @@ type Config struct {
 	AdminTLSCert string
 	AdminTLSKey  string
 	// AdminGroups register further resource groups on the admin API
-	// (internal/admin's package doc says how).
+	// (internal/operator/admin's package doc says how).
 	AdminGroups []func(*admin.API)
 	Topics      envelope.Topics
 	TopicSpec   kafka.TopicSpec

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/lifecycle"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
 )
 
 // What waiting cannot fix refuses to start, before anything connects.

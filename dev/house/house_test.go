@@ -1,0 +1,241 @@
+// Package house_test holds the house's rules as a test: each folder of the
+// module is one level, and every import points down a level or stays inside
+// its folder. The table below is the tree a reader sees; the test reads the
+// real import graph with `go list` and fails on any import that breaks it:
+//   - a package of no folder in the table (a new folder must be placed);
+//   - an import of the same level or above, outside the importer's folder;
+//   - a stage importing another stage (tests included: stages meet only in
+//     cmd/ and dev/);
+//   - a package below the operator layer importing a stage;
+//   - a production package importing a test or dev helper.
+//
+// Test files are no package anyone imports, so they may reach up a level
+// (a store's tests drive the relay and the consumers) and import helpers;
+// dev/ may import anything.
+package house_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sluicehq/sluice"
+
+// Levels, lowest first.
+const (
+	top      = iota // schemas/, migrations/: the data the binary embeds
+	plumbing        // what any stage may need, none of it Sluice's business
+	providers
+	stores // the tables stages and operators share
+	stages
+	operator // the operator layer: the only importer of stages besides cmd/ and dev/
+	binary
+	dev // outside the rules
+)
+
+var levelNames = [...]string{"top", "plumbing", "providers", "stores", "stages", "operator layer", "binary", "dev"}
+
+// folders is the house: a package belongs to the folder whose path is the
+// longest prefix of its own, and has that folder's level. Inside one folder
+// imports go where they must (consumers/credits -> consumers,
+// internal/provider/kinds/stripe -> internal/provider).
+var folders = map[string]int{
+	"schemas":    top,
+	"migrations": top,
+
+	"internal/pg":               plumbing,
+	"internal/kafka":            plumbing,
+	"internal/envelope":         plumbing,
+	"internal/keyring":          plumbing,
+	"internal/telemetry":        plumbing,
+	"internal/audit":            plumbing,
+	"internal/standardwebhooks": plumbing,
+	"internal/listen":           plumbing,
+	// Signals the loops of production code carry, inert until a test
+	// starts one: plumbing, not a test helper.
+	"internal/testsignal": plumbing,
+
+	"internal/provider": providers, // the contract, signature/, jsonptr/, kinds/<kind>
+
+	"internal/store/tenancy":   stores,
+	"internal/store/catalog":   stores,
+	"internal/store/lifecycle": stores,
+	"internal/store/inbox":     stores,
+	// The tests' Postgres and Kafka sit on the plumbing and the migrations,
+	// and consumers/consumertest on them: beside the stores.
+	"internal/testenv": stores,
+
+	"ingest":    stages,
+	"cdc":       stages,
+	"consumers": stages,
+
+	"internal/operator": operator,
+
+	"cmd": binary,
+
+	"dev": dev,
+}
+
+// folderOf returns the folder of package p (a path inside the module), or
+// "" when the table places it nowhere.
+func folderOf(p string) string {
+	best := ""
+	for f := range folders {
+		if (p == f || strings.HasPrefix(p, f+"/")) && len(f) > len(best) {
+			best = f
+		}
+	}
+	return best
+}
+
+// helper reports whether p exists only for tests or development: the
+// test services, anything named *test, and dev/.
+func helper(p string) bool {
+	return folderOf(p) == "internal/testenv" || strings.HasSuffix(path.Base(p), "test") || folderOf(p) == "dev"
+}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// packages lists every package of the module with its imports, the module
+// prefix cut off; imports from outside the module are left out.
+func packages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", module+"/...")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		p.ImportPath = inModule(p.ImportPath)
+		p.Imports, p.TestImports, p.XTestImports = local(p.Imports), local(p.TestImports), local(p.XTestImports)
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages")
+	}
+	return pkgs
+}
+
+func inModule(p string) string {
+	if p == module {
+		return "."
+	}
+	return strings.TrimPrefix(p, module+"/")
+}
+
+func local(imports []string) []string {
+	var in []string
+	for _, i := range imports {
+		if strings.HasPrefix(i, module+"/") {
+			in = append(in, inModule(i))
+		}
+	}
+	return in
+}
+
+// brokenRule names the rule an import from package from to package to
+// breaks, or "" when it keeps them all. test says the import is made by
+// test files only.
+func brokenRule(from, to string, test bool) string {
+	ff, tf := folderOf(from), folderOf(to)
+	fl, tl := folders[ff], folders[tf]
+	switch {
+	case fl == dev:
+		return ""
+	case fl == stages && tl == stages && ff != tf:
+		return "stages never import one another"
+	case test:
+		return ""
+	case helper(to) && !helper(from):
+		return "no production package imports a test or dev helper"
+	case ff == tf:
+		return ""
+	case tl == stages && fl < stages:
+		return "only the operator layer, cmd/ and dev/ import a stage"
+	case tl >= fl:
+		return fmt.Sprintf("imports point down a level or stay in their folder: %s is %s (%s), %s is %s (%s)",
+			from, levelNames[fl], ff, to, levelNames[tl], tf)
+	}
+	return ""
+}
+
+func TestEveryImportPointsDown(t *testing.T) {
+	t.Parallel()
+	for _, p := range packages(t) {
+		if folderOf(p.ImportPath) == "" {
+			t.Errorf("%s has no level: place its folder in the table of dev/house/house_test.go", p.ImportPath)
+			continue
+		}
+		for _, i := range p.Imports {
+			if rule := brokenRule(p.ImportPath, i, false); rule != "" {
+				t.Errorf("%s imports %s: %s", p.ImportPath, i, rule)
+			}
+		}
+		for _, i := range append(p.TestImports, p.XTestImports...) {
+			if rule := brokenRule(p.ImportPath, i, true); rule != "" {
+				t.Errorf("%s's tests import %s: %s", p.ImportPath, i, rule)
+			}
+		}
+	}
+}
+
+// The rules themselves, on imports the house does not have, so a change
+// to brokenRule that lets one through fails here even while the tree is
+// clean.
+func TestTheRulesOnImportsNotInTheTree(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		from, to string
+		test     bool
+		broken   bool
+	}{
+		{"consumers/credits", "consumers", false, false},
+		{"internal/provider/kinds/stripe", "internal/provider", false, false},
+		{"ingest/reconcile", "ingest", false, false},
+		{"internal/operator/admin", "cdc", false, false},
+		{"cmd/sluice", "internal/operator/admin", false, false},
+		{"consumers/consumertest", "internal/testenv", false, false},
+		{"dev/bench", "internal/provider/kinds/stripe/stripetest", false, false},
+		{"cdc", "internal/testsignal", false, false},                         // production carries its signals
+		{"internal/store/lifecycle", "cdc", true, false},                     // a store's tests drive a stage
+		{"ingest", "internal/provider/kinds/providertest", true, false},      // tests take helpers
+		{"ingest", "cdc", false, true},                                       // stage to stage
+		{"ingest", "consumers/credits", true, true},                          // stage to stage, in tests too
+		{"internal/store/tenancy", "ingest", false, true},                    // a store above a stage
+		{"internal/pg", "internal/kafka", false, true},                       // same level, another folder
+		{"internal/provider", "internal/store/tenancy", false, true},         // up a level
+		{"internal/store/catalog", "internal/store/tenancy", false, true},    // store to store
+		{"internal/operator/operate", "internal/testenv", false, true},       // a test helper in production
+		{"ingest", "internal/provider/kinds/stripe/stripetest", false, true}, // a test helper in production
+		{"cmd/sluice", "dev/procfs", false, true},                            // a dev helper in production
+		{"internal/listen", "cmd/sluice", false, true},
+	} {
+		if got := brokenRule(c.from, c.to, c.test) != ""; got != c.broken {
+			t.Errorf("%s -> %s (test %v): broken %v, want %v", c.from, c.to, c.test, got, c.broken)
+		}
+	}
+	if f := folderOf("internal/providers"); f != "" {
+		t.Errorf("internal/providers placed in %s: a folder is a whole path segment", f)
+	}
+}

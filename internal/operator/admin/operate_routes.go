@@ -1,0 +1,345 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers/offsets"
+	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/store/inbox"
+)
+
+// OperateRoutes is the resource group of internal/operator/operate's
+// operations: inbox search and one event's trail and payload, dead letters,
+// conflicts, consumer groups, the slot and rewinds. Each handler calls one
+// operation with the token's scope; operate decides what the scope sees, and
+// the owners registered here answer 404 for another tenant's ids before a
+// handler runs.
+func OperateRoutes(o *operate.Operator, log *slog.Logger) func(*API) {
+	return func(a *API) {
+		a.Owner("inbox_id", "event", func(ctx context.Context, id string) (string, error) {
+			n, err := InboxPath{id}.id()
+			if err != nil {
+				return "", err
+			}
+			return o.EventTenant(ctx, n)
+		})
+		a.Owner("dead_letter_id", "dead letter", func(ctx context.Context, id string) (string, error) {
+			n, err := DeadLetterPath{id}.id()
+			if err != nil {
+				return "", err
+			}
+			return o.DeadLetterTenant(ctx, n)
+		})
+		a.Owner("conflict_id", "conflict", o.ConflictTenant)
+		eventRoutes(a, o)
+		deadLetterRoutes(a, o, log)
+		conflictRoutes(a, o)
+		groupRoutes(a, o)
+	}
+}
+
+// scopeOf is the operate scope of a token.
+func scopeOf(c Call) *operate.Scope {
+	if c.Token.Scoped() {
+		return &operate.Scope{TenantID: c.Token.TenantID}
+	}
+	return nil
+}
+
+// parseID reads a numeric id; anything else names nothing (404).
+func parseID(id, what string) (int64, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, &operate.NotFoundError{What: what, ID: id}
+	}
+	return n, nil
+}
+
+// record writes the audit row of an operate action that succeeded.
+func (a *API) record(ctx context.Context, c Call, t audit.Target) {
+	if err := c.Actor.Record(ctx, a.cfg.Pool, t); err != nil {
+		a.log.ErrorContext(ctx, "audit record lost", slog.Any("error", err), slog.String("action", t.Action))
+	}
+}
+
+// InboxPath, DeadLetterPath and ConflictPath name operate's ids.
+type InboxPath struct {
+	InboxID string `path:"inbox_id" doc:"The event's inbox id (the id a search returns)."`
+}
+type DeadLetterPath struct {
+	DeadLetterID string `path:"dead_letter_id" doc:"Dead letter id."`
+}
+
+func (p InboxPath) id() (int64, error)      { return parseID(p.InboxID, "event") }
+func (p DeadLetterPath) id() (int64, error) { return parseID(p.DeadLetterID, "dead letter") }
+
+type ConflictPath struct {
+	ConflictID string `path:"conflict_id" doc:"Conflict id, as a list of conflicts shows it."`
+}
+type GroupPath struct {
+	Group string `path:"group" doc:"Consumer group (e.g. sluice.credits)."`
+}
+
+// TimeRange is the since/until filter of the lists (exported: see
+// PageQuery).
+type TimeRange struct {
+	Since time.Time `query:"since" doc:"Only from this time (RFC 3339), inclusive."`
+	Until time.Time `query:"until" doc:"Only before this time (RFC 3339)."`
+}
+
+func eventRoutes(a *API, o *operate.Operator) {
+	type searchIn struct {
+		PageQuery
+		TimeRange
+		TenantID  string `query:"tenant_id" doc:"Only this tenant's events."`
+		SourceID  string `query:"source_id" doc:"Only this source's events."`
+		EventID   string `query:"event_id" doc:"The provider's event id (evt_..., a delivery GUID)."`
+		EventType string `query:"event_type" doc:"As stored, e.g. stripe.invoice.paid."`
+		ObjectID  string `query:"object_id" doc:"The object the event is about, e.g. an invoice id."`
+		Status    string `query:"status" enum:"published,unhandled,quarantined,waiting" doc:"Only events in this status."`
+	}
+	Handle(a, Route{Op: op("search-events", http.MethodGet, "/events",
+		"Search the inbox, newest first (name an event or object id, a tenant, a source, a status other than published, or since)", "events"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *searchIn) (*listOut[operate.Event], error) {
+			tenant, err := c.TenantFilter(in.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			p, err := o.Search(ctx, scopeOf(c), operate.SearchFilter{EventID: in.EventID, TenantID: tenant, SourceID: in.SourceID,
+				EventType: in.EventType, ObjectID: in.ObjectID, Status: inbox.Status(in.Status), Since: in.Since, Until: in.Until,
+				After: in.Cursor, Limit: in.Limit})
+			return list(p.Items, p.Next), err
+		})
+	Handle(a, Route{Op: op("get-event-trail", http.MethodGet, "/events/{inbox_id}",
+		"One event's trail: deliveries, the effects on its object with the Kafka record each group applied, sends, dead letters, corrections", "events"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *InboxPath) (*body[operate.Trail], error) {
+			id, err := in.id()
+			if err != nil {
+				return nil, err
+			}
+			t, err := o.Trail(ctx, scopeOf(c), id)
+			return reply(t), err
+		})
+	Handle(a, Route{Op: op("get-event-payload", http.MethodGet, "/events/{inbox_id}/payload",
+		"The event's verified body, byte for byte (base64; audited)", "events"),
+		Scope: ScopeTenant, Resource: "event", Action: "event.read_payload", Payload: true},
+		func(ctx context.Context, c Call, in *InboxPath) (*body[operate.Payload], error) {
+			id, err := in.id()
+			if err != nil {
+				return nil, err
+			}
+			p, err := o.EventPayload(ctx, scopeOf(c), id)
+			return reply(p), err
+		})
+}
+
+// DeadLetterFilterBody selects the dead letters a replay applies again.
+type DeadLetterFilterBody struct {
+	Group    string    `json:"group,omitempty" doc:"Only this consumer group's."`
+	TenantID string    `json:"tenant_id,omitempty" doc:"Only this tenant's (a scoped token: its own, whatever is named)."`
+	Reason   string    `json:"reason,omitempty" doc:"Only letters whose reason contains this, case-insensitively."`
+	Since    time.Time `json:"since,omitzero" doc:"Only letters that last failed from this time."`
+	Until    time.Time `json:"until,omitzero" doc:"Only letters that last failed before this time."`
+}
+
+func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
+	type listIn struct {
+		PageQuery
+		TimeRange
+		Group    string `query:"group" doc:"Only this consumer group's."`
+		TenantID string `query:"tenant_id" doc:"Only this tenant's."`
+		Reason   string `query:"reason" doc:"Only letters whose reason contains this, case-insensitively."`
+		Replayed bool   `query:"replayed" doc:"Include letters replayed already."`
+	}
+	Handle(a, Route{Op: op("list-dead-letters", http.MethodGet, "/dead-letters", "List dead letters, newest first (no payloads)", "dead-letters"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *listIn) (*listOut[operate.DeadLetter], error) {
+			tenant, err := c.TenantFilter(in.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			p, err := o.DeadLetters(ctx, scopeOf(c), operate.DeadLetterFilter{Group: in.Group, TenantID: tenant, Reason: in.Reason,
+				Since: in.Since, Until: in.Until, Replayed: in.Replayed, After: in.Cursor, Limit: in.Limit})
+			return list(p.Items, p.Next), err
+		})
+	Handle(a, Route{Op: op("get-dead-letter", http.MethodGet, "/dead-letters/{dead_letter_id}",
+		"A dead letter with its record: key, headers, payload (audited)", "dead-letters"),
+		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.read_payload", Payload: true},
+		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.DeadLetterDetail], error) {
+			id, err := in.id()
+			if err != nil {
+				return nil, err
+			}
+			d, err := o.DeadLetter(ctx, scopeOf(c), id)
+			return reply(d), err
+		})
+	Handle(a, Route{Op: op("replay-dead-letter", http.MethodPost, "/dead-letters/{dead_letter_id}/replay",
+		"Apply a dead letter again through its group's idempotent handler (once: a second replay is 409)", "dead-letters"),
+		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay"},
+		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.ReplayResult], error) {
+			id, err := in.id()
+			if err != nil {
+				return nil, err
+			}
+			if err := o.ReplayDeadLetter(ctx, scopeOf(c), id); err != nil {
+				return nil, err
+			}
+			a.record(ctx, c, audit.Target{Action: "dead_letter.replay", Resource: "dead_letter", ID: in.DeadLetterID, TenantID: c.Token.TenantID})
+			return reply(operate.ReplayResult{Replayed: []int64{id}}), nil
+		})
+	replaySet := op("replay-dead-letters", http.MethodPost, "/dead-letters/replay",
+		"Replay every pending dead letter a filter selects, oldest first; stops at the first failure", "dead-letters")
+	replaySet.DefaultStatus = http.StatusOK
+	Handle(a, Route{Op: replaySet, Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay_set"},
+		func(ctx context.Context, c Call, in *body[DeadLetterFilterBody]) (*body[operate.ReplayResult], error) {
+			// The named tenant only: a scoped token's own tenant is its
+			// scope, not a filter, so {} stays "replay everything", refused.
+			tenant := in.Body.TenantID
+			if err := c.Tenant(tenant); tenant != "" && err != nil {
+				return nil, err
+			}
+			f := in.Body
+			res, err := o.ReplayDeadLetters(ctx, scopeOf(c), operate.DeadLetterFilter{Group: f.Group, TenantID: tenant, Reason: f.Reason,
+				Since: f.Since, Until: f.Until}, log)
+			if len(res.Replayed) > 0 || err == nil {
+				a.record(ctx, c, audit.Target{Action: "dead_letter.replay_set", Resource: "dead_letter",
+					ID: fmt.Sprintf("%d letters", len(res.Replayed)), TenantID: tenant})
+			}
+			if err != nil {
+				return nil, fmt.Errorf("replayed %v, stopped at dead letter %d: %w", res.Replayed, res.FailedID, err)
+			}
+			if res.Replayed == nil {
+				res.Replayed = []int64{}
+			}
+			return reply(res), nil
+		})
+}
+
+func conflictRoutes(a *API, o *operate.Operator) {
+	type listIn struct {
+		PageQuery
+		TimeRange
+		TenantID string `query:"tenant_id" doc:"Only this tenant's."`
+	}
+	Handle(a, Route{Op: op("list-conflicts", http.MethodGet, "/conflicts",
+		"List conflicting deliveries (same event key, different content), newest first", "conflicts"), Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *listIn) (*listOut[operate.Conflict], error) {
+			tenant, err := c.TenantFilter(in.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			p, err := o.Conflicts(ctx, scopeOf(c), operate.ConflictFilter{TenantID: tenant, Since: in.Since, Until: in.Until,
+				After: in.Cursor, Limit: in.Limit})
+			return list(p.Items, p.Next), err
+		})
+	Handle(a, Route{Op: op("get-conflict", http.MethodGet, "/conflicts/{conflict_id}",
+		"A conflict with both contents, the original and the newcomer (audited)", "conflicts"),
+		Scope: ScopeTenant, Resource: "conflict", Action: "conflict.read_payload", Payload: true},
+		func(ctx context.Context, c Call, in *ConflictPath) (*body[operate.ConflictDetail], error) {
+			d, err := o.ConflictByID(ctx, scopeOf(c), in.ConflictID)
+			return reply(d), err
+		})
+}
+
+// RewindBody is where a rewind moves a group: exactly one of to, time or
+// offset.
+type RewindBody struct {
+	DryRun *bool      `json:"dry_run,omitempty" default:"true" doc:"Say what would move and commit nothing; false executes. Default true."`
+	To     string     `json:"to,omitempty" enum:"earliest,latest" doc:"The start or the end of every partition."`
+	Time   *time.Time `json:"time,omitempty" doc:"The first record at or after this time (a partition with none: its end)."`
+	Offset *int64     `json:"offset,omitempty" minimum:"0" doc:"This offset in every partition, kept within its start and end."`
+}
+
+// RewindOut is what a rewind moved, or would move.
+type RewindOut struct {
+	Group  string               `json:"group"`
+	DryRun bool                 `json:"dry_run"`
+	Moves  []operate.RewindMove `json:"moves" nullable:"false"`
+}
+
+func groupRoutes(a *API, o *operate.Operator) {
+	type groupsOut struct {
+		Body struct {
+			Items []operate.GroupLag `json:"items" nullable:"false"`
+		}
+	}
+	Handle(a, Route{Op: op("list-consumer-groups", http.MethodGet, "/consumer-groups",
+		"Every consumer group's lag: total, slowest partition, each partition", "consumer-groups"), Scope: ScopeGlobal},
+		func(ctx context.Context, c Call, _ *struct{}) (*groupsOut, error) {
+			lags, err := o.ConsumerGroups(ctx, scopeOf(c))
+			out := &groupsOut{}
+			out.Body.Items = lags
+			if out.Body.Items == nil {
+				out.Body.Items = []operate.GroupLag{}
+			}
+			return out, err
+		})
+	Handle(a, Route{Op: op("get-consumer-group", http.MethodGet, "/consumer-groups/{group}", "One consumer group's lag", "consumer-groups"),
+		Scope: ScopeGlobal},
+		func(ctx context.Context, c Call, in *GroupPath) (*body[operate.GroupLag], error) {
+			lags, err := o.ConsumerGroups(ctx, scopeOf(c), in.Group)
+			if err != nil {
+				return nil, err
+			}
+			if len(lags) == 0 {
+				return nil, &operate.NotFoundError{What: "consumer group", ID: in.Group}
+			}
+			return reply(lags[0]), nil
+		})
+	Handle(a, Route{Op: op("get-slot", http.MethodGet, "/slot", "The relay's replication slot: WAL retained, whether a relay streams", "consumer-groups"),
+		Scope: ScopeGlobal},
+		func(ctx context.Context, c Call, _ *struct{}) (*body[cdc.SlotStatus], error) {
+			s, err := o.Slot(ctx, scopeOf(c))
+			return reply(s), err
+		})
+	type rewindIn struct {
+		GroupPath
+		Body RewindBody
+	}
+	Handle(a, Route{Op: op("rewind-consumer-group", http.MethodPost, "/consumer-groups/{group}/rewind",
+		"Move a stopped group's offsets (dry run unless dry_run is false), as sluice replay does", "consumer-groups"),
+		Scope: ScopeGlobal, Resource: "consumer_group", Action: "consumer_group.rewind"},
+		func(ctx context.Context, c Call, in *rewindIn) (*body[RewindOut], error) {
+			b := in.Body
+			if n := btoi(b.To != "") + btoi(b.Time != nil) + btoi(b.Offset != nil); n != 1 {
+				return nil, &operate.InvalidError{Field: "to", Reason: "name exactly one of to (earliest, latest), time or offset"}
+			}
+			target := offsets.Target{Earliest: b.To == "earliest", Latest: b.To == "latest", Offset: -1}
+			if b.Time != nil {
+				target.Time = *b.Time
+			}
+			if b.Offset != nil {
+				target.Offset = *b.Offset
+			}
+			execute := b.DryRun != nil && !*b.DryRun
+			moves, err := o.Rewind(ctx, scopeOf(c), in.Group, target, execute)
+			if err != nil {
+				return nil, err
+			}
+			action := "consumer_group.rewind_dry_run"
+			if execute {
+				action = "consumer_group.rewind"
+			}
+			a.record(ctx, c, audit.Target{Action: action, Resource: "consumer_group", ID: in.Group})
+			if moves == nil {
+				moves = []operate.RewindMove{}
+			}
+			return reply(RewindOut{Group: in.Group, DryRun: !execute, Moves: moves}), nil
+		})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
