@@ -57,6 +57,29 @@ var flagSections = []flagSection{
 // (which ingest, cdc and consume share) as Markdown tables, one per section:
 // flag, environment variable, default and help, as kong reads them.
 func writeFlagReference(w io.Writer, root *kong.Node) error {
+	flags, order, err := serveFlags(root)
+	if err != nil {
+		return err
+	}
+	for i, s := range sectionsOf(order) {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "### %s\n\n| flag | variable | default | meaning |\n|---|---|---|---|\n", s.title)
+		for _, name := range s.flags {
+			f, ok := flags[name]
+			if !ok {
+				return fmt.Errorf("docs config: section %q names --%s, which serve does not have", s.title, name)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", flagCell(f), envCell(f), defaultCell(f), helpCell(f))
+		}
+	}
+	return nil
+}
+
+// serveFlags are the flags `sluice serve` takes (the globals and its own) by
+// name, and their names in the order the CLI declares them.
+func serveFlags(root *kong.Node) (map[string]*kong.Flag, []string, error) {
 	var serve *kong.Node
 	for _, n := range root.Children {
 		if n.Name == "serve" {
@@ -64,7 +87,7 @@ func writeFlagReference(w io.Writer, root *kong.Node) error {
 		}
 	}
 	if serve == nil {
-		return fmt.Errorf("docs config: no serve command")
+		return nil, nil, fmt.Errorf("docs config: no serve command")
 	}
 	byName := map[string]*kong.Flag{}
 	var order []string
@@ -77,7 +100,12 @@ func writeFlagReference(w io.Writer, root *kong.Node) error {
 		}
 		byName[f.Name] = f
 	}
-	sections := append([]flagSection(nil), flagSections...)
+	return byName, order, nil
+}
+
+// sectionsOf is flagSections, then "Other flags" for those of names no
+// section places.
+func sectionsOf(names []string) []flagSection {
 	placed := map[string]bool{}
 	for _, s := range flagSections {
 		for _, name := range s.flags {
@@ -85,28 +113,16 @@ func writeFlagReference(w io.Writer, root *kong.Node) error {
 		}
 	}
 	var other []string
-	for _, name := range order {
+	for _, name := range names {
 		if !placed[name] {
 			other = append(other, name)
 		}
 	}
+	sections := append([]flagSection(nil), flagSections...)
 	if len(other) > 0 {
 		sections = append(sections, flagSection{"Other flags", other})
 	}
-	for i, s := range sections {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "### %s\n\n| flag | variable | default | meaning |\n|---|---|---|---|\n", s.title)
-		for _, name := range s.flags {
-			f, ok := byName[name]
-			if !ok {
-				return fmt.Errorf("docs config: section %q names --%s, which serve does not have", s.title, name)
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", flagCell(f), envCell(f), defaultCell(f), helpCell(f))
-		}
-	}
-	return nil
+	return sections
 }
 
 func flagCell(f *kong.Flag) string {

@@ -1,4 +1,4 @@
-package docs_test
+package manual_test
 
 import (
 	"os"

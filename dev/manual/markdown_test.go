@@ -1,4 +1,4 @@
-package docs_test
+package manual_test
 
 import (
 	"os"
@@ -11,8 +11,8 @@ import (
 	"unicode"
 )
 
-// root is the repository, seen from this package's directory.
-const root = ".."
+// root is the repository, seen from this package's directory (dev/manual).
+const root = "../.."
 
 // page is one Markdown file of the manual.
 type page struct {
