@@ -9,9 +9,8 @@ import (
 )
 
 // DocsCmd writes the parts of the manual (docs/) that are generated from the
-// binary itself, so they cannot drift from it. It is meant to be mounted as
-// a hidden command of CLI (a field Docs with the tags cmd and hidden);
-// TestConfigurationPageMatchesTheFlags mounts it so and checks
+// binary itself, so they cannot drift from it: `sluice docs config`, a
+// hidden command. TestConfigurationPageMatchesTheFlags checks
 // docs/configuration.md against it.
 type DocsCmd struct {
 	Config DocsConfigCmd `cmd:"" help:"Write the flag reference of docs/configuration.md (global flags and serve's) as Markdown."`

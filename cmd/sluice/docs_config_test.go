@@ -52,14 +52,10 @@ func TestConfigurationPageMatchesTheFlags(t *testing.T) {
 		firstDifference(current, want))
 }
 
-// runDocsConfig runs `sluice docs config` on the CLI with the docs command
-// mounted as it is meant to be, hidden.
+// runDocsConfig runs `sluice docs config` on the CLI.
 func runDocsConfig(t *testing.T) string {
 	t.Helper()
-	var cli struct {
-		CLI
-		Docs DocsCmd `cmd:"" hidden:""`
-	}
+	var cli CLI
 	var out bytes.Buffer
 	parser, err := kong.New(&cli, kong.Name("sluice"), kong.Writers(&out, &out), kong.Exit(func(int) { t.Fatal("kong exited") }))
 	if err != nil {
