@@ -4,24 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 )
 
 // The markers a shell block of the manual carries on the line before its
@@ -30,10 +21,15 @@ import (
 var (
 	markRun    = "<!-- test: run -->"
 	markNotRun = regexp.MustCompile(`^<!-- test: not run (\(.+\)|yet( .*)?) -->$`)
-	// markSetup opens a comment whose lines run before the page's blocks,
-	// invisible to readers: what the page assumes was done before.
+	// markSetup opens a comment whose lines run where it stands, before the
+	// blocks after it, invisible to readers: what the page assumes was done
+	// before (one above the first block runs first).
 	markSetup = "<!-- test: setup"
-	shellInfo = map[string]bool{"sh": true, "bash": true, "shell": true, "console": true}
+	// markOwnPipeline gives a page a pipeline of its own, one process per
+	// stage, for commands that need a stage stopped (a rewind, a resync):
+	// its setup stops one with `kill $(cat .run/<stage>.pid)`.
+	markOwnPipeline = "<!-- test: a pipeline of its own -->"
+	shellInfo       = map[string]bool{"sh": true, "bash": true, "shell": true, "console": true}
 )
 
 // Every shell block of the manual is marked: run by the test, or not run
@@ -65,11 +61,12 @@ func TestShellBlocksAreMarked(t *testing.T) {
 	}
 }
 
-// script is what a page asks a reader to type: its setup comments, then its
-// run blocks, in order, as one bash session.
+// script is what a page asks a reader to type: its setup comments and run
+// blocks, in the page's order, as one bash session.
 type script struct {
 	page  string
 	lines []string
+	own   bool // a pipeline of its own
 }
 
 func scripts(t *testing.T) []script {
@@ -77,17 +74,23 @@ func scripts(t *testing.T) []script {
 	var out []script
 	for _, p := range manual(t) {
 		s := script{page: p.path}
-		for i := 0; i < len(p.lines); i++ {
-			if strings.TrimSpace(p.lines[i]) != markSetup {
-				continue
-			}
-			for i++; i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "-->"; i++ {
-				s.lines = append(s.lines, p.lines[i])
-			}
-		}
+		runs := map[int][]string{} // by the line of the block's opening fence
 		for _, f := range p.fences() {
 			if shellInfo[f.info] && f.line > 0 && strings.TrimSpace(p.lines[f.line-1]) == markRun {
-				s.lines = append(s.lines, expectations(f.body)...)
+				runs[f.line] = f.body
+			}
+		}
+		for i := 0; i < len(p.lines); i++ {
+			switch strings.TrimSpace(p.lines[i]) {
+			case markOwnPipeline:
+				s.own = true
+			case markSetup:
+				for i++; i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "-->"; i++ {
+					s.lines = append(s.lines, p.lines[i])
+				}
+			}
+			if body, ok := runs[i]; ok {
+				s.lines = append(s.lines, expectations(body)...)
 			}
 		}
 		if len(s.lines) > 0 {
@@ -125,20 +128,36 @@ func expectations(body []string) []string {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // The commands of the manual's marked blocks run, page by page, as a reader
-// would type them after `make run`: in a directory with bin/sluice (also on
-// PATH, as `sluice`), dev/ and .run/env, against a `sluice serve` of the test's own (a fresh database,
-// topics and slot), whose listeners stand where the page says 127.0.0.1:8080
-// and 127.0.0.1:8082, whose broker is the page's 127.0.0.1:9092, and whose topics and groups are named like the page's
-// (sluice.credits) under a prefix of its own.
+// would type them after `make run`: in a directory of the page's own with
+// bin/sluice (also on PATH, as `sluice`), dev/ and .run/env, against a
+// `sluice serve` of the test's own (a fresh database, topics and slot), or
+// a pipeline of the page's own, whose listeners stand where the page says
+// 127.0.0.1:8080 and 127.0.0.1:8082, whose broker is the page's
+// 127.0.0.1:9092, and whose topics and groups are named like the page's
+// (sluice.credits) under a prefix of their own. A stand-in of Stripe's API
+// runs too: its URL is $STRIPE_API, and it holds the events of an outage.
 func TestCommandsInTheDocsRun(t *testing.T) {
 	scripts := scripts(t)
 	if len(scripts) == 0 {
 		t.Fatal("no page has a block marked to run")
 	}
-	env := startServe(t)
+	bin := buildSluice(t)
+	shared := startPipeline(t, bin, oneProcess)
+	stripeAPI := startStripe(t)
 	for _, s := range scripts {
 		t.Run(s.page, func(t *testing.T) {
 			t.Parallel() // each page makes its own tenant
+			env, dir := shared, t.TempDir()
+			if s.own {
+				env = startPipeline(t, bin, perStage)
+				dir = env.dir
+			} else {
+				for _, name := range []string{"bin", "dev", ".run"} {
+					if err := os.Symlink(filepath.Join(env.dir, name), filepath.Join(dir, name)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			text := strings.Join(s.lines, "\n")
 			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr,
 				"127.0.0.1:9092", env.broker).Replace(text)
@@ -146,14 +165,15 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+text)
-			cmd.Dir = env.dir
-			cmd.Env = append(os.Environ(), "HOME="+env.dir, "PATH="+filepath.Join(env.dir, "bin")+":"+os.Getenv("PATH"))
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+dir, "PATH="+filepath.Join(dir, "bin")+":"+os.Getenv("PATH"))
+			cmd.Env = append(cmd.Env, stripeAPI...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
 			t.Logf("%s printed:\n%s", s.page, out.String()) // shown with -v
 			if err != nil {
-				t.Errorf("%s: the page's commands failed (%v):\n%s\n--- the commands:\n%s\n--- sluice serve's log (tail):\n%s",
+				t.Errorf("%s: the page's commands failed (%v):\n%s\n--- the commands:\n%s\n--- the pipeline's log (tail):\n%s",
 					s.page, err, out.String(), text, env.logTail())
 			}
 		})
@@ -164,132 +184,18 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 // under the default prefix; the test's pipeline has a prefix of its own.
 var sluiceName = regexp.MustCompile(`(^|[^\w.-])sluice\.(credits|subscriptions|installations|verifications|feedback|dispatch|invoices|github|notifications|tenant)\b`)
 
-// serveEnv is where the pages' commands run.
-type serveEnv struct {
-	dir                 string // holds bin/sluice and .run/env
-	httpAddr, adminAddr string
-	broker              string // where the page says 127.0.0.1:9092
-	prefix              string // of topics and consumer groups
-	log                 string
-}
-
-func (e serveEnv) logTail() string {
-	b, _ := os.ReadFile(e.log)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return strings.Join(lines[max(0, len(lines)-30):], "\n")
-}
-
-// startServe builds bin/sluice, writes .run/env and runs `sluice serve`
-// until the test ends, with its slot streaming.
-func startServe(t *testing.T) serveEnv {
+// startStripe runs a stand-in of Stripe's API (Stripe is a third party,
+// never called from a test) holding an outage's events: 20 over the hour
+// that began three hours ago, two of them paid invoices of one customer.
+// It returns what the pages see of it: STRIPE_API, its URL (a source's
+// credentials name it as their api_base), and STRIPE_OUTAGE_SINCE,
+// STRIPE_OUTAGE_UNTIL and STRIPE_OUTAGE_CUSTOMER.
+func startStripe(t *testing.T) []string {
 	t.Helper()
-	services := testenv.Require(t)
-	ctx := context.Background()
-	dir := t.TempDir()
-	env := serveEnv{dir: dir, httpAddr: freeAddr(t), adminAddr: freeAddr(t), broker: services.Brokers[0],
-		log: filepath.Join(dir, ".run", "sluice.log")}
-	if err := os.MkdirAll(filepath.Join(dir, ".run"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// dev/ as in a checkout: dev/kafka/bin's Kafka tools find the jars
-	// `make up` fetched into the checkout's .run/kafka/libs.
-	repo, err := filepath.Abs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(repo, "dev"), filepath.Join(dir, "dev")); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "bin", "sluice"), "./cmd/sluice")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/sluice: %v\n%s", err, out)
-	}
-	db, err := services.NewDatabase(ctx, "docs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Drop)
-	secretKey, err := keyring.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	suffix := testenv.RandomSuffix()
-	prefix, slot := "docs"+suffix+".sluice", "sluice_docs_"+suffix
-	env.prefix = prefix
-	t.Cleanup(func() { deleteTopics(services.Brokers, prefix+".") })
-	vars := []string{
-		"SLUICE_DATABASE_URL=" + db.URL,
-		"SLUICE_KAFKA_BROKERS=" + strings.Join(services.Brokers, ","),
-		"SLUICE_SECRET_KEY=" + secretKey,
-		"SLUICE_TOPIC_PREFIX=" + prefix,
-		"SLUICE_SLOT=" + slot,
-		"SLUICE_HTTP_ADDR=" + env.httpAddr,
-		"SLUICE_ADMIN_ADDR=" + env.adminAddr,
-	}
-	// .run/env as `make up` writes it, with this test's services, so a
-	// page's `set -a; . .run/env; set +a` points its commands here.
-	if err := os.WriteFile(filepath.Join(dir, ".run", "env"), []byte(strings.Join(vars, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	logFile, err := os.Create(env.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve := exec.Command(filepath.Join(dir, "bin", "sluice"), "serve")
-	serve.Dir = dir
-	serve.Env = append(os.Environ(), vars...)
-	serve.Env = append(serve.Env, "SLUICE_TOPIC_PARTITIONS=3", "SLUICE_RECONCILE=false", "SLUICE_LOG_LEVEL=warn")
-	serve.Stdout, serve.Stderr = logFile, logFile
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = serve.Process.Signal(syscall.SIGTERM)
-		_ = serve.Wait()
-		logFile.Close()
-	})
-	testenv.Eventually(t, time.Minute, "sluice serve ready on its admin listener", func() (bool, error) {
-		if serve.ProcessState != nil {
-			return false, fmt.Errorf("sluice serve exited: %s", env.logTail())
-		}
-		resp, err := http.Get("http://" + env.adminAddr + "/readyz")
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	// Rows committed before the slot exists would never be streamed.
-	conn, err := pgx.Connect(ctx, db.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	testenv.Eventually(t, time.Minute, "the relay streaming from its slot", func() (bool, error) {
-		var ready bool
-		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM cdc_slots c JOIN pg_replication_slots s
-			ON s.slot_name = c.slot WHERE c.slot = $1 AND s.active)`, slot).Scan(&ready)
-		return ready, err
-	})
-	return env
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func deleteTopics(brokers []string, prefix string) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		return
-	}
-	defer cl.Close()
-	_ = kafka.DeleteTopicsWithPrefix(context.Background(), kadm.NewClient(cl), prefix)
+	api := stripetest.New(t)
+	since, span, customer := time.Now().Add(-3*time.Hour).Truncate(time.Second), time.Hour, "cus_outage"
+	events, _ := stripetest.Outage(20, customer, since, span)
+	api.Record(events...)
+	return []string{"STRIPE_API=" + api.URL, "STRIPE_OUTAGE_SINCE=" + since.UTC().Format(time.RFC3339),
+		"STRIPE_OUTAGE_UNTIL=" + since.Add(span).UTC().Format(time.RFC3339), "STRIPE_OUTAGE_CUSTOMER=" + customer}
 }
