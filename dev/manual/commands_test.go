@@ -19,8 +19,12 @@ import (
 // opening fence. A block a reader would type is either run by
 // TestCommandsInTheDocsRun or says why not.
 var (
-	markRun    = "<!-- test: run -->"
-	markNotRun = regexp.MustCompile(`^<!-- test: not run (\(.+\)|yet( .*)?) -->$`)
+	markRun = "<!-- test: run -->"
+	// markBackground runs each line of its block as a process in the
+	// background (a stage, a dedicated reconciler: what serves until
+	// stopped), stopped when the page's commands end.
+	markBackground = "<!-- test: run in the background -->"
+	markNotRun     = regexp.MustCompile(`^<!-- test: not run (\(.+\)|yet( .*)?) -->$`)
 	// markSetup opens a comment whose lines run where it stands, before the
 	// blocks after it, invisible to readers: what the page assumes was done
 	// before (one above the first block runs first).
@@ -46,7 +50,7 @@ func TestShellBlocksAreMarked(t *testing.T) {
 			if f.line > 0 {
 				prev = strings.TrimSpace(p.lines[f.line-1])
 			}
-			if prev != markRun && !markNotRun.MatchString(prev) {
+			if !isRunMark(prev) && !markNotRun.MatchString(prev) {
 				t.Errorf("%s:%d: a ```%s block without a marker on the line before it (%s, or <!-- test: not run (why) -->)",
 					p.path, f.line+1, f.info, markRun)
 			}
@@ -54,12 +58,14 @@ func TestShellBlocksAreMarked(t *testing.T) {
 		}
 		for i, l := range p.lines {
 			l = strings.TrimSpace(l)
-			if (l == markRun || markNotRun.MatchString(l)) && !marked[i] {
+			if (isRunMark(l) || markNotRun.MatchString(l)) && !marked[i] {
 				t.Errorf("%s:%d: %s is not followed by a shell block", p.path, i+1, l)
 			}
 		}
 	}
 }
+
+func isRunMark(l string) bool { return l == markRun || l == markBackground }
 
 // script is what a page asks a reader to type: its setup comments and run
 // blocks, in the page's order, as one bash session.
@@ -76,8 +82,14 @@ func scripts(t *testing.T) []script {
 		s := script{page: p.path}
 		runs := map[int][]string{} // by the line of the block's opening fence
 		for _, f := range p.fences() {
-			if shellInfo[f.info] && f.line > 0 && strings.TrimSpace(p.lines[f.line-1]) == markRun {
-				runs[f.line] = f.body
+			if !shellInfo[f.info] || f.line == 0 {
+				continue
+			}
+			switch strings.TrimSpace(p.lines[f.line-1]) {
+			case markRun:
+				runs[f.line] = expectations(f.body)
+			case markBackground:
+				runs[f.line] = background(f.body)
 			}
 		}
 		for i := 0; i < len(p.lines); i++ {
@@ -89,9 +101,7 @@ func scripts(t *testing.T) []script {
 					s.lines = append(s.lines, p.lines[i])
 				}
 			}
-			if body, ok := runs[i]; ok {
-				s.lines = append(s.lines, expectations(body)...)
-			}
+			s.lines = append(s.lines, runs[i]...)
 		}
 		if len(s.lines) > 0 {
 			out = append(out, s)
@@ -124,6 +134,21 @@ func expectations(body []string) []string {
 	}
 	return out
 }
+
+// background starts each command of a block (one a line, its trailing
+// comment dropped) in the background; the page's session stops them as it
+// ends, whichever way it ends.
+func background(body []string) []string {
+	out := []string{`trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT`}
+	for _, line := range body {
+		if line = trailingComment.ReplaceAllString(line, ""); strings.TrimSpace(line) != "" {
+			out = append(out, line+" &")
+		}
+	}
+	return out
+}
+
+var trailingComment = regexp.MustCompile(`(^|\s+)#( .*)?$`)
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
@@ -170,6 +195,7 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 			cmd.Env = append(cmd.Env, stripeAPI...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
+			cmd.WaitDelay = 10 * time.Second // what the page left running is stopped by then
 			err := cmd.Run()
 			t.Logf("%s printed:\n%s", s.page, out.String()) // shown with -v
 			if err != nil {
