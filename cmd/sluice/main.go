@@ -37,6 +37,7 @@ type CLI struct {
 	Health     HealthCmd     `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
 	Erase      EraseCmd      `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
 	Lifecycle  LifecycleCmd  `cmd:"" help:"Make one storage lifecycle pass now (partitions ahead, aged ones dropped, expired keys, old reconciliation runs and links deleted)."`
+	Docs       DocsCmd       `cmd:"" hidden:"" help:"Write the generated parts of the manual (docs/)."`
 }
 
 func main() {
