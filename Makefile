@@ -10,7 +10,7 @@ SHELL := /bin/bash
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
 
-.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard chaos vet fmt
+.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -56,11 +56,17 @@ monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then c
 	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./cmd/sluice
 	@cd dev/monitoring && go vet ./... && SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) ./...
 
-bench: up build ## Measure the pipeline (see README, Performance).
+bench: up build ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
 	@$(WITH_ENV) bash dev/bench.sh
 
 bench-guard: up build ## A one-minute bench that fails on a cost regression far outside noise (CI runs it).
 	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,pgbench BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
+
+bench-docs: ## Copy the latest full bench's table (.run/bench/results.md) into docs/performance.md.
+	@bash dev/bench-docs.sh
+
+docs: up ## Regenerate docs/configuration.md's flag tables from the CLI's own flags.
+	@$(WITH_ENV) go test -count=1 -run '^TestConfigurationPageMatchesTheFlags$$' ./cmd/sluice -update-docs
 
 chaos: ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
 	@bash dev/chaos.sh

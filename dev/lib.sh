@@ -167,6 +167,16 @@ ensure_maven() {
   command -v mvn >/dev/null || apt_install maven
 }
 
+# The tools the docs' commands use (the manual's test runs them): curl,
+# jq and openssl, from Debian's packages when missing.
+ensure_doc_tools() {
+  local missing=()
+  command -v curl >/dev/null || missing+=(curl)
+  command -v jq >/dev/null || missing+=(jq)
+  command -v openssl >/dev/null || missing+=(openssl)
+  [[ ${#missing[@]} -eq 0 ]] || apt_install "${missing[@]}"
+}
+
 # ---------------------------------------------------------------------------
 # PostgreSQL helpers
 # ---------------------------------------------------------------------------

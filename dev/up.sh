@@ -144,6 +144,7 @@ pg_psql() {
 
 pg_up() {
   ensure_postgres_installed
+  ensure_doc_tools
   mkdir -p "$PG_STATE"
 
   local datadir home

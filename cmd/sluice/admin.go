@@ -66,49 +66,64 @@ func (o Output) print(id string, fields map[string]any, details ...string) error
 		fields["id"] = id
 		return json.NewEncoder(os.Stdout).Encode(fields)
 	}
-	_, err := fmt.Println(strings.Join(append([]string{id}, details...), "\n"))
+	lines := []string{shown(id)}
+	for _, d := range details {
+		lines = append(lines, shown(d))
+	}
+	_, err := fmt.Println(strings.Join(lines, "\n"))
 	return err
 }
 
 // Paging selects one page of a list (keyset: pass the printed cursor on).
 type Paging struct {
-	Cursor string `name:"cursor" help:"Start after this cursor (printed under a full page)."`
-	Limit  int    `name:"limit" default:"50" help:"At most this many (up to 500)."`
+	Cursor string    `name:"cursor" help:"Start after this cursor (printed under a full page)."`
+	Limit  pageLimit `name:"limit" default:"50" help:"At most this many, 1 to 500."`
 }
 
-func (p Paging) page() tenancy.Page { return tenancy.Page{After: p.Cursor, Limit: p.Limit} }
+func (p Paging) page() tenancy.Page { return tenancy.Page{After: p.Cursor, Limit: int(p.Limit)} }
 
-// printList prints a page: a table with header, one line per item, and
-// the next page's cursor under it; or one JSON object {items, next_cursor}.
-func printList[T any](o Output, items []T, next, header string, line func(T) string) error {
+// printList prints a page: a table with header, one row of cells per item,
+// and the next page's cursor under it; or one JSON object {items,
+// next_cursor}.
+func printList[T any](o Output, items []T, next, header string, row func(T) []any) error {
 	if o.Output == "json" {
 		if items == nil {
 			items = []T{}
 		}
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": items, "next_cursor": next})
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, header)
+	t := newTable(os.Stdout, header)
 	for _, it := range items {
-		fmt.Fprintln(w, line(it))
+		t.row(row(it)...)
 	}
-	if err := w.Flush(); err != nil {
+	if err := t.flush(); err != nil {
 		return err
 	}
 	if next != "" {
-		_, err := fmt.Printf("more: --cursor %s\n", next)
+		_, err := fmt.Printf("more: --cursor %s\n", shown(next))
 		return err
 	}
 	return nil
 }
 
-// printOne prints one record: as JSON, or its fields one a line.
-func printOne(o Output, v any, lines ...string) error {
+// field is one labelled value of a record printed by printOne.
+type field struct {
+	label string
+	value any
+}
+
+// printOne prints one record: as JSON, or its id and then its fields one a
+// line, the values aligned.
+func printOne(o Output, v any, id string, fields ...field) error {
 	if o.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(v)
 	}
-	_, err := fmt.Println(strings.Join(lines, "\n"))
-	return err
+	fmt.Println(shown(id))
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 1, ' ', 0)
+	for _, f := range fields {
+		fmt.Fprintf(w, "%s:\t%s\n", f.label, shown(fmt.Sprint(f.value)))
+	}
+	return w.Flush()
 }
 
 func orDash(s string) string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/internal/audit"
@@ -54,8 +53,8 @@ func (c *AdminTokenListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printList(c.Output, tokens, "", "ID\tNAME\tROLE\tTENANT\tEXPIRES\tREVOKED", func(t admintoken.Token) string {
-		return strings.Join([]string{t.ID, orDash(t.Name), string(t.Role), orDash(t.TenantID), timeOrDash(t.ExpiresAt), timeOrDash(t.RevokedAt)}, "\t")
+	return printList(c.Output, tokens, "", "ID\tNAME\tROLE\tTENANT\tEXPIRES\tREVOKED", func(t admintoken.Token) []any {
+		return []any{t.ID, orDash(t.Name), t.Role, orDash(t.TenantID), timeOrDash(t.ExpiresAt), timeOrDash(t.RevokedAt)}
 	})
 }
 

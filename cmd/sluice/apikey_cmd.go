@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -51,12 +50,12 @@ func (c *APIKeyListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printList(c.Output, items, next, "ID\tTENANT\tCREATED\tREVOKED", func(k tenancy.APIKey) string {
+	return printList(c.Output, items, next, "ID\tTENANT\tCREATED\tREVOKED", func(k tenancy.APIKey) []any {
 		revoked := "-"
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.UTC().Format("2006-01-02T15:04:05Z")
 		}
-		return strings.Join([]string{k.ID, k.TenantID, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), revoked}, "\t")
+		return []any{k.ID, k.TenantID, k.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), revoked}
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/migrations"
 )
@@ -21,6 +23,7 @@ type CDCCmd struct {
 	Relay  CDCRelayCmd  `cmd:"" name:"run" default:"withargs" help:"Run the relay (the default)."`
 	Resync CDCResyncCmd `cmd:"" help:"Rebuild a lost or invalidated slot: recreate it and re-publish outbox rows created since --since."`
 	Parked CDCParkedCmd `cmd:"" help:"List and release the records Kafka refused for good."`
+	Slot   CDCSlotCmd   `cmd:"" help:"Show the relay's replication slot: whether a relay streams from it, the WAL it retains, how far Kafka has everything."`
 }
 
 // CDCRelayCmd runs the relay.
@@ -69,4 +72,34 @@ func (c *CDCResyncCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	}
 	fmt.Printf("%d\nrows re-published since %s; slot %s streams from %s\n", res.Published, res.Since.UTC().Format(time.RFC3339), res.Slot, res.LSN)
 	return nil
+}
+
+// CDCSlotCmd shows the slot's status (operate's, as GET /admin/v1/slot).
+type CDCSlotCmd struct {
+	Output
+	Slot string `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
+}
+
+func (c *CDCSlotCmd) Run(ctx context.Context, g *Globals) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	cfg := g.operateConfig(groups.Options{})
+	cfg.Slot = c.Slot
+	s, err := operate.New(pool, nil, cfg).Slot(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if !s.Exists {
+		return printOne(c.Output, s, s.Slot, field{"exists", "no: the relay creates it when it starts; sluice cdc resync rebuilds a lost one"})
+	}
+	active := "no: no relay streams from it now (WAL piles up while none does)"
+	if s.Active {
+		active = "yes: a relay streams from it"
+	}
+	return printOne(c.Output, s, s.Slot, field{"exists", "yes"}, field{"active", active}, field{"wal status", orDash(s.WALStatus)},
+		field{"retained wal", fmt.Sprintf("%d bytes", s.LagBytes)}, field{"confirmed lsn", orDash(s.ConfirmedLSN)},
+		field{"in kafka as of", timeOrDash(s.ConfirmedTime)})
 }

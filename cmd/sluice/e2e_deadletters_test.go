@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +92,19 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 	}
 	if err := replay(); err == nil {
 		t.Fatal("replay before the fix succeeded")
+	}
+	// The CLI's replay that fails again says why, and which letter.
+	stdout, stderr, code := cli(t, "dlq", "replay", "--id", fmt.Sprint(id), "-o", "json")
+	var failed struct {
+		Error struct {
+			Message  string  `json:"message"`
+			Replayed []int64 `json:"replayed"`
+			FailedID int64   `json:"failed_id"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &failed); err != nil || code != 1 || failed.Error.FailedID != id ||
+		!strings.Contains(failed.Error.Message, "customer maps to no workspace") || !strings.Contains(stderr, "customer maps to no workspace") {
+		t.Errorf("dlq replay --id %d before the fix: exit %d, stdout %q, stderr %q; want 1, the reason and failed_id %d", id, code, stdout, stderr, id)
 	}
 	if _, err := suite.store.CreateWorkspace(ctx, f.tenantID, orphan, "late"); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ var suite struct {
 	topics   envelope.Topics
 	brokers  []string
 	group    string
+	slot     string // the relay's replication slot
 	// databaseURL and secretKey let tests run administration commands and
 	// processes against the pipeline's database.
 	databaseURL, secretKey string
@@ -109,6 +110,7 @@ func runSuite(m *testing.M) int {
 	suite.topics = topics
 	suite.brokers = services.Brokers
 	suite.group = topics.Resource("credits")
+	suite.slot = cfg.CDCConfig.Slot
 	suite.databaseURL, suite.secretKey = db.URL, secretKey
 
 	// Rows committed before the slot exists would never be streamed: wait

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
@@ -55,7 +52,7 @@ func (c *EventTypeCreateCmd) Run(ctx context.Context, g *Globals) error {
 		ObjectID: c.ObjectID, EventTime: c.EventTime, EventTimeFormat: c.EventTimeFormat, ResourceType: c.ResourceType,
 		Compatible: c.Compatible})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(created)
@@ -67,7 +64,7 @@ func (c *EventTypeCreateCmd) Run(ctx context.Context, g *Globals) error {
 	case created.Compatible:
 		what += fmt.Sprintf(", compatible with v%d (%d stored events checked)", created.Version-1, created.Checked)
 	}
-	_, err = fmt.Printf("%s\n%s\ntopic %s\n", created.DataSchema, what, created.Topic)
+	_, err = fmt.Printf("%s\n%s\ntopic %s\n", shown(created.DataSchema), shown(what), shown(created.Topic))
 	return err
 }
 
@@ -103,7 +100,7 @@ func (c *EventTypeListCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	es, err := s.List(ctx, c.Tenant, catalog.Filter{Kind: c.Kind, Deprecated: c.All})
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	return c.entries(es)
 }
@@ -123,7 +120,7 @@ func (c *EventTypeShowCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	es, err := s.Show(ctx, c.Tenant, c.Kind, c.Type)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.Schema && c.Output.Output != "json" {
 		_, err := os.Stdout.Write(append(es[len(es)-1].Schema, '\n'))
@@ -146,7 +143,7 @@ func (c *EventTypeDeprecateCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	e, err := s.Deprecate(ctx, c.Tenant, c.Kind, c.Type)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	return c.entries([]catalog.Entry{e})
 }
@@ -165,13 +162,13 @@ func (c *EventTypeReleaseCmd) Run(ctx context.Context, g *Globals) error {
 	defer done()
 	r, err := s.Release(ctx, c.Tenant, c.Kind, c.Type)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(r)
 	}
 	_, err = fmt.Printf("%d\nreleased %d events of %s.%s (validated by %s); %d still fail it and are quarantined; %d had no payload left\n",
-		r.Released, r.Released, r.Kind, r.Type, r.DataSchema, r.Quarantined, r.Expired)
+		r.Released, r.Released, shown(r.Kind), shown(r.Type), shown(r.DataSchema), r.Quarantined, r.Expired)
 	return err
 }
 
@@ -183,13 +180,12 @@ func (o Output) entries(es []catalog.Entry) error {
 		}
 		return json.NewEncoder(os.Stdout).Encode(es)
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "KIND\tTYPE\tVERSION\tSTATUS\tRESOURCE TYPE\tOBJECT ID\tEVENT TIME\tCREATED")
+	t := newTable(os.Stdout, "KIND\tTYPE\tVERSION\tSTATUS\tRESOURCE TYPE\tOBJECT ID\tEVENT TIME\tCREATED")
 	for _, e := range es {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Type, e.Version, e.Status, e.ResourceType,
-			orDefault(e.ObjectID), orDefault(e.EventTime), e.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"))
+		t.row(e.Kind, e.Type, e.Version, e.Status, e.ResourceType, orDefault(e.ObjectID), orDefault(e.EventTime),
+			e.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"))
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 func orDefault(loc string) string {
@@ -197,24 +193,6 @@ func orDefault(loc string) string {
 		return "(source default)"
 	}
 	return loc
-}
-
-// fail reports a catalogue refusal: with -o json also as a JSON object on
-// stdout ({"error": {...}}), for scripts; the message always goes to stderr.
-func (o Output) fail(err error) error {
-	var ce *catalog.Error
-	switch {
-	case !errors.As(err, &ce):
-		return err
-	case o.Output != "json" && len(ce.Examples) > 0:
-		return errors.New(describeIncompatible(ce))
-	case o.Output != "json":
-		return err
-	}
-	_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"error": map[string]any{
-		"code": ce.Code, "field": ce.Field, "message": ce.Message, "refused": ce.Refused, "checked": ce.Checked, "examples": ce.Examples,
-	}})
-	return err
 }
 
 // catalogStore opens the catalogue with this deployment's vocabulary and
@@ -230,15 +208,4 @@ func (g *Globals) catalogStore(ctx context.Context) (*catalog.Store, func(), err
 		return nil, nil, err
 	}
 	return s, pool.Close, nil
-}
-
-// describeIncompatible is how a person reads an incompatible version: the
-// count, then the first events it would refuse.
-func describeIncompatible(ce *catalog.Error) string {
-	var b strings.Builder
-	b.WriteString(ce.Message)
-	for _, ex := range ce.Examples {
-		fmt.Fprintf(&b, "\n  inbox %d (event %s): %s", ex.InboxID, ex.EventID, ex.Reason)
-	}
-	return b.String()
 }

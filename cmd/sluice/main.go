@@ -3,14 +3,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/alecthomas/kong"
-	"github.com/sluicehq/sluice/internal/pg"
 )
 
 // CLI is the whole command line; kong fills it from flags and environment.
@@ -30,43 +28,49 @@ type CLI struct {
 	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
 	Demo       DemoCmd       `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
 	DLQ        DLQCmd        `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
+	Events     EventsCmd     `cmd:"" help:"Search the inbox; an event's trail and payload (why did an event have, or not have, its effect?)."`
+	Conflicts  ConflictsCmd  `cmd:"" help:"List and show conflicting deliveries (an event key sent again with other content)."`
+	Audit      AuditCmd      `cmd:"" help:"Read the operators' audit trail (admin API and CLI actions, payload reads)."`
 	Lag        LagCmd        `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
 	Replay     ReplayCmd     `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
 	Reconcile  ReconcileCmd  `cmd:"" help:"Ask providers' APIs for events their webhooks never delivered, and enter them like webhooks."`
 	Health     HealthCmd     `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
 	Erase      EraseCmd      `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
 	Lifecycle  LifecycleCmd  `cmd:"" help:"Make one storage lifecycle pass now (partitions ahead, aged ones dropped, expired keys, old reconciliation runs and links deleted)."`
+	Docs       DocsCmd       `cmd:"" hidden:"" help:"Write the generated parts of the manual (docs/)."`
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var cli CLI
-	k := kong.Parse(&cli,
-		kong.Name("sluice"),
-		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
-		kong.UsageOnError(),
-		kong.Help(eitherOrHelp),
-		kong.BindTo(ctx, (*context.Context)(nil)),
-	)
-	log := cli.Globals.logger()
-	if err := k.Run(&cli.Globals, log); err != nil {
-		fmt.Fprintln(os.Stderr, "sluice:", humane(err, log))
-		os.Exit(1)
-	}
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(int(code))
 }
 
-// humane is what a person reads of err. The operations word their own
-// errors; what still carries the database's own text (a SQLSTATE, a
-// constraint) is a fault no operation foresaw: it is logged at debug level
-// and replaced by a sentence.
-func humane(err error, log *slog.Logger) string {
-	if !pg.IsFromPostgres(err) {
-		return err.Error()
+// execute parses args and runs the command they select; how that ended is
+// the exit code (exit.go decides it). sluice alone prints the help.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("sluice"),
+		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
+		kong.Help(eitherOrHelp),
+		kong.Writers(stdout, stderr),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+	)
+	if err != nil {
+		panic(err) // the grammar above is wrong: a bug of this binary
 	}
-	log.Debug("database error", slog.Any("error", err))
-	if pg.Classify(err) == pg.FaultTransient {
-		return "the database could not answer now; try again (--log-level debug shows its own words)"
+	if len(args) == 0 {
+		args = []string{"--help"}
 	}
-	return "the database refused the request (--log-level debug shows its own words)"
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return misuse(err, args, stdout, stderr)
+	}
+	log := cli.Globals.logger()
+	if err := kctx.Run(&cli.Globals, log); err != nil {
+		return failure(kctx, err, stdout, stderr, log)
+	}
+	return exitOK
 }

@@ -7,13 +7,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -34,9 +36,9 @@ type DLQCmd struct {
 // DLQListCmd lists dead letters.
 type DLQListCmd struct {
 	Output
-	Group    string `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
-	Replayed bool   `name:"replayed" help:"Include dead letters already replayed."`
-	Limit    int    `name:"limit" default:"100" help:"At most this many."`
+	Group    string    `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
+	Replayed bool      `name:"replayed" help:"Include dead letters already replayed."`
+	Limit    pageLimit `name:"limit" default:"100" help:"At most this many, 1 to 500."`
 }
 
 func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
@@ -46,7 +48,7 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	defer pool.Close()
 	page, err := operate.New(pool, nil, g.operateConfig(groups.Options{})).
-		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: c.Limit})
+		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: int(c.Limit)})
 	if err != nil {
 		return err
 	}
@@ -54,17 +56,12 @@ func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(letters)
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
+	t := newTable(os.Stdout, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
 	for _, d := range letters {
-		replayed := "-"
-		if d.ReplayedAt != nil {
-			replayed = d.ReplayedAt.UTC().Format(time.RFC3339)
-		}
-		fmt.Fprintf(w, "%d\t%s\t%s/%d@%d\t%s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Group, d.Topic, d.Partition, d.Offset,
-			d.EventID, d.EventType, d.Attempts, d.LastFailedAt.UTC().Format(time.RFC3339), replayed, oneLine(d.Reason))
+		t.row(d.ID, d.Group, fmt.Sprintf("%s/%d@%d", d.Topic, d.Partition, d.Offset), d.EventID, d.EventType, d.Attempts,
+			d.LastFailedAt.UTC().Format(time.RFC3339), timeOrDash(d.ReplayedAt), oneLine(d.Reason))
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 // DLQReplayCmd replays dead letters.
@@ -86,31 +83,60 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 		return err
 	}
 	defer pool.Close()
-	n, err := replayDeadLetters(ctx, operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc})), c.ID, c.Group, log)
-	if c.Output.Output == "json" {
-		if jerr := json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": n}); jerr != nil {
-			return jerr
-		}
-	} else {
-		fmt.Printf("replayed %d dead letter(s)\n", n)
+	op := operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc}))
+	if c.Group != "" && !slices.Contains(op.GroupNames(), c.Group) {
+		return &operate.NotFoundError{What: "consumer group", ID: c.Group, Known: op.GroupNames()}
 	}
+	res, err := replayDeadLetters(ctx, op, c.ID, c.Group, log)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": len(res.Replayed), "ids": res.Replayed})
+	}
+	_, err = fmt.Printf("replayed %d dead letter(s)\n", len(res.Replayed))
 	return err
 }
 
 // replayDeadLetters replays letter id, or every pending letter of group
 // (operate's, shared with the admin API). It stops at the first failure:
-// the letters after it stay pending.
-func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (int, error) {
+// the letters after it stay pending, and the error says how far it got.
+func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (operate.ReplayResult, error) {
 	if group == "" {
 		if err := op.ReplayDeadLetter(ctx, nil, id); err != nil {
-			return 0, err
+			if errors.Is(err, operate.ErrNotFound) || errors.Is(err, operate.ErrAlreadyReplayed) {
+				return operate.ReplayResult{}, err
+			}
+			return operate.ReplayResult{}, &replayStopped{ReplayResult: operate.ReplayResult{Replayed: []int64{}, FailedID: id}, err: err}
 		}
 		log.Info("dead letter replayed", slog.Int64("id", id))
-		return 1, nil
+		return operate.ReplayResult{Replayed: []int64{id}}, nil
 	}
 	res, err := op.ReplayDeadLetters(ctx, nil, operate.DeadLetterFilter{Group: group}, log)
-	return len(res.Replayed), err
+	if res.Replayed == nil {
+		res.Replayed = []int64{}
+	}
+	if err != nil && res.FailedID != 0 {
+		return res, &replayStopped{ReplayResult: res, err: err}
+	}
+	return res, err
 }
+
+// replayStopped is a replay stopped by a letter that failed again: the
+// letters before it were replayed, it and those after it stay pending.
+type replayStopped struct {
+	operate.ReplayResult
+	err error
+}
+
+func (e *replayStopped) Error() string {
+	if len(e.Replayed) == 0 {
+		return fmt.Sprintf("%v (it stays pending)", e.err)
+	}
+	return fmt.Sprintf("replayed %d dead letter(s) %v, then %v (it and the ones after it stay pending)", len(e.Replayed), e.Replayed, e.err)
+}
+
+func (e *replayStopped) Unwrap() error { return e.err }
 
 func (g *Globals) operateConfig(o groups.Options) operate.Config {
 	return operate.Config{Topics: g.topics(), Groups: o}
@@ -163,8 +189,7 @@ func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error 
 		}
 		return json.NewEncoder(out).Encode(out2)
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
+	t := newTable(out, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
 	for _, l := range lags {
 		slowest := "-"
 		if s := l.Slowest; s != nil {
@@ -174,21 +199,20 @@ func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error 
 		if l.Lag < 0 {
 			lag = "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", l.Group, l.State, lag, len(l.Partitions), slowest)
+		t.row(l.Group, l.State, lag, len(l.Partitions), slowest)
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
 	if format == "json" {
 		return json.NewEncoder(out).Encode(rows)
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
+	t := newTable(out, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", r.Group, r.State, r.Topic, r.Partition, r.Committed, r.Start, r.End, r.Lag, r.Member)
+		t.row(r.Group, r.State, r.Topic, r.Partition, r.Committed, r.Start, r.End, r.Lag, r.Member)
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 // ReplayCmd rewinds a stopped group.
@@ -219,12 +243,11 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"group": c.Group, "executed": c.Execute, "moves": moves})
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")
+	t := newTable(os.Stdout, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")
 	for _, m := range moves {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\n", m.Topic, m.Partition, m.Current, m.New, m.Reread, m.Skipped)
+		t.row(m.Topic, m.Partition, m.Current, m.New, m.Reread, m.Skipped)
 	}
-	if err := w.Flush(); err != nil {
+	if err := t.flush(); err != nil {
 		return err
 	}
 	if !c.Execute {
@@ -250,7 +273,11 @@ func (g *Globals) admin() (*kadm.Client, func(), error) {
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	if len(s) > 120 {
-		s = s[:117] + "..."
+		cut := 117
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }

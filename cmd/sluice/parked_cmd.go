@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"github.com/sluicehq/sluice/cdc"
@@ -21,8 +20,8 @@ type CDCParkedCmd struct {
 // CDCParkedListCmd lists parked records.
 type CDCParkedListCmd struct {
 	Output
-	Released bool `name:"released" help:"Include records already released."`
-	Limit    int  `name:"limit" default:"100" help:"At most this many."`
+	Released bool      `name:"released" help:"Include records already released."`
+	Limit    pageLimit `name:"limit" default:"100" help:"At most this many, 1 to 500."`
 }
 
 func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
@@ -31,24 +30,18 @@ func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	parked, err := cdc.ListParked(ctx, pool, c.Released, c.Limit)
+	parked, err := cdc.ListParked(ctx, pool, c.Released, int(c.Limit))
 	if err != nil {
 		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(parked)
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tPARKED\tSLOT\tLSN\tTOPIC\tEVENT\tOUTBOX ID\tRELEASED\tREASON")
+	t := newTable(os.Stdout, "ID\tPARKED\tSLOT\tLSN\tTOPIC\tEVENT\tOUTBOX ID\tRELEASED\tREASON")
 	for _, p := range parked {
-		released := "-"
-		if p.ReleasedAt != nil {
-			released = p.ReleasedAt.UTC().Format(time.RFC3339)
-		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, p.ParkedAt.UTC().Format(time.RFC3339), p.Slot, p.LSN,
-			p.Topic, p.EventID, p.OutboxID, released, oneLine(p.Reason))
+		t.row(p.ID, p.ParkedAt.UTC().Format(time.RFC3339), p.Slot, p.LSN, p.Topic, p.EventID, p.OutboxID, timeOrDash(p.ReleasedAt), oneLine(p.Reason))
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 // CDCParkedReleaseCmd releases a parked record.

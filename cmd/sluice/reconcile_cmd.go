@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -60,13 +59,23 @@ func (c *ReconcileRunCmd) window() (provider.Window, error) {
 	return w, nil
 }
 
-func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+// Validate refuses a window or a combination of flags that cannot run
+// before anything connects (a usage error).
+func (c *ReconcileRunCmd) Validate() error {
 	w, err := c.window()
 	if err != nil {
 		return err
 	}
 	if c.Every > 0 && (c.Source != "" || c.DryRun || !w.Since.IsZero() || !w.Until.IsZero()) {
 		return errors.New("--every runs every source's automatic window: it takes no --source, --since, --until or --dry-run")
+	}
+	return nil
+}
+
+func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	w, err := c.window()
+	if err != nil {
+		return err
 	}
 	cfg := c.ReconcileFlags
 	if c.Every > 0 {
@@ -164,14 +173,13 @@ func (c *ReconcileRunCmd) report(reports []reconcile.Report) error {
 			fmt.Fprintf(os.Stderr, "source %s: the provider refused a lookup for want of the %s permission of its API key; the run is partial\n", r.SourceID, r.Missing)
 		}
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSOURCE\tKIND\tMODE\tOUTCOME\tSINCE\tUNTIL\tPAGES\tREQUESTS\tFOUND\tRECOVERED\tREDELIVERY_REQUESTED\tCONFLICT")
+	t := newTable(os.Stdout, "RUN\tSOURCE\tKIND\tMODE\tOUTCOME\tSINCE\tUNTIL\tPAGES\tREQUESTS\tFOUND\tRECOVERED\tREDELIVERY_REQUESTED\tCONFLICT")
 	for _, r := range reports {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", r.RunID, r.SourceID, r.Kind, mode(r.Window.DryRun, r.Automatic),
-			r.Outcome, stamp(&r.Window.Since), stamp(&r.Window.Until), r.Pages, r.Requests, r.Found, r.Corrections[reconcile.OutcomeRecovered],
-			r.Corrections[reconcile.OutcomeRedeliveryRequested], r.Corrections[reconcile.OutcomeConflict])
+		t.row(r.RunID, r.SourceID, r.Kind, mode(r.Window.DryRun, r.Automatic), r.Outcome, stamp(&r.Window.Since), stamp(&r.Window.Until),
+			r.Pages, r.Requests, r.Found, r.Corrections[reconcile.OutcomeRecovered], r.Corrections[reconcile.OutcomeRedeliveryRequested],
+			r.Corrections[reconcile.OutcomeConflict])
 	}
-	return tw.Flush()
+	return t.flush()
 }
 
 // mode says whose window a run read, and whether it changed anything.
@@ -196,8 +204,8 @@ func stamp(t *time.Time) string {
 // ReconcileStatusCmd shows where each source stands and its recent runs.
 type ReconcileStatusCmd struct {
 	Output
-	Source string `help:"Only this source."`
-	Limit  int    `default:"20" help:"How many runs, newest first."`
+	Source string   `help:"Only this source."`
+	Limit  runLimit `default:"20" help:"How many runs, newest first, 1 to 200."`
 }
 
 func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
@@ -210,15 +218,14 @@ func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	runs, err := reconcile.Runs(ctx, pool, c.Source, c.Limit)
+	runs, err := reconcile.Runs(ctx, pool, c.Source, int(c.Limit))
 	if err != nil {
 		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(map[string]any{"sources": sources, "runs": runs})
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tKIND\tCOVERED_UNTIL\tWINDOW\tPHASE\tREACHED\tWAITING\tMISSING_PERMISSION\tBUDGET_USED\tNEXT_REQUEST")
+	tw := newTable(os.Stdout, "SOURCE\tKIND\tCOVERED_UNTIL\tWINDOW\tPHASE\tREACHED\tWAITING\tMISSING_PERMISSION\tBUDGET_USED\tNEXT_REQUEST")
 	for _, s := range sources {
 		window, budget := "-", "-"
 		if s.Since != nil {
@@ -227,15 +234,14 @@ func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
 		if s.Budget != nil {
 			budget = fmt.Sprintf("%d/%d", s.Used, *s.Budget)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.SourceID, s.Kind, stamp(s.CoveredUntil), window, dash(s.Phase),
-			stamp(s.Reached), s.Waiting, dash(s.Missing), budget, stamp(&s.NextRequest))
+		tw.row(s.SourceID, s.Kind, stamp(s.CoveredUntil), window, dash(s.Phase), stamp(s.Reached), s.Waiting, dash(s.Missing), budget,
+			stamp(&s.NextRequest))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tw.flush(); err != nil {
 		return err
 	}
 	fmt.Println()
-	tw = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSOURCE\tKIND\tMODE\tOUTCOME\tSINCE\tUNTIL\tSTARTED\tFINISHED\tPAGES\tREQUESTS\tFOUND\tCORRECTED\tDETAIL")
+	tw = newTable(os.Stdout, "RUN\tSOURCE\tKIND\tMODE\tOUTCOME\tSINCE\tUNTIL\tSTARTED\tFINISHED\tPAGES\tREQUESTS\tFOUND\tCORRECTED\tDETAIL")
 	for _, r := range runs {
 		detail := r.Error
 		if r.Missing != "" {
@@ -244,11 +250,10 @@ func (c *ReconcileStatusCmd) Run(ctx context.Context, g *Globals) error {
 		if r.Note != "" {
 			detail = strings.TrimSpace(r.Note + "; " + detail)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.SourceID, r.Kind, mode(r.DryRun, r.Automatic),
-			r.Outcome, stamp(r.Since), stamp(r.Until), stamp(&r.StartedAt), stamp(r.FinishedAt), r.Pages, r.Requests, r.Found, r.Corrected,
-			dash(strings.Trim(detail, "; ")))
+		tw.row(r.ID, r.SourceID, r.Kind, mode(r.DryRun, r.Automatic), r.Outcome, stamp(r.Since), stamp(r.Until), stamp(&r.StartedAt),
+			stamp(r.FinishedAt), r.Pages, r.Requests, r.Found, r.Corrected, dash(strings.Trim(detail, "; ")))
 	}
-	return tw.Flush()
+	return tw.flush()
 }
 
 func dash(s string) string {

@@ -225,8 +225,8 @@ func (c *SourceListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printList(c.Output, items, next, "ID\tTENANT\tKIND\tACCOUNT\tSTATE\tSECRETS", func(src tenancy.Source) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d", src.ID, src.TenantID, src.Kind, src.Account, sourceState(src), src.ActiveSecrets)
+	return printList(c.Output, items, next, "ID\tTENANT\tKIND\tACCOUNT\tSTATE\tSECRETS", func(src tenancy.Source) []any {
+		return []any{src.ID, src.TenantID, src.Kind, src.Account, sourceState(src), src.ActiveSecrets}
 	})
 }
 
@@ -257,9 +257,9 @@ func (c *SourceGetCmd) Run(ctx context.Context, g *Globals) error {
 	if src.MaxBodyBytes != nil {
 		body = fmt.Sprint(*src.MaxBodyBytes)
 	}
-	return printOne(c.Output, src, src.ID, "tenant:         "+src.TenantID, "kind:           "+src.Kind,
-		"account:        "+src.Account, "state:          "+sourceState(src), "max body bytes: "+body,
-		fmt.Sprintf("active secrets: %d", src.ActiveSecrets), "ip allowlist:   "+orDash(strings.Join(src.IPAllowlist, ", ")))
+	return printOne(c.Output, src, src.ID, field{"tenant", src.TenantID}, field{"kind", src.Kind}, field{"account", src.Account},
+		field{"state", sourceState(src)}, field{"max body bytes", body}, field{"active secrets", src.ActiveSecrets},
+		field{"ip allowlist", orDash(strings.Join(src.IPAllowlist, ", "))})
 }
 
 // SourceKindsCmd lists the kinds of the registry, one a line.

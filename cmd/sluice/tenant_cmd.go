@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -52,9 +51,9 @@ func (c *TenantListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printList(c.Output, items, next, "ID\tNAME\tRATE\tBURST\tCREATED", func(t tenancy.Tenant) string {
+	return printList(c.Output, items, next, "ID\tNAME\tRATE\tBURST\tCREATED", func(t tenancy.Tenant) []any {
 		rate, burst := limitsText(t.Limits)
-		return strings.Join([]string{t.ID, t.Name, rate, burst, t.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}, "\t")
+		return []any{t.ID, t.Name, rate, burst, t.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
 	})
 }
 
@@ -82,7 +81,7 @@ func (c *TenantGetCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	rate, burst := limitsText(t.Limits)
-	return printOne(c.Output, t, t.ID, "name:  "+t.Name, "rate:  "+rate+" events/s", "burst: "+burst)
+	return printOne(c.Output, t, t.ID, field{"name", t.Name}, field{"rate", rate + " events/s"}, field{"burst", burst})
 }
 
 // TenantSetLimitsCmd overrides a tenant's ingest rate.

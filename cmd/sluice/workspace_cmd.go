@@ -57,8 +57,8 @@ func (c *WorkspaceListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printList(c.Output, items, next, "ID\tTENANT\tNAME\tCUSTOMERS\tCREDITS", func(w tenancy.Workspace) string {
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%d", w.ID, w.TenantID, orDash(w.Name), strings.Join(w.Customers, ","), w.Credits)
+	return printList(c.Output, items, next, "ID\tTENANT\tNAME\tCUSTOMERS\tCREDITS", func(w tenancy.Workspace) []any {
+		return []any{w.ID, w.TenantID, orDash(w.Name), strings.Join(w.Customers, ","), w.Credits}
 	})
 }
 
@@ -78,8 +78,8 @@ func (c *WorkspaceGetCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printOne(c.Output, w, w.ID, "tenant:    "+w.TenantID, "name:      "+orDash(w.Name),
-		"customers: "+strings.Join(w.Customers, ", "), fmt.Sprintf("credits:   %d", w.Credits))
+	return printOne(c.Output, w, w.ID, field{"tenant", w.TenantID}, field{"name", orDash(w.Name)},
+		field{"customers", strings.Join(w.Customers, ", ")}, field{"credits", w.Credits})
 }
 
 // WorkspaceBalanceCmd prints a balance; an unknown workspace is an error,
