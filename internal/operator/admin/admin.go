@@ -217,7 +217,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 		cfg.Metrics.MustRegister(a.refusals)
 	}
 	e.Use(a.answerConventions)
-	unrouted(e)
+	a.unrouted(e)
 	a.api.UseMiddleware(a.authenticate)
 	tenancyRoutes(a)
 	reconcileRoutes(a)

@@ -33,6 +33,12 @@ func (a *API) authenticate(hc huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(a.api, hc, http.StatusInternalServerError, "route declares no scope")
 		return
 	}
+	if t := a.documentPath(hc.URL().Path); t != op.Path {
+		// The router took another path's route for this method.
+		hc.SetHeader("Allow", a.allowed(hc.URL().Path))
+		_ = huma.WriteErr(a.api, hc, http.StatusMethodNotAllowed, fmt.Sprintf("%s takes %s, not %s", hc.URL().Path, a.allowed(hc.URL().Path), op.Method))
+		return
+	}
 	tok, ok := a.identify(hc)
 	if !ok {
 		return

@@ -224,7 +224,7 @@ func TestIdempotencyKeysReplayCreatesOnce(t *testing.T) {
 		!strings.Contains(string(got), "in flight") {
 		t.Errorf("a key in flight: %d %s, want 409", s, got)
 	}
-	for _, key := range []string{"has space", strings.Repeat("k", 256), "tab\tkey"} {
+	for _, key := range []string{"has space", strings.Repeat("k", 256), "tab\tkey", ""} {
 		if s, got, _ := b.send(t, root, http.MethodPost, "/admin/v1/tenants", map[string]any{"name": "bad key"}, map[string]string{"Idempotency-Key": key}); s != http.StatusUnprocessableEntity {
 			t.Errorf("Idempotency-Key %q: %d %s, want 422", key, s, got)
 		}

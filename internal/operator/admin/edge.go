@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -128,38 +130,50 @@ func (a *API) checkEdge(hc huma.Context, op *huma.Operation) (huma.Context, []er
 }
 
 // checkParams refuses a parameter that is no UTF-8 or given empty, and a
-// path parameter its schema refuses.
+// path or header parameter its schema refuses.
 func (a *API) checkParams(hc huma.Context, op *huma.Operation) []error {
 	var errs []error
 	u := hc.URL()
 	query := u.Query()
 	for _, p := range op.Parameters {
 		loc := p.In + "." + p.Name
-		var raw string
-		switch p.In {
-		case "path":
-			raw = hc.Param(p.Name)
-		case "query":
-			vs, given := query[p.Name]
-			if !given {
-				continue
-			}
-			if len(vs) == 0 || vs[0] == "" {
-				errs = append(errs, detail(loc, "is empty: give a value, or leave the parameter out"))
-				continue
-			}
-			raw = vs[0]
-		case "header":
-			raw = hc.Header(p.Name)
-		}
+		raw, given := paramValue(hc, query, p)
 		switch {
+		case !given:
+		case raw == "":
+			errs = append(errs, detail(loc, "is empty: give a value, or leave it out"))
 		case !utf8.ValidString(raw):
 			errs = append(errs, detail(loc, "is not valid UTF-8"))
-		case p.In == "path", p.In == "header" && raw != "":
+		case p.In == "path", p.In == "header":
 			errs = append(errs, a.checkValue(loc, p.Schema, raw)...)
 		}
 	}
 	return errs
+}
+
+// paramValue is the raw value of p, and whether the request gives it at
+// all (a path parameter always is).
+func paramValue(hc huma.Context, query url.Values, p *huma.Param) (string, bool) {
+	switch p.In {
+	case "path":
+		return hc.Param(p.Name), true
+	case "query":
+		vs, given := query[p.Name]
+		if !given || len(vs) == 0 {
+			return "", given
+		}
+		return vs[0], true
+	case "header":
+		return hc.Header(p.Name), hasHeader(hc, p.Name)
+	}
+	return "", false
+}
+
+// hasHeader reports whether the request carries header name, empty or not.
+func hasHeader(hc huma.Context, name string) bool {
+	found := false
+	hc.EachHeader(func(n, _ string) { found = found || strings.EqualFold(n, name) })
+	return found
 }
 
 func detail(loc, msg string) error { return &huma.ErrorDetail{Location: loc, Message: msg} }
@@ -241,7 +255,7 @@ var jsonFormat = huma.Format{
 		if !utf8.Valid(data) {
 			return errors.New("the body is not valid UTF-8")
 		}
-		err := json.Unmarshal(data, v)
+		err := json.Unmarshal(integralNumbers(data), v)
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			field := te.Field
@@ -256,6 +270,69 @@ var jsonFormat = huma.Format{
 		}
 		return err
 	},
+}
+
+// integralNumbers writes every number of a JSON text that is a whole
+// number written with a fraction or an exponent (10.0, 1e3) as the
+// integer it is: JSON Schema's integer is any number without a fractional
+// part, so the document's integer fields take them, and Go's decoder
+// would refuse them. Anything else, strings included, is left byte for
+// byte; a number beyond 2^53 keeps its spelling (a float cannot say which
+// integer it is).
+func integralNumbers(data []byte) []byte {
+	if !bytes.ContainsAny(data, ".eE") {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); {
+		switch c := data[i]; {
+		case c == '"':
+			j := stringEnd(data, i)
+			out = append(out, data[i:j]...)
+			i = j
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(data) && strings.IndexByte("+-0123456789.eE", data[j]) >= 0 {
+				j++
+			}
+			if whole, ok := wholeNumber(data[i:j]); ok {
+				out = append(out, whole...)
+			} else {
+				out = append(out, data[i:j]...)
+			}
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
+}
+
+// stringEnd is the index after the JSON string that starts at data[i].
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// wholeNumber is the integer spelling of a number token written with a
+// fraction or an exponent whose value is whole and exact in a float.
+func wholeNumber(tok []byte) (string, bool) {
+	if !bytes.ContainsAny(tok, ".eE") {
+		return "", false
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return "", false
+	}
+	return strconv.FormatInt(int64(f), 10), true
 }
 
 // kindOf names a Go type as a JSON value a person would send.

@@ -73,15 +73,73 @@ var _ huma.Transformer = problems
 
 // unrouted answers, as problems, what no operation serves on the admin
 // listener: a path nothing serves (404), a method the path does not take
-// (405; gin sets Allow, HEAD included).
-func unrouted(e *gin.Engine) {
+// (405, HEAD included, with Allow).
+func (a *API) unrouted(e *gin.Engine) {
 	e.NoRoute(func(c *gin.Context) {
 		writeProblem(c, newProblem(http.StatusNotFound, fmt.Sprintf("nothing is served at %s; the operations are in %s", c.Request.URL.Path, OpenAPIPath)))
 	})
 	e.NoMethod(func(c *gin.Context) {
+		if allow := a.allowed(c.Request.URL.Path); allow != "" {
+			c.Header("Allow", allow) // the document's, not the router's guess
+		}
 		writeProblem(c, newProblem(http.StatusMethodNotAllowed, fmt.Sprintf("%s takes %s, not %s", c.Request.URL.Path,
 			c.Writer.Header().Get("Allow"), c.Request.Method)))
 	})
+}
+
+// allowed lists the methods the document gives the path it names (see
+// documentPath); "" for a path outside the document (gin's Allow stands).
+func (a *API) allowed(path string) string {
+	template := a.documentPath(path)
+	if template == "" {
+		return ""
+	}
+	item := a.api.OpenAPI().Paths[template]
+	var methods []string
+	for _, m := range []struct {
+		name string
+		op   *huma.Operation
+	}{{http.MethodGet, item.Get}, {http.MethodPost, item.Post}, {http.MethodPut, item.Put}, {http.MethodDelete, item.Delete}, {http.MethodPatch, item.Patch}} {
+		if m.op != nil {
+			methods = append(methods, m.name)
+		}
+	}
+	return strings.Join(methods, ", ")
+}
+
+// documentPath is the document's path a request path names: of those
+// matching it, the one with the most literal segments (/dead-letters/replay,
+// not /dead-letters/{id}); "" when none does. The router may take another
+// method's route for it (GET /dead-letters/replay reaches the GET of
+// /dead-letters/{id}): the document's is the one that answers.
+func (a *API) documentPath(path string) string {
+	got := strings.Split(strings.Trim(path, "/"), "/")
+	best, bestLiterals := "", -1
+	for template := range a.api.OpenAPI().Paths {
+		if n := literalsMatching(strings.Split(strings.Trim(template, "/"), "/"), got); n > bestLiterals {
+			best, bestLiterals = template, n
+		}
+	}
+	return best
+}
+
+// literalsMatching is how many of template's literal segments path has,
+// or -1 when path does not match template.
+func literalsMatching(template, path []string) int {
+	if len(template) != len(path) {
+		return -1
+	}
+	n := 0
+	for i, seg := range template {
+		switch {
+		case strings.HasPrefix(seg, "{"):
+		case seg == path[i]:
+			n++
+		default:
+			return -1
+		}
+	}
+	return n
 }
 
 // writeProblem writes p outside huma.

@@ -74,6 +74,7 @@ func TestEveryErrorIsAProblemDetail(t *testing.T) {
 		{"unknown route, no token", http.MethodGet, "/admin/v1/tenants/" + w.tenant + "/nosuch", "", "", 404},
 		{"wrong method", http.MethodDelete, "/admin/v1/tenants", "", "", 405},
 		{"HEAD", http.MethodHead, "/admin/v1/tenants", "", "", 405},
+		{"a method of another path's route", http.MethodGet, "/admin/v1/dead-letters/replay", "", "", 405},
 		{"another media type", http.MethodPost, "/admin/v1/tenants", "text/plain", `{"name":"x"}`, 415},
 		{"no JSON", http.MethodPost, "/admin/v1/tenants", "application/json", `{"name":`, 400},
 	} {

@@ -333,7 +333,8 @@ func (a *assembly) adminStage(context.Context) error {
 		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types)},
 		a.cfg.AdminGroups...)
-	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg}, a.log)
+	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
+		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)
 	if a.cfg.Profiling {
 		srv.EnableProfiling()
 	}

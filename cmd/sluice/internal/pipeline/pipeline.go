@@ -47,8 +47,13 @@ type Config struct {
 	// AdminGroups register further resource groups on the admin API
 	// (internal/operator/admin's package doc says how).
 	AdminGroups []func(*admin.API)
-	Topics      envelope.Topics
-	TopicSpec   kafka.TopicSpec
+	// AdminFailedAuthRate and AdminFailedAuthBurst bound failed
+	// authentications per client address on the admin API
+	// (admin.Config's); zero: its defaults (1/s, burst 10).
+	AdminFailedAuthRate  float64
+	AdminFailedAuthBurst int
+	Topics               envelope.Topics
+	TopicSpec            kafka.TopicSpec
 	// Which stages run here.
 	Ingest, CDC, Consume bool
 	// Migrate applies pending migrations at start.
