@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -18,41 +17,7 @@ import (
 // document like do's.
 func (b *bundle) send(t *testing.T, token, method, path string, body any, headers map[string]string) (int, []byte, http.Header) {
 	t.Helper()
-	b.load(t)
-	var raw []byte
-	if body != nil {
-		if s, ok := body.(string); ok {
-			raw = []byte(s)
-		} else {
-			raw, _ = json.Marshal(body)
-		}
-	}
-	req, err := http.NewRequest(method, b.srv.URL+path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	vreq, _ := http.NewRequest(method, b.srv.URL+path, bytes.NewReader(raw))
-	vreq.Header = req.Header.Clone()
-	resp.Body = io.NopCloser(bytes.NewReader(got))
-	if ok, verrs := b.validator.ValidateHttpResponse(vreq, resp); !ok {
-		for _, e := range verrs {
-			t.Errorf("%s %s -> %d does not match the OpenAPI document: %s: %s (body %s)", method, path, resp.StatusCode, e.Message, e.Reason, got)
-		}
-	}
-	return resp.StatusCode, got, resp.Header
+	return b.doAt(t, b.srv.URL, token, method, path, body, headers)
 }
 
 // creates are the create operations, each with a body making something new.

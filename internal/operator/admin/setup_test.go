@@ -206,9 +206,9 @@ func (b *bundle) do(t *testing.T, token, method, path string, body any) (int, []
 	return status, got
 }
 
-// doAt is do against another server of the same API, returning the
-// answer's headers too.
-func (b *bundle) doAt(t *testing.T, base, token, method, path string, body any) (int, []byte, http.Header) {
+// doAt is do against another server of the same API, with headers of
+// its own, returning the answer's headers too.
+func (b *bundle) doAt(t *testing.T, base, token, method, path string, body any, headers ...map[string]string) (int, []byte, http.Header) {
 	t.Helper()
 	b.load(t)
 	var rd io.Reader
@@ -231,6 +231,11 @@ func (b *bundle) doAt(t *testing.T, base, token, method, path string, body any) 
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for _, h := range headers {
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
