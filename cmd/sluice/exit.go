@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
@@ -109,9 +110,13 @@ func errorFields(err error, msg string) map[string]any {
 			"checked": ce.Checked, "examples": ce.Examples}
 	}
 	fields := map[string]any{"message": msg}
-	var stopped *replayStopped
+	var stopped *operate.ReplayError
 	if errors.As(err, &stopped) {
-		fields["replayed"], fields["failed_id"] = stopped.Replayed, stopped.FailedID
+		replayed := stopped.Replayed
+		if replayed == nil {
+			replayed = []int64{}
+		}
+		fields["replayed"], fields["failed_id"] = replayed, stopped.ID
 	}
 	return fields
 }

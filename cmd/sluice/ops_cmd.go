@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -100,14 +99,12 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 
 // replayDeadLetters replays letter id, or every pending letter of group
 // (operate's, shared with the admin API). It stops at the first failure:
-// the letters after it stay pending, and the error says how far it got.
+// the letters after it stay pending, and the error (an
+// *operate.ReplayError when a letter failed again) says how far it got.
 func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (operate.ReplayResult, error) {
 	if group == "" {
 		if err := op.ReplayDeadLetter(ctx, nil, id); err != nil {
-			if errors.Is(err, operate.ErrNotFound) || errors.Is(err, operate.ErrAlreadyReplayed) {
-				return operate.ReplayResult{}, err
-			}
-			return operate.ReplayResult{}, &replayStopped{ReplayResult: operate.ReplayResult{Replayed: []int64{}, FailedID: id}, err: err}
+			return operate.ReplayResult{Replayed: []int64{}}, err
 		}
 		log.Info("dead letter replayed", slog.Int64("id", id))
 		return operate.ReplayResult{Replayed: []int64{id}}, nil
@@ -116,27 +113,8 @@ func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, grou
 	if res.Replayed == nil {
 		res.Replayed = []int64{}
 	}
-	if err != nil && res.FailedID != 0 {
-		return res, &replayStopped{ReplayResult: res, err: err}
-	}
 	return res, err
 }
-
-// replayStopped is a replay stopped by a letter that failed again: the
-// letters before it were replayed, it and those after it stay pending.
-type replayStopped struct {
-	operate.ReplayResult
-	err error
-}
-
-func (e *replayStopped) Error() string {
-	if len(e.Replayed) == 0 {
-		return fmt.Sprintf("%v (it stays pending)", e.err)
-	}
-	return fmt.Sprintf("replayed %d dead letter(s) %v, then %v (it and the ones after it stay pending)", len(e.Replayed), e.Replayed, e.err)
-}
-
-func (e *replayStopped) Unwrap() error { return e.err }
 
 func (g *Globals) operateConfig(o groups.Options) operate.Config {
 	return operate.Config{Topics: g.topics(), Groups: o}
