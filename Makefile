@@ -30,15 +30,6 @@ build: ## Build bin/sluice.
 run: up build ## Run the pipeline: services, migrations, a demo tenant, one signed webhook to a grant.
 	@bash dev/run.sh
 
-test: up monitoring-check $(SCHEMATHESIS) ## Run the monitoring check, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
-	@go vet ./...
-	@CHAOS_QUICK=1 bash dev/chaos.sh
-	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
-
-test-unit: ## Run only the tests that need no services.
-	@go test $(GO_TEST_FLAGS) ./internal/provider/signature/ ./internal/keyring/ ./schemas/
-	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./cdc/
-
 # Schemathesis, installed once per version from PyPI into a virtual
 # environment under .run/tools/: cmd/sluice's TestAdminAPIUnderSchemathesis
 # runs it against the admin API (dev/schemathesis/schemathesis.toml).
@@ -47,6 +38,15 @@ SCHEMATHESIS := .run/tools/schemathesis-$(SCHEMATHESIS_VERSION)/bin/st
 
 $(SCHEMATHESIS):
 	@bash dev/schemathesis/install.sh $(SCHEMATHESIS_VERSION) $(patsubst %/bin/st,%,$@)
+
+test: up monitoring-check $(SCHEMATHESIS) ## Run the monitoring check, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
+	@go vet ./...
+	@CHAOS_QUICK=1 bash dev/chaos.sh
+	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
+
+test-unit: ## Run only the tests that need no services.
+	@go test $(GO_TEST_FLAGS) ./internal/provider/signature/ ./internal/keyring/ ./schemas/
+	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./cdc/
 
 # promtool, built once from the Prometheus version dev/monitoring pins
 # (without service discovery, which rule tests never use), kept under .run/.
