@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/input"
 )
 
 // AdminTokenCmd groups the admin API's bearer tokens.
@@ -20,8 +21,14 @@ type AdminTokenCreateCmd struct {
 	Output
 	Role    string        `required:"" enum:"read,operate" help:"read: GET only (payloads included, audited); operate: also acts (create, disable, rotate, replay, rewind)."`
 	Tenant  string        `help:"Confine the token to this tenant (other tenants' ids are 404, cross-tenant routes 403); default: every tenant."`
-	Expires time.Duration `help:"Lifetime, e.g. 720h; default: no expiry."`
+	Expires time.Duration `default:"720h" help:"Lifetime: positive, at most a year (8760h)."`
 	Name    string        `help:"Who or what holds it, for the list and the audit trail."`
+}
+
+// Validate refuses a lifetime the store would not give, before anything
+// connects (a usage error).
+func (c *AdminTokenCreateCmd) Validate() error {
+	return input.Lifetime("--expires", c.Expires, admintoken.MaxTTL)
 }
 
 func (c *AdminTokenCreateCmd) Run(ctx context.Context, g *Globals) error {
@@ -53,8 +60,14 @@ func (c *AdminTokenListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	// A token an earlier release made without an expiry says so: replace it,
+	// then revoke it.
 	return printList(c.Output, tokens, "", "ID\tNAME\tROLE\tTENANT\tEXPIRES\tREVOKED", func(t admintoken.Token) []any {
-		return []any{t.ID, orDash(t.Name), t.Role, orDash(t.TenantID), timeOrDash(t.ExpiresAt), timeOrDash(t.RevokedAt)}
+		expires := timeOrDash(t.ExpiresAt)
+		if t.NoExpiry {
+			expires = "never (replace it)"
+		}
+		return []any{t.ID, orDash(t.Name), t.Role, orDash(t.TenantID), expires, timeOrDash(t.RevokedAt)}
 	})
 }
 

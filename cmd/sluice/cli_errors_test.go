@@ -67,6 +67,8 @@ func TestUsageErrorsPrintOneLineAndExitTwo(t *testing.T) {
 		{[]string{"tenant", "list", "--limit", "many"}, "--limit: expected a valid 64 bit int", "sluice tenant list --help"},
 		{[]string{"admintoken", "create", "--role", "boss"}, `--role must be one of "read","operate"`, "sluice admintoken create --help"},
 		{[]string{"tenant"}, `expected one of "create"`, "sluice tenant --help"},
+		{[]string{"admintoken", "create", "--role", "read", "--expires", "0s"}, "--expires: must be positive and at most 8760h", "sluice admintoken create --help"},
+		{[]string{"admintoken", "create", "--role", "read", "--expires", "9000h"}, "--expires: must be positive and at most 8760h", "sluice admintoken create --help"},
 		{[]string{"nosuch"}, "unexpected argument nosuch", "sluice --help"},
 		{[]string{"source", "create", "--tenant", "t", "--kind", "paypal", "--account", "a", "--secret", "s"}, `unknown source kind "paypal"`, "sluice source create --help"},
 		{[]string{"reconcile", "--since", "yesterday"}, "--since", "sluice reconcile run --help"},
