@@ -69,8 +69,10 @@ func TestReconcileConvergesOnALargeOutageWithinAnHourlyBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if runs != 3 {
-		t.Errorf("converged in %d runs, want 3 at %d requests an hour", runs, budget)
+	// A clock hour that turns during the test refills the budget early: one
+	// run fewer, never more.
+	if runs > 3 || runs < 2 {
+		t.Errorf("converged in %d runs, want 3 at %d requests an hour (or 2 across an hour's turn)", runs, budget)
 	}
 	if n := f.inboxRows(t); n != invoices {
 		t.Fatalf("inbox rows = %d, want %d", n, invoices)

@@ -106,8 +106,10 @@ func TestAWindowLargerThanTheBudgetConvergesOverHours(t *testing.T) {
 	if recovered != handled {
 		t.Fatalf("recovered %d over %d runs, want %d", recovered, runs, handled)
 	}
-	if runs != handled/100/budget+1 {
-		t.Errorf("took %d runs, want %d", runs, handled/100/budget+1)
+	// A clock hour that turns during the test refills the budget early: one
+	// run fewer, never more.
+	if want := handled/100/budget + 1; runs > want || runs < want-1 {
+		t.Errorf("took %d runs, want %d (or one fewer across an hour's turn)", runs, want)
 	}
 	// Each page once: a resumed listing asks for the page after the last one
 	// saved, never for one again.
@@ -142,7 +144,9 @@ func TestTwentyThrottledAnswersInARowDoNotEndTheRun(t *testing.T) {
 	if got := testenv.Metric(t, reg, "sluice_reconcile_throttled_total", map[string]string{"kind": "stripe"}); got != 20 {
 		t.Fatalf("throttled answers counted %v, want 20", got)
 	}
-	if n := b.count(t, `SELECT used FROM reconcile_budgets WHERE source_id = $1`, b.sourceID); n != 5 {
+	// At most: a clock hour that turns during the test's 20 s starts the
+	// count again.
+	if n := b.count(t, `SELECT used FROM reconcile_budgets WHERE source_id = $1`, b.sourceID); n > 5 {
 		t.Fatalf("budget used = %d, want the 5 answered requests", n)
 	}
 }
