@@ -57,6 +57,7 @@ var folders = map[string]int{
 	"internal/audit":            plumbing,
 	"internal/standardwebhooks": plumbing,
 	"internal/listen":           plumbing,
+	"internal/egress":           plumbing, // an HTTP client that dials only public addresses
 	// Signals the loops of production code carry, inert until a test
 	// starts one: plumbing, not a test helper.
 	"internal/testsignal": plumbing,
@@ -67,6 +68,7 @@ var folders = map[string]int{
 	"internal/store/catalog":   stores,
 	"internal/store/lifecycle": stores,
 	"internal/store/inbox":     stores,
+	"internal/store/endpoints": stores,
 	// The tests' Postgres and Kafka sit on the plumbing and the migrations,
 	// and consumers/consumertest on them: beside the stores.
 	"internal/testenv": stores,

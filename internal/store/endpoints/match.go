@@ -1,0 +1,108 @@
+package endpoints
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxFilters bounds an endpoint's filters, and MaxFilterLength one filter.
+const (
+	MaxFilters      = 64
+	MaxFilterLength = 200
+)
+
+// CheckFilter says whether f is a filter: "*", an event type
+// (stripe.invoice.paid, hmac.order.placed) or a prefix of dot-separated
+// parts ending in ".*" (stripe.invoice.*), of lowercase letters, digits,
+// '_' and '-'.
+func CheckFilter(f string) error {
+	if f == "*" {
+		return nil
+	}
+	if len(f) > MaxFilterLength {
+		return fmt.Errorf("filter %q: longer than %d characters", f, MaxFilterLength)
+	}
+	name, wild := strings.CutSuffix(f, ".*")
+	if name == "" {
+		return fmt.Errorf("filter %q: want \"*\", an event type or a prefix ending in \".*\"", f)
+	}
+	for part := range strings.SplitSeq(name, ".") {
+		if part == "" {
+			return fmt.Errorf("filter %q: an empty part", f)
+		}
+		for _, r := range part {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+				if r == '*' && !wild {
+					return fmt.Errorf("filter %q: '*' only as the whole filter or its last part (\"stripe.invoice.*\")", f)
+				}
+				return fmt.Errorf("filter %q: %q is not a lowercase letter, digit, '_' or '-'", f, r)
+			}
+		}
+	}
+	return nil
+}
+
+// Matches says whether event type t matches filter f ("stripe.invoice.*"
+// matches stripe.invoice.paid and stripe.invoice.payment.failed, not
+// stripe.invoice itself).
+func Matches(f, t string) bool {
+	if f == "*" {
+		return true
+	}
+	if prefix, ok := strings.CutSuffix(f, "*"); ok {
+		return strings.HasPrefix(t, prefix) && len(t) > len(prefix)
+	}
+	return f == t
+}
+
+// MatchesAny says whether t matches one of filters.
+func MatchesAny(filters []string, t string) bool {
+	for _, f := range filters {
+		if Matches(f, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Subscription is an enabled endpoint as the fan-out sees it.
+type Subscription struct {
+	EndpointID string
+	TenantID   string
+	Filters    []string
+}
+
+// Index answers "which of a tenant's enabled endpoints take this type?"
+// from one read of the subscriptions.
+type Index struct {
+	byTenant map[string][]Subscription
+}
+
+// NewIndex indexes subs by tenant.
+func NewIndex(subs []Subscription) *Index {
+	ix := &Index{byTenant: make(map[string][]Subscription)}
+	for _, s := range subs {
+		ix.byTenant[s.TenantID] = append(ix.byTenant[s.TenantID], s)
+	}
+	return ix
+}
+
+// Match appends to dst the endpoints of tenant that take type t.
+func (ix *Index) Match(dst []string, tenant, t string) []string {
+	for _, s := range ix.byTenant[tenant] {
+		if MatchesAny(s.Filters, t) {
+			dst = append(dst, s.EndpointID)
+		}
+	}
+	return dst
+}
+
+// Any says whether one of tenant's enabled endpoints takes type t.
+func (ix *Index) Any(tenant, t string) bool {
+	for _, s := range ix.byTenant[tenant] {
+		if MatchesAny(s.Filters, t) {
+			return true
+		}
+	}
+	return false
+}

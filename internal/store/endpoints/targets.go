@@ -1,0 +1,116 @@
+package endpoints
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/standardwebhooks"
+)
+
+// Subscriptions reads every enabled endpoint's filters.
+func (s Store) Subscriptions(ctx context.Context) ([]Subscription, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters FROM endpoints WHERE disabled_at IS NULL ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Subscription, error) {
+		var sub Subscription
+		err := r.Scan(&sub.EndpointID, &sub.TenantID, &sub.Filters)
+		return sub, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	return subs, nil
+}
+
+// Target is an enabled endpoint as the deliverer sees it: where, how, and
+// the keys that sign for it, opened.
+type Target struct {
+	ID       string
+	TenantID string
+	URL      string
+	Ordered  bool
+	// Rate (per second) and Concurrency are the endpoint's own; zero: the
+	// deployment's default.
+	Rate        int
+	Concurrency int
+	// Keys sign every request, newest first: several during a rotation's
+	// overlap, each giving one signature of the header.
+	Keys [][]byte
+	// Headers are the endpoint's static headers, sent on every request and
+	// never logged.
+	Headers map[string]string
+	// FailingSince is the first failure of the current streak.
+	FailingSince *time.Time
+}
+
+// Targets reads every enabled endpoint with its secrets and headers opened.
+func (s Store) Targets(ctx context.Context) ([]Target, error) {
+	rows, err := s.Pool.Query(ctx, `
+SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_second, 0), coalesce(e.concurrency, 0),
+       e.headers_key_id, e.headers_sealed, e.failing_since,
+       coalesce(array_agg(k.key_id ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}'),
+       coalesce(array_agg(k.ciphertext ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}')
+FROM endpoints e
+LEFT JOIN endpoint_secrets k ON k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now())
+WHERE e.disabled_at IS NULL
+GROUP BY e.id
+ORDER BY e.id`)
+	if err != nil {
+		return nil, fmt.Errorf("read targets: %w", err)
+	}
+	defer rows.Close()
+	var targets []Target
+	for rows.Next() {
+		var (
+			t          Target
+			headersKey *string
+			headers    []byte
+			keyIDs     []string
+			sealed     [][]byte
+		)
+		if err := rows.Scan(&t.ID, &t.TenantID, &t.URL, &t.Ordered, &t.Rate, &t.Concurrency, &headersKey, &headers,
+			&t.FailingSince, &keyIDs, &sealed); err != nil {
+			return nil, fmt.Errorf("read targets: %w", err)
+		}
+		if err := s.open(&t, headersKey, headers, keyIDs, sealed); err != nil {
+			return nil, err
+		}
+		targets = append(targets, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read targets: %w", err)
+	}
+	return targets, nil
+}
+
+// open fills t's keys and headers from their sealed forms.
+func (s Store) open(t *Target, headersKey *string, headers []byte, keyIDs []string, sealed [][]byte) error {
+	for i := range keyIDs {
+		secret, err := s.Ring.Open(keyIDs[i], sealed[i], []byte(t.ID))
+		if err != nil {
+			return fmt.Errorf("endpoint %s: open secret: %w", t.ID, err)
+		}
+		key, err := standardwebhooks.Key(string(secret))
+		if err != nil {
+			return fmt.Errorf("endpoint %s: secret: %w", t.ID, err)
+		}
+		t.Keys = append(t.Keys, key)
+	}
+	if headersKey == nil {
+		return nil
+	}
+	plain, err := s.Ring.Open(*headersKey, headers, []byte(t.ID))
+	if err != nil {
+		return fmt.Errorf("endpoint %s: open headers: %w", t.ID, err)
+	}
+	if err := json.Unmarshal(plain, &t.Headers); err != nil {
+		return fmt.Errorf("endpoint %s: headers: %w", t.ID, err)
+	}
+	return nil
+}
