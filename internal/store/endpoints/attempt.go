@@ -1,0 +1,20 @@
+package endpoints
+
+import "time"
+
+// Attempt is one request to an endpoint as its trail shows it.
+type Attempt struct {
+	Attempt   int       `json:"attempt" doc:"1 for the first request of a delivery."`
+	At        time.Time `json:"at"`
+	Status    int       `json:"status,omitempty" doc:"The endpoint's HTTP status; absent when no answer came."`
+	LatencyMS int       `json:"latency_ms"`
+	// ErrorClass is "" for a 2xx; otherwise refused_address, dns, connect,
+	// timeout, tls, reset, status (a non-2xx answer), ...
+	ErrorClass string `json:"error_class,omitempty" doc:"Why it failed: status, timeout, connect, tls, dns, refused_address, ...; absent for a 2xx."`
+	Error      string `json:"error,omitempty"`
+	// Answer is the first 1 KiB of the answer's body.
+	Answer string `json:"answer,omitempty" doc:"The first 1 KiB of the answer."`
+}
+
+// OK says whether the endpoint answered 2xx.
+func (a Attempt) OK() bool { return a.ErrorClass == "" && a.Status >= 200 && a.Status < 300 }
