@@ -65,7 +65,8 @@ CREATE TABLE deliveries (
     attempts      int NOT NULL DEFAULT 0,
     next_at       timestamptz NOT NULL DEFAULT now(),
     created_at    timestamptz NOT NULL DEFAULT now(),
-    -- When ingest accepted the event: the start of accepted-to-delivered.
+    -- When the relay published the event (its Kafka timestamp, within the
+    -- relay's lag of ingest's commit): where accepted-to-delivered starts.
     accepted_at   timestamptz,
     delivered_at  timestamptz,
     last_status   int,
@@ -81,6 +82,7 @@ CREATE TABLE deliveries (
     subject       text NOT NULL DEFAULT '',
     event_time    timestamptz,
     traceparent   text NOT NULL DEFAULT '',
+    content_type  text NOT NULL DEFAULT 'application/json',
     topic         text NOT NULL,
     partition     int NOT NULL,
     "offset"      bigint NOT NULL,

@@ -1,0 +1,66 @@
+package delivery
+
+import (
+	"sync"
+	"time"
+)
+
+// breaker stops an endpoint's claims after consecutive failures: while
+// open nothing is claimed (its deliveries wait in Postgres, in order);
+// after the cooldown one probe decides, and each failed probe doubles the
+// cooldown up to its bound.
+type breaker struct {
+	failures              int
+	cooldown, maxCooldown time.Duration
+
+	mu       sync.Mutex
+	streak   int
+	wait     time.Duration
+	openedAt time.Time
+	open     bool
+}
+
+func newBreaker(failures int, cooldown, maxCooldown time.Duration) *breaker {
+	return &breaker{failures: failures, cooldown: cooldown, maxCooldown: maxCooldown, wait: cooldown}
+}
+
+// allow says whether a claim may happen now, or how long to wait.
+func (b *breaker) allow(now time.Time) (time.Duration, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.open {
+		return 0, true
+	}
+	if left := b.openedAt.Add(b.wait).Sub(now); left > 0 {
+		return left, false
+	}
+	return 0, true
+}
+
+// probing says whether the breaker lets only one request through.
+func (b *breaker) probing() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.open
+}
+
+// record counts an attempt's outcome.
+func (b *breaker) record(ok bool, now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ok {
+		b.streak, b.open, b.wait = 0, false, b.cooldown
+		return
+	}
+	b.streak++
+	switch {
+	case b.open:
+		b.wait = min(2*b.wait, b.maxCooldown)
+		b.openedAt = now
+	case b.streak >= b.failures:
+		b.open, b.openedAt = true, now
+	}
+}
+
+// isOpen reports the state for the metrics.
+func (b *breaker) isOpen() bool { return b.probing() }

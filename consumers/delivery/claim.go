@@ -1,0 +1,122 @@
+package delivery
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+// message is one claimed delivery: what to send and where it stands.
+type message struct {
+	id                       int64
+	webhookID                string
+	attempt                  int
+	createdAt                time.Time
+	key                      string
+	inboxID                  *int64
+	body                     []byte
+	eventID, eventType, src  string
+	subject                  string
+	eventTime                *time.Time
+	traceparent, contentType string
+	tenantID                 string
+	// missing: the body is no longer kept (payload horizon, erasure).
+	missing bool
+}
+
+// claim leases up to n of t's due heads, parking the deliveries it finds
+// waiting behind their key's head.
+func (d *Deliverer) claim(ctx context.Context, t *endpoints.Target, n int) ([]message, error) {
+	rows, err := d.pool.Query(ctx, candidatesSQL, t.ID, 4*n+16, t.Ordered)
+	if err != nil {
+		return nil, fmt.Errorf("due deliveries: %w", err)
+	}
+	var (
+		heads  []int64
+		parked []int64
+		seen   []string
+		id     int64
+		xmin   string
+		head   bool
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &xmin, &head}, func() error {
+		switch {
+		case !head:
+			parked, seen = append(parked, id), append(seen, xmin)
+		case len(heads) < n:
+			heads = append(heads, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("due deliveries: %w", err)
+	}
+	if len(parked) > 0 {
+		if _, err := d.pool.Exec(ctx, parkSQL, parked, seen); err != nil {
+			return nil, fmt.Errorf("park deliveries: %w", err)
+		}
+	}
+	if len(heads) == 0 {
+		return nil, nil
+	}
+	return d.lease(ctx, t, heads)
+}
+
+// lease claims heads for one attempt and loads the bodies the inbox holds.
+func (d *Deliverer) lease(ctx context.Context, t *endpoints.Target, heads []int64) ([]message, error) {
+	lease := d.cfg.Timeout + 30*time.Second
+	rows, err := d.pool.Query(ctx, leaseSQL, heads, lease.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("lease deliveries: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (message, error) {
+		var m message
+		err := r.Scan(&m.id, &m.webhookID, &m.attempt, &m.createdAt, &m.key, &m.inboxID, &m.body, &m.eventID,
+			&m.eventType, &m.src, &m.subject, &m.eventTime, &m.traceparent, &m.contentType, &m.tenantID)
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lease deliveries: %w", err)
+	}
+	return msgs, d.loadBodies(ctx, t.TenantID, msgs)
+}
+
+// loadBodies fills the bodies kept in the inbox, in one query.
+func (d *Deliverer) loadBodies(ctx context.Context, tenant string, msgs []message) error {
+	var ids []int64
+	for _, m := range msgs {
+		if m.body == nil && m.inboxID != nil {
+			ids = append(ids, *m.inboxID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	bodies := make(map[int64][]byte, len(ids))
+	rows, err := d.pool.Query(ctx, bodiesSQL, ids, tenant)
+	if err != nil {
+		return fmt.Errorf("load bodies: %w", err)
+	}
+	var (
+		id   int64
+		body []byte
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		bodies[id] = body
+		return nil
+	}); err != nil {
+		return fmt.Errorf("load bodies: %w", err)
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.body == nil && m.inboxID != nil {
+			m.body = bodies[*m.inboxID]
+			m.missing = m.body == nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package delivery
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+// loop delivers to one endpoint: it claims up to its concurrency of due
+// deliveries, sends each in its own goroutine, and claims again as they
+// finish or it is woken.
+type loop struct {
+	d      *Deliverer
+	ctx    context.Context
+	cancel context.CancelFunc
+	target atomic.Pointer[endpoints.Target]
+
+	concurrency int
+	limiter     *rate.Limiter // nil: unlimited
+	breaker     *breaker
+
+	wakeC chan struct{} // new work (a notification, a refresh)
+	doneC chan struct{} // a delivery finished: a slot is free, a key moved
+	busy  sync.WaitGroup
+}
+
+func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
+	ctx, cancel := context.WithCancel(parent)
+	l := &loop{d: d, ctx: ctx, cancel: cancel, wakeC: make(chan struct{}, 1), doneC: make(chan struct{}, 1),
+		concurrency: d.concurrency(t), breaker: newBreaker(d.cfg.BreakerFailures, d.cfg.Cooldown, d.cfg.MaxCooldown)}
+	if r := d.rate(t); r > 0 {
+		l.limiter = rate.NewLimiter(rate.Limit(r), max(1, r/10))
+	}
+	l.target.Store(&t)
+	return l
+}
+
+// concurrency is t's, or the default, within the cap.
+func (d *Deliverer) concurrency(t endpoints.Target) int {
+	c := t.Concurrency
+	if c <= 0 {
+		c = d.cfg.DefaultConcurrency
+	}
+	return min(c, d.cfg.MaxConcurrency)
+}
+
+// rate is t's requests per second, or the default, within the cap; 0 is
+// unlimited below the cap, which then applies.
+func (d *Deliverer) rate(t endpoints.Target) int {
+	r := t.Rate
+	if r <= 0 {
+		r = d.cfg.DefaultRate
+	}
+	if r <= 0 {
+		return d.cfg.MaxRate
+	}
+	return min(r, d.cfg.MaxRate)
+}
+
+// sameShape says whether t can replace the loop's target in place: what a
+// running loop was built from is unchanged (secrets, headers and the URL
+// may change).
+func (l *loop) sameShape(t endpoints.Target) bool {
+	old := l.target.Load()
+	return old.Ordered == t.Ordered && l.d.concurrency(t) == l.concurrency && l.d.rate(t) == l.d.rate(*old)
+}
+
+func (l *loop) update(t endpoints.Target) { l.target.Store(&t) }
+
+func (l *loop) stop() { l.cancel() }
+
+func (l *loop) poke() {
+	select {
+	case l.wakeC <- struct{}{}:
+	default:
+	}
+}
+
+func (l *loop) finished() {
+	select {
+	case l.doneC <- struct{}{}:
+	default:
+	}
+}
+
+// run claims and sends until the loop is stopped, then waits for the
+// requests in flight.
+func (l *loop) run() {
+	defer l.busy.Wait()
+	var inflight atomic.Int32
+	for l.ctx.Err() == nil {
+		free := l.concurrency - int(inflight.Load())
+		if wait, ok := l.breaker.allow(time.Now()); !ok {
+			l.idle(wait)
+			continue
+		} else if l.breaker.probing() {
+			free = min(free, 1-int(inflight.Load()))
+		}
+		if free <= 0 {
+			l.idle(l.d.cfg.Poll)
+			continue
+		}
+		batch, err := l.d.claim(l.ctx, l.target.Load(), free)
+		if err != nil {
+			if l.ctx.Err() == nil {
+				l.d.log.Warn("claim deliveries", slog.String("event", "delivery.claim_failed"),
+					slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
+			}
+			l.idle(time.Second)
+			continue
+		}
+		for _, m := range batch {
+			inflight.Add(1)
+			l.busy.Add(1)
+			go func() {
+				defer l.busy.Done()
+				defer inflight.Add(-1)
+				defer l.finished()
+				l.deliver(m)
+			}()
+		}
+		if len(batch) == 0 {
+			l.idle(l.untilDue())
+		}
+	}
+}
+
+// idle waits for work, a finished delivery, or at most d.
+func (l *loop) idle(d time.Duration) {
+	t := time.NewTimer(max(d, time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-l.ctx.Done():
+	case <-l.wakeC:
+	case <-l.doneC:
+	case <-t.C:
+	}
+}
+
+// untilDue is how long until the endpoint's next delivery is due, at most
+// Poll.
+func (l *loop) untilDue() time.Duration {
+	var next *time.Time
+	if err := l.d.pool.QueryRow(l.ctx, nextDueSQL, l.target.Load().ID).Scan(&next); err != nil || next == nil {
+		return l.d.cfg.Poll
+	}
+	return min(time.Until(*next), l.d.cfg.Poll)
+}
+
+// deliver sends m (honouring the endpoint's rate) and records the outcome.
+// The loop's context ending interrupts the request: the lease then runs
+// out and another attempt sends it again.
+func (l *loop) deliver(m message) {
+	t := l.target.Load()
+	if l.limiter != nil {
+		if err := l.limiter.Wait(l.ctx); err != nil {
+			return
+		}
+	}
+	a, retryAfter := l.d.send(l.ctx, t, m)
+	if l.ctx.Err() != nil && !a.OK() {
+		return
+	}
+	l.breaker.record(a.OK(), time.Now())
+	if err := l.d.record(context.WithoutCancel(l.ctx), t, m, a, retryAfter); err != nil {
+		l.d.log.Warn("record delivery", slog.String("event", "delivery.record_failed"),
+			slog.String("endpoint_id", t.ID), slog.String("webhook_id", m.webhookID), slog.Any("error", err))
+	}
+}

@@ -1,0 +1,116 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/egress"
+	"github.com/sluicehq/sluice/internal/standardwebhooks"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+// UserAgent names Sluice to receivers.
+const UserAgent = "Sluice-Destinations/1"
+
+// answerKept is how much of an answer an attempt keeps.
+const answerKept = 1 << 10
+
+// send makes one request for m and says how it went, and how long the
+// endpoint asked to wait (Retry-After), if it did.
+func (d *Deliverer) send(ctx context.Context, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
+	now := time.Now()
+	a := endpoints.Attempt{Attempt: m.attempt, At: now}
+	req, err := request(ctx, t, m, now)
+	if err != nil {
+		a.ErrorClass, a.Error = "request", err.Error()
+		return a, 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	resp, err := d.cfg.Client.Do(req.WithContext(ctx))
+	a.LatencyMS = int(time.Since(now).Milliseconds())
+	if err != nil {
+		a.ErrorClass, a.Error = egress.Classify(err), err.Error()
+		return a, 0
+	}
+	defer resp.Body.Close()
+	answer, _ := egress.ReadAnswer(resp.Body, answerKept)
+	a.LatencyMS = int(time.Since(now).Milliseconds())
+	a.Status, a.Answer = resp.StatusCode, strings.ToValidUTF8(string(answer), "\uFFFD")
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		a.ErrorClass, a.Error = "status", fmt.Sprintf("the endpoint answered %d", resp.StatusCode)
+		wait, _ := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return a, wait
+	}
+	return a, 0
+}
+
+// request is m's request to t: the body exactly as received, signed with
+// every key of t (Standard Webhooks), with the CloudEvents HTTP binary
+// headers and the trace it belongs to. The endpoint's static headers never
+// replace Sluice's own.
+func request(ctx context.Context, t *endpoints.Target, m message, now time.Time) (*http.Request, error) {
+	if m.missing {
+		return nil, errPayloadGone
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(m.body))
+	if err != nil {
+		return nil, fmt.Errorf("endpoint url: %w", err)
+	}
+	h := req.Header
+	for k, v := range t.Headers {
+		h.Set(k, v)
+	}
+	h.Set("Content-Type", m.contentType)
+	h.Set("User-Agent", UserAgent)
+	h.Set(standardwebhooks.IDHeader, m.webhookID)
+	h.Set(standardwebhooks.TimestampHeader, strconv.FormatInt(now.Unix(), 10))
+	h.Set(standardwebhooks.SignatureHeader, signatures(t.Keys, m, now))
+	h.Set("ce-specversion", "1.0")
+	h.Set("ce-id", m.eventID)
+	h.Set("ce-type", m.eventType)
+	h.Set("ce-source", m.src)
+	if m.subject != "" {
+		h.Set("ce-subject", m.subject)
+	}
+	if m.eventTime != nil {
+		h.Set("ce-time", m.eventTime.UTC().Format(time.RFC3339Nano))
+	}
+	if m.traceparent != "" {
+		h.Set("traceparent", m.traceparent)
+	}
+	return req, nil
+}
+
+// errPayloadGone: the event's body is no longer kept (past the payload
+// horizon, or erased on request); no attempt can send it.
+var errPayloadGone = errors.New("the event's body is no longer kept (payload horizon or erasure)")
+
+// signatures is one v1 signature per key, space-separated, newest first.
+func signatures(keys [][]byte, m message, now time.Time) string {
+	sigs := make([]string, len(keys))
+	for i, k := range keys {
+		sigs[i] = standardwebhooks.Signature(k, m.webhookID, now, m.body)
+	}
+	return strings.Join(sigs, " ")
+}
+
+// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}

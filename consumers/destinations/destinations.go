@@ -1,0 +1,186 @@
+// Package destinations fans every published event out into deliveries: one
+// row per (event, enabled endpoint of its tenant whose filters match its
+// type), written in the batch's transaction, so the offset commits only
+// after the rows exist and a rewind inserts nothing twice. It never calls an
+// endpoint: the deliverer (consumers/delivery) claims the rows, so no
+// partition waits on an HTTP call and each endpoint's backlog is its own.
+//
+// An event's webhook-id is derived from the endpoint and the event's
+// identity (its inbox row, or for an event with none, its source and id),
+// so it is the same on every retry, replay and rewind.
+package destinations
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base32"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+//go:embed sql/fan_out.sql
+var fanOutSQL string
+
+// Refresh is how stale the endpoints the fan-out matches may be: an
+// endpoint created, changed or disabled is seen within it.
+const Refresh = 5 * time.Second
+
+// Handler is the fan-out's consumers.Handler.
+type Handler struct {
+	consumers.Local
+	subs *Subscriptions
+}
+
+// New builds the fan-out over the endpoints subs reads.
+func New(subs *Subscriptions) *Handler { return &Handler{subs: subs} }
+
+// Begin implements consumers.Handler.
+func (h *Handler) Begin(tx pgx.Tx) consumers.Batch { return &batch{h: h, tx: tx} }
+
+type batch struct {
+	h  *Handler
+	tx pgx.Tx
+}
+
+// Apply implements consumers.Batch: one statement for the batch.
+func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
+	ix, err := b.h.subs.Index(ctx)
+	if err != nil {
+		return err
+	}
+	var rows fanOut
+	var matched []string
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Event.TenantID == "" {
+			continue
+		}
+		matched = ix.Match(matched[:0], rec.Event.TenantID, rec.Event.Type)
+		for _, endpoint := range matched {
+			rows.add(endpoint, rec)
+		}
+	}
+	if len(rows.endpoint) == 0 {
+		return nil
+	}
+	var woken int
+	if err := b.tx.QueryRow(ctx, fanOutSQL, rows.args()...).Scan(&woken); err != nil {
+		return fmt.Errorf("fan out %d deliveries: %w", len(rows.endpoint), err)
+	}
+	return nil
+}
+
+// Settle implements consumers.Batch.
+func (b *batch) Settle(context.Context) error { return nil }
+
+// fanOut is the statement's columns, one element per delivery.
+type fanOut struct {
+	endpoint, tenant, webhookID, key    []string
+	inbox                               []*int64
+	payload                             [][]byte
+	eventID, eventType, source, subject []string
+	eventTime                           []*time.Time
+	traceparent, contentType, topic     []string
+	partition                           []int32
+	offset                              []int64
+	accepted                            []time.Time
+}
+
+func (f *fanOut) add(endpoint string, rec *consumers.Record) {
+	ev := rec.Event
+	var inbox *int64
+	if id, err := strconv.ParseInt(ev.InboxID, 10, 64); err == nil {
+		inbox = &id
+	}
+	// A body in the record is kept only when no inbox row holds it: an
+	// inbox row's body is loaded when it is sent.
+	var payload []byte
+	if inbox == nil {
+		payload = rec.Value
+	}
+	var at *time.Time
+	if !ev.Time.IsZero() {
+		at = &ev.Time
+	}
+	f.endpoint = append(f.endpoint, endpoint)
+	f.tenant = append(f.tenant, ev.TenantID)
+	f.webhookID = append(f.webhookID, WebhookID(endpoint, ev.InboxID, ev.Source, ev.ID))
+	f.key = append(f.key, string(rec.Key))
+	f.inbox = append(f.inbox, inbox)
+	f.payload = append(f.payload, payload)
+	f.eventID = append(f.eventID, ev.ID)
+	f.eventType = append(f.eventType, ev.Type)
+	f.source = append(f.source, ev.Source)
+	f.subject = append(f.subject, ev.Subject)
+	f.eventTime = append(f.eventTime, at)
+	f.traceparent = append(f.traceparent, ev.TraceParent)
+	f.contentType = append(f.contentType, cmpOr(ev.ContentType, "application/json"))
+	f.topic = append(f.topic, rec.Topic)
+	f.partition = append(f.partition, rec.Partition)
+	f.offset = append(f.offset, rec.Offset)
+	f.accepted = append(f.accepted, rec.Timestamp)
+}
+
+func (f *fanOut) args() []any {
+	return []any{f.endpoint, f.tenant, f.webhookID, f.key, f.inbox, f.payload, f.eventID, f.eventType, f.source,
+		f.subject, f.eventTime, f.traceparent, f.contentType, f.topic, f.partition, f.offset, f.accepted}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// WebhookID is the id an endpoint sees for an event, on every attempt:
+// "msg_" and 26 characters of a digest of the endpoint and the event's
+// identity (its inbox row, or its source and id when it has none).
+func WebhookID(endpointID, inboxID, source, eventID string) string {
+	identity := "inbox/" + inboxID
+	if inboxID == "" {
+		identity = "event/" + source + "/" + eventID
+	}
+	sum := sha256.Sum256([]byte(endpointID + "\x00" + identity))
+	return "msg_" + base32.HexEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:])[:26]
+}
+
+// Subscriptions is the fan-out's view of the enabled endpoints, read again
+// once it is Refresh old.
+type Subscriptions struct {
+	load func(context.Context) ([]endpoints.Subscription, error)
+	now  func() time.Time
+
+	mu     sync.Mutex
+	ix     *endpoints.Index
+	readAt time.Time
+}
+
+// NewSubscriptions reads the endpoints with load.
+func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, error)) *Subscriptions {
+	return &Subscriptions{load: load, now: time.Now}
+}
+
+// Index returns the endpoints as of at most Refresh ago. A failed read
+// keeps no stale answer past Refresh: the batch is retried (transient).
+func (s *Subscriptions) Index(ctx context.Context) (*endpoints.Index, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ix != nil && s.now().Sub(s.readAt) < Refresh {
+		return s.ix, nil
+	}
+	subs, err := s.load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("destinations: %w", err)
+	}
+	s.ix, s.readAt = endpoints.NewIndex(subs), s.now()
+	return s.ix, nil
+}
