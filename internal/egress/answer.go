@@ -1,0 +1,30 @@
+package egress
+
+import (
+	"fmt"
+	"io"
+)
+
+// drainLimit is how much of an answer past what the caller keeps
+// ReadAnswer reads and throws away, so that the connection can carry the
+// next request. An answer longer than that is cheaper to end by closing the
+// connection than to read.
+const drainLimit = 64 << 10
+
+// ReadAnswer returns at most the first max bytes of an endpoint's answer,
+// then drains up to drainLimit more so the connection can be reused. It
+// never reads more than max+drainLimit bytes, however much the endpoint
+// sends; the caller still closes the body. An error reading the kept bytes
+// is returned with what was read; an error while draining is not, since
+// the answer is complete and the transport will not reuse that connection.
+func ReadAnswer(r io.Reader, max int) ([]byte, error) {
+	if max < 0 {
+		max = 0
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(max)))
+	if err != nil {
+		return b, fmt.Errorf("egress: read answer: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(r, drainLimit))
+	return b, nil
+}
