@@ -55,12 +55,17 @@ func newHMACTenant(t *testing.T) hmacTenant {
 		t.Fatal(err)
 	}
 	secret := "s3cret-" + testenv.RandomSuffix()
-	sourceID, err := suite.store.CreateSource(ctx, tenancy.NewSource{TenantID: tenantID, Kind: "hmac", Account: "shop-" + testenv.RandomSuffix(),
-		Secret: secret, Settings: []byte(`{"header":"X-Signature","algorithm":"sha256","encoding":"hex","eventId":"/id","eventType":"/type"}`)})
+	sourceID, err := suite.store.CreateSource(ctx, hmacSource(tenantID, secret))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return hmacTenant{tenantID: tenantID, sourceID: sourceID, secret: secret}
+}
+
+// hmacSource is a generic HMAC source of tenant signing with secret.
+func hmacSource(tenantID, secret string) tenancy.NewSource {
+	return tenancy.NewSource{TenantID: tenantID, Kind: "hmac", Account: "shop-" + testenv.RandomSuffix(),
+		Secret: secret, Settings: []byte(`{"header":"X-Signature","algorithm":"sha256","encoding":"hex","eventId":"/id","eventType":"/type"}`)}
 }
 
 func (h hmacTenant) send(t *testing.T, body []byte) int {

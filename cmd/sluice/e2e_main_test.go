@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"testing"
 	"time"
@@ -24,7 +25,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -48,6 +51,9 @@ var suite struct {
 	// processes against the pipeline's database.
 	databaseURL, secretKey string
 }
+
+// loopback is where the tests' endpoints listen.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
 func TestMain(m *testing.M) {
 	os.Exit(runSuite(m))
@@ -87,6 +93,14 @@ func runSuite(m *testing.M) int {
 	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) }))
 	defer sink.Close()
 	cfg.Dispatch = dispatch.Config{URL: sink.URL, Secret: dispatchSecret}
+	// Tenants' endpoints in the tests are local servers.
+	cfg.Deliver = true
+	cfg.EndpointsRefresh = time.Nanosecond // each batch sees the endpoints a test just made
+	cfg.Delivery = delivery.Config{
+		Client:      egress.NewClient(egress.Config{Policy: egress.Policy{Allow: loopback}}),
+		BackoffBase: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
+		Cooldown: 100 * time.Millisecond, MaxCooldown: time.Second, Refresh: 50 * time.Millisecond,
+	}
 	cfg.CDCConfig.Slot = "sluice_e2e_" + suffix
 	cfg.CDCConfig.HeartbeatInterval = time.Second
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

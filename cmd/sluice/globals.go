@@ -102,6 +102,7 @@ func (h Horizons) lifecycle() (lifecycle.Config, error) {
 type RunFlags struct {
 	Horizons         `embed:""`
 	ReconcileFlags   `embed:""`
+	DeliveryFlags    `embed:""`
 	Reconcile        bool          `name:"reconcile" env:"SLUICE_RECONCILE" default:"true" negatable:"" help:"Run the reconciliation schedule in this process (ingest and serve); --no-reconcile where a dedicated sluice reconcile --every runs it."`
 	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"Public listen address: webhooks, /healthz, /readyz."`
 	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
@@ -188,6 +189,10 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		return cfg, err
 	}
 	cfg.ReconcileSchedule = f.Reconcile
+	cfg.Deliver = f.Deliver
+	if cfg.Delivery, err = f.DeliveryFlags.config(); err != nil {
+		return cfg, err
+	}
 	cfg.CDCConfig.Slot = f.Slot
 	cfg.CDCConfig.Linger = f.RelayLinger
 	switch {

@@ -29,8 +29,8 @@ import (
 //go:embed sql/fan_out.sql
 var fanOutSQL string
 
-// Refresh is how stale the endpoints the fan-out matches may be: an
-// endpoint created, changed or disabled is seen within it.
+// Refresh is how stale the endpoints the fan-out matches may be by
+// default: an endpoint created, changed or disabled is seen within it.
 const Refresh = 5 * time.Second
 
 // Handler is the fan-out's consumers.Handler.
@@ -154,27 +154,29 @@ func WebhookID(endpointID, inboxID, source, eventID string) string {
 }
 
 // Subscriptions is the fan-out's view of the enabled endpoints, read again
-// once it is Refresh old.
+// once it is refresh old.
 type Subscriptions struct {
-	load func(context.Context) ([]endpoints.Subscription, error)
-	now  func() time.Time
+	load    func(context.Context) ([]endpoints.Subscription, error)
+	refresh time.Duration
+	now     func() time.Time
 
 	mu     sync.Mutex
 	ix     *endpoints.Index
 	readAt time.Time
 }
 
-// NewSubscriptions reads the endpoints with load.
-func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, error)) *Subscriptions {
-	return &Subscriptions{load: load, now: time.Now}
+// NewSubscriptions reads the endpoints with load, again once they are
+// refresh old (0: for every batch).
+func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, error), refresh time.Duration) *Subscriptions {
+	return &Subscriptions{load: load, refresh: refresh, now: time.Now}
 }
 
-// Index returns the endpoints as of at most Refresh ago. A failed read
-// keeps no stale answer past Refresh: the batch is retried (transient).
+// Index returns the endpoints as of at most refresh ago. A failed read
+// keeps no stale answer past refresh: the batch is retried (transient).
 func (s *Subscriptions) Index(ctx context.Context) (*endpoints.Index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ix != nil && s.now().Sub(s.readAt) < Refresh {
+	if s.ix != nil && s.now().Sub(s.readAt) < s.refresh {
 		return s.ix, nil
 	}
 	subs, err := s.load(ctx)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/credits"
+	"github.com/sluicehq/sluice/consumers/destinations"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/feedback"
 	"github.com/sluicehq/sluice/consumers/installations"
@@ -31,9 +32,15 @@ type Options struct {
 	// Dispatch configures the notifications dispatcher; it runs only when
 	// Dispatch.URL is set.
 	Dispatch dispatch.Config
-	// EveryGroup lists the dispatcher even without Dispatch.URL, to name
-	// every group and topic (lag, rewinds, topic creation); its handler
-	// then has nowhere to deliver, so such a list is not for running.
+	// Destinations is the fan-out into tenants' endpoints' deliveries; it
+	// reads every event topic: the built-in groups', the notifications
+	// topic, and EventTopics (the catalogue's and tenants' shared topics).
+	Destinations *destinations.Handler
+	EventTopics  []string
+	// EveryGroup lists the dispatcher even without Dispatch.URL, and the
+	// fan-out without Destinations, to name every group and topic (lag,
+	// rewinds, topic creation); their handlers then have nowhere to
+	// deliver, so such a list is not for running.
 	EveryGroup bool
 }
 
@@ -59,7 +66,37 @@ func List(t envelope.Topics, pool *pgxpool.Pool, o Options) []Group {
 		id := t.Resource("dispatch")
 		list = append(list, group("dispatch", dispatch.New(o.Dispatch, pool, id), dispatch.Topic))
 	}
+	if o.Destinations != nil || o.EveryGroup {
+		list = append(list, fanOut(t, o, list))
+	}
 	return list
+}
+
+// fanOut is the destinations group: every topic an event of a tenant is
+// published to, once.
+func fanOut(t envelope.Topics, o Options, list []Group) Group {
+	id := t.Resource("destinations")
+	g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: o.Destinations}
+	if o.Destinations == nil {
+		g.Handler = destinations.New(nil)
+	}
+	seen := map[string]bool{}
+	add := func(topic string) {
+		if !seen[topic] {
+			seen[topic] = true
+			g.Topics = append(g.Topics, topic)
+		}
+	}
+	for _, other := range list {
+		for _, topic := range other.Topics {
+			add(topic)
+		}
+	}
+	add(t.Resource(dispatch.Topic))
+	for _, topic := range o.EventTopics {
+		add(topic)
+	}
+	return g
 }
 
 // Find returns the group with id.

@@ -18,6 +18,8 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/consumers/delivery"
+	"github.com/sluicehq/sluice/consumers/destinations"
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
 	"github.com/sluicehq/sluice/ingest"
@@ -30,6 +32,7 @@ import (
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/migrations"
@@ -46,6 +49,7 @@ type assembly struct {
 	reg       *prometheus.Registry
 	pool      *pgxpool.Pool
 	catalogue *schemas.Catalogue
+	deliverer *delivery.Deliverer
 	types     catalog.Config // tenants' event types: vocabulary and limits
 	checks    []listen.Check
 	closers   []func()
@@ -240,7 +244,12 @@ func (a *assembly) consumerStages(context.Context) error {
 	dispatch := a.cfg.Dispatch
 	dispatch.Registerer = a.reg
 	dispatch.Tracing = a.cfg.Tracing
-	specs := groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch})
+	eventTopics := a.types.TenantTopics()
+	for _, suffix := range a.catalogue.Topics() {
+		eventTopics = append(eventTopics, a.cfg.Topics.Resource(suffix))
+	}
+	fanOut := destinations.New(destinations.NewSubscriptions(endpoints.Store{Pool: a.pool}.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh)))
+	specs := groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))
 	for _, spec := range specs {
 		ids = append(ids, spec.ID)
@@ -265,6 +274,25 @@ func (a *assembly) consumerStages(context.Context) error {
 		}
 		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: group.Run})
 	}
+	return a.deliverStage()
+}
+
+// deliverStage runs the deliverer beside the consumers: it reads only
+// Postgres, so it needs no topic.
+func (a *assembly) deliverStage() error {
+	if !a.cfg.Deliver {
+		return nil
+	}
+	ring, err := keyring.Parse(a.cfg.SecretKey)
+	if err != nil {
+		return err
+	}
+	dc := a.cfg.Delivery
+	dc.Registerer = a.reg
+	dc.Refresh = cmp.Or(dc.Refresh, a.cfg.EndpointsRefresh)
+	d := delivery.New(dc, a.log.With(slog.String("component", "delivery")), a.pool, endpoints.Store{Pool: a.pool, Ring: ring})
+	a.deliverer = d
+	a.stages = append(a.stages, stage{name: "delivery", run: d.Run})
 	return nil
 }
 

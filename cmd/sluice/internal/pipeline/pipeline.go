@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
 	"github.com/sluicehq/sluice/ingest/reconcile"
@@ -85,6 +86,14 @@ type Config struct {
 	ConsumerBackoff           time.Duration
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
+	// Deliver runs the deliverer of tenants' endpoints in a process that
+	// consumes (the fan-out group always runs there); it needs SecretKey to
+	// open the endpoints' signing secrets.
+	Deliver  bool
+	Delivery delivery.Config
+	// EndpointsRefresh is how soon the fan-out and the deliverer see an
+	// endpoint created or changed. Default 5s.
+	EndpointsRefresh time.Duration
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
 	ShutdownGrace time.Duration
 	// KafkaBackoff is the first pause between attempts to create the topics
@@ -135,8 +144,27 @@ func (c Config) validate() error {
 	if payloads := c.Lifecycle.WithDefaults().PayloadHorizon; payloads < c.TopicSpec.Retention {
 		return fmt.Errorf("payload horizon %s is shorter than the topics' retention %s: a rewind would find claimed bodies gone", payloads, c.TopicSpec.Retention)
 	}
+	if err := c.validateDelivery(); err != nil {
+		return err
+	}
 	if c.Consume {
 		return c.Dispatch.Validate()
+	}
+	return nil
+}
+
+// validateDelivery refuses a deliverer that could not sign, or whose
+// retries would outlive the bodies they send.
+func (c Config) validateDelivery() error {
+	if !c.Consume || !c.Deliver {
+		return nil
+	}
+	if c.SecretKey == "" {
+		return errors.New("SLUICE_SECRET_KEY is required to deliver to tenants' endpoints (it opens their signing secrets); --no-deliver runs the consumers without the deliverer")
+	}
+	horizon, payloads := c.Delivery.WithDefaults().Horizon, c.Lifecycle.WithDefaults().PayloadHorizon
+	if horizon > payloads {
+		return fmt.Errorf("delivery horizon %s is longer than the payload horizon %s: late retries would find the bodies gone", horizon, payloads)
 	}
 	return nil
 }
@@ -145,5 +173,5 @@ func (c Config) needsKafka() bool { return c.CDC || c.Consume }
 
 // String describes which stages a configuration runs.
 func (c Config) String() string {
-	return fmt.Sprintf("ingest=%v cdc=%v consume=%v", c.Ingest, c.CDC, c.Consume)
+	return fmt.Sprintf("ingest=%v cdc=%v consume=%v deliver=%v", c.Ingest, c.CDC, c.Consume, c.Consume && c.Deliver)
 }

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	svix "github.com/svix/svix-webhooks/go"
+
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// received is one request an endpoint got.
+type received struct {
+	header http.Header
+	body   []byte
+	status int
+}
+
+// endpointServer is a tenant's endpoint: a local server keeping every request
+// and answering what answer says (2xx by default).
+type endpointServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []received
+	answer func(r *http.Request, body []byte) int
+}
+
+func newEndpointServer(t *testing.T, answer func(r *http.Request, body []byte) int) *endpointServer {
+	t.Helper()
+	rc := &endpointServer{answer: answer}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		status := http.StatusNoContent
+		if rc.answer != nil {
+			status = rc.answer(r, body)
+		}
+		rc.mu.Lock()
+		rc.got = append(rc.got, received{header: r.Header.Clone(), body: body, status: status})
+		rc.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *endpointServer) requests() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.got)
+}
+
+// newEndpoint gives tenant an endpoint at url taking filters, and returns
+// its id and signing secret.
+func newEndpoint(t *testing.T, tenantID, url string, ordered bool, filters ...string) (string, string) {
+	t.Helper()
+	ctx := context.Background()
+	var id string
+	if err := suite.pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters, ordered) VALUES ($1, $2, $3, $4) RETURNING id`,
+		tenantID, url, filters, ordered).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	secret := "whsec_" + base64.StdEncoding.EncodeToString(key)
+	ring, err := keyring.Parse(suite.secretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyID, sealed, err := ring.Seal([]byte(secret), []byte(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suite.pool.Exec(ctx, `INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3)`, id, keyID, sealed); err != nil {
+		t.Fatal(err)
+	}
+	return id, secret
+}
+
+// waitDelivered waits until endpoint has want deliveries delivered.
+func waitDelivered(t *testing.T, endpoint string, want int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		n := count(t, `SELECT count(*) FROM deliveries WHERE endpoint_id = $1 AND state = 'delivered'`, endpoint)
+		if n >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("endpoint %s: %d deliveries delivered after %s, want %d", endpoint, n, within, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A tenant's three endpoints each receive exactly the events their filters
+// match, each request verifying with Svix's library and carrying the body
+// exactly as the provider sent it.
+func TestEndpointsReceiveExactlyTheirMatchingEventsSignedAndAsSent(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	h := hmacSourceFor(t, f.tenantID)
+	h.declareOrders(t, catalogStore(t))
+	invoices, all, orders := newEndpointServer(t, nil), newEndpointServer(t, nil), newEndpointServer(t, nil)
+	invoicesID, invoicesSecret := newEndpoint(t, f.tenantID, invoices.URL, true, "stripe.invoice.*")
+	allID, allSecret := newEndpoint(t, f.tenantID, all.URL, true, "*")
+	ordersID, ordersSecret := newEndpoint(t, f.tenantID, orders.URL, true, "hmac.order.placed")
+	// Another tenant's endpoint taking everything sees none of it.
+	other := newTenant(t)
+	stranger := newEndpointServer(t, nil)
+	newEndpoint(t, other.tenantID, stranger.URL, true, "*")
+
+	s := testenv.RandomSuffix()
+	paid := invoicePaid("evt_paid_"+s, "in_"+s, f.customer, 2000)
+	// Unusual whitespace: what arrives must be these bytes.
+	order := append(orderPlaced("ord-"+s, "o-"+s, 12), "\n "...)
+	if code := f.sendSigned(t, paid); code/100 != 2 {
+		t.Fatalf("invoice: %d", code)
+	}
+	if code := h.send(t, order); code/100 != 2 {
+		t.Fatalf("order: %d", code)
+	}
+	// "*" gets the invoice, the order and the credits' confirmation intent.
+	waitDelivered(t, invoicesID, 1, 30*time.Second)
+	waitDelivered(t, ordersID, 1, 30*time.Second)
+	waitDelivered(t, allID, 3, 30*time.Second)
+
+	check := func(name string, rc *endpointServer, secret string, want map[string][]byte) {
+		t.Helper()
+		wh, err := svix.NewWebhook(secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]byte{}
+		for _, r := range rc.requests() {
+			if err := wh.Verify(r.body, r.header); err != nil {
+				t.Errorf("%s: a request does not verify: %v", name, err)
+			}
+			got[r.header.Get("ce-type")] = r.body
+			if r.header.Get("ce-specversion") != "1.0" || r.header.Get("ce-source") == "" || r.header.Get("ce-id") == "" {
+				t.Errorf("%s: CloudEvents headers missing: %v", name, r.header)
+			}
+		}
+		for typ, body := range want {
+			if string(got[typ]) != string(body) {
+				t.Errorf("%s: %s arrived as %q, want the bytes sent", name, typ, got[typ])
+			}
+		}
+		for typ := range got {
+			if _, ok := want[typ]; !ok && !(name == "all" && typ == "sluice.email.credits_granted") {
+				t.Errorf("%s received %s, which its filters do not match", name, typ)
+			}
+		}
+	}
+	check("invoices", invoices, invoicesSecret, map[string][]byte{"stripe.invoice.paid": paid})
+	check("orders", orders, ordersSecret, map[string][]byte{"hmac.order.placed": order})
+	check("all", all, allSecret, map[string][]byte{"stripe.invoice.paid": paid, "hmac.order.placed": order})
+	if n := len(all.requests()); n != 3 {
+		t.Errorf("the \"*\" endpoint got %d requests, want 3 (invoice, order, intent)", n)
+	}
+	if n := len(stranger.requests()); n != 0 {
+		t.Errorf("another tenant's endpoint got %d of this tenant's events", n)
+	}
+}
+
+// hmacSourceFor gives tenant a generic HMAC source like newHMACTenant's.
+func hmacSourceFor(t *testing.T, tenantID string) hmacTenant {
+	t.Helper()
+	h := hmacTenant{tenantID: tenantID, secret: "s3cret-" + testenv.RandomSuffix()}
+	var err error
+	h.sourceID, err = suite.store.CreateSource(context.Background(), hmacSource(tenantID, h.secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
