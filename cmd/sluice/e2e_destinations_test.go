@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -183,3 +185,80 @@ func hmacSourceFor(t *testing.T, tenantID string) hmacTenant {
 	return h
 }
 
+// Order: 2,000 events over 50 resources while the endpoint fails a random
+// fifth of first attempts. Per resource, the endpoint's first successful
+// receipt of each event follows Kafka's order, and each webhook-id is
+// answered 2xx once.
+func TestOrderedEndpointReceivesEachResourceInKafkaOrderThroughFailures(t *testing.T) {
+	t.Parallel()
+	h := newHMACTenant(t)
+	h.declareOrders(t, catalogStore(t))
+	const events, resources = 2000, 50
+	var (
+		mu      sync.Mutex
+		seen    = map[string]bool{}     // webhook-ids asked at least once
+		okOnce  = map[string]int{}      // 2xx answers per webhook-id
+		arrival = map[string][]string{} // per resource, event ids in order of first 2xx
+	)
+	rc := newEndpointServer(t, func(r *http.Request, body []byte) int {
+		id := r.Header.Get("webhook-id")
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[id] {
+			seen[id] = true
+			if mathrand.IntN(5) == 0 {
+				return http.StatusServiceUnavailable
+			}
+		}
+		okOnce[id]++
+		if okOnce[id] == 1 {
+			subject := r.Header.Get("ce-subject")
+			arrival[subject] = append(arrival[subject], r.Header.Get("ce-id"))
+		}
+		return http.StatusOK
+	})
+	endpoint, _ := newEndpoint(t, h.tenantID, rc.URL, true, "hmac.order.placed")
+
+	s := testenv.RandomSuffix()
+	ids := make([]string, events)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < events; i += 8 {
+				ids[i] = fmt.Sprintf("ord-%d-%s", i, s)
+				if code := h.send(t, orderPlaced(ids[i], fmt.Sprintf("r%d-%s", i%resources, s), i)); code/100 != 2 {
+					t.Errorf("event %d: %d", i, code)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	waitDelivered(t, endpoint, events, 2*time.Minute)
+
+	// Kafka's order per resource.
+	published := map[string][]string{}
+	for _, rec := range recordsFor(t, suite.topics.Tenant("order"), events, ids...) {
+		hm := headerMap(rec)
+		published[hm["ce_subject"]] = append(published[hm["ce_subject"]], hm["ce_id"])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(published) != resources {
+		t.Fatalf("%d resources in Kafka, want %d", len(published), resources)
+	}
+	for subject, want := range published {
+		if !slices.Equal(arrival[subject], want) {
+			t.Errorf("resource %s: first receipts %v, want Kafka's order %v", subject, arrival[subject], want)
+		}
+	}
+	for id, n := range okOnce {
+		if n != 1 {
+			t.Errorf("webhook-id %s answered 2xx %d times", id, n)
+		}
+	}
+	if len(okOnce) != events {
+		t.Errorf("%d webhook-ids answered 2xx, want %d", len(okOnce), events)
+	}
+}
