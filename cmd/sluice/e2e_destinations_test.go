@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	mathrand "math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -260,5 +261,166 @@ func TestOrderedEndpointReceivesEachResourceInKafkaOrderThroughFailures(t *testi
 	}
 	if len(okOnce) != events {
 		t.Errorf("%d webhook-ids answered 2xx, want %d", len(okOnce), events)
+	}
+}
+
+// Isolation: endpoint X refuses connections and endpoint Y answers after
+// 5 s while ten other tenants' endpoints take 500 events/s in all; theirs
+// arrive within a second of acceptance (p99), and X, once back, receives
+// its whole backlog in order.
+//
+// Not parallel: its bound is on latency, which other tests' load would
+// measure instead.
+func TestDeadAndSlowEndpointsDelayNoOtherTenant(t *testing.T) {
+	const tenants, perSecond, seconds = 10, 50, 8
+	// X: a port that refuses connections until X comes back on it.
+	xl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xAddr := xl.Addr().String()
+	xl.Close()
+	x := newHMACTenant(t)
+	x.declareOrders(t, catalogStore(t))
+	xEndpoint, _ := newEndpoint(t, x.tenantID, "http://"+xAddr, true, "*")
+	y := newHMACTenant(t)
+	y.declareOrders(t, catalogStore(t))
+	slow := newEndpointServer(t, func(r *http.Request, _ []byte) int {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		return http.StatusOK
+	})
+	newEndpoint(t, y.tenantID, slow.URL, true, "*")
+
+	var (
+		mu       sync.Mutex
+		accepted = map[string]time.Time{}
+		latency  []time.Duration
+	)
+	others := make([]hmacTenant, tenants)
+	for i := range others {
+		others[i] = newHMACTenant(t)
+		others[i].declareOrders(t, catalogStore(t))
+		rc := newEndpointServer(t, func(r *http.Request, _ []byte) int {
+			mu.Lock()
+			defer mu.Unlock()
+			if at, ok := accepted[r.Header.Get("ce-id")]; ok {
+				latency = append(latency, time.Since(at))
+				delete(accepted, r.Header.Get("ce-id"))
+			}
+			return http.StatusOK
+		})
+		newEndpoint(t, others[i].tenantID, rc.URL, true, "*")
+	}
+
+	s := testenv.RandomSuffix()
+	var xIDs []string
+	var wg sync.WaitGroup
+	for i, h := range append(others, x, y) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tick := time.NewTicker(time.Second / perSecond)
+			defer tick.Stop()
+			for n := range perSecond * seconds {
+				<-tick.C
+				id := fmt.Sprintf("ord-%d-%d-%s", i, n, s)
+				if code := h.send(t, orderPlaced(id, fmt.Sprintf("r%d-%s", n%5, s), n)); code/100 != 2 {
+					t.Errorf("%s: %d", id, code)
+					return
+				}
+				mu.Lock()
+				switch h.tenantID {
+				case x.tenantID:
+					xIDs = append(xIDs, id)
+				case y.tenantID:
+				default:
+					accepted[id] = time.Now() // the 2xx: accepted
+
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	events := len(xIDs)
+	mu.Unlock()
+	for _, h := range others {
+		waitTenantDelivered(t, h.tenantID, perSecond*seconds, time.Minute)
+	}
+	mu.Lock()
+	slices.Sort(latency)
+	if len(latency) < tenants*perSecond*seconds*99/100 {
+		t.Errorf("latency of %d deliveries, want %d", len(latency), tenants*perSecond*seconds)
+	}
+	p99 := latency[len(latency)*99/100]
+	mu.Unlock()
+	t.Logf("other tenants: %d deliveries, p50 %s, p99 %s", len(latency), latency[len(latency)/2], p99)
+	if p99 > time.Second {
+		t.Errorf("other tenants' accepted-to-delivered p99 %s, want under 1s while X is down and Y slow", p99)
+	}
+
+	// X comes back: its backlog arrives, every event, in order per resource.
+	var (
+		xmu  sync.Mutex
+		xGot = map[string][]string{}
+	)
+	back := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		xmu.Lock()
+		xGot[r.Header.Get("ce-subject")] = append(xGot[r.Header.Get("ce-subject")], r.Header.Get("ce-id"))
+		xmu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	})}
+	l, err := net.Listen("tcp", xAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = back.Serve(l) }()
+	t.Cleanup(func() { _ = back.Close() })
+	waitDelivered(t, xEndpoint, events, time.Minute)
+	published := map[string][]string{}
+	for _, rec := range recordsFor(t, suite.topics.Tenant("order"), events, xIDs...) {
+		hm := headerMap(rec)
+		published[hm["ce_subject"]] = append(published[hm["ce_subject"]], hm["ce_id"])
+	}
+	xmu.Lock()
+	defer xmu.Unlock()
+	for subject, want := range published {
+		if !slices.Equal(firstOf(xGot[subject]), want) {
+			t.Errorf("X, resource %s: received %v, want %v", subject, xGot[subject], want)
+		}
+	}
+}
+
+// firstOf keeps each id's first occurrence.
+func firstOf(ids []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// waitTenantDelivered waits until tenant's endpoints have want deliveries
+// delivered.
+func waitTenantDelivered(t *testing.T, tenant string, want int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		n := count(t, `SELECT count(*) FROM deliveries WHERE tenant_id = $1 AND state = 'delivered'`, tenant)
+		if n >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tenant %s: %d deliveries delivered after %s, want %d", tenant, n, within, want)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

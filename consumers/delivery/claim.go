@@ -36,12 +36,11 @@ func (d *Deliverer) claim(ctx context.Context, t *endpoints.Target, n int) ([]me
 		return nil, fmt.Errorf("due deliveries: %w", err)
 	}
 	var (
-		heads  []int64
-		parked []int64
-		seen   []string
-		id     int64
-		xmin   string
-		head   bool
+		heads, parked []int64
+		seen          []string
+		id            int64
+		xmin          string
+		head          bool
 	)
 	_, err = pgx.ForEachRow(rows, []any{&id, &xmin, &head}, func() error {
 		switch {
@@ -82,11 +81,12 @@ func (d *Deliverer) lease(ctx context.Context, t *endpoints.Target, heads []int6
 	if err != nil {
 		return nil, fmt.Errorf("lease deliveries: %w", err)
 	}
-	return msgs, d.loadBodies(ctx, t.TenantID, msgs)
+	return d.loadBodies(ctx, t.TenantID, msgs)
 }
 
-// loadBodies fills the bodies kept in the inbox, in one query.
-func (d *Deliverer) loadBodies(ctx context.Context, tenant string, msgs []message) error {
+// loadBodies fills the bodies kept in the inbox, in one query, and gives
+// back the deliveries whose inbox row this connection does not see yet.
+func (d *Deliverer) loadBodies(ctx context.Context, tenant string, msgs []message) ([]message, error) {
 	var ids []int64
 	for _, m := range msgs {
 		if m.body == nil && m.inboxID != nil {
@@ -94,29 +94,47 @@ func (d *Deliverer) loadBodies(ctx context.Context, tenant string, msgs []messag
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return msgs, nil
 	}
-	bodies := make(map[int64][]byte, len(ids))
+	type stored struct {
+		body          []byte
+		there, before bool
+	}
+	bodies := make(map[int64]stored, len(ids))
 	rows, err := d.pool.Query(ctx, bodiesSQL, ids, tenant)
 	if err != nil {
-		return fmt.Errorf("load bodies: %w", err)
+		return nil, fmt.Errorf("load bodies: %w", err)
 	}
 	var (
-		id   int64
-		body []byte
+		id int64
+		s  stored
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-		bodies[id] = body
+	if _, err := pgx.ForEachRow(rows, []any{&id, &s.there, &s.body, &s.before}, func() error {
+		bodies[id] = s
 		return nil
 	}); err != nil {
-		return fmt.Errorf("load bodies: %w", err)
+		return nil, fmt.Errorf("load bodies: %w", err)
 	}
-	for i := range msgs {
-		m := &msgs[i]
+	ready, early := msgs[:0], []int64(nil)
+	for _, m := range msgs {
 		if m.body == nil && m.inboxID != nil {
-			m.body = bodies[*m.inboxID]
-			m.missing = m.body == nil
+			b := bodies[*m.inboxID]
+			if !b.there && !b.before {
+				early = append(early, m.id)
+				continue
+			}
+			m.body, m.missing = b.body, b.body == nil
+		}
+		ready = append(ready, m)
+	}
+	if len(early) > 0 {
+		if _, err := d.pool.Exec(ctx, releaseSQL, early, time.Now().Add(notVisibleYet)); err != nil {
+			return nil, fmt.Errorf("release deliveries: %w", err)
 		}
 	}
-	return nil
+	return ready, nil
 }
+
+// notVisibleYet is how soon a delivery whose event was not visible yet is
+// claimed again.
+const notVisibleYet = 50 * time.Millisecond

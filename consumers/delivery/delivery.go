@@ -58,6 +58,10 @@ var (
 	failedSQL string
 	//go:embed sql/bodies.sql
 	bodiesSQL string
+	//go:embed sql/unpark.sql
+	unparkSQL string
+	//go:embed sql/release.sql
+	releaseSQL string
 	//go:embed sql/failing.sql
 	failingSQL string
 	//go:embed sql/recovered.sql

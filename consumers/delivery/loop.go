@@ -28,6 +28,8 @@ type loop struct {
 	wakeC chan struct{} // new work (a notification, a refresh)
 	doneC chan struct{} // a delivery finished: a slot is free, a key moved
 	busy  sync.WaitGroup
+
+	unparked time.Time // the last unpark sweep
 }
 
 func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
@@ -126,6 +128,7 @@ func (l *loop) run() {
 			}()
 		}
 		if len(batch) == 0 {
+			l.unpark()
 			l.idle(l.untilDue())
 		}
 	}
@@ -140,6 +143,19 @@ func (l *loop) idle(d time.Duration) {
 	case <-l.wakeC:
 	case <-l.doneC:
 	case <-t.C:
+	}
+}
+
+// unpark wakes, at most once a Poll, parked deliveries left with no head
+// before them (park.sql says how).
+func (l *loop) unpark() {
+	if time.Since(l.unparked) < l.d.cfg.Poll {
+		return
+	}
+	l.unparked = time.Now()
+	if _, err := l.d.pool.Exec(l.ctx, unparkSQL, l.target.Load().ID); err != nil && l.ctx.Err() == nil {
+		l.d.log.Warn("unpark deliveries", slog.String("event", "delivery.unpark_failed"),
+			slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
 	}
 }
 

@@ -48,6 +48,13 @@ func (d *Deliverer) record(ctx context.Context, t *endpoints.Target, m message, 
 	if err != nil {
 		return err
 	}
+	if finished && t.Ordered {
+		// Once more after the commit: a next of the key written and parked
+		// while this transaction ran was not there for the first (park.sql).
+		if _, err := d.pool.Exec(ctx, promoteSQL, t.ID, m.key, m.id); err != nil {
+			return fmt.Errorf("wake the next of its key: %w", err)
+		}
+	}
 	d.m.outcome(a, died)
 	if a.OK() && t.FailingSince != nil {
 		recovered := *t

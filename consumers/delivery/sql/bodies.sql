@@ -1,5 +1,10 @@
--- The bodies of deliveries whose event has an inbox row, as received.
-SELECT i.id, coalesce(p.body, i.body)
-FROM inbox i
+-- The bodies of deliveries whose event has an inbox row, as received, for
+-- each id asked: whether its row is there, and its body while kept. A row
+-- not there yet, above the oldest kept, is a commit the relay's stream
+-- showed before this connection sees it (a walsender may send a commit
+-- before the committing backend is visible to others): not gone.
+SELECT ids.id, i.id IS NOT NULL, coalesce(p.body, i.body),
+       ids.id < coalesce((SELECT min(id) FROM inbox), 0)
+FROM unnest($1::bigint[]) AS ids(id)
+LEFT JOIN inbox i ON i.id = ids.id AND i.tenant_id = $2::uuid
 LEFT JOIN inbox_payloads p ON p.inbox_id = i.id AND p.received_at = i.received_at
-WHERE i.id = ANY($1::bigint[]) AND i.tenant_id = $2::uuid
