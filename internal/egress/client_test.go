@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -220,6 +221,8 @@ func TestClientVerifiesTLS(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(ok))
 	srv.EnableHTTP2 = true
+	// The refused handshakes are the point: keep them out of the log.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	pool := x509.NewCertPool()
