@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -208,8 +209,11 @@ func TestClientIgnoresProxyEnvironment(t *testing.T) {
 	// Go's environment proxy skips loopback on its own, so the case that
 	// tells is a name: through a proxy it would be answered; direct, it
 	// does not resolve (.invalid never does).
-	if resp, err := post(t, client, "http://sluice-egress-test.invalid/hook"); err == nil {
+	resp, err := post(t, client, "http://sluice-egress-test.invalid/hook")
+	if err == nil {
 		t.Errorf("POST to an unresolvable name answered %s: it went through the proxy", resp.Status)
+	} else if got := Classify(err); got != ClassDNS {
+		t.Errorf("POST to an unresolvable name = %v, class %q, want %q: the lookup is ours, not a proxy's", err, got, ClassDNS)
 	}
 	if n := proxy.hits.Load(); n != 0 {
 		t.Errorf("the proxy received %d requests, want none", n)
@@ -220,6 +224,8 @@ func TestClientVerifiesTLS(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(ok))
 	srv.EnableHTTP2 = true
+	// The refused handshakes are the point: keep them out of the log.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	pool := x509.NewCertPool()

@@ -49,6 +49,8 @@ func TestCheckRefusesEveryNonPublicAddress(t *testing.T) {
 		{"::ffff:127.0.0.1", "loopback"},
 		{"::ffff:10.0.0.1", "private"},
 		{"::ffff:169.254.169.254", "link-local"},
+		{"::ffff:100.64.0.1", "CGNAT"},
+		{"::ffff:198.18.0.1", "benchmarking"},
 		{"::127.0.0.1", "embeds 127.0.0.1, which is loopback"},
 		{"::10.1.2.3", "embeds 10.1.2.3, which is private"},
 		{"::8.8.8.8", "IPv4-compatible"},

@@ -100,21 +100,20 @@ func parseInetAton(host string) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	var v uint64
-	for i, part := range parts {
+	for _, part := range parts[:len(parts)-1] {
 		n, ok := atonPart(part)
-		if !ok {
+		if !ok || n > 0xff {
 			return netip.Addr{}, false
 		}
-		last := i == len(parts)-1
-		if (!last && n > 0xff) || (last && n >= 1<<(8*(5-len(parts)))) {
-			return netip.Addr{}, false
-		}
-		if last {
-			v = v<<(8*(5-len(parts))) | n
-		} else {
-			v = v<<8 | n
-		}
+		v = v<<8 | n
 	}
+	// The last part fills the bytes the others left: 127.1 is 127.0.0.1.
+	bits := 8 * (5 - len(parts))
+	n, ok := atonPart(parts[len(parts)-1])
+	if !ok || n >= 1<<bits {
+		return netip.Addr{}, false
+	}
+	v = v<<bits | n
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
