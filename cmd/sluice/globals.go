@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -11,9 +12,12 @@ import (
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -69,6 +73,22 @@ func (g *Globals) catalog() catalog.Config {
 		}
 	}
 	return catalog.Config{ResourceTypes: rts, MaxTypesPerTenant: g.MaxEventTypes, Topics: g.topics()}
+}
+
+// endpointsStore opens tenants' endpoints with the key ring (their
+// secrets and headers are sealed) and the default caps, audited as the
+// CLI.
+func (g *Globals) endpointsStore(ctx context.Context) (endpoints.Store, func(), error) {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return endpoints.Store{}, nil, err
+	}
+	ring, err := keyring.Parse(g.SecretKey)
+	if err != nil {
+		pool.Close()
+		return endpoints.Store{}, nil, err
+	}
+	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}}, pool.Close, nil
 }
 
 // Horizons are how long stored events are kept (internal/store/lifecycle).

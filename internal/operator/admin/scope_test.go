@@ -25,18 +25,21 @@ var documents = map[string]bool{
 // stands for the tenant the request aims at. A new operation with a body
 // fails TestEveryRouteKeepsTenantScope until it has one here.
 var requestBodies = map[string]string{
-	"create-tenant":         `{"name":"walked"}`,
-	"set-tenant-limits":     `{"rate":5,"burst":10}`,
-	"create-source":         `{"tenant_id":"TENANT","kind":"github","account":"acct_walk","secret":"s3cret"}`,
-	"rotate-source-secret":  `{}`,
-	"set-source-body-limit": `{"max_body_bytes":2048}`,
-	"create-workspace":      `{"tenant_id":"TENANT","customer":"cus_walk"}`,
-	"create-api-key":        `{"tenant_id":"TENANT"}`,
-	"replay-dead-letters":   `{"tenant_id":"TENANT","reason":"` + walkSetReason + `"}`,
-	"rewind-consumer-group": `{"to":"earliest"}`,
-	"reconcile-source":      `{"dry_run":true}`,
-	"create-admin-token":    `{"role":"read","name":"walked"}`,
-	"create-event-type":     `{"source_kind":"` + walkKind + `","event_type":"` + walkType + `","schema":{"type":"object"},"resource_type":"order"}`,
+	"create-tenant":          `{"name":"walked"}`,
+	"set-tenant-limits":      `{"rate":5,"burst":10}`,
+	"create-source":          `{"tenant_id":"TENANT","kind":"github","account":"acct_walk","secret":"s3cret"}`,
+	"rotate-source-secret":   `{}`,
+	"set-source-body-limit":  `{"max_body_bytes":2048}`,
+	"create-workspace":       `{"tenant_id":"TENANT","customer":"cus_walk"}`,
+	"create-api-key":         `{"tenant_id":"TENANT"}`,
+	"replay-dead-letters":    `{"tenant_id":"TENANT","reason":"` + walkSetReason + `"}`,
+	"rewind-consumer-group":  `{"to":"earliest"}`,
+	"reconcile-source":       `{"dry_run":true}`,
+	"create-admin-token":     `{"role":"read","name":"walked"}`,
+	"create-event-type":      `{"source_kind":"` + walkKind + `","event_type":"` + walkType + `","schema":{"type":"object"},"resource_type":"order"}`,
+	"create-endpoint":        `{"url":"https://receiver.example/walk","filters":["*"],"headers":{"Authorization":"Bearer walk"}}`,
+	"update-endpoint":        `{"description":"walked","rate_per_second":5}`,
+	"rotate-endpoint-secret": `{"overlap_seconds":60}`,
 }
 
 type operation struct {
@@ -112,6 +115,9 @@ func TestEveryRouteKeepsTenantScope(t *testing.T) {
 				scoped = readA
 			}
 			aimed := aim(o.path, other, reqBody)
+			if r.method == http.MethodDelete {
+				aimed.path = strings.ReplaceAll(aimed.path, other.endpoint, other.doomed)
+			}
 			if o.scope == string(admin.ScopeGlobal) {
 				status, got := b.do(t, scoped, r.method, aimed.path, aimed.body)
 				if status != http.StatusForbidden {
@@ -145,7 +151,8 @@ func aim(path string, w world, body string) aimedRequest {
 	}
 	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
 		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
-		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken)
+		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken,
+		"{endpoint_id}", w.endpoint)
 	out := aimedRequest{path: r.Replace(path)}
 	if body != "" {
 		out.body = strings.ReplaceAll(body, "TENANT", w.tenant)
@@ -175,7 +182,7 @@ func (b *bundle) refusedOtherTenant(t *testing.T, token, method string, aimed ai
 		if status != http.StatusOK {
 			t.Fatalf("scoped list: %d %s", status, got)
 		}
-		for _, id := range []string{other.tenant, other.source, other.apiSource, other.workspace, other.apiKey} {
+		for _, id := range []string{other.tenant, other.source, other.apiSource, other.workspace, other.apiKey, other.endpoint} {
 			if strings.Contains(string(got), id) {
 				t.Errorf("scoped list shows the other tenant's %s: %s", id, got)
 			}
@@ -203,7 +210,11 @@ func (b *bundle) fingerprint(t *testing.T, tenant string) string {
   (SELECT count(*) FROM event_types WHERE tenant_id = $1),
   (SELECT count(*) FROM event_types WHERE tenant_id = $1 AND status = 'deprecated'),
   (SELECT count(*) FROM event_type_versions v JOIN event_types e ON e.id = v.event_type_id WHERE e.tenant_id = $1),
-  (SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status <> 'published'))`, tenant).Scan(&fp)
+  (SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status <> 'published'),
+  (SELECT count(*) FROM endpoints WHERE tenant_id = $1),
+  (SELECT string_agg(concat_ws(',', e.id, e.url, e.description, e.rate_per_second, e.disabled_at, e.updated_at,
+     (SELECT count(*) FROM endpoint_secrets k WHERE k.endpoint_id = e.id), (SELECT max(k.expires_at) FROM endpoint_secrets k WHERE k.endpoint_id = e.id)), ';' ORDER BY e.id)
+   FROM endpoints e WHERE e.tenant_id = $1))`, tenant).Scan(&fp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
@@ -83,6 +84,7 @@ func TestMain(m *testing.M) {
 type bundle struct {
 	pool   *pgxpool.Pool
 	store  tenancy.Store
+	ends   endpoints.Store
 	tokens admintoken.Store
 	api    *admin.API
 	srv    *httptest.Server
@@ -129,13 +131,15 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	op := operate.New(pool, p.kafka, operate.Config{Topics: topics})
-	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types)}, groups...)
+	// Plain http is allowed: the tests' receivers are httptest servers.
+	ends := endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
+	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{})}, groups...)
 	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
 	if p.ingests {
 		cfg.Reconciler = reconciler(t, store, log)
 	}
 	api := admin.New(srv.Engine, cfg, log)
-	b := &bundle{pool: pool, store: store, tokens: admintoken.Store{Pool: pool}, api: api}
+	b := &bundle{pool: pool, store: store, ends: ends, tokens: admintoken.Store{Pool: pool}, api: api}
 	for _, r := range srv.Engine.Routes() {
 		b.routes = append(b.routes, route{r.Method, r.Path})
 	}
@@ -282,9 +286,20 @@ func (b *bundle) newTenant(t *testing.T) string {
 	return id
 }
 
+// testSender answers the test route as a deliverer whose endpoint took
+// the test event would.
+type testSender struct{}
+
+func (testSender) TestEndpoint(ctx context.Context, endpointID string) (endpoints.Attempt, error) {
+	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusNoContent, LatencyMS: 1}, nil
+}
+
 // world is a tenant with one of everything.
 type world struct {
 	tenant, source, workspace, apiKey string
+	// endpoint is the tenant's endpoint, doomed another the route walk
+	// deletes (the walk's other routes still find the first).
+	endpoint, doomed string
 	// apiSource is a Stripe source with API credentials, whose API is
 	// stripe, a fake: reconciliation's routes aim at it.
 	apiSource string
@@ -319,6 +334,13 @@ func (b *bundle) newWorld(t *testing.T) world {
 		t.Fatal(err)
 	}
 	w.apiSource, w.stripe = b.newStripeSource(t, w.tenant)
+	for _, id := range []*string{&w.endpoint, &w.doomed} {
+		e, _, err := b.ends.CreateEndpoint(ctx, endpoints.New{TenantID: w.tenant, URL: "https://receiver.example/world", Filters: []string{"*"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*id = e.ID
+	}
 	tok, _, err := b.tokens.Create(ctx, admintoken.New{Role: admintoken.RoleRead, Name: "world"})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,14 @@
 //
 // Secrets and static headers are sealed with the key ring, the endpoint's
 // id as additional data, so a sealed value copied to another endpoint's row
-// does not open.
+// does not open. No read of this package returns a secret or a header's
+// value: a secret is shown once, by the create or the rotation that made
+// it, and headers are shown by name.
+//
+// Every change is audited in its own transaction (Store.Actor). Errors a
+// person can act on are typed (NotFoundError, InvalidError, ConflictError,
+// matching ErrNotFound, ErrInvalid, ErrConflict); the database's own text
+// never leaves as is.
 package endpoints
 
 import (
@@ -22,6 +29,14 @@ type Store struct {
 	// Actor is recorded in the audit trail, in the transaction of every
 	// change; nil records nothing.
 	Actor *audit.Actor
+	// Limits are the deployment's caps and defaults; zero fields take the
+	// defaults of Limits.
+	Limits Limits
+	// CheckURL judges an endpoint's URL after this package's own syntax
+	// checks (the binary gives it internal/egress's policy, which refuses
+	// literal private addresses); nil: the syntax checks only. Its error's
+	// text is shown to the caller.
+	CheckURL func(raw string) error
 }
 
 // As returns the store acting for actor: its changes are audited as his.
