@@ -33,6 +33,7 @@ var requestBodies = map[string]string{
 	"create-workspace":      `{"tenant_id":"TENANT","customer":"cus_walk"}`,
 	"create-api-key":        `{"tenant_id":"TENANT"}`,
 	"replay-dead-letters":   `{"tenant_id":"TENANT","reason":"` + walkSetReason + `"}`,
+	"replay-deliveries":     `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z"}`,
 	"rewind-consumer-group": `{"to":"earliest"}`,
 	"reconcile-source":      `{"dry_run":true}`,
 	"create-admin-token":    `{"role":"read","name":"walked"}`,
@@ -145,10 +146,11 @@ func aim(path string, w world, body string) aimedRequest {
 	}
 	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
 		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
-		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken)
+		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken,
+		"{delivery_id}", w.delivery)
 	out := aimedRequest{path: r.Replace(path)}
 	if body != "" {
-		out.body = strings.ReplaceAll(body, "TENANT", w.tenant)
+		out.body = strings.NewReplacer("TENANT", w.tenant, "ENDPOINT", w.endpoint).Replace(body)
 	} else if !strings.Contains(path, "{") {
 		out.path += "?tenant_id=" + url.QueryEscape(w.tenant)
 		out.filtered = true
@@ -203,7 +205,8 @@ func (b *bundle) fingerprint(t *testing.T, tenant string) string {
   (SELECT count(*) FROM event_types WHERE tenant_id = $1),
   (SELECT count(*) FROM event_types WHERE tenant_id = $1 AND status = 'deprecated'),
   (SELECT count(*) FROM event_type_versions v JOIN event_types e ON e.id = v.event_type_id WHERE e.tenant_id = $1),
-  (SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status <> 'published'))`, tenant).Scan(&fp)
+  (SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status <> 'published'),
+  (SELECT count(*) FROM deliveries WHERE tenant_id = $1 AND state = 'pending'))`, tenant).Scan(&fp)
 	if err != nil {
 		t.Fatal(err)
 	}

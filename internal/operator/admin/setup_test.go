@@ -35,6 +35,7 @@ import (
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
@@ -129,7 +130,8 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	op := operate.New(pool, p.kafka, operate.Config{Topics: topics})
-	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types)}, groups...)
+	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types),
+		admin.DeliveryRoutes(&endpoints.Store{Pool: pool, Ring: ring}, deliveryHorizon)}, groups...)
 	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
 	if p.ingests {
 		cfg.Reconciler = reconciler(t, store, log)
@@ -295,6 +297,8 @@ type world struct {
 	inboxID, deadLetter, setLetter, conflict string
 	// adminToken is an unscoped read token's id.
 	adminToken string
+	// An endpoint with a dead delivery of the event (seedDelivery).
+	endpoint, delivery string
 }
 
 // Fixtures of the operate and catalog routes.
@@ -325,6 +329,7 @@ func (b *bundle) newWorld(t *testing.T) world {
 	}
 	w.adminToken = tok.ID
 	b.seedOperations(t, &w)
+	b.seedDelivery(t, &w)
 	return w
 }
 
