@@ -228,6 +228,39 @@ func (s Store) Delivery(ctx context.Context, id int64) (Delivery, error) {
 	return d, nil
 }
 
+// MaxEventDeliveries bounds the deliveries EventDeliveries reads: one per
+// endpoint of the event's tenant.
+const MaxEventDeliveries = 1000
+
+// EventDeliveries returns the deliveries of inbox row inboxID, one per
+// endpoint it matched, each with its attempts (an event's trail).
+func (s Store) EventDeliveries(ctx context.Context, inboxID int64) ([]Delivery, error) {
+	rows, err := s.Pool.Query(ctx, deliveryColumns+fmt.Sprintf(" WHERE d.inbox_id = $1 ORDER BY d.endpoint_id, d.id LIMIT %d", MaxEventDeliveries), inboxID)
+	if err != nil {
+		return nil, fmt.Errorf("read the deliveries of event %d: %w", inboxID, err)
+	}
+	list, err := pgx.CollectRows(rows, scanDelivery)
+	if err != nil || len(list) == 0 {
+		return list, err
+	}
+	byDelivery, err := s.attempts(ctx, ids(list))
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		list[i].History = WithSuccess(list[i], byDelivery[list[i].ID])
+	}
+	return list, nil
+}
+
+func ids(ds []Delivery) []int64 {
+	out := make([]int64, len(ds))
+	for i, d := range ds {
+		out[i] = d.ID
+	}
+	return out
+}
+
 // attempts reads the failed attempts of the deliveries ids, oldest first.
 func (s Store) attempts(ctx context.Context, ids []int64) (map[int64][]Attempt, error) {
 	rows, err := s.Pool.Query(ctx, deliveryAttemptsSQL, ids)

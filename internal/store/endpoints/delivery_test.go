@@ -135,7 +135,7 @@ func (b *deliveryBundle) audited(t *testing.T, action, target string) int {
 	return n
 }
 
-func ids(ds []endpoints.Delivery) []int64 {
+func deliveryIDs(ds []endpoints.Delivery) []int64 {
 	out := make([]int64, len(ds))
 	for i, d := range ds {
 		out[i] = d.ID
@@ -178,8 +178,8 @@ func TestDeliveriesListFiltersAndPagesNewestFirst(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if fmt.Sprint(ids(got)) != fmt.Sprint(c.want) || next != "" {
-			t.Errorf("%s: %v (next %q), want %v", c.name, ids(got), next, c.want)
+		if fmt.Sprint(deliveryIDs(got)) != fmt.Sprint(c.want) || next != "" {
+			t.Errorf("%s: %v (next %q), want %v", c.name, deliveryIDs(got), next, c.want)
 		}
 	}
 
@@ -190,7 +190,7 @@ func TestDeliveriesListFiltersAndPagesNewestFirst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paged = append(paged, ids(page)...)
+		paged = append(paged, deliveryIDs(page)...)
 		if next == "" {
 			break
 		}
