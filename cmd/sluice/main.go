@@ -26,6 +26,7 @@ type CLI struct {
 	AdminToken AdminTokenCmd `cmd:"" name:"admintoken" help:"Administer the admin API's bearer tokens (/admin/v1 on the admin listener)."`
 	Workspace  WorkspaceCmd  `cmd:"" help:"Administer workspaces and their provider customers."`
 	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
+	Delivery   DeliveryCmd   `cmd:"" help:"Deliveries of events to tenants' endpoints: list, show, retry one, replay an endpoint's window."`
 	Demo       DemoCmd       `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
 	DLQ        DLQCmd        `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
 	Events     EventsCmd     `cmd:"" help:"Search the inbox; an event's trail and payload (why did an event have, or not have, its effect?)."`

@@ -30,6 +30,7 @@ import (
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/migrations"
@@ -331,7 +332,8 @@ func (a *assembly) adminStage(context.Context) error {
 	// Kafka routes 503.
 	op := operate.New(a.pool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
 		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
-	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types)},
+	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
+		admin.DeliveryRoutes(&endpoints.Store{Pool: a.pool, Ring: store.Ring}, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
 		a.cfg.AdminGroups...)
 	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
 		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)
