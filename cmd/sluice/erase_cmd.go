@@ -40,8 +40,8 @@ func (c *EraseTenantCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) 
 	return c.print(c.ID, map[string]any{"events": e.Events, "payloads": e.Payloads, "outbox_rows": e.OutboxRows,
 		"dead_letters": e.DeadLetters, "grants": e.Grants, "endpoints": e.Endpoints, "deliveries": e.Deliveries,
 		"delivery_attempts": e.DeliveryAttempts},
-		fmt.Sprintf("events %d, payloads %d, outbox rows %d, dead letters %d, grants %d, endpoints %d, deliveries %d (attempts %d)",
-			e.Events, e.Payloads, e.OutboxRows, e.DeadLetters, e.Grants, e.Endpoints, e.Deliveries, e.DeliveryAttempts))
+		fmt.Sprintf("events %d, payloads %d, outbox rows %d, dead letters %d, grants %d", e.Events, e.Payloads, e.OutboxRows, e.DeadLetters, e.Grants)+
+			destinationsErased(e.Endpoints, e.Deliveries, e.DeliveryAttempts))
 }
 
 // EraseSubjectCmd purges payloads mentioning a subject.
@@ -69,6 +69,20 @@ func (c *EraseSubjectCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		slog.Int64("outbox_rows", e.OutboxRows), slog.Int64("dead_letters", e.DeadLetters))
 	return c.print("erased", map[string]any{"events": e.Events, "conflicts": e.Conflicts, "outbox_rows": e.OutboxRows, "dead_letters": e.DeadLetters,
 		"deliveries": e.Deliveries, "delivery_attempts": e.DeliveryAttempts},
-		fmt.Sprintf("events %d, conflicts %d, outbox rows %d, dead letters %d, deliveries %d (attempts %d)", e.Events, e.Conflicts, e.OutboxRows,
-			e.DeadLetters, e.Deliveries, e.DeliveryAttempts))
+		fmt.Sprintf("events %d, conflicts %d, outbox rows %d, dead letters %d", e.Events, e.Conflicts, e.OutboxRows, e.DeadLetters)+
+			destinationsErased(0, e.Deliveries, e.DeliveryAttempts))
+}
+
+// destinationsErased is what an erasure took of a tenant's destinations,
+// said only when it took any (most tenants have no endpoint): ", endpoints
+// 1, deliveries 20 (attempts 3)".
+func destinationsErased(endpoints, deliveries, attempts int64) string {
+	var out string
+	if endpoints > 0 {
+		out += fmt.Sprintf(", endpoints %d", endpoints)
+	}
+	if deliveries > 0 || attempts > 0 {
+		out += fmt.Sprintf(", deliveries %d (attempts %d)", deliveries, attempts)
+	}
+	return out
 }

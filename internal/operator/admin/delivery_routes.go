@@ -129,4 +129,3 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			return reply(r), deliveryError(err)
 		})
 }
-

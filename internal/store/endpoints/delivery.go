@@ -108,27 +108,12 @@ func (c *conds) and(clause string, arg any) {
 
 func (f DeliveryFilter) conds() (conds, int, error) {
 	var c conds
-	limit := f.Limit
-	switch {
-	case limit == 0:
-		limit = DefaultDeliveryPage
-	case limit < 0 || limit > MaxDeliveryPage:
-		return c, 0, &InvalidError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxDeliveryPage)}
+	limit, err := f.limit()
+	if err != nil {
+		return c, 0, err
 	}
-	for _, id := range []struct{ field, v, col string }{{"tenant_id", f.TenantID, "tenant_id"}, {"endpoint_id", f.EndpointID, "endpoint_id"}} {
-		if id.v == "" {
-			continue
-		}
-		if !canonical(id.v) {
-			return c, 0, &InvalidError{Field: id.field, Reason: "must be a canonical uuid (lowercase, 8-4-4-4-12)"}
-		}
-		c.and("d."+id.col+" = ?", id.v)
-	}
-	if f.State != "" {
-		if !f.State.Valid() {
-			return c, 0, &InvalidError{Field: "state", Reason: "must be pending, delivered or dead"}
-		}
-		c.and("d.state = ?", string(f.State))
+	if err := f.ids(&c); err != nil {
+		return c, 0, err
 	}
 	if f.EventID != "" {
 		c.and("d.event_id = ?", f.EventID)
@@ -153,6 +138,36 @@ func (f DeliveryFilter) conds() (conds, int, error) {
 		c.and("d.id < ?", after)
 	}
 	return c, limit, nil
+}
+
+func (f DeliveryFilter) limit() (int, error) {
+	switch {
+	case f.Limit == 0:
+		return DefaultDeliveryPage, nil
+	case f.Limit < 0 || f.Limit > MaxDeliveryPage:
+		return 0, &InvalidError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxDeliveryPage)}
+	}
+	return f.Limit, nil
+}
+
+// ids adds the tenant, endpoint and state the filter names, each checked.
+func (f DeliveryFilter) ids(c *conds) error {
+	for _, id := range []struct{ field, v string }{{"tenant_id", f.TenantID}, {"endpoint_id", f.EndpointID}} {
+		if id.v == "" {
+			continue
+		}
+		if !canonical(id.v) {
+			return &InvalidError{Field: id.field, Reason: "must be a canonical uuid (lowercase, 8-4-4-4-12)"}
+		}
+		c.and("d."+id.field+" = ?", id.v)
+	}
+	if f.State != "" {
+		if !f.State.Valid() {
+			return &InvalidError{Field: "state", Reason: "must be pending, delivered or dead"}
+		}
+		c.and("d.state = ?", string(f.State))
+	}
+	return nil
 }
 
 // ListDeliveries returns one page of the deliveries f selects, newest

@@ -99,8 +99,8 @@ func TestErasingATenantDeletesItsEndpointsAndDeliveries(t *testing.T) {
 		t.Errorf("erased %+v, want 1 endpoint, 2 deliveries, 3 attempts", e)
 	}
 	for query, want := range map[string]int{
-		`SELECT count(*) FROM endpoints WHERE tenant_id = $1`:  0,
-		`SELECT count(*) FROM deliveries WHERE tenant_id = $1`: 0,
+		`SELECT count(*) FROM endpoints WHERE tenant_id = $1`:                                                     0,
+		`SELECT count(*) FROM deliveries WHERE tenant_id = $1`:                                                    0,
 		`SELECT count(*) FROM endpoint_secrets k JOIN endpoints e ON e.id = k.endpoint_id WHERE e.tenant_id = $1`: 0,
 	} {
 		if n := b.count(t, query, tenant); n != want {

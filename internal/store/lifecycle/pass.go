@@ -33,9 +33,9 @@ type Report struct {
 	// Deliveries to endpoints deleted past the payload horizon, and their
 	// failed attempts with them.
 	DeliveriesDeleted, DeliveryAttemptsDeleted int64
-	LegacyDropped          bool
-	WALBytes               int64 // LSN difference around the pass (concurrent writes included)
-	Took                   time.Duration
+	LegacyDropped                              bool
+	WALBytes                                   int64 // LSN difference around the pass (concurrent writes included)
+	Took                                       time.Duration
 }
 
 // deleted is how many rows of plain tables the pass deleted.
