@@ -26,6 +26,10 @@ var (
 	deliveryRetrySQL string
 	//go:embed sql/delivery_replay.sql
 	deliveryReplaySQL string
+	//go:embed sql/delivery_tenant.sql
+	deliveryTenantSQL string
+	//go:embed sql/replay_endpoint.sql
+	replayEndpointSQL string
 )
 
 // DeliveryState is where a delivery stands.
@@ -330,7 +334,7 @@ func WithSuccess(d Delivery, failed []Attempt) []Attempt {
 // owner look-up).
 func (s Store) TenantOfDelivery(ctx context.Context, id int64) (string, error) {
 	var tenant string
-	err := s.Pool.QueryRow(ctx, `SELECT tenant_id::text FROM deliveries WHERE id = $1`, id).Scan(&tenant)
+	err := s.Pool.QueryRow(ctx, deliveryTenantSQL, id).Scan(&tenant)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
 	}

@@ -95,9 +95,7 @@ func (s Store) Replay(ctx context.Context, w ReplayWindow) (Replayed, error) {
 		if w.TenantID != "" {
 			tenant = &w.TenantID
 		}
-		// Locks the endpoint's row: two replays of one endpoint queue.
-		if err := tx.QueryRow(ctx, `SELECT tenant_id::text FROM endpoints WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR SHARE`,
-			w.EndpointID, tenant).Scan(&out.TenantID); err != nil {
+		if err := tx.QueryRow(ctx, replayEndpointSQL, w.EndpointID, tenant).Scan(&out.TenantID); err != nil {
 			return err
 		}
 		var last *time.Time
