@@ -8,12 +8,13 @@ import (
 
 	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
 // DeliveryFlags configure deliveries to tenants' endpoints: the deliverer
 // in processes that consume, and the rules endpoints are created under.
 type DeliveryFlags struct {
-	Deliver            bool          `name:"deliver" env:"SLUICE_DELIVER" default:"true" negatable:"" help:"Run the deliverer of tenants' endpoints in a process that consumes (needs SLUICE_SECRET_KEY); --no-deliver where a dedicated sluice deliver runs it."`
+	Deliver            bool          `name:"deliver" env:"SLUICE_DELIVER" default:"true" negatable:"" help:"Run the deliverer of tenants' endpoints in a process that consumes (needs SLUICE_SECRET_KEY); --no-deliver runs the consumers without it (deliveries then wait, pending, for a process that delivers)."`
 	AllowHTTP          bool          `name:"delivery-allow-http" env:"SLUICE_DELIVERY_ALLOW_HTTP" help:"Accept endpoints with plain http:// URLs (tests, private deployments); HTTPS only by default."`
 	AllowNetworks      []string      `name:"delivery-allow-networks" env:"SLUICE_DELIVERY_ALLOW_NETWORKS" sep:"," help:"CIDRs endpoints may be dialled at although not public (loopback, private, link-local...); none by default."`
 	Horizon            time.Duration `name:"delivery-horizon" env:"SLUICE_DELIVERY_HORIZON" default:"72h" help:"How long a delivery is retried before it is dead for its endpoint (at most the payload horizon)."`
@@ -40,6 +41,22 @@ func (f DeliveryFlags) policy() (egress.Policy, error) {
 		p.Allow = append(p.Allow, prefix.Masked())
 	}
 	return p, nil
+}
+
+// endpoints are the rules endpoints are created and changed under, and
+// the check of their URLs (literal addresses the policy refuses).
+func (f DeliveryFlags) endpoints() (endpoints.Limits, func(string) error, error) {
+	policy, err := f.policy()
+	if err != nil {
+		return endpoints.Limits{}, nil, err
+	}
+	limits := endpoints.Limits{AllowHTTP: f.AllowHTTP, MaxRate: f.MaxRate, MaxConcurrency: f.MaxConcurrency,
+		MaxPerTenant: f.EndpointsPerTenant, DefaultConcurrency: f.DefaultConcurrency}
+	check := func(raw string) error {
+		_, err := policy.CheckURL(raw, f.AllowHTTP)
+		return err
+	}
+	return limits, check, nil
 }
 
 // config is the deliverer's configuration.

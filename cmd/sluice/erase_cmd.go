@@ -12,8 +12,8 @@ import (
 
 // EraseCmd groups erasure on request.
 type EraseCmd struct {
-	Tenant  EraseTenantCmd  `cmd:"" help:"Offboard a tenant: delete every row of it (events, effects, sources, workspaces, the tenant)."`
-	Subject EraseSubjectCmd `cmd:"" help:"Purge the stored payloads that mention a subject; event keys stay, so redeliveries stay duplicates."`
+	Tenant  EraseTenantCmd  `cmd:"" help:"Offboard a tenant: delete every row of it (events, effects, sources, workspaces, endpoints and their deliveries, the tenant)."`
+	Subject EraseSubjectCmd `cmd:"" help:"Purge the stored payloads that mention a subject, and their events' deliveries to endpoints; event keys stay, so redeliveries stay duplicates."`
 }
 
 // EraseTenantCmd deletes one tenant's data.
@@ -38,8 +38,10 @@ func (c *EraseTenantCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) 
 	}
 	log.Info("tenant erased", slog.String("tenant_id", c.ID), slog.Int64("events", e.Events), slog.Int64("outbox_rows", e.OutboxRows))
 	return c.print(c.ID, map[string]any{"events": e.Events, "payloads": e.Payloads, "outbox_rows": e.OutboxRows,
-		"dead_letters": e.DeadLetters, "grants": e.Grants},
-		fmt.Sprintf("events %d, payloads %d, outbox rows %d, dead letters %d, grants %d", e.Events, e.Payloads, e.OutboxRows, e.DeadLetters, e.Grants))
+		"dead_letters": e.DeadLetters, "grants": e.Grants, "endpoints": e.Endpoints, "deliveries": e.Deliveries,
+		"delivery_attempts": e.DeliveryAttempts},
+		fmt.Sprintf("events %d, payloads %d, outbox rows %d, dead letters %d, grants %d", e.Events, e.Payloads, e.OutboxRows, e.DeadLetters, e.Grants)+
+			destinationsErased(e.Endpoints, e.Deliveries, e.DeliveryAttempts))
 }
 
 // EraseSubjectCmd purges payloads mentioning a subject.
@@ -65,6 +67,22 @@ func (c *EraseSubjectCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	// The subject itself is personal data: it is not logged.
 	log.Info("subject erased", slog.String("tenant_id", c.Tenant), slog.Int64("events", e.Events), slog.Int64("conflicts", e.Conflicts),
 		slog.Int64("outbox_rows", e.OutboxRows), slog.Int64("dead_letters", e.DeadLetters))
-	return c.print("erased", map[string]any{"events": e.Events, "conflicts": e.Conflicts, "outbox_rows": e.OutboxRows, "dead_letters": e.DeadLetters},
-		fmt.Sprintf("events %d, conflicts %d, outbox rows %d, dead letters %d", e.Events, e.Conflicts, e.OutboxRows, e.DeadLetters))
+	return c.print("erased", map[string]any{"events": e.Events, "conflicts": e.Conflicts, "outbox_rows": e.OutboxRows, "dead_letters": e.DeadLetters,
+		"deliveries": e.Deliveries, "delivery_attempts": e.DeliveryAttempts},
+		fmt.Sprintf("events %d, conflicts %d, outbox rows %d, dead letters %d", e.Events, e.Conflicts, e.OutboxRows, e.DeadLetters)+
+			destinationsErased(0, e.Deliveries, e.DeliveryAttempts))
+}
+
+// destinationsErased is what an erasure took of a tenant's destinations,
+// said only when it took any (most tenants have no endpoint): ", endpoints
+// 1, deliveries 20 (attempts 3)".
+func destinationsErased(endpoints, deliveries, attempts int64) string {
+	var out string
+	if endpoints > 0 {
+		out += fmt.Sprintf(", endpoints %d", endpoints)
+	}
+	if deliveries > 0 || attempts > 0 {
+		out += fmt.Sprintf(", deliveries %d (attempts %d)", deliveries, attempts)
+	}
+	return out
 }

@@ -23,7 +23,7 @@ import (
 // EventsCmd groups the inbox's commands.
 type EventsCmd struct {
 	Search  EventsSearchCmd  `cmd:"" help:"Search the inbox, newest first (name an event or object id, a tenant, a source, a status other than published, or --since)."`
-	Trail   EventsTrailCmd   `cmd:"" help:"One event's trail: deliveries, the effects on its object with the Kafka record each group applied, sends, dead letters, corrections."`
+	Trail   EventsTrailCmd   `cmd:"" help:"One event's trail: deliveries, the effects on its object with the Kafka record each group applied, sends, dead letters, corrections, deliveries to its endpoints."`
 	Payload EventsPayloadCmd `cmd:"" help:"Print an event's verified body, byte for byte (audited); -o json: its state and the body in base64."`
 }
 
@@ -150,6 +150,11 @@ func printTrail(t operate.Trail) error {
 	section("reconciliation", len(t.Corrections), "RUN\tEVENT\tOUTCOME\tAT", func(tb *table) {
 		for _, r := range t.Corrections {
 			tb.row(r.RunID, r.EventID, r.Outcome, r.At.UTC().Format(time.RFC3339))
+		}
+	})
+	section("destinations", len(t.Destinations), "ENDPOINT\tDELIVERY\tSTATE\tATTEMPTS\tREQUESTS", func(tb *table) {
+		for _, d := range t.Destinations {
+			tb.row(d.EndpointID, d.ID, d.State, d.Attempts, requests(d.History))
 		}
 	})
 	return nil

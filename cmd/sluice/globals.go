@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
@@ -88,7 +89,14 @@ func (g *Globals) endpointsStore(ctx context.Context) (endpoints.Store, func(), 
 		pool.Close()
 		return endpoints.Store{}, nil, err
 	}
-	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}}, pool.Close, nil
+	// The CLI holds the database's credentials: the deployment's caps and
+	// allowlist are not its limits, but no literal internal address is
+	// accepted from it either.
+	check := func(raw string) error {
+		_, err := egress.Policy{}.CheckURL(raw, true)
+		return err
+	}
+	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}, CheckURL: check}, pool.Close, nil
 }
 
 // Horizons are how long stored events are kept (internal/store/lifecycle).
@@ -211,6 +219,9 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	cfg.ReconcileSchedule = f.Reconcile
 	cfg.Deliver = f.Deliver
 	if cfg.Delivery, err = f.DeliveryFlags.config(); err != nil {
+		return cfg, err
+	}
+	if cfg.EndpointLimits, cfg.EndpointURLCheck, err = f.DeliveryFlags.endpoints(); err != nil {
 		return cfg, err
 	}
 	cfg.CDCConfig.Slot = f.Slot

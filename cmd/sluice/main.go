@@ -27,6 +27,7 @@ type CLI struct {
 	Workspace  WorkspaceCmd  `cmd:"" help:"Administer workspaces and their provider customers."`
 	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
 	Endpoint   EndpointCmd   `cmd:"" help:"Administer tenants' endpoints (destinations their events are delivered to)."`
+	Delivery   DeliveryCmd   `cmd:"" help:"Deliveries of events to tenants' endpoints: list, show, retry one, replay an endpoint's window."`
 	Demo       DemoCmd       `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
 	DLQ        DLQCmd        `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
 	Events     EventsCmd     `cmd:"" help:"Search the inbox; an event's trail and payload (why did an event have, or not have, its effect?)."`

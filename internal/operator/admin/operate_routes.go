@@ -125,7 +125,7 @@ func eventRoutes(a *API, o *operate.Operator) {
 			return list(p.Items, p.Next), err
 		})
 	Handle(a, Route{Op: op("get-event-trail", http.MethodGet, "/events/{inbox_id}",
-		"One event's trail: deliveries, the effects on its object with the Kafka record each group applied, sends, dead letters, corrections", "events"),
+		"One event's trail: deliveries, the effects on its object with the Kafka record each group applied, sends, dead letters, corrections, deliveries to its endpoints (destinations)", "events"),
 		Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *InboxPath) (*body[operate.Trail], error) {
 			t, err := o.Trail(ctx, scopeOf(c), in.InboxID)

@@ -40,6 +40,7 @@ var requestBodies = map[string]string{
 	"create-endpoint":        `{"url":"https://receiver.example/walk","filters":["*"],"headers":{"Authorization":"Bearer walk"}}`,
 	"update-endpoint":        `{"description":"walked","rate_per_second":5}`,
 	"rotate-endpoint-secret": `{"overlap_seconds":60}`,
+	"replay-deliveries":      `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z"}`,
 }
 
 type operation struct {
@@ -152,10 +153,10 @@ func aim(path string, w world, body string) aimedRequest {
 	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
 		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
 		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken,
-		"{endpoint_id}", w.endpoint)
+		"{endpoint_id}", w.endpoint, "{delivery_id}", w.delivery)
 	out := aimedRequest{path: r.Replace(path)}
 	if body != "" {
-		out.body = strings.ReplaceAll(body, "TENANT", w.tenant)
+		out.body = strings.NewReplacer("TENANT", w.tenant, "ENDPOINT", w.endpoint).Replace(body)
 	} else if !strings.Contains(path, "{") {
 		out.path += "?tenant_id=" + url.QueryEscape(w.tenant)
 		out.filtered = true
@@ -214,7 +215,8 @@ func (b *bundle) fingerprint(t *testing.T, tenant string) string {
   (SELECT count(*) FROM endpoints WHERE tenant_id = $1),
   (SELECT string_agg(concat_ws(',', e.id, e.url, e.description, e.rate_per_second, e.disabled_at, e.updated_at,
      (SELECT count(*) FROM endpoint_secrets k WHERE k.endpoint_id = e.id), (SELECT max(k.expires_at) FROM endpoint_secrets k WHERE k.endpoint_id = e.id)), ';' ORDER BY e.id)
-   FROM endpoints e WHERE e.tenant_id = $1))`, tenant).Scan(&fp)
+   FROM endpoints e WHERE e.tenant_id = $1),
+  (SELECT count(*) FROM deliveries WHERE tenant_id = $1 AND state = 'pending'))`, tenant).Scan(&fp)
 	if err != nil {
 		t.Fatal(err)
 	}

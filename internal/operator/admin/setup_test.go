@@ -133,7 +133,8 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	op := operate.New(pool, p.kafka, operate.Config{Topics: topics})
 	// Plain http is allowed: the tests' receivers are httptest servers.
 	ends := endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
-	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{})}, groups...)
+	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{}),
+		admin.DeliveryRoutes(&ends, deliveryHorizon)}, groups...)
 	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
 	if p.ingests {
 		cfg.Reconciler = reconciler(t, store, log)
@@ -310,6 +311,8 @@ type world struct {
 	inboxID, deadLetter, setLetter, conflict string
 	// adminToken is an unscoped read token's id.
 	adminToken string
+	// A dead delivery of the event to endpoint (seedDelivery).
+	delivery string
 }
 
 // Fixtures of the operate and catalog routes.
@@ -347,6 +350,7 @@ func (b *bundle) newWorld(t *testing.T) world {
 	}
 	w.adminToken = tok.ID
 	b.seedOperations(t, &w)
+	b.seedDelivery(t, &w)
 	return w
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
 var (
@@ -26,8 +28,8 @@ var (
 
 // Trail is one event's path through Sluice: how it was accepted, every
 // delivery of it, what each consumer group did with it and where in Kafka,
-// its dead letters and what reconciliation did about it. It holds no
-// payload (EventPayload reads it).
+// its dead letters, what reconciliation did about it, and its deliveries to
+// its tenant's endpoints. It holds no payload (EventPayload reads it).
 type Trail struct {
 	Event Event `json:"event"`
 	// Verification is how the event was authenticated: only verified
@@ -41,6 +43,15 @@ type Trail struct {
 	Sends       []Send       `json:"sends"`
 	DeadLetters []DeadLetter `json:"dead_letters"`
 	Corrections []Correction `json:"corrections"`
+	// Destinations are the event's deliveries to its tenant's endpoints,
+	// one per endpoint it matched, each with its requests.
+	Destinations []EndpointDelivery `json:"destinations"`
+}
+
+// EndpointDelivery is the event's delivery to one endpoint: its state and
+// every request made (internal/store/endpoints).
+type EndpointDelivery struct {
+	endpoints.Delivery
 }
 
 // Verification is the outcome that let the event in.
@@ -153,10 +164,25 @@ func (o *Operator) Trail(ctx context.Context, scope *Scope, id int64) (Trail, er
 	}); err != nil {
 		return Trail{}, err
 	}
+	if t.Destinations, err = o.destinations(ctx, id); err != nil {
+		return Trail{}, err
+	}
 	if len(t.Corrections) > 0 {
 		t.Verification.Outcome = "entered by reconciliation"
 	}
 	return t, nil
+}
+
+func (o *Operator) destinations(ctx context.Context, inboxID int64) ([]EndpointDelivery, error) {
+	ds, err := endpoints.Store{Pool: o.pool}.EventDeliveries(ctx, inboxID)
+	if err != nil {
+		return nil, fmt.Errorf("trail: %w", err)
+	}
+	out := make([]EndpointDelivery, len(ds))
+	for i, d := range ds {
+		out[i] = EndpointDelivery{d}
+	}
+	return out, nil
 }
 
 func (o *Operator) effects(ctx context.Context, ev eventRow) ([]Effect, error) {

@@ -11,7 +11,8 @@ import (
 // to act on (the admin API maps them to 404, 409 and 422, the CLI prints
 // them). They never repeat a secret or a header's value.
 var (
-	// ErrNotFound: the id names no endpoint (or no tenant).
+	// ErrNotFound: the id names no endpoint, delivery or tenant (or none
+	// the caller may see).
 	ErrNotFound = errors.New("not found")
 	// ErrInvalid: the request itself is wrong (a URL, a filter, a cap).
 	ErrInvalid = errors.New("invalid")
@@ -22,7 +23,7 @@ var (
 
 // NotFoundError names what was looked for.
 type NotFoundError struct {
-	Resource string // endpoint, tenant
+	Resource string // endpoint, delivery, tenant
 	ID       string
 }
 

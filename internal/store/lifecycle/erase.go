@@ -15,6 +15,9 @@ var ErrNoTenant = errors.New("lifecycle: no such tenant")
 // TenantErased counts what an offboarding removed.
 type TenantErased struct {
 	Events, Payloads, OutboxRows, DeadLetters, Grants int64
+	// Its endpoints (their secrets go with them), their deliveries and
+	// the deliveries' failed attempts.
+	Endpoints, Deliveries, DeliveryAttempts int64
 }
 
 // EraseTenant removes every row of tenant in one transaction: it is all gone
@@ -33,7 +36,8 @@ func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string) (Tenant
 			}
 		}
 		var tenants int64
-		if err := tx.QueryRow(ctx, eraseTenantSQL, tenant).Scan(&tenants, &e.Events, &e.Payloads, &e.OutboxRows, &e.DeadLetters, &e.Grants); err != nil {
+		if err := tx.QueryRow(ctx, eraseTenantSQL, tenant).Scan(&tenants, &e.Events, &e.Payloads, &e.OutboxRows, &e.DeadLetters, &e.Grants,
+			&e.Endpoints, &e.Deliveries, &e.DeliveryAttempts); err != nil {
 			return err
 		}
 		if tenants == 0 {
@@ -51,10 +55,18 @@ func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string) (Tenant
 type SubjectErased struct {
 	// Events whose payload was purged; their keys stay (erased_at set).
 	Events, Conflicts, OutboxRows, DeadLetters int64
+	// Deliveries to endpoints of those events, or holding a body that
+	// mentions the subject, with their attempts: deleted, sent or not.
+	Deliveries, DeliveryAttempts int64
 }
 
 // EraseSubject purges every kept payload that mentions subject (its bytes,
-// as they appear in the body), of tenant or of every tenant (""). Event
+// as they appear in the body), of tenant or of every tenant (""), and
+// deletes the deliveries to endpoints of the events it purged (and those
+// whose own body mentions it), with their attempts: one still pending is
+// never sent. A record of the event still in Kafka can be fanned out again
+// by a rewind of the fan-out group; its new delivery finds the payload
+// erased. Event
 // keys and their hashes stay, so a redelivery of an erased event is still
 // a duplicate (nothing is stored again) and a claim for it is answered
 // "erased" (consumers.ErrPayloadExpired).
@@ -67,7 +79,8 @@ func EraseSubject(ctx context.Context, pool *pgxpool.Pool, tenant, subject strin
 	if tenant != "" {
 		t = &tenant
 	}
-	if err := pool.QueryRow(ctx, eraseSubjectSQL, subject, t).Scan(&e.Events, &e.Conflicts, &e.OutboxRows, &e.DeadLetters); err != nil {
+	if err := pool.QueryRow(ctx, eraseSubjectSQL, subject, t).Scan(&e.Events, &e.Conflicts, &e.OutboxRows, &e.DeadLetters,
+		&e.Deliveries, &e.DeliveryAttempts); err != nil {
 		return e, fmt.Errorf("erase subject: %w", err)
 	}
 	return e, nil

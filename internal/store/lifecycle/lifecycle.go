@@ -28,6 +28,12 @@
 // The admin API's Idempotency-Keys are deleted in batches a day after they
 // were claimed (IdempotencyHorizon).
 //
+// Deliveries to tenants' endpoints (deliveries, and their failed attempts)
+// are deleted in batches past PayloadHorizon, whatever their state: a
+// rewind of the fan-out cannot reach an event older than the topics'
+// retention, so a delivered row kept that long is what keeps a rewind from
+// sending anything again, and a pending one that old is past any retry.
+//
 // Object links (which invoice a payment paid: how a Stripe refund that
 // names only its payment reaches its invoice) are one row per payment,
 // deleted in batches past LinksHorizon. A refund that comes after its
@@ -110,8 +116,9 @@ type Config struct {
 	// prune by other means.
 	NoCleanup bool
 	// KeyBatch is how many expired keys (or resolved dead letters,
-	// released parked records, reconciliation runs, object links) one
-	// DELETE removes; a run's corrections go with it, however many.
+	// released parked records, reconciliation runs, object links,
+	// deliveries) one DELETE removes; a run's corrections and a delivery's
+	// attempts go with it, however many.
 	// Default 5000.
 	KeyBatch int
 	// LockTimeout bounds how long a partition change waits for its table's

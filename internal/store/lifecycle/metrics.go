@@ -18,6 +18,7 @@ type metrics struct {
 
 	// aged's series, which exist from the start at zero.
 	agedRuns, agedCorrections, agedLinks, agedIdempotencyKeys prometheus.Counter
+	agedDeliveries, agedDeliveryAttempts                      prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -35,7 +36,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		resolved: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_resolved_deleted_total",
 			Help: "Rows an operator resolved (dead letters replayed, parked records released) deleted past the payload horizon."}, []string{"table"}),
 		aged: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_lifecycle_aged_deleted_total",
-			Help: "Rows of plain tables deleted past their horizon: reconciliation runs and their corrections (key horizon; each source's watermark run is kept), object links (links horizon), the admin API's Idempotency-Keys (a day)."}, []string{"table"}),
+			Help: "Rows of plain tables deleted past their horizon: reconciliation runs and their corrections (key horizon; each source's watermark run is kept), object links (links horizon), the admin API's Idempotency-Keys (a day), deliveries to endpoints and their attempts (payload horizon)."}, []string{"table"}),
 		walBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_wal_bytes_total",
 			Help: "WAL written while passes ran (LSN difference around each pass: an upper bound, concurrent writes count too)."}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_lifecycle_pass_failures_total",
@@ -57,6 +58,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m.agedRuns, m.agedCorrections = m.aged.WithLabelValues("reconcile_runs"), m.aged.WithLabelValues("reconcile_corrections")
 	m.agedLinks = m.aged.WithLabelValues("object_links")
 	m.agedIdempotencyKeys = m.aged.WithLabelValues("admin_idempotency_keys")
+	m.agedDeliveries, m.agedDeliveryAttempts = m.aged.WithLabelValues("deliveries"), m.aged.WithLabelValues("delivery_attempts")
 	if reg != nil {
 		reg.MustRegister(m.created, m.dropped, m.droppedB, m.droppedR, m.keys, m.resolved, m.aged, m.walBytes, m.failures, m.passes, m.passSecs, m.lastPassS)
 	}

@@ -30,15 +30,18 @@ type Report struct {
 	LinksDeleted int64
 	// The admin API's Idempotency-Keys deleted past their horizon.
 	IdempotencyKeysDeleted int64
-	LegacyDropped          bool
-	WALBytes               int64 // LSN difference around the pass (concurrent writes included)
-	Took                   time.Duration
+	// Deliveries to endpoints deleted past the payload horizon, and their
+	// failed attempts with them.
+	DeliveriesDeleted, DeliveryAttemptsDeleted int64
+	LegacyDropped                              bool
+	WALBytes                                   int64 // LSN difference around the pass (concurrent writes included)
+	Took                                       time.Duration
 }
 
 // deleted is how many rows of plain tables the pass deleted.
 func (r Report) deleted() int64 {
 	return r.KeysDeleted + r.DeadLettersDeleted + r.ParkedDeleted + r.ReconcileRunsDeleted + r.CorrectionsDeleted + r.LinksDeleted +
-		r.IdempotencyKeysDeleted
+		r.IdempotencyKeysDeleted + r.DeliveriesDeleted + r.DeliveryAttemptsDeleted
 }
 
 // Pass makes one round: partitions ahead, aged partitions dropped, expired
@@ -98,6 +101,7 @@ func (m *Manager) Pass(ctx context.Context) (Report, error) {
 			slog.Int64("parked_deleted", r.ParkedDeleted), slog.Int64("reconcile_runs_deleted", r.ReconcileRunsDeleted),
 			slog.Int64("corrections_deleted", r.CorrectionsDeleted), slog.Int64("links_deleted", r.LinksDeleted),
 			slog.Int64("idempotency_keys_deleted", r.IdempotencyKeysDeleted),
+			slog.Int64("deliveries_deleted", r.DeliveriesDeleted), slog.Int64("delivery_attempts_deleted", r.DeliveryAttemptsDeleted),
 			slog.Bool("legacy_dropped", r.LegacyDropped), slog.Int64("wal_bytes", r.WALBytes), slog.Duration("took", r.Took))
 	}
 	return r, nil
@@ -193,6 +197,15 @@ func (m *Manager) deletions(r *Report) []deletion {
 		{"expire object links", expireLinksSQL, linksHorizon, []tally{{&r.LinksDeleted, m.metrics.agedLinks}}},
 		{"expire idempotency keys", expireIdempotencyKeysSQL, idempotencyHorizon,
 			[]tally{{&r.IdempotencyKeysDeleted, m.metrics.agedIdempotencyKeys}}},
+		// A delivery is kept for the payload horizon whatever its state. A
+		// rewind of the fan-out cannot reach further back (the topics'
+		// retention, which start-up keeps within the payload horizon), and
+		// a delivery row still there is what makes a rewound event insert
+		// nothing (unique per endpoint and webhook_id), so a delivered
+		// event is never sent again. A pending one that old is past any
+		// retry horizon: dead in all but name, and its body is gone.
+		{"expire deliveries", expireDeliveriesSQL, payloadHorizon,
+			[]tally{{&r.DeliveriesDeleted, m.metrics.agedDeliveries}, {&r.DeliveryAttemptsDeleted, m.metrics.agedDeliveryAttempts}}},
 	}
 }
 

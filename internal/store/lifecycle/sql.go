@@ -24,6 +24,8 @@ var (
 	expireLinksSQL string
 	//go:embed sql/expire_idempotency_keys.sql
 	expireIdempotencyKeysSQL string
+	//go:embed sql/expire_deliveries.sql
+	expireDeliveriesSQL string
 	//go:embed sql/legacy_dispatch_exists.sql
 	legacyDispatchExistsSQL string
 	//go:embed sql/legacy_dispatch_live.sql

@@ -277,6 +277,16 @@ func (a *assembly) consumerStages(context.Context) error {
 	return a.deliverStage()
 }
 
+// endpointTester sends the admin API's test events: a deliverer of its
+// own, never run, so any process with the key ring answers them; none
+// without (the route answers 503).
+func (a *assembly) endpointTester(ends endpoints.Store) admin.EndpointTester {
+	if ends.Ring == nil || a.cfg.Delivery.Client == nil {
+		return nil
+	}
+	return delivery.New(a.cfg.Delivery, a.log.With(slog.String("component", "delivery")), a.pool, ends)
+}
+
 // deliverStage runs the deliverer beside the consumers: it reads only
 // Postgres, so it needs no topic.
 func (a *assembly) deliverStage() error {
@@ -359,7 +369,9 @@ func (a *assembly) adminStage(context.Context) error {
 	// Kafka routes 503.
 	op := operate.New(a.pool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
 		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
-	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types)},
+	ends := &endpoints.Store{Pool: a.pool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
+	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
+		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
 		a.cfg.AdminGroups...)
 	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
 		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)

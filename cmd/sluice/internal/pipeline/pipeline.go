@@ -27,6 +27,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/operator/admin"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -91,6 +92,10 @@ type Config struct {
 	// open the endpoints' signing secrets.
 	Deliver  bool
 	Delivery delivery.Config
+	// EndpointLimits cap what tenants' endpoints may ask, and
+	// EndpointURLCheck judges their URLs (the egress policy's CheckURL).
+	EndpointLimits   endpoints.Limits
+	EndpointURLCheck func(raw string) error
 	// EndpointsRefresh is how soon the fan-out and the deliverer see an
 	// endpoint created or changed. Default 5s.
 	EndpointsRefresh time.Duration
@@ -143,6 +148,9 @@ func (c Config) validate() error {
 	// their records.
 	if payloads := c.Lifecycle.WithDefaults().PayloadHorizon; payloads < c.TopicSpec.Retention {
 		return fmt.Errorf("payload horizon %s is shorter than the topics' retention %s: a rewind would find claimed bodies gone", payloads, c.TopicSpec.Retention)
+	}
+	if err := c.EndpointLimits.Validate(); err != nil {
+		return err
 	}
 	if err := c.validateDelivery(); err != nil {
 		return err

@@ -1,7 +1,9 @@
 -- Purge the payloads that mention a subject ($1, as its bytes appear in
 -- the body), of one tenant ($2) or of all (NULL): bodies, conflicts holding
 -- one, outbox rows carrying one (kept for resync), dead letters' copies and
--- waiting events' outbox payloads. Event keys stay, with their hashes and
+-- waiting events' outbox payloads; the deliveries to endpoints of the events
+-- purged, or holding a body that mentions it, go with their attempts. Event
+-- keys stay, with their hashes and
 -- erased_at set, so a redelivery is still judged a duplicate and a claim
 -- answers "erased". A full scan of the payloads kept: an operator's action.
 WITH needle AS (
@@ -33,6 +35,15 @@ WITH needle AS (
     WHERE ($2::uuid IS NULL OR headers->>'ce_tenantid' = $2::text)
       AND position((SELECT b FROM needle) IN payload) > 0
     RETURNING 1
+), sent AS (
+    SELECT d.id FROM deliveries d
+    WHERE d.inbox_id IN (SELECT id FROM hit)
+       OR (($2::uuid IS NULL OR d.tenant_id = $2::uuid) AND position((SELECT b FROM needle) IN d.payload) > 0)
+), sent_attempts AS (
+    DELETE FROM delivery_attempts a USING sent WHERE a.delivery_id = sent.id RETURNING 1
+), sent_gone AS (
+    DELETE FROM deliveries d USING sent WHERE d.id = sent.id RETURNING 1
 )
 SELECT (SELECT count(*) FROM marked), (SELECT count(*) FROM conflicts),
-       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead)
+       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead),
+       (SELECT count(*) FROM sent_gone), (SELECT count(*) FROM sent_attempts)

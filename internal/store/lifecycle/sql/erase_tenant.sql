@@ -2,8 +2,9 @@
 -- are checked at its end, once every row is gone): its events (keys,
 -- payloads, delivery records, conflicts, waiting events, links, outbox rows,
 -- dead letters), its effects and projections, its workspaces, sources (their
--- secrets cascade), API keys, event types (their versions cascade) and the
--- tenant itself.
+-- secrets cascade), API keys, event types (their versions cascade), its
+-- endpoints with their secrets, deliveries and the deliveries' attempts, and
+-- the tenant itself.
 WITH keys AS (
     SELECT id, received_at FROM inbox WHERE tenant_id = $1
 ), payloads AS (
@@ -46,8 +47,17 @@ WITH keys AS (
     DELETE FROM sources WHERE tenant_id = $1
 ), event_types AS (
     DELETE FROM event_types WHERE tenant_id = $1
+), delivery_attempts AS (
+    DELETE FROM delivery_attempts a USING deliveries d WHERE d.id = a.delivery_id AND d.tenant_id = $1 RETURNING 1
+), deliveries AS (
+    DELETE FROM deliveries WHERE tenant_id = $1 RETURNING 1
+), endpoint_secrets AS (
+    DELETE FROM endpoint_secrets k USING endpoints e WHERE e.id = k.endpoint_id AND e.tenant_id = $1
+), endpoints AS (
+    DELETE FROM endpoints WHERE tenant_id = $1 RETURNING 1
 ), tenant AS (
     DELETE FROM tenants WHERE id = $1 RETURNING 1
 )
 SELECT (SELECT count(*) FROM tenant), (SELECT count(*) FROM events), (SELECT count(*) FROM payloads),
-       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead), (SELECT count(*) FROM grants)
+       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead), (SELECT count(*) FROM grants),
+       (SELECT count(*) FROM endpoints), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM delivery_attempts)

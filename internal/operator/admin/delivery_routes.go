@@ -1,0 +1,131 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
+)
+
+// DeliveryRoutes is the resource group of deliveries (internal/store/
+// endpoints): each event on its way to each of its tenant's endpoints, one
+// with its attempts, a retry of one and a replay of an endpoint's window.
+// payloadHorizon bounds a replay's window (0: the lifecycle's default).
+// The delivery_id owner confines a scoped token to its tenant's; a replay
+// names its endpoint in the body, which the store confines to the token's
+// tenant in the replay's transaction.
+func DeliveryRoutes(s *endpoints.Store, payloadHorizon time.Duration) func(*API) {
+	return func(a *API) {
+		a.Owner("delivery_id", "delivery", func(ctx context.Context, id string) (string, error) {
+			n, err := parseID(id, "delivery")
+			if err != nil {
+				return "", err
+			}
+			tenant, err := s.TenantOfDelivery(ctx, n)
+			return tenant, deliveryError(err)
+		})
+		deliveryRoutes(a, s, payloadHorizon)
+	}
+}
+
+// deliveryError maps the endpoints store's refusals to the words of this
+// package: 404 and 422 with their text, anything else as it is (500).
+func deliveryError(err error) error {
+	var nf *endpoints.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return &tenancy.NotFoundError{Resource: nf.Resource, ID: nf.ID}
+	case errors.Is(err, endpoints.ErrInvalid):
+		return huma.Error422UnprocessableEntity(err.Error())
+	}
+	return err
+}
+
+// DeliveryView is a delivery as the API shows it (its own name in the
+// document: operate's Delivery is an event's arrival).
+type DeliveryView struct {
+	endpoints.Delivery
+}
+
+func deliveryViews(ds []endpoints.Delivery) []DeliveryView {
+	out := make([]DeliveryView, len(ds))
+	for i, d := range ds {
+		out[i] = DeliveryView{d}
+	}
+	return out
+}
+
+// DeliveryPath names one delivery.
+type DeliveryPath struct {
+	DeliveryID int64 `path:"delivery_id" minimum:"1" doc:"Delivery id (the id a list of deliveries returns)."`
+}
+
+// ReplayBody is the window of an endpoint's deliveries a replay sends again.
+type ReplayBody struct {
+	EndpointID string    `json:"endpoint_id" format:"uuid" doc:"The endpoint whose deliveries are sent again."`
+	Since      time.Time `json:"since" doc:"Deliveries created from this time (RFC 3339), inclusive."`
+	Until      time.Time `json:"until" doc:"Deliveries created before this time; after since, and at most the payload horizon (default 7 days) after it."`
+}
+
+// Resolve refuses since at or after until.
+func (b *ReplayBody) Resolve(huma.Context) []error {
+	return checkRange("body.until", b.Since, b.Until)
+}
+
+func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
+	type listIn struct {
+		PageQuery
+		TimeRange
+		TenantID   string `query:"tenant_id" format:"uuid" doc:"Only this tenant's deliveries."`
+		EndpointID string `query:"endpoint_id" format:"uuid" doc:"Only this endpoint's (another tenant's endpoint: none)."`
+		State      string `query:"state" enum:"pending,delivered,dead" doc:"Only deliveries in this state."`
+		EventID    string `query:"event_id" doc:"Only the deliveries of this event id (the provider's, or the API's)."`
+		InboxID    int64  `query:"inbox_id" minimum:"1" doc:"Only the deliveries of this inbox row (an event's trail id)."`
+	}
+	Handle(a, Route{Op: op("list-deliveries", http.MethodGet, "/deliveries",
+		"List deliveries of events to endpoints, newest first (created_at bounded by since and until)", "deliveries"), Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *listIn) (*listOut[DeliveryView], error) {
+			tenant, err := c.TenantFilter(in.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			items, next, err := s.ListDeliveries(ctx, endpoints.DeliveryFilter{TenantID: tenant, EndpointID: in.EndpointID,
+				State: endpoints.DeliveryState(in.State), EventID: in.EventID, InboxID: in.InboxID, Since: in.Since, Until: in.Until,
+				After: in.Cursor, Limit: in.Limit})
+			return list(deliveryViews(items), next), deliveryError(err)
+		})
+	Handle(a, Route{Op: op("get-delivery", http.MethodGet, "/deliveries/{delivery_id}",
+		"One delivery with every request made: the failed ones, and its success", "deliveries"), Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *DeliveryPath) (*body[DeliveryView], error) {
+			d, err := s.Delivery(ctx, in.DeliveryID)
+			return reply(DeliveryView{d}), deliveryError(err)
+		})
+	Handle(a, Route{Op: op("retry-delivery", http.MethodPost, "/deliveries/{delivery_id}/retry",
+		"Send a delivery again now, whatever its state, with the same webhook-id (audited)", "deliveries"),
+		Scope: ScopeTenant, Resource: "delivery", Action: "delivery.retry"},
+		func(ctx context.Context, c Call, in *DeliveryPath) (*body[DeliveryView], error) {
+			d, err := s.As(c.Actor).Retry(ctx, in.DeliveryID)
+			return reply(DeliveryView{d}), deliveryError(err)
+		})
+	replay := op("replay-deliveries", http.MethodPost, "/deliveries/replay",
+		"Send an endpoint's deliveries created in [since, until) again, oldest first, at most 10000 a call (next_since says where the rest starts); pending ones keep their schedule (audited)", "deliveries")
+	replay.DefaultStatus = http.StatusOK
+	Handle(a, Route{Op: replay, Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.replay"},
+		func(ctx context.Context, c Call, in *body[ReplayBody]) (*body[endpoints.Replayed], error) {
+			// The token's own tenant confines the endpoint: another's is
+			// 404, like one that does not exist.
+			tenant, err := c.TenantFilter("")
+			if err != nil {
+				return nil, err
+			}
+			b := in.Body
+			r, err := s.As(c.Actor).Replay(ctx, endpoints.ReplayWindow{EndpointID: b.EndpointID, Since: b.Since, Until: b.Until,
+				TenantID: tenant, Horizon: horizon})
+			return reply(r), deliveryError(err)
+		})
+}

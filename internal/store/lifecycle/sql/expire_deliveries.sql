@@ -1,0 +1,11 @@
+-- One batch of deliveries created longer ago than the payload horizon
+-- ($1), in any state, and the failed attempts they cascade to (counted
+-- before they go). The index deliveries_created (00028) finds them.
+WITH doomed AS (
+    SELECT id FROM deliveries WHERE created_at < $1 LIMIT $2
+), attempts AS (
+    SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM doomed)
+), gone AS (
+    DELETE FROM deliveries WHERE id IN (SELECT id FROM doomed) RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone), (SELECT n FROM attempts)
