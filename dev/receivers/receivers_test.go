@@ -50,7 +50,9 @@ func newKeys(t *testing.T) keys {
 	return k
 }
 
-func secret(key []byte) string { return standardwebhooks.SecretPrefix + base64.StdEncoding.EncodeToString(key) }
+func secret(key []byte) string {
+	return standardwebhooks.SecretPrefix + base64.StdEncoding.EncodeToString(key)
+}
 
 // event is what one request carries.
 type event struct {
