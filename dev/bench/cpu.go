@@ -195,6 +195,8 @@ var (
 		{"ingest", "ingest alone, per accepted event"},
 		{"ingest_at_5000", "ingest alone paced at 5,000/s, per accepted event"},
 		{"full", "whole pipeline, per accepted event"},
+		{"deliver", "whole pipeline, an endpoint per tenant, per accepted event"},
+		{"deliver_without", "  its alternate windows without endpoints, per accepted event"},
 		{"relay", "relay backlog, per row"},
 		{"pg_recvlogical", "pg_recvlogical, per row"},
 		{"consume", "consumers backlog, per record"},
