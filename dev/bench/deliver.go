@@ -225,8 +225,10 @@ type satWindow struct {
 	rate       float64
 	ok         float64 // accepted (2xx), redeliveries included
 	deliveries float64 // distinct events accepted: one delivery each, with endpoints
-	sluiceUS   float64 // Sluice's CPU until the window's load was applied (and delivered)
-	drain      float64 // seconds from the end of the load to the last arrival
+	// used is each process's CPU, in microseconds, until the window's
+	// load was applied (and delivered).
+	used  cpuSample
+	drain float64 // seconds from the end of the load to the last arrival
 }
 
 // deliverSaturated alternates saturated windows to the tenants with
@@ -234,7 +236,8 @@ type satWindow struct {
 // counted until the pipeline applied its load and, with endpoints, until
 // every accepted event arrived.
 func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, slot string) error {
-	var with, without, drains, perDelivery []float64
+	var with, without, drains []float64
+	perDelivery := map[string][]float64{}
 	cpu := map[string][]float64{}
 	for pair := range pick(b.quick, 1, 3) {
 		var on, off satWindow
@@ -250,16 +253,21 @@ func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, 
 			}
 		}
 		with, without, drains = append(with, on.rate), append(without, off.rate), append(drains, on.drain)
-		// Sluice's CPU beyond what as many accepted events cost without
+		// The CPU beyond what as many accepted events cost without
 		// endpoints, per delivery.
-		perDelivery = append(perDelivery, (on.sluiceUS-off.sluiceUS/off.ok*on.ok)/on.deliveries)
+		for _, name := range []string{"sluice", "postgres", "kafka"} {
+			extra := float64(on.used[name].Microseconds()) - float64(off.used[name].Microseconds())/off.ok*on.ok
+			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
+		}
 	}
 	b.medians(cpu)
 	b.results["deliver_events_per_s"] = median(with)
 	b.results["deliver_without_events_per_s"] = median(without)
 	b.results["deliver_ratio_of_without"] = median(with) / median(without)
 	b.results["deliver_drain_s"] = median(drains)
-	b.results["deliver_sluice_cpu_us_per_delivery"] = median(perDelivery)
+	for name, v := range perDelivery {
+		b.results["deliver_"+name+"_cpu_us_per_delivery"] = median(v)
+	}
 	return nil
 }
 
@@ -280,10 +288,10 @@ func (b *bench) satWindow(ctx context.Context, p *proc, w *deliverWorld, slot st
 	g := b.generatorOf(b.stageAddr, conns, sources)
 	ans := track(g, nil)
 	if withEndpoints && os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("deliver", b.opsAddr, b.window()+5*time.Second)
+		go b.profile("deliver", b.opsAddr, b.deliverWindow()+5*time.Second)
 	}
 	before := b.cpu.sample(p)
-	r := g.saturate(conns, b.window())
+	r := g.saturate(conns, b.deliverWindow())
 	ended := time.Now()
 	if err := b.waitPipeline(ctx, slot); err != nil {
 		return satWindow{}, err
@@ -300,9 +308,17 @@ func (b *bench) satWindow(ctx context.Context, p *proc, w *deliverWorld, slot st
 	}
 	after := b.cpu.sample(p)
 	b.cpu.perEvent(step, before, after, win.ok, cpu)
-	win.sluiceUS = float64((after["sluice"] - before["sluice"]).Microseconds())
-	log.Printf("deliver: %s, %.0f events/s accepted (%d errors), sluice %.0f us per accepted event; %d delivered %.1f s after the load",
-		map[bool]string{false: "without endpoints", true: "an endpoint per tenant"}[withEndpoints], r.rate(), r.errors, win.sluiceUS/win.ok, len(ids), win.drain)
+	win.used = cpuSample{}
+	for name, t := range after {
+		win.used[name] = t - before[name]
+	}
+	delivered := ""
+	if withEndpoints {
+		delivered = fmt.Sprintf("; %.0f delivered %.1f s after the load", win.deliveries, win.drain)
+	}
+	log.Printf("deliver: %s, %.0f events/s accepted (%d errors), sluice %.0f us and postgres %.0f us per accepted event%s",
+		map[bool]string{false: "without endpoints", true: "an endpoint per tenant"}[withEndpoints], r.rate(), r.errors, float64(win.used["sluice"].Microseconds())/win.ok,
+		float64(win.used["postgres"].Microseconds())/win.ok, delivered)
 	return win, nil
 }
 
@@ -314,7 +330,7 @@ func (b *bench) deliverLatency(ctx context.Context, w *deliverWorld) error {
 	for range b.runs() {
 		g := b.generatorOf(b.stageAddr, 2*conns, w.with)
 		ans := track(g, nil)
-		r := g.paced(1000, 2*conns, b.window())
+		r := g.paced(1000, 2*conns, b.deliverWindow())
 		lat, missing, err := w.recv.latencies(ctx, ans, b.stall())
 		if err != nil {
 			return err
@@ -335,6 +351,11 @@ func (b *bench) deliverLatency(ctx context.Context, w *deliverWorld) error {
 // endpoints' 2xx -> arrival p99 with and without them.
 func (b *bench) deliverIsolation(ctx context.Context, w *deliverWorld) error {
 	const rate = 50 * (isoGood + 2)
+	// The first window would otherwise read the vacuum of the latency
+	// runs' deliveries.
+	if err := b.quietPostgres(ctx, "deliver isolation"); err != nil {
+		return err
+	}
 	var with, without []float64
 	enabled, toggled := false, time.Time{}
 	for pair := range pick(b.quick, 1, 3) {
@@ -348,7 +369,7 @@ func (b *bench) deliverIsolation(ctx context.Context, w *deliverWorld) error {
 			time.Sleep(time.Until(toggled.Add(endpointRefresh)))
 			g := b.generatorOf(b.stageAddr, 2*conns, w.iso)
 			ans := track(g, func(ti int) bool { return ti < isoGood })
-			r := g.paced(rate, 2*conns, b.window())
+			r := g.paced(rate, 2*conns, b.deliverWindow())
 			lat, missing, err := w.recv.latencies(ctx, ans, b.stall())
 			if err != nil {
 				return err
@@ -369,6 +390,11 @@ func (b *bench) deliverIsolation(ctx context.Context, w *deliverWorld) error {
 	b.results["deliver_isolation_p99_ratio"] = median(with) / median(without)
 	return nil
 }
+
+// deliverWindow is the step's load window: shorter than the others' in
+// quick mode, where the step's windows are many and each is followed by
+// the wait for its deliveries.
+func (b *bench) deliverWindow() time.Duration { return pick(b.quick, 3*time.Second, 10*time.Second) }
 
 // stall is how long without an arrival the step waits for the events
 // still due before counting them undelivered.

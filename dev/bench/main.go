@@ -406,6 +406,8 @@ func (b *bench) report() {
 		{"deliver_ratio_of_without", "  with / without (target >= 0.7)", "ratio"},
 		{"deliver_drain_s", "  every accepted event delivered, after the load stopped", "s"},
 		{"deliver_sluice_cpu_us_per_delivery", "  Sluice CPU per delivery (beyond the same events without endpoints)", "us"},
+		{"deliver_postgres_cpu_us_per_delivery", "  Postgres CPU per delivery (the same way)", "us"},
+		{"deliver_kafka_cpu_us_per_delivery", "  Kafka CPU per delivery (the same way)", "us"},
 		{"deliver_p50_ms_at_1000", "2xx -> arrival at the endpoint, p50 at 1,000/s", "ms"},
 		{"deliver_p99_ms_at_1000", "2xx -> arrival at the endpoint, p99 at 1,000/s (target < 250)", "ms"},
 		{"deliver_isolation_p99_ms_without_bad", "ten endpoints at 500/s in all, 2xx -> arrival p99", "ms"},
