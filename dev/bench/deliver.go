@@ -225,7 +225,7 @@ type satWindow struct {
 	rate       float64
 	ok         float64 // accepted (2xx), redeliveries included
 	deliveries float64 // distinct events accepted: one delivery each, with endpoints
-	// used is each process's CPU, in microseconds, until the window's
+	// used is the CPU each process spent until the window's
 	// load was applied (and delivered).
 	used  cpuSample
 	drain float64 // seconds from the end of the load to the last arrival
