@@ -56,10 +56,15 @@ func (b *bench) deliver(ctx context.Context) error {
 	}
 	defer w.recv.close()
 	defer w.slow.close()
-	// Whatever the step leaves pending is no later step's work.
+	// Whatever the step leaves pending is no later step's work, and its
+	// rows are not the lifecycle's (sustained measures what cleanup
+	// writes): every endpoint and delivery is the step's own.
 	defer func() {
 		if _, err := b.pool.Exec(context.WithoutCancel(ctx), `UPDATE endpoints SET disabled_at = now(), disabled_reason = 'operator' WHERE disabled_at IS NULL`); err != nil {
 			log.Printf("deliver: disable the step's endpoints: %v", err)
+		}
+		if _, err := b.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM deliveries`); err != nil {
+			log.Printf("deliver: delete the step's deliveries: %v", err)
 		}
 	}()
 	if err := b.setBad(ctx, w, false); err != nil {
