@@ -195,6 +195,8 @@ var (
 		{"ingest", "ingest alone, per accepted event"},
 		{"ingest_at_5000", "ingest alone paced at 5,000/s, per accepted event"},
 		{"full", "whole pipeline, per accepted event"},
+		{"deliver", "whole pipeline, an endpoint per tenant, per accepted event"},
+		{"deliver_without", "  its alternate windows without endpoints, per accepted event"},
 		{"relay", "relay backlog, per row"},
 		{"pg_recvlogical", "pg_recvlogical, per row"},
 		{"consume", "consumers backlog, per record"},
@@ -217,6 +219,11 @@ func (b *bench) cpuRatios() {
 	ratio("ingest_sluice_cpu_ratio_of_null", "ingest_sluice_cpu_us_per_event", "null_null_cpu_us_per_event")
 	ratio("ingest_sluice_cpu_ratio_of_null_at_5000", "ingest_at_5000_sluice_cpu_us_per_event", "null_at_5000_null_cpu_us_per_event")
 	ratio("ingest_postgres_cpu_ratio_of_pgbench100", "ingest_postgres_cpu_us_per_event", "pgbench_batch100_postgres_cpu_us_per_event")
+	// What a destination per event multiplies the pipeline's costs by:
+	// the deliver step's windows with endpoints over its alternates
+	// without (a same-run ratio, for the guard).
+	ratio("deliver_sluice_cpu_ratio_of_without", "deliver_sluice_cpu_us_per_event", "deliver_without_sluice_cpu_us_per_event")
+	ratio("deliver_postgres_cpu_ratio_of_without", "deliver_postgres_cpu_us_per_event", "deliver_without_postgres_cpu_us_per_event")
 	if s, ok := b.results["full_sluice_cpu_us_per_event"]; ok {
 		b.results["full_pipeline_cpu_us_per_event"] = s + b.results["full_postgres_cpu_us_per_event"] + b.results["full_kafka_cpu_us_per_event"]
 		b.results["full_pipeline_cpu_us_per_event_kafka_aside_excluded"] = b.results["full_pipeline_cpu_us_per_event"] - b.results["full_kafka_aside_cpu_us_per_event"]
@@ -256,6 +263,8 @@ func (b *bench) cpuTable(sb *strings.Builder) {
 		{"full_pipeline_cpu_us_per_event", "whole pipeline (sluice + postgres + kafka), us per event"},
 		{"full_kafka_aside_cpu_us_per_event", "  of Kafka's, in its JIT compilers and metadata/controller threads (no event asks for these)"},
 		{"full_pipeline_cpu_us_per_event_kafka_aside_excluded", "  whole pipeline without those"},
+		{"deliver_sluice_cpu_ratio_of_without", "sluice per accepted event with an endpoint per tenant / without"},
+		{"deliver_postgres_cpu_ratio_of_without", "postgres per accepted event with an endpoint per tenant / without"},
 		{"ingest_sluice_allocs_per_event", "ingest allocations per event"},
 		{"consume_sluice_allocs_per_event", "consumer allocations per event"},
 	} {

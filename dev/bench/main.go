@@ -111,6 +111,8 @@ func main() {
 		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
 		{"latency", "relay latency at 5,000 rows/s", b.relayLatency},
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
+		// Its tenants and endpoints are its own, disabled when it ends.
+		{"deliver", "destinations: saturated with and without, 2xx -> delivered at 1,000/s, bad endpoints' isolation", b.deliver},
 		{"pgbench", "pgbench baselines", b.pgbench},
 		{"rss", "peak RSS under a backlog", b.rssBacklog},
 		// Before sustained, whose partitions of minutes would not cover
@@ -222,22 +224,8 @@ func setup(ctx context.Context) (*bench, error) {
 	}
 	ring, _ := keyring.Parse(b.secretKey)
 	b.store = tenancy.Store{Pool: b.pool, Ring: ring}
-	for i := range 8 {
-		s := benchSource{account: fmt.Sprintf("acct_bench_%d", i), secret: fmt.Sprintf("whsec_bench_%s_%d", b.run, i)}
-		if s.tenantID, err = b.store.CreateTenant(ctx, fmt.Sprintf("bench-%d", i)); err != nil {
-			return nil, err
-		}
-		if s.sourceID, err = b.store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
-			return nil, err
-		}
-		for c := range 100 {
-			cust := fmt.Sprintf("cus_bench_%d_%d", i, c)
-			if _, err := b.store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
-				return nil, err
-			}
-			s.customers = append(s.customers, cust)
-		}
-		b.sources = append(b.sources, s)
+	if b.sources, err = b.newSources(ctx, "bench", 8); err != nil {
+		return nil, err
 	}
 	n, err := catalogueSize()
 	if err != nil {
@@ -251,6 +239,31 @@ func setup(ctx context.Context) (*bench, error) {
 	}
 	log.Printf("bench database %s, topic prefix %s, %s mode", b.dbName, b.prefix, pick(b.quick, "quick", "full"))
 	return b, nil
+}
+
+// newSources makes n tenants named name-0..., each with a Stripe source
+// and 100 mapped customers.
+func (b *bench) newSources(ctx context.Context, name string, n int) ([]benchSource, error) {
+	var sources []benchSource
+	for i := range n {
+		s := benchSource{account: fmt.Sprintf("acct_%s_%d", name, i), secret: fmt.Sprintf("whsec_%s_%s_%d", name, b.run, i)}
+		var err error
+		if s.tenantID, err = b.store.CreateTenant(ctx, fmt.Sprintf("%s-%d", name, i)); err != nil {
+			return nil, err
+		}
+		if s.sourceID, err = b.store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
+			return nil, err
+		}
+		for c := range 100 {
+			cust := fmt.Sprintf("cus_%s_%d_%d", name, i, c)
+			if _, err := b.store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
+				return nil, err
+			}
+			s.customers = append(s.customers, cust)
+		}
+		sources = append(sources, s)
+	}
+	return sources, nil
 }
 
 func (b *bench) cleanup() {
@@ -330,8 +343,13 @@ func (b *bench) startSluice(stage, addr, slot string) (*proc, error) {
 }
 
 func (b *bench) generatorFor(addr string, conns int) *generator {
+	return b.generatorOf(addr, conns, b.sources)
+}
+
+// generatorOf sends to the given sources' ingest URLs at addr.
+func (b *bench) generatorOf(addr string, conns int, sources []benchSource) *generator {
 	var ts []target
-	for _, s := range b.sources {
+	for _, s := range sources {
 		ts = append(ts, target{url: "http://" + addr + "/v1/ingest/" + s.sourceID, secret: s.secret, customers: s.customers, types: s.types})
 	}
 	return newGenerator(ts, conns, b.run+fmt.Sprint(time.Now().UnixNano()%1e6))
@@ -383,6 +401,20 @@ func (b *bench) report() {
 		{"e2e_p50_ms_at_20", "end to end 2xx -> effect, p50 at 20/s", "ms"},
 		{"e2e_p99_ms_at_20", "end to end 2xx -> effect, p99 at 20/s", "ms"},
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
+		{"deliver_events_per_s", "whole pipeline saturated, an endpoint per tenant taking every event", "events/s"},
+		{"deliver_without_events_per_s", "  the same windows' alternates without endpoints", "events/s"},
+		{"deliver_ratio_of_without", "  with / without (target >= 0.7)", "ratio"},
+		{"deliver_drain_s", "  every accepted event delivered, after the load stopped", "s"},
+		{"deliver_sluice_cpu_us_per_delivery", "  Sluice CPU per delivery (beyond the same events without endpoints)", "us"},
+		{"deliver_postgres_cpu_us_per_delivery", "  Postgres CPU per delivery (the same way)", "us"},
+		{"deliver_kafka_cpu_us_per_delivery", "  Kafka CPU per delivery (the same way)", "us"},
+		{"deliver_p50_ms_at_1000", "2xx -> arrival at the endpoint, p50 at 1,000/s", "ms"},
+		{"deliver_p99_ms_at_1000", "2xx -> arrival at the endpoint, p99 at 1,000/s (target < 250)", "ms"},
+		{"deliver_isolation_p99_ms_without_bad", "ten endpoints at 500/s in all, 2xx -> arrival p99", "ms"},
+		{"deliver_isolation_p99_ms_with_bad", "  with a refusing and a 5 s endpoint on two more tenants", "ms"},
+		{"deliver_isolation_p99_ratio", "  with / without (target <= 1.2)", "ratio"},
+		{"deliver_undelivered_events", "  accepted events that never arrived (must be 0)", "events"},
+		{"deliver_seconds", "  the destinations step's duration", "s"},
 		{"sustained_events_per_s", "sustained ingest while partitions roll (BENCH_SUSTAINED_RATE, 0: full speed)", "events/s"},
 		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
 		{"reconcile_window_events", "reconcile: events in the provider's window", "events"},
