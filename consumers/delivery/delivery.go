@@ -194,8 +194,12 @@ func (d *Deliverer) Run(ctx context.Context) error {
 // changed, and stops those no longer enabled.
 func (d *Deliverer) sync(ctx context.Context, wg *sync.WaitGroup) error {
 	targets, err := d.store.Targets(ctx)
-	if err != nil {
+	if err != nil && targets == nil {
 		return err
+	}
+	if err != nil {
+		// The others are delivered; those are named every refresh.
+		d.log.Warn("endpoints left out", slog.String("event", "delivery.endpoints_unopened"), slog.Any("error", err))
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -285,7 +289,7 @@ var ErrNoEndpoint = errors.New("delivery: no enabled endpoint with that id")
 // and returns the attempt; nothing is stored.
 func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Attempt, error) {
 	targets, err := d.store.Targets(ctx)
-	if err != nil {
+	if err != nil && targets == nil {
 		return endpoints.Attempt{}, err
 	}
 	for _, t := range targets {

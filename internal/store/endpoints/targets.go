@@ -3,6 +3,7 @@ package endpoints
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,6 +51,8 @@ type Target struct {
 }
 
 // Targets reads every enabled endpoint with its secrets and headers opened.
+// An endpoint whose secrets or headers do not open is left out, named in
+// the error returned beside the others.
 func (s Store) Targets(ctx context.Context) ([]Target, error) {
 	rows, err := s.Pool.Query(ctx, `
 SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_second, 0), coalesce(e.concurrency, 0),
@@ -65,7 +68,10 @@ ORDER BY e.id`)
 		return nil, fmt.Errorf("read targets: %w", err)
 	}
 	defer rows.Close()
-	var targets []Target
+	var (
+		targets  []Target
+		unopened []error
+	)
 	for rows.Next() {
 		var (
 			t          Target
@@ -79,14 +85,17 @@ ORDER BY e.id`)
 			return nil, fmt.Errorf("read targets: %w", err)
 		}
 		if err := s.open(&t, headersKey, headers, keyIDs, sealed); err != nil {
-			return nil, err
+			// One endpoint whose secret does not open (a key ring without
+			// its key) must not stop every other's deliveries.
+			unopened = append(unopened, err)
+			continue
 		}
 		targets = append(targets, t)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read targets: %w", err)
 	}
-	return targets, nil
+	return targets, errors.Join(unopened...)
 }
 
 // open fills t's keys and headers from their sealed forms.
