@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	svix "github.com/svix/svix-webhooks/go"
 
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -65,9 +66,16 @@ func (rc *endpointServer) requests() []received {
 // its id and signing secret.
 func newEndpoint(t *testing.T, tenantID, url string, ordered bool, filters ...string) (string, string) {
 	t.Helper()
+	return newEndpointIn(t, suite.pool, tenantID, url, ordered, filters...)
+}
+
+// newEndpointIn makes the endpoint in pool's database, its secret sealed
+// with the suite's key.
+func newEndpointIn(t *testing.T, pool *pgxpool.Pool, tenantID, url string, ordered bool, filters ...string) (string, string) {
+	t.Helper()
 	ctx := context.Background()
 	var id string
-	if err := suite.pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters, ordered) VALUES ($1, $2, $3, $4) RETURNING id`,
+	if err := pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters, ordered) VALUES ($1, $2, $3, $4) RETURNING id`,
 		tenantID, url, filters, ordered).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +90,7 @@ func newEndpoint(t *testing.T, tenantID, url string, ordered bool, filters ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := suite.pool.Exec(ctx, `INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3)`, id, keyID, sealed); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3)`, id, keyID, sealed); err != nil {
 		t.Fatal(err)
 	}
 	return id, secret

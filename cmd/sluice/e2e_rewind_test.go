@@ -369,8 +369,14 @@ type consumeProc struct {
 
 func startConsumeProc(t *testing.T, bin string, topics envelope.Topics, extra ...string) *consumeProc {
 	t.Helper()
+	return startConsumeProcIn(t, bin, sluiceEnv(topics), extra...)
+}
+
+// startConsumeProcIn runs `sluice consume` with the environment env.
+func startConsumeProcIn(t *testing.T, bin string, env []string, extra ...string) *consumeProc {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"consume", "--http-addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--topic-partitions", "3", "--no-migrate"}, extra...)...)
-	cmd.Env = sluiceEnv(topics)
+	cmd.Env = env
 	c := &consumeProc{cmd: cmd, out: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = c.out, c.out
 	if err := cmd.Start(); err != nil {
