@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/consumers/delivery"
+	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -57,6 +59,10 @@ func TestAdminAPIUnderSchemathesis(t *testing.T) {
 		// each case: a budget it is paced below (authRate).
 		AdminFailedAuthRate: 200, AdminFailedAuthBurst: 400}
 	cfg.CDCConfig.Slot = "sluice_st_" + suffix
+	// Endpoints' test events are sent (to whatever URL the run made up,
+	// under the default address policy), and deliveries delivered.
+	cfg.Deliver = true
+	cfg.Delivery = delivery.Config{Client: egress.NewClient(egress.Config{ConnectTimeout: time.Second}), Timeout: 2 * time.Second}
 	pctx, stop := context.WithCancel(ctx)
 	p, err := pipeline.Start(pctx, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	if err != nil {

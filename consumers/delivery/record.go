@@ -14,43 +14,19 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
-// record writes a's outcome in one transaction with what follows from it:
-// the next delivery of the key woken once this one is delivered or dead,
-// the endpoint's failure streak, and the endpoint disabled when it answered
-// 410 or failed for the failing horizon.
+// record writes a's outcome with what follows from it: the next delivery
+// of the key woken once this one is delivered or dead, the endpoint's
+// failure streak, and the endpoint disabled when it answered 410 or failed
+// for the failing horizon.
 func (d *Deliverer) record(ctx context.Context, t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) error {
-	var finished, died bool
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		if a.OK() {
-			finished = true
-			if _, err := tx.Exec(ctx, deliveredSQL, m.id, a.Status, a.LatencyMS); err != nil {
-				return fmt.Errorf("record delivered: %w", err)
-			}
-			if t.FailingSince != nil {
-				if _, err := tx.Exec(ctx, recoveredSQL, t.ID); err != nil {
-					return fmt.Errorf("record recovery: %w", err)
-				}
-			}
-		} else {
-			var err error
-			if died, err = d.recordFailure(ctx, tx, t, m, a, retryAfter); err != nil {
-				return err
-			}
-			finished = died
-		}
-		if finished && t.Ordered {
-			if _, err := tx.Exec(ctx, promoteSQL, t.ID, m.key, m.id); err != nil {
-				return fmt.Errorf("wake the next of its key: %w", err)
-			}
-		}
-		return nil
-	})
+	finished, died, err := d.recordOutcome(ctx, t, m, a, retryAfter)
 	if err != nil {
 		return err
 	}
 	if finished && t.Ordered {
 		// Once more after the commit: a next of the key written and parked
-		// while this transaction ran was not there for the first (park.sql).
+		// while the outcome's transaction ran was not there for the first
+		// (park.sql).
 		if _, err := d.pool.Exec(ctx, promoteSQL, t.ID, m.key, m.id); err != nil {
 			return fmt.Errorf("wake the next of its key: %w", err)
 		}
@@ -62,6 +38,36 @@ func (d *Deliverer) record(ctx context.Context, t *endpoints.Target, m message, 
 		d.replaceTarget(recovered)
 	}
 	return nil
+}
+
+// recordOutcome writes a's outcome: a success in one statement (with the
+// next of its key woken), a failure in a transaction. It says whether the
+// delivery is finished (delivered or dead) and whether it died.
+func (d *Deliverer) recordOutcome(ctx context.Context, t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) (finished, died bool, err error) {
+	if a.OK() {
+		if _, err := d.pool.Exec(ctx, deliveredSQL, m.id, a.Status, a.LatencyMS, t.Ordered); err != nil {
+			return false, false, fmt.Errorf("record delivered: %w", err)
+		}
+		if t.FailingSince != nil {
+			if _, err := d.pool.Exec(ctx, recoveredSQL, t.ID); err != nil {
+				return true, false, fmt.Errorf("record recovery: %w", err)
+			}
+		}
+		return true, false, nil
+	}
+	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		var err error
+		if died, err = d.recordFailure(ctx, tx, t, m, a, retryAfter); err != nil {
+			return err
+		}
+		if died && t.Ordered {
+			if _, err := tx.Exec(ctx, promoteSQL, t.ID, m.key, m.id); err != nil {
+				return fmt.Errorf("wake the next of its key: %w", err)
+			}
+		}
+		return nil
+	})
+	return died, died, err
 }
 
 // recordFailure keeps the attempt, schedules the next (or, past the

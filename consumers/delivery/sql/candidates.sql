@@ -1,12 +1,12 @@
 -- An endpoint's due deliveries, oldest due first, each with whether it is
--- its resource key's head (no earlier pending delivery of its key). An
--- unordered endpoint treats every one as a head. xmin lets the caller park
--- a non-head only if no one changed it since (park.sql).
+-- its resource key's head: the lowest pending id of its key (an unordered
+-- endpoint treats every one as a head), read from deliveries_heads, the
+-- one index in that order. xmin lets the caller park a non-head only if no
+-- one changed it since (park.sql).
 SELECT d.id, d.xmin::text,
-       NOT $3::boolean OR NOT EXISTS (
-           SELECT 1 FROM deliveries e
-           WHERE e.endpoint_id = d.endpoint_id AND e.partition_key = d.partition_key
-             AND e.state = 'pending' AND e.id < d.id)
+       NOT $3::boolean OR d.id = (
+           SELECT min(e.id) FROM deliveries e
+           WHERE e.endpoint_id = d.endpoint_id AND e.partition_key = d.partition_key AND e.state = 'pending')
 FROM deliveries d
 WHERE d.endpoint_id = $1 AND d.state = 'pending' AND d.next_at <= now()
 ORDER BY d.next_at

@@ -3,6 +3,5 @@
 -- before this commit) miss its compare.
 UPDATE deliveries d
 SET next_at = least(d.next_at, now())
-WHERE d.id = (SELECT e.id FROM deliveries e
-              WHERE e.endpoint_id = $1 AND e.partition_key = $2 AND e.state = 'pending' AND e.id <> $3
-              ORDER BY e.id LIMIT 1)
+WHERE d.id = (SELECT min(e.id) FROM deliveries e
+              WHERE e.endpoint_id = $1 AND e.partition_key = $2 AND e.state = 'pending' AND e.id <> $3)
