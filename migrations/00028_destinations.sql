@@ -59,11 +59,16 @@ CREATE TABLE deliveries (
     -- rewind of the fan-out group inserts nothing.
     webhook_id    text NOT NULL,
     partition_key text NOT NULL,
-    -- pending: to send (next_at is when; a claimed delivery's next_at is its
-    -- lease), delivered: a 2xx, dead: given up after the retry horizon.
+    -- pending: to send at next_at, delivered: a 2xx, dead: given up after
+    -- the retry horizon.
     state         text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'dead')),
     attempts      int NOT NULL DEFAULT 0,
     next_at       timestamptz NOT NULL DEFAULT now(),
+    -- A claimed delivery is leased until then: no other deliverer sends it
+    -- meanwhile, and one killed mid-request leaves a lease that runs out.
+    -- Not indexed, so a claim is a heap-only update: the indexes do not
+    -- grow with every attempt.
+    leased_until  timestamptz,
     created_at    timestamptz NOT NULL DEFAULT now(),
     -- When the relay published the event (its Kafka timestamp, within the
     -- relay's lag of ingest's commit): where accepted-to-delivered starts.
@@ -87,7 +92,7 @@ CREATE TABLE deliveries (
     partition     int NOT NULL,
     "offset"      bigint NOT NULL,
     UNIQUE (endpoint_id, webhook_id)
-);
+) WITH (fillfactor = 80); -- room on the page for the claims' heap-only updates
 -- An ordered endpoint's heads: the oldest pending delivery of each key.
 CREATE INDEX deliveries_heads ON deliveries (endpoint_id, partition_key, id) WHERE state = 'pending';
 -- An unordered endpoint's due deliveries, and the earliest due of any.

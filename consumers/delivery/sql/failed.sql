@@ -7,6 +7,6 @@ WITH attempt AS (
 )
 UPDATE deliveries
 SET state = CASE WHEN created_at + $9::float8 * interval '1 second' <= now() THEN 'dead' ELSE 'pending' END,
-    next_at = $4, last_status = $5, latency_ms = $6, last_error = left($8, 1024)
+    next_at = $4, leased_until = NULL, last_status = $5, latency_ms = $6, last_error = left($8, 1024)
 WHERE id = $1 AND state = 'pending'
 RETURNING state = 'dead'

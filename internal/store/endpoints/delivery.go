@@ -36,8 +36,8 @@ var (
 type DeliveryState string
 
 const (
-	// Pending: to send, at next_at (or being sent: a claimed delivery's
-	// next_at is its lease).
+	// Pending: to send, at next_at (or being sent, under a deliverer's
+	// lease).
 	Pending DeliveryState = "pending"
 	// Delivered: the endpoint answered 2xx.
 	Delivered DeliveryState = "delivered"

@@ -18,9 +18,9 @@ import (
 // on from them). On an ordered endpoint it goes before every later pending
 // delivery of its resource key, as its id says. Audited (delivery.retry).
 //
-// A pending delivery's next_at may be the lease of a deliverer sending it
-// now: retrying one moves its lease, and it may be sent twice, with the
-// same webhook_id.
+// A pending delivery may be leased by a deliverer sending it now: retrying
+// one leaves the lease, and it is sent again when the lease runs out, with
+// the same webhook_id.
 func (s Store) Retry(ctx context.Context, id int64) (Delivery, error) {
 	notFound := &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
 	if id < 1 {
@@ -81,8 +81,8 @@ type Replayed struct {
 
 // Replay sends every delivery of an endpoint created in the window again,
 // oldest first, whatever its state: delivered and dead ones become pending,
-// due now; pending ones are left to their schedule (a pending delivery's
-// next_at may be a deliverer's lease), so they are not counted. At most
+// due now; pending ones are left to their schedule (one may be on its
+// way now), so they are not counted. At most
 // MaxReplay per call. Audited (endpoint.replay), in the replay's
 // transaction.
 func (s Store) Replay(ctx context.Context, w ReplayWindow) (Replayed, error) {

@@ -1,7 +1,6 @@
 -- The delivered and dead deliveries of endpoint $1 created in [$2, $3),
 -- oldest first, at most $4, back to pending, due now (endpoint.replay).
--- Pending ones are left to their schedule: their next_at may be a
--- deliverer's lease. Returns how many moved and the creation time of the
+-- Pending ones are left to their schedule: one may be on its way now. Returns how many moved and the creation time of the
 -- last one (where a capped replay goes on from). The index
 -- deliveries_endpoint_created finds the window in order.
 WITH chosen AS (
