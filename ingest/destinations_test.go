@@ -70,7 +70,7 @@ func (b *bundle) disputeUntil(t *testing.T, want string) (eventID string, body [
 
 func TestUnknownTypeIsPublishedForTheEndpointsThatTakeIt(t *testing.T) {
 	t.Parallel()
-	b := setup(t, ingest.Config{SourceCacheTTL: 20 * time.Millisecond})
+	b := setup(t, ingest.Config{EndpointsRefresh: 20 * time.Millisecond})
 	ctx := context.Background()
 
 	// No endpoint yet: kept, unpublished, as ever.
@@ -121,7 +121,7 @@ func TestUnknownTypeIsPublishedForTheEndpointsThatTakeIt(t *testing.T) {
 
 func TestUnknownTypeWithNoObjectIsKeyedByItsEventID(t *testing.T) {
 	t.Parallel()
-	b := setup(t, ingest.Config{SourceCacheTTL: time.Millisecond})
+	b := setup(t, ingest.Config{EndpointsRefresh: time.Millisecond})
 	b.endpoint(t, "github.star.*")
 	secret := "gh-" + b.secret
 	src := b.newSource(t, tenancy.NewSource{TenantID: b.tenantID, Kind: "github", Secret: secret})
@@ -142,7 +142,7 @@ func TestUnknownTypeWithNoObjectIsKeyedByItsEventID(t *testing.T) {
 // only an endpoint takes is published for it, not skipped.
 func TestRecoveredUnknownTypeIsPublishedForAnEndpoint(t *testing.T) {
 	t.Parallel()
-	b := setup(t, ingest.Config{SourceCacheTTL: time.Millisecond})
+	b := setup(t, ingest.Config{EndpointsRefresh: time.Millisecond})
 	ctx := context.Background()
 	found := func(id string) []provider.Found {
 		return []provider.Found{{Body: event(id, "charge.dispute.created", `{"id":"dp_2","object":"dispute"}`)}}

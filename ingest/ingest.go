@@ -20,7 +20,7 @@
 // unpublished as unhandled when no handler and no schema knows its type.
 // Such a type is published all the same, on the destinations topic only the
 // fan-out to tenants' endpoints reads, when one of the tenant's enabled
-// endpoints' filters takes it (endpoints.go; read every SourceCacheTTL):
+// endpoints' filters takes it (endpoints.go; read every EndpointsRefresh):
 // its inbox row is published and its outcome accepted. That event was
 // checked for its signature, its body's shape bounds, JSON well-formedness,
 // and the id and type its kind reads, as every event is, and for nothing
@@ -69,11 +69,15 @@ type Config struct {
 	// Tolerance is how far a signed timestamp may be from now, both ways,
 	// unless the source sets its own. Default 5m.
 	Tolerance time.Duration
-	// SourceCacheTTL is how long a source (its secrets, settings), an API
-	// key and the enabled endpoints' filters are cached; a disabled source,
-	// a rotated secret, a revoked key or a changed endpoint takes effect
-	// within it. Default 5s.
+	// SourceCacheTTL is how long a source (its secrets, settings) and an API
+	// key are cached; a disabled source, a rotated secret or a revoked key
+	// takes effect within it. Default 5s.
 	SourceCacheTTL time.Duration
+	// EndpointsRefresh is how long the enabled endpoints' filters are kept:
+	// they decide whether an event no handler and no schema knows is
+	// published for them, so an endpoint created, changed or disabled
+	// decides within it. Default SourceCacheTTL (5s), as the fan-out's.
+	EndpointsRefresh time.Duration
 	// TenantRate and TenantBurst are each tenant's token bucket, in events
 	// per second, after authentication; beyond it the answer is 429 with
 	// Retry-After. Per instance: N instances admit up to N times the rate.
@@ -132,6 +136,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.SourceCacheTTL <= 0 {
 		c.SourceCacheTTL = 5 * time.Second
+	}
+	if c.EndpointsRefresh <= 0 {
+		c.EndpointsRefresh = c.SourceCacheTTL
 	}
 	if c.TenantRate <= 0 {
 		c.TenantRate = 1000
@@ -193,7 +200,7 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 	return &Service{
 		cfg:           cfg,
 		tenantTypes:   newTenantTypes(types, cfg.SourceCacheTTL),
-		subscriptions: newSubscriptions(pool, cfg.SourceCacheTTL),
+		subscriptions: newSubscriptions(pool, cfg.EndpointsRefresh),
 		log:           log,
 		sources:       newSources(pool, ring, cfg.Providers, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
 		apiKeys:       newAPIKeys(pool, cfg.SourceCacheTTL),
