@@ -31,11 +31,11 @@ import (
 type Outcome string
 
 const (
-	OutcomeAccepted    Outcome = "accepted"    // new inbox row, published
+	OutcomeAccepted    Outcome = "accepted"    // new inbox row, published (on the destinations topic for a type only endpoints take)
 	OutcomeDuplicate   Outcome = "duplicate"   // same key, same content
 	OutcomeConflict    Outcome = "conflict"    // same key, other content: kept aside
 	OutcomeQuarantined Outcome = "quarantined" // failed its schema: kept with the reason
-	OutcomeUnhandled   Outcome = "unhandled"   // no handler for the type yet: kept
+	OutcomeUnhandled   Outcome = "unhandled"   // no handler, schema or endpoint for the type yet: kept
 	OutcomeWaiting     Outcome = "waiting"     // its resource is named through a link not known yet: kept, published once it is (links.go)
 )
 

@@ -15,6 +15,17 @@
 // contract, internal/provider/kinds/<kind> the shipped kinds, and
 // Config.Providers the registry this service takes webhooks for.
 //
+// An authenticated event is then published on its resource's topic
+// (accepted), quarantined when it fails its type's schema, or kept
+// unpublished as unhandled when no handler and no schema knows its type.
+// Such a type is published all the same, on the destinations topic only the
+// fan-out to tenants' endpoints reads, when one of the tenant's enabled
+// endpoints' filters takes it (endpoints.go; read every EndpointsRefresh):
+// its inbox row is published and its outcome accepted. That event was
+// checked for its signature, its body's shape bounds, JSON well-formedness,
+// and the id and type its kind reads, as every event is, and for nothing
+// else: there is no schema to validate it by.
+//
 // An event whose resource is named only through another object (a Stripe
 // refund from API version basil on names its payment, not its invoice) is
 // resolved through links recorded by other events, or waits for one: see
@@ -22,6 +33,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -61,6 +73,11 @@ type Config struct {
 	// key are cached; a disabled source, a rotated secret or a revoked key
 	// takes effect within it. Default 5s.
 	SourceCacheTTL time.Duration
+	// EndpointsRefresh is how long the enabled endpoints' filters are kept:
+	// they decide whether an event no handler and no schema knows is
+	// published for them, so an endpoint created, changed or disabled
+	// decides within it. Default SourceCacheTTL (5s), as the fan-out's.
+	EndpointsRefresh time.Duration
 	// TenantRate and TenantBurst are each tenant's token bucket, in events
 	// per second, after authentication; beyond it the answer is 429 with
 	// Retry-After. Per instance: N instances admit up to N times the rate.
@@ -120,6 +137,9 @@ func (c Config) WithDefaults() Config {
 	if c.SourceCacheTTL <= 0 {
 		c.SourceCacheTTL = 5 * time.Second
 	}
+	if c.EndpointsRefresh <= 0 {
+		c.EndpointsRefresh = c.SourceCacheTTL
+	}
 	if c.TenantRate <= 0 {
 		c.TenantRate = 1000
 	}
@@ -146,17 +166,20 @@ func (c Config) WithDefaults() Config {
 
 // Service handles webhook deliveries and first-party event batches.
 type Service struct {
-	cfg          Config
-	log          *slog.Logger
-	sources      *sources
-	apiKeys      *apiKeys
-	catalogue    *schemas.Catalogue
-	tenantTypes  *tenantTypes
-	committer    *committer
-	metrics      *metrics
-	tenantLimit  *limiters
-	failureLimit *limiters
-	unverified   *byteBudget
+	cfg         Config
+	log         *slog.Logger
+	sources     *sources
+	apiKeys     *apiKeys
+	catalogue   *schemas.Catalogue
+	tenantTypes *tenantTypes
+	// subscriptions are the enabled endpoints' filters, asked about types
+	// no handler and no schema knows.
+	subscriptions *subscriptions
+	committer     *committer
+	metrics       *metrics
+	tenantLimit   *limiters
+	failureLimit  *limiters
+	unverified    *byteBudget
 }
 
 // New builds the service; Run must be running while it handles requests.
@@ -175,17 +198,18 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, ring *keyring.Ring, c
 		types, _ = catalog.New(pool, catalog.Config{Builtin: catalogue, Topics: cfg.Topics, Providers: cfg.Providers})
 	}
 	return &Service{
-		cfg:          cfg,
-		tenantTypes:  newTenantTypes(types, cfg.SourceCacheTTL),
-		log:          log,
-		sources:      newSources(pool, ring, cfg.Providers, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
-		apiKeys:      newAPIKeys(pool, cfg.SourceCacheTTL),
-		catalogue:    catalogue,
-		committer:    newCommitter(pool, log, cfg.Commit, m, cfg.Tracing.Tracer(tracerName)),
-		metrics:      m,
-		tenantLimit:  newLimiters(cfg.TenantRate, cfg.TenantBurst),
-		failureLimit: newLimiters(cfg.AuthFailureRate, cfg.AuthFailureBurst),
-		unverified:   unverified,
+		cfg:           cfg,
+		tenantTypes:   newTenantTypes(types, cfg.SourceCacheTTL),
+		subscriptions: newSubscriptions(pool, cfg.EndpointsRefresh),
+		log:           log,
+		sources:       newSources(pool, ring, cfg.Providers, cfg.SourceCacheTTL, sourceDefaults{Tolerance: cfg.Tolerance, MaxBodyBytes: cfg.MaxBodyBytes}),
+		apiKeys:       newAPIKeys(pool, cfg.SourceCacheTTL),
+		catalogue:     catalogue,
+		committer:     newCommitter(pool, log, cfg.Commit, m, cfg.Tracing.Tracer(tracerName)),
+		metrics:       m,
+		tenantLimit:   newLimiters(cfg.TenantRate, cfg.TenantBurst),
+		failureLimit:  newLimiters(cfg.AuthFailureRate, cfg.AuthFailureBurst),
+		unverified:    unverified,
 	}
 }
 
@@ -462,7 +486,10 @@ func canonicalUUID(id string) bool {
 }
 
 // delivery decides where an authenticated event goes: published on its
-// resource topic, kept as unhandled, or quarantined with the reason.
+// resource topic, kept as unhandled, or quarantined with the reason. An
+// event no handler and no schema knows is published on the destinations
+// topic instead when one of its tenant's endpoints takes it
+// (Subscribed).
 func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace string, received time.Time) *delivery {
 	d := &delivery{
 		TenantID:   src.TenantID,
@@ -486,10 +513,14 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		d.JSONSum = bodyJSONSum(body)
 	}
 	entry := pe.Entry
-	if entry == nil {
-		if pe.Problem != "" { // a tenant's type that cannot publish here
-			d.Status, d.Reason = inbox.StatusQuarantined, storableText(pe.Problem)
-		}
+	switch {
+	case entry == nil && pe.Problem != "": // a tenant's type that cannot publish here
+		d.Status, d.Reason = inbox.StatusQuarantined, storableText(pe.Problem)
+		return d
+	case entry == nil && pe.Subscribed:
+		s.forEndpoints(d, src, pe, trace)
+		return d
+	case entry == nil:
 		return d
 	}
 	validate := func() error { return entry.Validate(body) }
@@ -511,10 +542,45 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 	if d.Wait == nil { // a waiting event gets its key once its object is known
 		key = envelope.Key(src.TenantID, entry.ObjectType, pe.ObjectID)
 	}
+	d.Envelope = eventEnvelope(src, pe, key, trace, entry.DataSchema)
+	if d.Wait == nil {
+		d.Topic, d.Key = &topic, []byte(key)
+	}
+	if len(body) <= envelope.MaxInlineBody {
+		d.Payload = body
+	}
+	return d
+}
+
+// forEndpoints publishes an event no handler and no schema knows on the
+// destinations topic, which only the fan-out reads: it was authenticated,
+// its body's shape bounded and its JSON parsed, its id and type read by its
+// kind, and nothing else (there is no schema to validate it by). It is keyed
+// by its object when its kind names one (Stripe's data.object), so a
+// resource's events keep their order; by its own id otherwise (no order
+// among them to keep).
+func (s *Service) forEndpoints(d *delivery, src *source, pe providerEvent, trace string) {
+	key := envelope.Key(src.TenantID, cmp.Or(pe.ObjectType, string(src.Kind)), pe.ObjectID)
+	if pe.ObjectID == "" {
+		key = envelope.Key(src.TenantID, "event", pe.ID)
+	}
+	topic := s.cfg.Topics.Destinations()
+	d.Status = inbox.StatusPublished
+	d.Envelope = eventEnvelope(src, pe, key, trace, "")
+	d.Topic, d.Key = &topic, []byte(key)
+	if len(d.Body) <= envelope.MaxInlineBody {
+		d.Payload = d.Body
+	}
+}
+
+// eventEnvelope is the record headers of an event of src published under
+// key ("" while it waits for its object), continuing trace (a new one when
+// it is "").
+func eventEnvelope(src *source, pe providerEvent, key, trace, dataSchema string) envelope.Event {
 	if trace == "" {
 		trace = envelope.NewTraceParent()
 	}
-	ev := envelope.Event{
+	return envelope.Event{
 		ID:            pe.ID,
 		Source:        envelope.SourceURI(src.TenantID, src.ID),
 		Type:          string(src.Kind) + "." + pe.Type,
@@ -526,14 +592,6 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		ContentType:   "application/json",
 		TraceParent:   trace,
 		APIVersion:    pe.APIVersion,
-		DataSchema:    entry.DataSchema,
+		DataSchema:    dataSchema,
 	}
-	d.Envelope = ev
-	if d.Wait == nil {
-		d.Topic, d.Key = &topic, []byte(key)
-	}
-	if len(body) <= envelope.MaxInlineBody {
-		d.Payload = body
-	}
-	return d
 }

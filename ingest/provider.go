@@ -33,6 +33,10 @@ type providerEvent struct {
 	// Problem, for a known type, says why the event cannot be published
 	// (e.g. no object id where the catalogue points): it is quarantined.
 	Problem string
+	// Subscribed, for a type with no entry, says that one of the tenant's
+	// enabled endpoints takes it: it is published for them alone (the
+	// destinations topic) instead of kept as unhandled.
+	Subscribed bool
 	// doc is the parsed body, kept so schema validation does not parse it
 	// a second time.
 	doc any
@@ -45,9 +49,11 @@ var errNoEventID = errors.New("body names no event id or type")
 const maxIdentifier = 512
 
 // lookup finds the catalogue entry of a type (catalogue): nil when none
-// handles it.
+// handles it; and, for a type with none, whether one of the tenant's
+// endpoints takes its full type ({kind}.{provider type}).
 type lookup interface {
 	Lookup(kind, typ string) (*schemas.Entry, error)
+	Subscribed(fullType string) (bool, error)
 }
 
 // readEvent extracts the event fields of an authenticated body: the source's
@@ -101,7 +107,8 @@ func parseJSON(body []byte) (any, error) {
 
 // find looks the event's type up; a type that exists but cannot publish
 // here leaves a Problem (quarantined), a catalogue that cannot be read an
-// errCatalogue.
+// errCatalogue. A type with no entry is looked up in the tenant's
+// endpoints' filters (Subscribed).
 func (pe *providerEvent) find(catalogue lookup, kind string) error {
 	entry, err := catalogue.Lookup(kind, pe.Type)
 	// errors.As's target escapes: asked of every event, it allocated each
@@ -111,6 +118,10 @@ func (pe *providerEvent) find(catalogue lookup, kind string) error {
 		return nil
 	}
 	pe.Entry = entry
+	if err != nil || entry != nil {
+		return err
+	}
+	pe.Subscribed, err = catalogue.Subscribed(kind + "." + pe.Type)
 	return err
 }
 

@@ -23,6 +23,8 @@ func (f fakeCatalogue) Lookup(kind, typ string) (*schemas.Entry, error) {
 	return f[kind+" "+typ], nil
 }
 
+func (fakeCatalogue) Subscribed(string) (bool, error) { return false, nil }
+
 // openSource opens a source of p's kind with settings, as sources.load does.
 func openSource(t *testing.T, p provider.Provider, settings string) *source {
 	t.Helper()

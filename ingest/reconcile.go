@@ -26,9 +26,10 @@ type Reconciled struct {
 	Outcome Outcome
 	InboxID int64
 	EventID string
-	// Skipped: the event's type has no catalogue entry, so nothing was
-	// stored (a webhook of it would only be kept as unhandled; recovering
-	// every type a provider lists would fill the inbox with those).
+	// Skipped: the event's type has no catalogue entry and none of the
+	// tenant's endpoints takes it, so nothing was stored (a webhook of it
+	// would only be kept as unhandled; recovering every type a provider
+	// lists would fill the inbox with those).
 	Skipped bool
 }
 
@@ -54,8 +55,8 @@ func (s *Service) Reconcile(ctx context.Context, sourceID string, found []provid
 			return nil, err
 		}
 		src = got
-		out[i] = Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}
-		if pe.Entry == nil {
+		out[i] = Reconciled{EventID: pe.ID, Skipped: skipped(pe)}
+		if out[i].Skipped {
 			continue
 		}
 		d := s.delivery(src, pe, f.Body, trace, now)
@@ -89,15 +90,25 @@ func (s *Service) Peek(ctx context.Context, sourceID string, found []provider.Fo
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Reconciled{EventID: pe.ID, Skipped: pe.Entry == nil}
+		out[i] = Reconciled{EventID: pe.ID, Skipped: skipped(pe)}
 	}
 	return out, nil
 }
 
+// skipped says whether reconciliation leaves a recovered event out: a type
+// no handler and no schema knows, unless one of the tenant's endpoints
+// takes it (then it is published for them, as its webhook would be).
+func skipped(pe providerEvent) bool { return pe.Entry == nil && !pe.Subscribed }
+
 // HandledTypes lists the provider event types the catalogue of a source's
 // tenant handles for the source's kind (built-in and the tenant's own,
-// sorted): the only ones a reconciliation should ask the provider for,
-// since Reconcile skips every other.
+// sorted): the only ones a reconciliation asks the provider for. Types only
+// the tenant's endpoints take are not among them: an endpoint's filter may
+// be a pattern (stripe.invoice.*, *), which names no list of types to ask
+// for without a list of every type the provider has, and asking for every
+// type would recover far more than anyone handles. Reconcile still
+// publishes such an event for the endpoints when a listing brings one
+// (skipped), as its webhook would be.
 func (s *Service) HandledTypes(ctx context.Context, sourceID string) ([]string, error) {
 	src, err := s.sources.get(ctx, sourceID)
 	if err != nil {

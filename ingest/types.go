@@ -10,9 +10,10 @@ import (
 	"github.com/sluicehq/sluice/schemas"
 )
 
-// errCatalogue: a tenant's event types could not be read. Nothing can be
-// decided about the event (published, quarantined or unhandled), so the
-// request is answered 503 and the sender retries.
+// errCatalogue: a tenant's event types, or its endpoints' filters, could
+// not be read. Nothing can be decided about the event (published,
+// quarantined or unhandled), so the request is answered 503 and the sender
+// retries.
 var errCatalogue = errors.New("tenant event types unavailable")
 
 // unusableEntry is a tenant's type that exists but cannot publish in this
@@ -39,16 +40,28 @@ func newTenantTypes(store *catalog.Store, ttl time.Duration) *tenantTypes {
 }
 
 // catalogue is the event types a tenant's deliveries are judged by: the
-// built-in ones first (a tenant's own never shadows one), then the tenant's.
+// built-in ones first (a tenant's own never shadows one), then the tenant's;
+// and, for a type neither knows, the tenant's endpoints' filters.
 type catalogue struct {
 	ctx     context.Context
 	builtin *schemas.Catalogue
 	tenant  string
 	types   *tenantTypes
+	subs    *subscriptions
 }
 
 func (s *Service) catalogueOf(ctx context.Context, tenant string) catalogue {
-	return catalogue{ctx: ctx, builtin: s.catalogue, tenant: tenant, types: s.tenantTypes}
+	return catalogue{ctx: ctx, builtin: s.catalogue, tenant: tenant, types: s.tenantTypes, subs: s.subscriptions}
+}
+
+// Subscribed says whether one of the tenant's enabled endpoints takes the
+// full type ({kind}.{provider type}); errCatalogue when their filters
+// cannot be read.
+func (c catalogue) Subscribed(fullType string) (bool, error) {
+	if c.subs == nil {
+		return false, nil
+	}
+	return c.subs.any(c.ctx, c.tenant, fullType)
 }
 
 // Lookup returns the entry of a type, nil when none handles it; an

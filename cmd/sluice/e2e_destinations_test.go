@@ -448,3 +448,49 @@ func waitTenantDelivered(t *testing.T, tenant string, want int, within time.Dura
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A Stripe type no built-in handler and no schema knows reaches the
+// endpoint whose filter takes it: published on the destinations topic,
+// fanned out, and delivered signed, byte for byte as Stripe sent it.
+func TestUnhandledTypeReachesTheEndpointThatTakesIt(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	rc := newEndpointServer(t, nil)
+	endpoint, secret := newEndpoint(t, f.tenantID, rc.URL, true, "stripe.charge.*")
+
+	s := testenv.RandomSuffix()
+	eventID := "evt_dispute_" + s
+	// Unusual whitespace: what arrives must be these bytes.
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"charge.dispute.created","created":%d,  "data":{"object":{"id":"dp_%s","object":"dispute","charge":"ch_%s","amount":1500}}}`+"\n",
+		eventID, time.Now().Unix(), s, s)
+	if code := f.sendSigned(t, body); code != http.StatusAccepted {
+		t.Fatalf("charge.dispute.created: %d, want 202", code)
+	}
+	if n := count(t, `SELECT count(*) FROM inbox WHERE source_id = $1 AND event_id = $2 AND status = 'published'`, f.sourceID, eventID); n != 1 {
+		t.Fatalf("%d published inbox rows for %s, want 1", n, eventID)
+	}
+	rec := recordsFor(t, suite.topics.Destinations(), 1, eventID)[0]
+	if want := f.tenantID + "/dispute/dp_" + s; string(rec.Key) != want || headerMap(rec)["ce_type"] != "stripe.charge.dispute.created" {
+		t.Fatalf("record keyed %s with headers %v, want key %s and ce_type stripe.charge.dispute.created", rec.Key, headerMap(rec), want)
+	}
+	waitDelivered(t, endpoint, 1, 30*time.Second)
+
+	got := rc.requests()
+	if len(got) != 1 {
+		t.Fatalf("the endpoint got %d requests, want 1", len(got))
+	}
+	wh, err := svix.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := got[0]
+	if err := wh.Verify(r.body, r.header); err != nil {
+		t.Errorf("the request does not verify: %v", err)
+	}
+	if string(r.body) != string(body) {
+		t.Errorf("arrived as %q, want the bytes sent %q", r.body, body)
+	}
+	if r.header.Get("ce-type") != "stripe.charge.dispute.created" || r.header.Get("ce-id") != eventID || r.header.Get("ce-subject") != "dp_"+s {
+		t.Errorf("CloudEvents headers %v, want type stripe.charge.dispute.created, id %s, subject dp_%s", r.header, eventID, s)
+	}
+}

@@ -34,7 +34,9 @@ type Options struct {
 	Dispatch dispatch.Config
 	// Destinations is the fan-out into tenants' endpoints' deliveries; it
 	// reads every event topic: the built-in groups', the notifications
-	// topic, and EventTopics (the catalogue's and tenants' shared topics).
+	// topic, EventTopics (the catalogue's and tenants' shared topics), and
+	// the destinations topic, where ingest publishes the events no handler
+	// and no schema knows that an endpoint takes (no other group reads it).
 	Destinations *destinations.Handler
 	EventTopics  []string
 	// EveryGroup lists the dispatcher even without Dispatch.URL, and the
@@ -73,7 +75,7 @@ func List(t envelope.Topics, pool *pgxpool.Pool, o Options) []Group {
 }
 
 // fanOut is the destinations group: every topic an event of a tenant is
-// published to, once.
+// published to, once, and the destinations topic, its alone.
 func fanOut(t envelope.Topics, o Options, list []Group) Group {
 	id := t.Resource("destinations")
 	g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: o.Destinations}
@@ -96,6 +98,7 @@ func fanOut(t envelope.Topics, o Options, list []Group) Group {
 	for _, topic := range o.EventTopics {
 		add(topic)
 	}
+	add(t.Destinations())
 	return g
 }
 

@@ -283,6 +283,11 @@ func (t Topics) Resource(suffix string) string { return t.prefix() + "." + suffi
 // no '.', so no tenant topic can be one of Sluice's own.
 func (t Topics) Tenant(resourceType string) string { return t.prefix() + ".tenant." + resourceType }
 
+// Destinations is the topic of events published for tenants' endpoints
+// alone: a type no handler and no schema knows, which one of its tenant's
+// endpoints takes. Only the destinations fan-out reads it.
+func (t Topics) Destinations() string { return t.Resource("destinations") }
+
 // DeadLetter is the dead-letter topic of one consumer group.
 func (t Topics) DeadLetter(group string) string { return group + ".dlq" }
 

@@ -167,6 +167,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing
+	ic.EndpointsRefresh = cmp.Or(ic.EndpointsRefresh, a.cfg.EndpointsRefresh)
 	if ic.TenantTypes, err = catalog.New(a.pool, a.types); err != nil {
 		return err
 	}

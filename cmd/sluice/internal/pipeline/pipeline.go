@@ -96,8 +96,9 @@ type Config struct {
 	// EndpointURLCheck judges their URLs (the egress policy's CheckURL).
 	EndpointLimits   endpoints.Limits
 	EndpointURLCheck func(raw string) error
-	// EndpointsRefresh is how soon the fan-out and the deliverer see an
-	// endpoint created or changed. Default 5s.
+	// EndpointsRefresh is how soon the fan-out, the deliverer and ingest
+	// (for types no handler knows) see an endpoint created or changed.
+	// Default 5s.
 	EndpointsRefresh time.Duration
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
 	ShutdownGrace time.Duration
