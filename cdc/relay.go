@@ -207,10 +207,19 @@ func (r *Relay) lead(ctx context.Context) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	held := make(chan struct{})
 	go func() {
+		defer close(held)
 		if err := l.hold(ctx, r.cfg.LeaderPoll); err != nil && ctx.Err() == nil {
 			cancel(err)
 		}
+	}()
+	// The lock's connection is the holder's until it returns: release
+	// (deferred above, so run after this) must not use it during a ping,
+	// which pgx answers with a panic.
+	defer func() {
+		cancel(nil)
+		<-held
 	}()
 	go r.heartbeat(ctx)
 	if !r.cfg.KeepOutbox {
