@@ -16,12 +16,29 @@ import (
 
 // Connect opens a pool and checks that the database answers.
 func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	return connect(ctx, url, maxConns, nil)
+}
+
+// ConnectUnflushed is Connect for work whose commits may be lost in a
+// crash of Postgres without harm, because each only saves work that would
+// otherwise be done again (the deliverer's claims and outcomes: a lost one
+// sends the same webhook-id again): its commits do not wait for the WAL to
+// reach the disk (synchronous_commit off). Never for what a 2xx or an
+// offset commit stands on.
+func ConnectUnflushed(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	return connect(ctx, url, maxConns, map[string]string{"synchronous_commit": "off"})
+}
+
+func connect(ctx context.Context, url string, maxConns int32, params map[string]string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
+	}
+	for k, v := range params {
+		cfg.ConnConfig.RuntimeParams[k] = v
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUIDStrings(conn.TypeMap())

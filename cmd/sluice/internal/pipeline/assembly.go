@@ -49,7 +49,6 @@ type assembly struct {
 	reg       *prometheus.Registry
 	pool      *pgxpool.Pool
 	catalogue *schemas.Catalogue
-	deliverer *delivery.Deliverer
 	types     catalog.Config // tenants' event types: vocabulary and limits
 	checks    []listen.Check
 	closers   []func()
@@ -237,7 +236,7 @@ const scrapeTimeout = 2 * time.Second
 
 // consumerStages wait for the topics: a group that subscribed before they
 // exist would only poll metadata.
-func (a *assembly) consumerStages(context.Context) error {
+func (a *assembly) consumerStages(ctx context.Context) error {
 	if !a.cfg.Consume {
 		return nil
 	}
@@ -275,7 +274,7 @@ func (a *assembly) consumerStages(context.Context) error {
 		}
 		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: group.Run})
 	}
-	return a.deliverStage()
+	return a.deliverStage(ctx)
 }
 
 // endpointTester sends the admin API's test events: a deliverer of its
@@ -290,7 +289,7 @@ func (a *assembly) endpointTester(ends endpoints.Store) admin.EndpointTester {
 
 // deliverStage runs the deliverer beside the consumers: it reads only
 // Postgres, so it needs no topic.
-func (a *assembly) deliverStage() error {
+func (a *assembly) deliverStage(ctx context.Context) error {
 	if !a.cfg.Deliver {
 		return nil
 	}
@@ -298,11 +297,18 @@ func (a *assembly) deliverStage() error {
 	if err != nil {
 		return err
 	}
+	// A pool of its own whose commits do not wait for the disk: every
+	// write of the deliverer only saves work (a claim, an outcome: lost in
+	// a crash, the same webhook-id is sent again).
+	pool, err := pg.ConnectUnflushed(ctx, a.cfg.DatabaseURL, 16)
+	if err != nil {
+		return err
+	}
+	a.closers = append(a.closers, pool.Close)
 	dc := a.cfg.Delivery
 	dc.Registerer = a.reg
 	dc.Refresh = cmp.Or(dc.Refresh, a.cfg.EndpointsRefresh)
-	d := delivery.New(dc, a.log.With(slog.String("component", "delivery")), a.pool, endpoints.Store{Pool: a.pool, Ring: ring})
-	a.deliverer = d
+	d := delivery.New(dc, a.log.With(slog.String("component", "delivery")), pool, endpoints.Store{Pool: pool, Ring: ring})
 	a.stages = append(a.stages, stage{name: "delivery", run: d.Run})
 	return nil
 }
