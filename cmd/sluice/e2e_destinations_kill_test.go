@@ -67,6 +67,8 @@ func TestKillAndRewindOfTheDelivererLoseAndResendNothing(t *testing.T) {
 		"SLUICE_SECRET_KEY="+suite.secretKey,
 		"SLUICE_DELIVERY_ALLOW_HTTP=true",
 		"SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8",
+		// A killed deliverer's leases run out in 5 x 2 s + 30 s.
+		"SLUICE_DELIVERY_TIMEOUT=2s",
 		"SLUICE_LOG_LEVEL=warn",
 	)
 	// 600 intents over 20 resources, produced in order: the notifications

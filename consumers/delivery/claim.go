@@ -67,7 +67,9 @@ func (d *Deliverer) claim(ctx context.Context, t *endpoints.Target, n int) ([]me
 
 // lease claims heads for one attempt and loads the bodies the inbox holds.
 func (d *Deliverer) lease(ctx context.Context, t *endpoints.Target, heads []int64) ([]message, error) {
-	lease := d.cfg.Timeout + 30*time.Second
+	// Long enough for a loop's whole buffer to be sent one slot-full after
+	// another, with room to spare.
+	lease := time.Duration(bufferedPerSlot+1)*d.cfg.Timeout + 30*time.Second
 	rows, err := d.pool.Query(ctx, leaseSQL, heads, lease.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("lease deliveries: %w", err)

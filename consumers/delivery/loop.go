@@ -91,33 +91,45 @@ func (l *loop) finished() {
 	}
 }
 
-// run claims and sends until the loop is stopped, then waits for the
-// requests in flight.
+// run claims and sends until the loop is stopped, then gives back what it
+// claimed and did not send, and waits for the requests in flight. It keeps
+// up to buffered claimed deliveries ahead of its concurrency (each the head
+// of its own key), so a claim's three statements serve many sends, not one.
 func (l *loop) run() {
 	defer l.busy.Wait()
-	var inflight atomic.Int32
+	var (
+		inflight atomic.Int32
+		queue    []message
+	)
+	defer func() { l.giveBack(queue) }()
 	for l.ctx.Err() == nil {
-		free := l.concurrency - int(inflight.Load())
-		if wait, ok := l.breaker.allow(time.Now()); !ok {
+		wait, ok := l.breaker.allow(time.Now())
+		if !ok {
+			// Open: nothing goes, and what was claimed goes back, so it is
+			// not held past its lease.
+			queue = l.giveBack(queue)
 			l.idle(wait)
 			continue
-		} else if l.breaker.probing() {
-			free = min(free, 1-int(inflight.Load()))
 		}
-		if free <= 0 {
-			l.idle(l.d.cfg.Poll)
-			continue
+		slots := l.concurrency
+		if l.breaker.probing() {
+			slots = 1
 		}
-		batch, err := l.d.claim(l.ctx, l.target.Load(), free)
-		if err != nil {
-			if l.ctx.Err() == nil {
-				l.d.log.Warn("claim deliveries", slog.String("event", "delivery.claim_failed"),
-					slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
+		if len(queue) < slots && int(inflight.Load()) < slots {
+			batch, err := l.d.claim(l.ctx, l.target.Load(), l.claimSize(slots)-len(queue))
+			if err != nil {
+				if l.ctx.Err() == nil {
+					l.d.log.Warn("claim deliveries", slog.String("event", "delivery.claim_failed"),
+						slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
+				}
+				l.idle(time.Second)
+				continue
 			}
-			l.idle(time.Second)
-			continue
+			queue = append(queue, batch...)
 		}
-		for _, m := range batch {
+		for len(queue) > 0 && int(inflight.Load()) < slots {
+			m := queue[0]
+			queue = queue[1:]
 			inflight.Add(1)
 			l.busy.Add(1)
 			go func() {
@@ -127,11 +139,45 @@ func (l *loop) run() {
 				l.deliver(m)
 			}()
 		}
-		if len(batch) == 0 {
+		switch {
+		case len(queue) == 0 && inflight.Load() == 0:
 			l.unpark()
 			l.idle(l.untilDue())
+		case len(queue) > 0 || int(inflight.Load()) >= slots:
+			l.idle(l.d.cfg.Poll) // until a send finishes
 		}
 	}
+}
+
+// claimSize is how many deliveries a claim asks for: the buffer while the
+// breaker is closed, one while it probes.
+func (l *loop) claimSize(slots int) int {
+	if slots == 1 {
+		return 1
+	}
+	return l.concurrency * bufferedPerSlot
+}
+
+// bufferedPerSlot is how many claimed deliveries a loop keeps per slot of
+// its concurrency.
+const bufferedPerSlot = 4
+
+// giveBack returns claimed, unsent deliveries to Postgres, uncounted and
+// due now, and returns the emptied queue.
+func (l *loop) giveBack(queue []message) []message {
+	if len(queue) == 0 {
+		return queue
+	}
+	ids := make([]int64, len(queue))
+	for i, m := range queue {
+		ids[i] = m.id
+	}
+	if _, err := l.d.pool.Exec(context.WithoutCancel(l.ctx), releaseSQL, ids, time.Now()); err != nil {
+		// Their leases run out instead.
+		l.d.log.Warn("give back deliveries", slog.String("event", "delivery.release_failed"),
+			slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
+	}
+	return queue[:0]
 }
 
 // idle waits for work, a finished delivery, or at most d.
