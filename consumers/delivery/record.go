@@ -78,7 +78,9 @@ func (d *Deliverer) recordFailure(ctx context.Context, tx pgx.Tx, t *endpoints.T
 	if m.missing {
 		horizon = 0 // nothing to send, ever
 	}
-	next := time.Now().Add(max(d.backoff(m.attempt), retryAfter))
+	// Retry-After is the least wait, up to the longest backoff: a receiver
+	// cannot park its key for longer than Sluice would wait anyway.
+	next := time.Now().Add(max(d.backoff(m.attempt), min(retryAfter, d.cfg.BackoffMax)))
 	var status *int
 	if a.Status != 0 {
 		status = &a.Status
