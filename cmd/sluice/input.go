@@ -15,9 +15,12 @@ package main
 //	input:"max=N"   text of at most N characters
 //
 // A required value given empty is refused. Bytes that are no UTF-8 are
-// refused from the raw line (checkEncoding): kong reads them as U+FFFD. The global flags (database URL,
-// brokers...) are the deployment's configuration, not an operator's input,
-// and are not checked here.
+// refused from the raw line (checkEncoding): kong reads them as U+FFFD.
+// The global flags (database URL, brokers...) are the deployment's
+// configuration, not an operator's input, and are not checked here.
+// TestEveryCommandFlagHasAKnownInputRule holds every command to a known
+// rule, and every flag naming a tenant, source, endpoint or other id to
+// input:"uuid".
 
 import (
 	"fmt"
