@@ -76,7 +76,7 @@ func (o Output) print(id string, fields map[string]any, details ...string) error
 
 // Paging selects one page of a list (keyset: pass the printed cursor on).
 type Paging struct {
-	Cursor string    `name:"cursor" help:"Start after this cursor (printed under a full page)."`
+	Cursor string    `name:"cursor" help:"Start after this cursor (printed under a full page)." input:"max=512"`
 	Limit  pageLimit `name:"limit" default:"50" help:"At most this many, 1 to 500."`
 }
 

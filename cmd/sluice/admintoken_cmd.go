@@ -20,9 +20,9 @@ type AdminTokenCmd struct {
 type AdminTokenCreateCmd struct {
 	Output
 	Role    string        `required:"" enum:"read,operate" help:"read: GET only (payloads included, audited); operate: also acts (create, disable, rotate, replay, rewind)."`
-	Tenant  string        `help:"Confine the token to this tenant (other tenants' ids are 404, cross-tenant routes 403); default: every tenant."`
+	Tenant  string        `help:"Confine the token to this tenant (other tenants' ids are 404, cross-tenant routes 403); default: every tenant." input:"uuid"`
 	Expires time.Duration `default:"720h" help:"Lifetime: positive, at most a year (8760h)."`
-	Name    string        `help:"Who or what holds it, for the list and the audit trail."`
+	Name    string        `help:"Who or what holds it, for the list and the audit trail." input:"name"`
 }
 
 // Validate refuses a lifetime the store would not give, before anything
@@ -81,7 +81,7 @@ func timeOrDash(t *time.Time) string {
 // AdminTokenRevokeCmd revokes a token.
 type AdminTokenRevokeCmd struct {
 	Output
-	ID string `arg:"" name:"token-id" help:"Token id (from admintoken list)."`
+	ID string `arg:"" name:"token-id" help:"Token id (from admintoken list)." input:"uuid"`
 }
 
 func (c *AdminTokenRevokeCmd) Run(ctx context.Context, g *Globals) error {

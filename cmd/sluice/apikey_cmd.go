@@ -16,7 +16,7 @@ type APIKeyCmd struct {
 // APIKeyCreateCmd creates a tenant API key.
 type APIKeyCreateCmd struct {
 	Output
-	Tenant string `required:"" help:"Tenant id."`
+	Tenant string `required:"" help:"Tenant id." input:"uuid"`
 }
 
 func (c *APIKeyCreateCmd) Run(ctx context.Context, g *Globals) error {
@@ -36,7 +36,7 @@ func (c *APIKeyCreateCmd) Run(ctx context.Context, g *Globals) error {
 type APIKeyListCmd struct {
 	Output
 	Paging
-	Tenant  string `help:"Only this tenant's keys."`
+	Tenant  string `help:"Only this tenant's keys." input:"uuid"`
 	Revoked bool   `help:"Include revoked keys."`
 }
 
@@ -62,7 +62,7 @@ func (c *APIKeyListCmd) Run(ctx context.Context, g *Globals) error {
 // APIKeyRevokeCmd revokes a key.
 type APIKeyRevokeCmd struct {
 	Output
-	ID string `arg:"" name:"key-id" help:"API key id (from apikey list)."`
+	ID string `arg:"" name:"key-id" help:"API key id (from apikey list)." input:"uuid"`
 }
 
 func (c *APIKeyRevokeCmd) Run(ctx context.Context, g *Globals) error {

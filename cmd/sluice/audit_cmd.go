@@ -19,7 +19,7 @@ type AuditCmd struct {
 type AuditListCmd struct {
 	Output
 	OperatePaging
-	Tenant string `name:"tenant" help:"Only what was done in this tenant."`
+	Tenant string `name:"tenant" help:"Only what was done in this tenant." input:"uuid"`
 }
 
 func (c *AuditListCmd) Run(ctx context.Context, g *Globals) error {

@@ -70,7 +70,7 @@ func TestUsageErrorsPrintOneLineAndExitTwo(t *testing.T) {
 		{[]string{"admintoken", "create", "--role", "read", "--expires", "0s"}, "--expires: must be positive and at most 8760h", "sluice admintoken create --help"},
 		{[]string{"admintoken", "create", "--role", "read", "--expires", "9000h"}, "--expires: must be positive and at most 8760h", "sluice admintoken create --help"},
 		{[]string{"nosuch"}, "unexpected argument nosuch", "sluice --help"},
-		{[]string{"source", "create", "--tenant", "t", "--kind", "paypal", "--account", "a", "--secret", "s"}, `unknown source kind "paypal"`, "sluice source create --help"},
+		{[]string{"source", "create", "--tenant", uuid.NewString(), "--kind", "paypal", "--account", "a", "--secret", "s"}, `unknown source kind "paypal"`, "sluice source create --help"},
 		{[]string{"reconcile", "--since", "yesterday"}, "--since", "sluice reconcile run --help"},
 	} {
 		stdout, stderr, code := cli(t, c.args...)

@@ -91,7 +91,7 @@ func TestCLIErrorsNameWhatIsWrongAndUnknownIdsFail(t *testing.T) {
 			"tenant " + tenant + " already has a stripe source for account " + account + " (source " + source + ")"},
 		{[]string{"workspace", "create", "--tenant", unknown, "--customer", "cus_1"}, "no tenant " + unknown},
 		{[]string{"workspace", "balance", unknown}, "no workspace " + unknown},
-		{[]string{"workspace", "balance", "not-an-id"}, "no workspace not-an-id"},
+		{[]string{"workspace", "balance", "not-an-id"}, "<workspace-id>: must be a canonical uuid"},
 		{[]string{"workspace", "get", unknown}, "no workspace " + unknown},
 		{[]string{"tenant", "get", unknown}, "no tenant " + unknown},
 		{[]string{"tenant", "set-limits", "--tenant", unknown, "--rate", "5", "--burst", "5"}, "no tenant " + unknown},

@@ -81,10 +81,11 @@ func TestTextOutputEscapesControlCharactersInNames(t *testing.T) {
 			t.Errorf("sluice %v -o json does not hold the name as it is: %s", args, stdout)
 		}
 	}
-	// What a refusal repeats of the command line is escaped too.
-	_, stderr, _ := cli(t, "tenant", "get", "x\x1b[2J")
-	if !strings.Contains(stderr, `no tenant x\x1b[2J`) || strings.ContainsRune(stderr, 0x1b) {
-		t.Errorf("tenant get <escape>: stderr %q", stderr)
+	// A command line holding a control character is refused before it
+	// runs (input.go), and the refusal does not repeat it.
+	_, stderr, code := cli(t, "lag", "--group", "x\x1b[2J")
+	if code != 2 || !strings.Contains(stderr, "--group: must be text without NUL or control characters") || strings.ContainsRune(stderr, 0x1b) {
+		t.Errorf("lag --group <escape>: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -23,7 +23,7 @@ type ConflictsListCmd struct {
 	Output
 	OperatePaging
 	TimeRange
-	Tenant string `name:"tenant" help:"Only this tenant's."`
+	Tenant string `name:"tenant" help:"Only this tenant's." input:"uuid"`
 }
 
 func (c *ConflictsListCmd) Run(ctx context.Context, g *Globals) error {

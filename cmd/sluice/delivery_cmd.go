@@ -23,11 +23,11 @@ type DeliveryListCmd struct {
 	Output
 	OperatePaging
 	TimeRange
-	Tenant   string `name:"tenant" help:"Only this tenant's."`
-	Endpoint string `name:"endpoint" help:"Only this endpoint's."`
+	Tenant   string `name:"tenant" help:"Only this tenant's." input:"uuid"`
+	Endpoint string `name:"endpoint" help:"Only this endpoint's." input:"uuid"`
 	State    string `name:"state" enum:",pending,delivered,dead" default:"" help:"Only deliveries in this state: pending, delivered or dead."`
 	EventID  string `name:"event-id" help:"Only the deliveries of this event id."`
-	InboxID  int64  `name:"inbox-id" help:"Only the deliveries of this inbox row (the id events search prints)."`
+	InboxID  int64  `name:"inbox-id" help:"Only the deliveries of this inbox row (the id events search prints)." input:"id"`
 }
 
 func (c *DeliveryListCmd) Run(ctx context.Context, g *Globals) error {
@@ -51,7 +51,7 @@ func (c *DeliveryListCmd) Run(ctx context.Context, g *Globals) error {
 // DeliveryGetCmd shows one delivery.
 type DeliveryGetCmd struct {
 	Output
-	ID int64 `arg:"" name:"delivery-id" help:"Delivery id, as delivery list prints it."`
+	ID int64 `arg:"" name:"delivery-id" help:"Delivery id, as delivery list prints it." input:"id"`
 }
 
 func (c *DeliveryGetCmd) Run(ctx context.Context, g *Globals) error {
@@ -70,7 +70,7 @@ func (c *DeliveryGetCmd) Run(ctx context.Context, g *Globals) error {
 // DeliveryRetryCmd sends one delivery again.
 type DeliveryRetryCmd struct {
 	Output
-	ID int64 `arg:"" name:"delivery-id" help:"Delivery id, as delivery list prints it."`
+	ID int64 `arg:"" name:"delivery-id" help:"Delivery id, as delivery list prints it." input:"id"`
 }
 
 func (c *DeliveryRetryCmd) Run(ctx context.Context, g *Globals) error {
@@ -89,7 +89,7 @@ func (c *DeliveryRetryCmd) Run(ctx context.Context, g *Globals) error {
 // DeliveryReplayCmd sends an endpoint's window again.
 type DeliveryReplayCmd struct {
 	Output
-	Endpoint string        `name:"endpoint" required:"" help:"The endpoint whose deliveries are sent again."`
+	Endpoint string        `name:"endpoint" required:"" help:"The endpoint whose deliveries are sent again." input:"uuid"`
 	Since    time.Time     `name:"since" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Deliveries created from this time (RFC 3339), inclusive."`
 	Until    time.Time     `name:"until" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Deliveries created before this time; at most --payload-horizon after --since."`
 	Horizon  time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"The deployment's payload horizon: the longest window replayed (nothing older is kept)."`

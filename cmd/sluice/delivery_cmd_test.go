@@ -106,7 +106,7 @@ func TestDeliveryCommandsRefuseInWords(t *testing.T) {
 		{[]string{"delivery", "get", "999999999"}, 1, "no delivery 999999999"},
 		{[]string{"delivery", "retry", "999999999"}, 1, "no delivery 999999999"},
 		{[]string{"delivery", "list", "--state", "lost"}, 2, "state"},
-		{[]string{"delivery", "list", "--endpoint", "NOT-A-UUID"}, 1, "endpoint_id"},
+		{[]string{"delivery", "list", "--endpoint", "NOT-A-UUID"}, 2, "--endpoint: must be a canonical uuid"},
 		{[]string{"delivery", "replay", "--endpoint", f.endpoint, "--since", now.Format(time.RFC3339), "--until", now.Add(-time.Hour).Format(time.RFC3339)},
 			1, "must be after since"},
 		{[]string{"delivery", "replay", "--endpoint", f.endpoint, "--since", now.Add(-8 * 24 * time.Hour).Format(time.RFC3339), "--until", now.Format(time.RFC3339)},

@@ -18,7 +18,7 @@ import (
 // DemoCmd sets up a demo tenant and sends one signed invoice.paid through a
 // running `sluice serve`, then waits for the credit grant it causes.
 type DemoCmd struct {
-	URL     string        `name:"url" default:"http://127.0.0.1:8080" help:"Base URL of a running sluice serve."`
+	URL     string        `name:"url" default:"http://127.0.0.1:8080" help:"Base URL of a running sluice serve." input:"max=2048"`
 	Timeout time.Duration `default:"60s" help:"How long to wait for the grant."`
 }
 

@@ -30,7 +30,7 @@ type EndpointCmd struct {
 
 // endpointRef names one endpoint.
 type endpointRef struct {
-	ID string `arg:"" name:"endpoint-id" help:"Endpoint id (from endpoint list)."`
+	ID string `arg:"" name:"endpoint-id" help:"Endpoint id (from endpoint list)." input:"uuid"`
 }
 
 // endpointAction is a command on one endpoint printing what it did.
@@ -42,18 +42,18 @@ type endpointAction struct {
 // endpointSettings are the settings of a create (an update takes them
 // under the same names, each optional).
 type endpointSettings struct {
-	URL         string   `name:"url" required:"" help:"Where events are POSTed (https)."`
-	Description string   `name:"description" help:"For people (at most 500 characters)."`
+	URL         string   `name:"url" required:"" help:"Where events are POSTed (https)." input:"max=2048"`
+	Description string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
 	Filters     []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
 	Rate        int      `name:"rate" help:"Requests per second (at most the cap); 0: the deployment's default."`
 	Concurrency int      `name:"concurrency" help:"Requests in flight (at most the cap); 0: the deployment's default."`
-	Headers     []string `name:"header" placeholder:"NAME=VALUE" help:"A static header sent on every request (sealed; never shown again); repeat for several."`
+	Headers     []string `name:"header" placeholder:"NAME=VALUE" help:"A static header sent on every request (sealed; never shown again); repeat for several." input:"max=512"`
 }
 
 // EndpointCreateCmd creates an endpoint.
 type EndpointCreateCmd struct {
 	Output
-	Tenant string `required:"" help:"Tenant id."`
+	Tenant string `required:"" help:"Tenant id." input:"uuid"`
 	endpointSettings
 	Unordered bool `help:"Send in parallel, not in order per resource."`
 }
@@ -113,7 +113,7 @@ func parseHeaders(flags []string) (map[string]string, error) {
 type EndpointListCmd struct {
 	Output
 	Paging
-	Tenant   string `help:"Only this tenant's endpoints."`
+	Tenant   string `help:"Only this tenant's endpoints." input:"uuid"`
 	Disabled bool   `help:"Only disabled endpoints."`
 }
 
@@ -190,12 +190,12 @@ func perDefault(n *int) string {
 type EndpointUpdateCmd struct {
 	Output
 	endpointRef
-	URL          *string  `name:"url" help:"A new URL (https)."`
-	Description  *string  `name:"description" help:"A new description; empty clears it."`
+	URL          *string  `name:"url" help:"A new URL (https)." input:"max=2048"`
+	Description  *string  `name:"description" help:"A new description; empty clears it." input:"max=500"`
 	Filters      []string `name:"filter" help:"Replace the filters; repeat for several."`
 	Rate         *int     `name:"rate" help:"A new rate; 0: the deployment's default."`
 	Concurrency  *int     `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
-	Headers      []string `name:"header" placeholder:"NAME=VALUE" help:"Replace every static header; repeat for several."`
+	Headers      []string `name:"header" placeholder:"NAME=VALUE" help:"Replace every static header; repeat for several." input:"max=512"`
 	ClearHeaders bool     `name:"clear-headers" help:"Remove every static header."`
 	Unordered    bool     `help:"Send in parallel from now on."`
 	Ordered      bool     `help:"Send in order per resource from now on."`

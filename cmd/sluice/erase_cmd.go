@@ -19,7 +19,7 @@ type EraseCmd struct {
 // EraseTenantCmd deletes one tenant's data.
 type EraseTenantCmd struct {
 	Output
-	ID  string `arg:"" name:"tenant-id" help:"The tenant to erase."`
+	ID  string `arg:"" name:"tenant-id" help:"The tenant to erase." input:"uuid"`
 	Yes bool   `name:"yes" help:"Do it (nothing is deleted without it)."`
 }
 
@@ -48,7 +48,7 @@ func (c *EraseTenantCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) 
 type EraseSubjectCmd struct {
 	Output
 	Subject string        `arg:"" name:"subject" help:"Text to look for in stored bodies, as it appears in them (e.g. an e-mail address, or \"cus_123\" with its quotes)."`
-	Tenant  string        `name:"tenant" help:"Only this tenant's payloads (default: every tenant's)."`
+	Tenant  string        `name:"tenant" help:"Only this tenant's payloads (default: every tenant's)." input:"uuid"`
 	Timeout time.Duration `name:"timeout" default:"10m" help:"Give up after this long (the purge scans every kept payload)."`
 }
 

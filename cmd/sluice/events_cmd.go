@@ -36,7 +36,7 @@ type TimeRange struct {
 // OperatePaging selects one page of an operate list (pass the printed
 // cursor on).
 type OperatePaging struct {
-	Cursor string    `name:"cursor" help:"Start after this cursor (printed under a full page)."`
+	Cursor string    `name:"cursor" help:"Start after this cursor (printed under a full page)." input:"max=512"`
 	Limit  pageLimit `name:"limit" default:"50" help:"At most this many, 1 to 500."`
 }
 
@@ -64,8 +64,8 @@ type EventsSearchCmd struct {
 	TimeRange
 	EventID   string `name:"event-id" help:"The provider's event id (evt_..., a delivery GUID)."`
 	ObjectID  string `name:"object-id" help:"The object the event is about, e.g. an invoice id."`
-	Tenant    string `name:"tenant" help:"Only this tenant's events."`
-	Source    string `name:"source" help:"Only this source's events."`
+	Tenant    string `name:"tenant" help:"Only this tenant's events." input:"uuid"`
+	Source    string `name:"source" help:"Only this source's events." input:"uuid"`
 	EventType string `name:"type" help:"As stored, e.g. stripe.invoice.paid."`
 	Status    string `name:"status" help:"Only events in this status: published, unhandled, quarantined or waiting."`
 }
@@ -91,7 +91,7 @@ func (c *EventsSearchCmd) Run(ctx context.Context, g *Globals) error {
 // EventsTrailCmd prints an event's trail.
 type EventsTrailCmd struct {
 	Output
-	ID int64 `arg:"" name:"event" help:"The event's inbox id (the ID events search prints)."`
+	ID int64 `arg:"" name:"event" help:"The event's inbox id (the ID events search prints)." input:"id"`
 }
 
 func (c *EventsTrailCmd) Run(ctx context.Context, g *Globals) error {
@@ -182,7 +182,7 @@ func position(p operate.Position) string {
 // EventsPayloadCmd prints an event's body.
 type EventsPayloadCmd struct {
 	Output
-	ID int64 `arg:"" name:"event" help:"The event's inbox id (the ID events search prints)."`
+	ID int64 `arg:"" name:"event" help:"The event's inbox id (the ID events search prints)." input:"id"`
 }
 
 func (c *EventsPayloadCmd) Run(ctx context.Context, g *Globals) error {

@@ -21,7 +21,7 @@ type EventTypeCmd struct {
 
 // typeRef names one event type.
 type typeRef struct {
-	Tenant string `required:"" help:"Tenant id."`
+	Tenant string `required:"" help:"Tenant id." input:"uuid"`
 	Kind   string `required:"" help:"Source kind the events come from (sluice source kinds), or api for POST /v1/events."`
 	Type   string `required:"" name:"type" help:"Event type name, as the sender writes it (e.g. order.placed)."`
 }
@@ -30,7 +30,7 @@ type typeRef struct {
 type EventTypeCreateCmd struct {
 	Output
 	typeRef
-	SchemaFile      string `name:"schema-file" required:"" help:"JSON Schema 2020-12 of the event body (self-contained: no $ref to other documents); - reads stdin."`
+	SchemaFile      string `name:"schema-file" required:"" help:"JSON Schema 2020-12 of the event body (self-contained: no $ref to other documents); - reads stdin." input:"max=4096"`
 	ResourceType    string `name:"resource-type" required:"" help:"Resource type the events are about: the middle of their Kafka key and their shared topic (<prefix>.tenant.<resource type>); see --tenant-resource-types."`
 	ObjectID        string `name:"object-id" help:"Where the object id is: a JSON pointer (/data/id) or header:<Name>; default where the source's kind puts it."`
 	EventTime       string `name:"event-time" help:"Where the event time is: a JSON pointer or header:<Name>; default where the source's kind puts it."`
@@ -87,7 +87,7 @@ func readSchemaFile(path string) ([]byte, error) {
 // EventTypeListCmd lists a tenant's types.
 type EventTypeListCmd struct {
 	Output
-	Tenant string `required:"" help:"Tenant id."`
+	Tenant string `required:"" help:"Tenant id." input:"uuid"`
 	Kind   string `help:"Only this source kind."`
 	All    bool   `help:"Include deprecated types."`
 }

@@ -33,9 +33,9 @@ const (
 
 // misuse reports a command line that was refused before anything ran: one
 // line, the help to read, exit 2 (and {"error": ...} for -o json, as
-// failure).
-func misuse(err error, args []string, stdout, stderr io.Writer) exitCode {
-	var kctx *kong.Context
+// failure). kctx is as far as kong read the line (a kong.ParseError
+// carries its own).
+func misuse(err error, kctx *kong.Context, args []string, stdout, stderr io.Writer) exitCode {
 	if pe := (*kong.ParseError)(nil); errors.As(err, &pe) {
 		kctx = pe.Context
 	}

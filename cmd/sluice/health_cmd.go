@@ -12,7 +12,7 @@ import (
 // HealthCmd asks a running process whether it is ready: the container
 // health check of an image that has no shell or curl.
 type HealthCmd struct {
-	URL     string        `name:"url" env:"SLUICE_HEALTH_URL" default:"http://127.0.0.1:8080/readyz" help:"Readiness endpoint to ask."`
+	URL     string        `name:"url" env:"SLUICE_HEALTH_URL" default:"http://127.0.0.1:8080/readyz" help:"Readiness endpoint to ask." input:"max=2048"`
 	Timeout time.Duration `name:"timeout" default:"3s" help:"How long to wait for the answer."`
 }
 

@@ -67,8 +67,11 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		args = []string{"--help"}
 	}
 	kctx, err := parser.Parse(args)
+	if err == nil {
+		err = checkEncoding(args) // kong read such bytes as U+FFFD
+	}
 	if err != nil {
-		return misuse(err, args, stdout, stderr)
+		return misuse(err, kctx, args, stdout, stderr)
 	}
 	log := cli.Globals.logger()
 	if err := kctx.Run(&cli.Globals, log); err != nil {

@@ -46,7 +46,7 @@ func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
 
 // CDCParkedReleaseCmd releases a parked record.
 type CDCParkedReleaseCmd struct {
-	ID int64 `name:"id" required:"" help:"The parked record to release."`
+	ID int64 `name:"id" required:"" help:"The parked record to release." input:"id"`
 }
 
 func (c *CDCParkedReleaseCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {

@@ -33,7 +33,7 @@ type ReconcileCmd struct {
 type ReconcileRunCmd struct {
 	Output
 	ReconcileFlags `embed:""`
-	Source         string        `help:"Source id; default: every enabled source with API credentials."`
+	Source         string        `help:"Source id; default: every enabled source with API credentials." input:"uuid"`
 	Since          string        `help:"Start of a manual window (RFC 3339); default: where the source's automatic position stands."`
 	Until          string        `help:"End of a manual window (RFC 3339); default: now. A time after now is cut at now. Without --since and --until a run reads the source's automatic window, resuming it where the last run stopped."`
 	Every          time.Duration `help:"Run as a dedicated reconciler until stopped: each source every so often (as --reconcile-every, from its last scheduled run in Postgres), the first due ones at once; 0: one run."`
@@ -204,7 +204,7 @@ func stamp(t *time.Time) string {
 // ReconcileStatusCmd shows where each source stands and its recent runs.
 type ReconcileStatusCmd struct {
 	Output
-	Source string   `help:"Only this source."`
+	Source string   `help:"Only this source." input:"uuid"`
 	Limit  runLimit `default:"20" help:"How many runs, newest first, 1 to 200."`
 }
 

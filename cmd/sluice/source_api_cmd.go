@@ -13,8 +13,8 @@ import (
 // never printed back.
 type SourceSetAPICredentialsCmd struct {
 	Output
-	Source      string `required:"" help:"Source id."`
-	Credentials string `name:"credentials-file" required:"" help:"File holding the kind's credentials as JSON ('-': stdin). stripe: {\"secret_key\":\"rk_...\"}; github: {\"app_id\":1,\"private_key\":\"-----BEGIN...\"}."`
+	Source      string `required:"" help:"Source id." input:"uuid"`
+	Credentials string `name:"credentials-file" required:"" help:"File holding the kind's credentials as JSON ('-': stdin). stripe: {\"secret_key\":\"rk_...\"}; github: {\"app_id\":1,\"private_key\":\"-----BEGIN...\"}." input:"max=4096"`
 }
 
 func (c *SourceSetAPICredentialsCmd) Run(ctx context.Context, g *Globals) error {
@@ -59,7 +59,7 @@ func (c *SourceSetAPICredentialsCmd) read() ([]byte, error) {
 // SourceClearAPICredentialsCmd removes a source's API credentials.
 type SourceClearAPICredentialsCmd struct {
 	Output
-	Source string `required:"" help:"Source id."`
+	Source string `required:"" help:"Source id." input:"uuid"`
 }
 
 func (c *SourceClearAPICredentialsCmd) Run(ctx context.Context, g *Globals) error {

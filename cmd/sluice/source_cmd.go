@@ -33,11 +33,11 @@ type SourceCmd struct {
 // SourceCreateCmd creates a source.
 type SourceCreateCmd struct {
 	Output
-	Tenant       string        `required:"" help:"Tenant id."`
+	Tenant       string        `required:"" help:"Tenant id." input:"uuid"`
 	Kind         string        `required:"" help:"Provider kind: its signature scheme and how its events are read (sluice source kinds lists them)."`
 	Account      string        `required:"" help:"Provider account the source speaks for (part of the event key)."`
-	Secret       string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"Signing secret as the provider shows it (e.g. whsec_...)."`
-	BaseURL      string        `name:"base-url" env:"SLUICE_PUBLIC_URL" default:"http://localhost:8080" help:"Public base URL, to print the ingest URL."`
+	Secret       string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"Signing secret as the provider shows it (e.g. whsec_...)." input:"secret"`
+	BaseURL      string        `name:"base-url" env:"SLUICE_PUBLIC_URL" default:"http://localhost:8080" help:"Public base URL, to print the ingest URL." input:"max=2048"`
 	Tolerance    time.Duration `help:"How far a signed timestamp may be from now, both ways (default 5m)."`
 	MaxBodyBytes int64         `name:"max-body-bytes" help:"Largest body (default 1 MiB; GitHub sources 25 MiB; at most 25 MiB)."`
 	AllowIP      []string      `name:"allow-ip" sep:"," help:"Only accept deliveries from these CIDRs, on top of the signature (X-Forwarded-For counts only from --trusted-proxies)."`
@@ -110,8 +110,8 @@ func (c *SourceCreateCmd) Run(ctx context.Context, g *Globals) error {
 // SourceRotateSecretCmd adds a secret with overlap.
 type SourceRotateSecretCmd struct {
 	Output
-	Source   string        `required:"" help:"Source id."`
-	Secret   string        `xor:"secret" required:"" env:"SLUICE_SOURCE_SECRET" help:"The new signing secret, as the provider shows it."`
+	Source   string        `required:"" help:"Source id." input:"uuid"`
+	Secret   string        `xor:"secret" required:"" env:"SLUICE_SOURCE_SECRET" help:"The new signing secret, as the provider shows it." input:"secret"`
 	Generate bool          `xor:"secret" required:"" help:"Make a new secret and print it once (senders whose secret the receiver chooses; not Stripe)."`
 	Overlap  time.Duration `default:"24h" help:"How long the current secrets stay valid beside the new one (0: expire them now)."`
 }
@@ -147,7 +147,7 @@ func (c *SourceRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
 // SourceDisableCmd disables a source.
 type SourceDisableCmd struct {
 	Output
-	Source string `required:"" help:"Source id."`
+	Source string `required:"" help:"Source id." input:"uuid"`
 }
 
 func (c *SourceDisableCmd) Run(ctx context.Context, g *Globals) error {
@@ -166,7 +166,7 @@ func (c *SourceDisableCmd) Run(ctx context.Context, g *Globals) error {
 // SourceEnableCmd enables a disabled source.
 type SourceEnableCmd struct {
 	Output
-	Source string `required:"" help:"Source id."`
+	Source string `required:"" help:"Source id." input:"uuid"`
 }
 
 func (c *SourceEnableCmd) Run(ctx context.Context, g *Globals) error {
@@ -185,7 +185,7 @@ func (c *SourceEnableCmd) Run(ctx context.Context, g *Globals) error {
 // SourceSetBodyLimitCmd sets a source's body limit.
 type SourceSetBodyLimitCmd struct {
 	Output
-	Source       string `required:"" help:"Source id."`
+	Source       string `required:"" help:"Source id." input:"uuid"`
 	MaxBodyBytes int64  `name:"max-body-bytes" required:"" help:"Largest body, 1 to 26214400 (25 MiB); 0: the kind's default."`
 }
 
@@ -205,7 +205,7 @@ func (c *SourceSetBodyLimitCmd) Run(ctx context.Context, g *Globals) error {
 type SourceListCmd struct {
 	Output
 	Paging
-	Tenant   string `help:"Only this tenant's sources."`
+	Tenant   string `help:"Only this tenant's sources." input:"uuid"`
 	Kind     string `help:"Only sources of this kind."`
 	Disabled bool   `xor:"state" help:"Only disabled sources."`
 	Enabled  bool   `xor:"state" help:"Only enabled sources."`
@@ -240,7 +240,7 @@ func sourceState(src tenancy.Source) string {
 // SourceGetCmd shows one source.
 type SourceGetCmd struct {
 	Output
-	ID string `arg:"" name:"source-id" help:"Source id."`
+	ID string `arg:"" name:"source-id" help:"Source id." input:"uuid"`
 }
 
 func (c *SourceGetCmd) Run(ctx context.Context, g *Globals) error {

@@ -19,7 +19,7 @@ type TenantCmd struct {
 // TenantCreateCmd creates a tenant.
 type TenantCreateCmd struct {
 	Output
-	Name string `required:"" help:"Tenant name."`
+	Name string `required:"" help:"Tenant name." input:"name"`
 }
 
 func (c *TenantCreateCmd) Run(ctx context.Context, g *Globals) error {
@@ -67,7 +67,7 @@ func limitsText(l *tenancy.Limits) (rate, burst string) {
 // TenantGetCmd shows one tenant.
 type TenantGetCmd struct {
 	Output
-	ID string `arg:"" name:"tenant-id" help:"Tenant id."`
+	ID string `arg:"" name:"tenant-id" help:"Tenant id." input:"uuid"`
 }
 
 func (c *TenantGetCmd) Run(ctx context.Context, g *Globals) error {
@@ -87,7 +87,7 @@ func (c *TenantGetCmd) Run(ctx context.Context, g *Globals) error {
 // TenantSetLimitsCmd overrides a tenant's ingest rate.
 type TenantSetLimitsCmd struct {
 	Output
-	Tenant string  `required:"" help:"Tenant id."`
+	Tenant string  `required:"" help:"Tenant id." input:"uuid"`
 	Rate   float64 `required:"" help:"Events per second, per ingest instance, after authentication."`
 	Burst  int     `required:"" help:"Largest burst."`
 }
@@ -108,7 +108,7 @@ func (c *TenantSetLimitsCmd) Run(ctx context.Context, g *Globals) error {
 // TenantClearLimitsCmd removes a tenant's override.
 type TenantClearLimitsCmd struct {
 	Output
-	Tenant string `required:"" help:"Tenant id."`
+	Tenant string `required:"" help:"Tenant id." input:"uuid"`
 }
 
 func (c *TenantClearLimitsCmd) Run(ctx context.Context, g *Globals) error {

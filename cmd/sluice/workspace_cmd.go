@@ -21,9 +21,9 @@ type WorkspaceCmd struct {
 // WorkspaceCreateCmd creates a workspace.
 type WorkspaceCreateCmd struct {
 	Output
-	Tenant   string `required:"" help:"Tenant id."`
+	Tenant   string `required:"" help:"Tenant id." input:"uuid"`
 	Customer string `required:"" help:"Provider customer id (e.g. cus_...) that maps to this workspace."`
-	Name     string `help:"Workspace name."`
+	Name     string `help:"Workspace name." input:"name"`
 }
 
 func (c *WorkspaceCreateCmd) Run(ctx context.Context, g *Globals) error {
@@ -43,7 +43,7 @@ func (c *WorkspaceCreateCmd) Run(ctx context.Context, g *Globals) error {
 type WorkspaceListCmd struct {
 	Output
 	Paging
-	Tenant   string `help:"Only this tenant's workspaces."`
+	Tenant   string `help:"Only this tenant's workspaces." input:"uuid"`
 	Customer string `help:"Only the workspace this provider customer maps to."`
 }
 
@@ -65,7 +65,7 @@ func (c *WorkspaceListCmd) Run(ctx context.Context, g *Globals) error {
 // WorkspaceGetCmd shows one workspace.
 type WorkspaceGetCmd struct {
 	Output
-	ID string `arg:"" name:"workspace-id" help:"Workspace id."`
+	ID string `arg:"" name:"workspace-id" help:"Workspace id." input:"uuid"`
 }
 
 func (c *WorkspaceGetCmd) Run(ctx context.Context, g *Globals) error {
@@ -86,7 +86,7 @@ func (c *WorkspaceGetCmd) Run(ctx context.Context, g *Globals) error {
 // never a zero.
 type WorkspaceBalanceCmd struct {
 	Output
-	ID string `arg:"" name:"workspace-id" help:"Workspace id."`
+	ID string `arg:"" name:"workspace-id" help:"Workspace id." input:"uuid"`
 }
 
 func (c *WorkspaceBalanceCmd) Run(ctx context.Context, g *Globals) error {

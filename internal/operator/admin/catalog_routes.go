@@ -22,6 +22,9 @@ func CatalogRoutes(s *catalog.Store) func(*API) {
 		a.Within("source_kind", "tenant_id")
 		a.Within("event_type", "tenant_id")
 		eventTypeRoutes(a, s)
+		cfg := s.Config()
+		stateEnum[NewEventTypeBody](a, "source_kind", kindNames(cfg.Providers, catalog.KindAPI))
+		stateEnum[NewEventTypeBody](a, "resource_type", cfg.ResourceTypes)
 	}
 }
 
@@ -50,10 +53,10 @@ func eventTypes(es []catalog.Entry) []EventType {
 
 // NewEventTypeBody declares a type or a new version of one.
 type NewEventTypeBody struct {
-	Kind            string          `json:"source_kind" minLength:"1" doc:"A source kind (stripe, github, standard_webhooks, hmac, ...) or api."`
+	Kind            string          `json:"source_kind" doc:"A source kind of this build's (its provider registry), or api."`
 	Type            string          `json:"event_type" minLength:"1" doc:"The type's name, as the events carry it (e.g. order.placed)."`
 	Schema          json.RawMessage `json:"schema" doc:"JSON Schema 2020-12, self-contained (no remote $ref); no string in it may hold NUL."`
-	ResourceType    string          `json:"resource_type" minLength:"1" doc:"The resource type its events are keyed and routed by: one of the deployment's (SLUICE_TENANT_RESOURCE_TYPES)."`
+	ResourceType    string          `json:"resource_type" doc:"The resource type its events are keyed and routed by: one of the deployment's (SLUICE_TENANT_RESOURCE_TYPES)."`
 	ObjectID        string          `json:"object_id_at,omitempty" doc:"Where the object id is: a JSON pointer (/data/id) or header:<Name>; absent: the source kind's place."`
 	EventTime       string          `json:"event_time_at,omitempty" doc:"Where the event time is, like object_id_at."`
 	EventTimeFormat string          `json:"event_time_format,omitempty" enum:"unix,rfc3339,unix_or_rfc3339" doc:"How the event time is written; absent: unix."`

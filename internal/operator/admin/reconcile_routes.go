@@ -17,7 +17,6 @@ import (
 	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
@@ -181,11 +180,7 @@ func (a *API) runRefusal(ctx context.Context, src tenancy.Source, rep reconcile.
 
 // noAPI says why a source without API credentials cannot be reconciled.
 func (a *API) noAPI(src tenancy.Source) string {
-	reg := a.cfg.Store.Providers
-	if reg == nil {
-		reg = kinds.Builtin()
-	}
-	if p, ok := reg.Get(provider.Kind(src.Kind)); ok {
+	if p, ok := a.providers().Get(provider.Kind(src.Kind)); ok {
 		if _, ok := p.(provider.Reconciler); !ok {
 			return fmt.Sprintf("a %s source has no provider API to reconcile against", src.Kind)
 		}

@@ -165,7 +165,7 @@ func tenantRoutes(a *API) {
 // NewSourceBody is a source to create.
 type NewSourceBody struct {
 	TenantID         string          `json:"tenant_id" format:"uuid"`
-	Kind             string          `json:"kind" doc:"Provider kind (stripe, github, standard_webhooks, hmac, ...)."`
+	Kind             string          `json:"kind" doc:"Provider kind: one of this build's (its provider registry), as sluice source kinds lists them."`
 	Account          string          `json:"account" doc:"Provider account the source speaks for (part of the event key)."`
 	Secret           string          `json:"secret" maxLength:"1024" writeOnly:"true" doc:"Signing secret as the provider shows it (never shown again, never repeated in a refusal)."`
 	ToleranceSeconds *int64          `json:"tolerance_seconds,omitempty" minimum:"1" maximum:"86400" doc:"How far a signed timestamp may be from now, in seconds (at most a day); absent: 300."`
@@ -233,6 +233,7 @@ func sourceRoutes(a *API) {
 			src, err := c.Store.Source(ctx, id)
 			return made(src, "/sources/"+id), err
 		})
+	stateEnum[NewSourceBody](a, "kind", kindNames(a.providers()))
 	Handle(a, Route{Op: op("get-source", http.MethodGet, "/sources/{source_id}", "Get a source (never its secrets)", "sources"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *SourcePath) (*body[tenancy.Source], error) {
 			src, err := c.Store.Source(ctx, in.SourceID)
