@@ -54,19 +54,23 @@ type receipt struct {
 }
 
 // receiver is every endpoint's HTTP server, in the driver's process: it
-// records each request, answers 2xx, except the first attempt of one
-// webhook-id in eight, answered 503 so retries and order are exercised
-// on every fault.
+// records each request and answers 2xx, except the first attempt of one
+// webhook-id in eight, answered 503, so retries and order are exercised
+// on every fault; and the first attempt of another one in eight is
+// answered after slowAnswer, so a kill catches requests in flight.
 type receiver struct {
 	srv       *http.Server
 	url       string
 	endpoints map[string]*endpoint // by name
 
-	mu       sync.Mutex
-	seq      int
-	got      map[string][]receipt // endpoint name -> receipts in arrival order
-	refused  int                  // 503s answered
-	attempts map[string]int       // endpoint name + webhook-id -> requests
+	mu      sync.Mutex
+	seq     int
+	got     map[string][]receipt // endpoint name -> receipts in arrival order
+	refused int                  // 503s answered
+	// abandoned counts requests whose deliverer left before the answer
+	// (killed, or its timeout).
+	abandoned int
+	attempts  map[string]int // endpoint name + webhook-id -> requests
 }
 
 func newReceiver() (*receiver, error) {
@@ -94,20 +98,37 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	rc := receipt{webhookID: id, identity: req.Header.Get("ce-source") + " " + req.Header.Get("ce-id"),
 		eventType: req.Header.Get("ce-type"), signed: verifies(ep.key, req.Header, body)}
 	r.mu.Lock()
+	r.attempts[ep.name+" "+id]++
+	firstAttempt := r.attempts[ep.name+" "+id] == 1
+	r.mu.Unlock()
+	sum := sha256.Sum256([]byte(id))
+	if firstAttempt && sum[1]%8 == 0 {
+		// A slow answer: a deliverer killed meanwhile leaves its lease to
+		// run out, and the delivery must come again, under its webhook-id.
+		select {
+		case <-time.After(slowAnswer):
+		case <-req.Context().Done():
+		}
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
 	rc.seq = r.seq
-	r.attempts[ep.name+" "+id]++
-	if r.attempts[ep.name+" "+id] == 1 && sha256.Sum256([]byte(id))[0]%8 == 0 {
+	switch {
+	case req.Context().Err() != nil:
+		r.abandoned++ // the deliverer left before the answer: not taken
+	case firstAttempt && sum[0]%8 == 0:
 		r.refused++
-		r.got[ep.name] = append(r.got[ep.name], rc)
 		http.Error(w, "chaos: first attempt refused", http.StatusServiceUnavailable)
-		return
+	default:
+		rc.ok = true
+		w.WriteHeader(http.StatusNoContent)
 	}
-	rc.ok = true
 	r.got[ep.name] = append(r.got[ep.name], rc)
-	w.WriteHeader(http.StatusNoContent)
 }
+
+// slowAnswer is how long the receiver keeps one first attempt in eight.
+const slowAnswer = 500 * time.Millisecond
 
 // verifies reports whether one of the request's v1 signatures is key's.
 func verifies(key []byte, h http.Header, body []byte) bool {
@@ -281,7 +302,7 @@ func (c *chaos) checkDestinations(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d := &c.report.Destinations
-	d.Refused503 = r.refused
+	d.Refused503, d.Abandoned = r.refused, r.abandoned
 	for _, name := range slices.Sorted(maps.Keys(r.endpoints)) {
 		c.checkEndpoint(r.endpoints[name], r.got[name], x, d)
 	}
@@ -385,6 +406,7 @@ type destinationFigures struct {
 	Requests           int `json:"requests"`
 	Refused503         int `json:"first_attempts_refused_503"`
 	Redelivered        int `json:"redelivered_after_2xx"`
+	Abandoned          int `json:"abandoned_in_flight"`
 	Lost               int `json:"lost"`
 	Stray              int `json:"stray"`
 	OutOfOrder         int `json:"out_of_order"`
