@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +23,15 @@ type kafkaReader struct {
 
 	mu   sync.Mutex
 	seen map[string]int // outbox id -> records carrying it
+	// events are the records of tenants' events, dead letters aside, in
+	// the order read (each partition's in its order).
+	events []kafkaEvent
+}
+
+// kafkaEvent is one record of a tenant's event.
+type kafkaEvent struct {
+	topic, key, tenant, eventType string
+	identity                      string // ce_source and ce_id: one event, however often published
 }
 
 func newKafkaReader(brokers []string, prefix string) (*kafkaReader, error) {
@@ -39,15 +50,28 @@ func (r *kafkaReader) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		fs := r.cl.PollFetches(ctx)
 		fs.EachRecord(func(rec *kgo.Record) {
-			for _, h := range rec.Headers {
-				if h.Key == envelope.HeaderOutboxID {
-					r.mu.Lock()
-					r.seen[string(h.Value)]++
-					r.mu.Unlock()
-				}
+			h := map[string]string{}
+			for _, kv := range rec.Headers {
+				h[kv.Key] = string(kv.Value)
 			}
+			r.mu.Lock()
+			if id, ok := h[envelope.HeaderOutboxID]; ok {
+				r.seen[id]++
+			}
+			if t := h[envelope.HeaderTenantID]; t != "" && !strings.HasSuffix(rec.Topic, ".dlq") {
+				r.events = append(r.events, kafkaEvent{topic: rec.Topic, key: string(rec.Key), tenant: t,
+					eventType: h[envelope.HeaderType], identity: h[envelope.HeaderSource] + " " + h[envelope.HeaderID]})
+			}
+			r.mu.Unlock()
 		})
 	}
+}
+
+// tenantEvents returns the tenants' events read so far.
+func (r *kafkaReader) tenantEvents() []kafkaEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
 }
 
 // missing returns the ids of ids not seen in Kafka.

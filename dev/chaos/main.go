@@ -56,6 +56,7 @@ type chaos struct {
 	ingests, relays, consumers []string
 	kafkaBack                  time.Time // when the broker answered again after the last outage
 	proxy                      *proxy    // between the consumers and Postgres, full run only
+	receiver                   *receiver // the tenants' endpoints
 
 	mu     sync.Mutex
 	report *report
@@ -89,7 +90,7 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 		stackScript: filepath.Join(root, "dev/chaos/stack.sh"),
 		brokers:     strings.Split(os.Getenv("SLUICE_KAFKA_BROKERS"), ","),
 		report:      newReport(seed),
-		groups:      []string{"chaos.credits", "chaos.subscriptions", "chaos.installations", "chaos.verifications", "chaos.feedback"}}
+		groups:      []string{"chaos.credits", "chaos.subscriptions", "chaos.installations", "chaos.verifications", "chaos.feedback", destinationsGroup}}
 	c.report.Mode = pick(c.quick, "quick", "full")
 	fmt.Printf("chaos: seed %d (replay with CHAOS_SEED=%d), %s mode\n", seed, seed, c.report.Mode)
 	began := time.Now()
@@ -110,6 +111,9 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 	}
 	c.report.fill(c.sender)
 	if err := c.check(ctx); err != nil {
+		return 0, err
+	}
+	if err := c.checkDestinations(ctx); err != nil {
 		return 0, err
 	}
 	if err := c.checkRebalances(ctx); err != nil {
@@ -147,6 +151,9 @@ func (c *chaos) close() {
 	if c.reader != nil {
 		c.reader.close()
 	}
+	if c.receiver != nil {
+		c.receiver.close()
+	}
 }
 
 func (c *chaos) setup(ctx context.Context, adminURL string) error {
@@ -168,6 +175,13 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 	if c.tenants, err = createTenants(ctx, pool, secretKey, sz.tenants, 20, c.seed); err != nil {
 		return err
 	}
+	if c.receiver, err = newReceiver(); err != nil {
+		return err
+	}
+	if err := createEndpoints(ctx, pool, secretKey, c.tenants, c.receiver); err != nil {
+		return err
+	}
+	c.report.Destinations.Endpoints = len(c.receiver.endpoints)
 	logDir := filepath.Join(c.runDir, "logs")
 	_ = os.RemoveAll(logDir)
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
@@ -186,6 +200,14 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		// Each instance's admin listener (metrics, pprof) on a port of its
 		// own, so instances never clash over the default one.
 		"SLUICE_ADMIN_ADDR=127.0.0.1:0",
+		// The deliverer (in every consumer) sends to the receiver, on
+		// loopback over plain HTTP, and retries soon.
+		"SLUICE_DELIVERY_ALLOW_HTTP=true",
+		"SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8",
+		"SLUICE_DELIVERY_BACKOFF=250ms",
+		// The receiver answers at once; a shorter timeout is a shorter
+		// lease left by a killed deliverer.
+		"SLUICE_DELIVERY_TIMEOUT=5s",
 	})
 	base := 18480
 	if p, err := strconv.Atoi(os.Getenv("CHAOS_HTTP_PORT")); err == nil {

@@ -31,6 +31,7 @@ type report struct {
 	Rebalances       map[string]groupRebalances `json:"rebalances_by_group"`
 	RebalanceRule    string                     `json:"rebalance_rule"`
 	PeakRSSMiB       map[string]float64         `json:"peak_rss_mib"`
+	Destinations     destinationFigures         `json:"destinations"`
 	Violations       []string                   `json:"violations"`
 }
 
@@ -103,6 +104,11 @@ func (r *report) print(w io.Writer) {
 	for _, k := range slices.Sorted(maps.Keys(r.PeakRSSMiB)) {
 		fmt.Fprintf(w, "  peak RSS %-10s %4.0f MiB\n", k, r.PeakRSSMiB[k])
 	}
+	d := r.Destinations
+	fmt.Fprintf(w, "  destinations: %d endpoints, %d receipts due, %d requests (%d first attempts refused 503, %d left in flight, %d redelivered after a 2xx)\n",
+		d.Endpoints, d.Expected, d.Requests, d.Refused503, d.Abandoned, d.Redelivered)
+	fmt.Fprintf(w, "  destinations: lost %d, stray %d, out of order %d, unstable webhook-ids %d, unsigned %d\n",
+		d.Lost, d.Stray, d.OutOfOrder, d.UnstableWebhookIDs, d.Unsigned)
 	fmt.Fprintf(w, "  lost %d, duplicate effects %d, stale overwrites %d\n", r.Lost, r.DuplicateEffects, r.StaleOverwrites)
 	if len(r.Violations) == 0 {
 		fmt.Fprintf(w, "OK: every invariant held (report .run/chaos/report.json)\n")
