@@ -216,22 +216,45 @@ func (l *loop) untilDue() time.Duration {
 }
 
 // deliver sends m (honouring the endpoint's rate) and records the outcome.
-// The loop's context ending interrupts the request: the lease then runs
-// out and another attempt sends it again.
+// The loop's context ending interrupts the request: the delivery is then
+// given back at once (its lease would hold its key until it ran out).
 func (l *loop) deliver(m message) {
 	t := l.target.Load()
 	if l.limiter != nil {
 		if err := l.limiter.Wait(l.ctx); err != nil {
+			l.giveBack([]message{m})
 			return
 		}
 	}
 	a, retryAfter := l.d.send(l.ctx, t, m)
 	if l.ctx.Err() != nil && !a.OK() {
+		l.giveBack([]message{m})
 		return
 	}
 	l.breaker.record(a.OK(), time.Now())
-	if err := l.d.record(context.WithoutCancel(l.ctx), t, m, a, retryAfter); err != nil {
-		l.d.log.Warn("record delivery", slog.String("event", "delivery.record_failed"),
-			slog.String("endpoint_id", t.ID), slog.String("webhook_id", m.webhookID), slog.Any("error", err))
+	l.recordPersistently(t, m, a, retryAfter)
+}
+
+// recordPersistently writes the outcome, trying again a few times over
+// about three seconds when Postgres is away (a 2xx not recorded is sent
+// again once its lease runs out, and holds its key until then).
+func (l *loop) recordPersistently(t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) {
+	ctx := context.WithoutCancel(l.ctx)
+	wait := 100 * time.Millisecond
+	for try := 1; ; try++ {
+		err := l.d.record(ctx, t, m, a, retryAfter)
+		if err == nil {
+			return
+		}
+		if try == recordTries {
+			l.d.log.Warn("record delivery", slog.String("event", "delivery.record_failed"),
+				slog.String("endpoint_id", t.ID), slog.String("webhook_id", m.webhookID), slog.Int("tries", try), slog.Any("error", err))
+			return
+		}
+		time.Sleep(wait)
+		wait *= 2
 	}
 }
+
+// recordTries bounds recordPersistently: 100+200+400+800+1600 ms of waits.
+const recordTries = 6
