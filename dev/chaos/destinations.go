@@ -255,7 +255,7 @@ func (r *receiver) missing(x expected) int {
 // settleDeliveries waits until every outbox row is in Kafka, the fan-out
 // group has committed to the end, nothing is pending in deliveries and
 // every endpoint took what Kafka says it must: bounded and polled. The
-// bound covers a killed deliverer's lease (its timeout and 30 s).
+// bound covers a killed deliverer's lease (five of its timeouts and 30 s).
 func (c *chaos) settleDeliveries(ctx context.Context) (expected, error) {
 	var x expected
 	began := time.Now()

@@ -205,9 +205,9 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		"SLUICE_DELIVERY_ALLOW_HTTP=true",
 		"SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8",
 		"SLUICE_DELIVERY_BACKOFF=250ms",
-		// The receiver answers at once; a shorter timeout is a shorter
-		// lease left by a killed deliverer.
-		"SLUICE_DELIVERY_TIMEOUT=5s",
+		// The receiver answers within 500 ms; a shorter timeout is a
+		// shorter lease left by a killed deliverer (5 x 2 s + 30 s).
+		"SLUICE_DELIVERY_TIMEOUT=2s",
 	})
 	base := 18480
 	if p, err := strconv.Atoi(os.Getenv("CHAOS_HTTP_PORT")); err == nil {
