@@ -99,14 +99,21 @@ func newEndpointIn(t *testing.T, pool *pgxpool.Pool, tenantID, url string, order
 // waitDelivered waits until endpoint has want deliveries delivered.
 func waitDelivered(t *testing.T, endpoint string, want int, within time.Duration) {
 	t.Helper()
+	waitDeliveredWhere(t, "endpoint_id", endpoint, want, within)
+}
+
+// waitDeliveredWhere waits until the deliveries whose column (endpoint_id
+// or tenant_id) is id number want delivered.
+func waitDeliveredWhere(t *testing.T, column, id string, want int, within time.Duration) {
+	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		n := count(t, `SELECT count(*) FROM deliveries WHERE endpoint_id = $1 AND state = 'delivered'`, endpoint)
+		n := count(t, `SELECT count(*) FROM deliveries WHERE `+column+` = $1 AND state = 'delivered'`, id)
 		if n >= want {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("endpoint %s: %d deliveries delivered after %s, want %d", endpoint, n, within, want)
+			t.Fatalf("%s %s: %d deliveries delivered after %s, want %d", column, id, n, within, want)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -436,17 +443,7 @@ func firstOf(ids []string) []string {
 // delivered.
 func waitTenantDelivered(t *testing.T, tenant string, want int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		n := count(t, `SELECT count(*) FROM deliveries WHERE tenant_id = $1 AND state = 'delivered'`, tenant)
-		if n >= want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tenant %s: %d deliveries delivered after %s, want %d", tenant, n, within, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitDeliveredWhere(t, "tenant_id", tenant, want, within)
 }
 
 // A Stripe type no built-in handler and no schema knows reaches the

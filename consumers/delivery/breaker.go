@@ -61,6 +61,3 @@ func (b *breaker) record(ok bool, now time.Time) {
 		b.open, b.openedAt = true, now
 	}
 }
-
-// isOpen reports the state for the metrics.
-func (b *breaker) isOpen() bool { return b.probing() }

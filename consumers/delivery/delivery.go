@@ -288,21 +288,15 @@ var ErrNoEndpoint = errors.New("delivery: no enabled endpoint with that id")
 // TestEndpoint posts a signed synthetic sluice.test event to endpoint id
 // and returns the attempt; nothing is stored.
 func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Attempt, error) {
-	targets, err := d.store.Targets(ctx)
-	if err != nil && targets == nil {
-		return endpoints.Attempt{}, err
+	t, ok, err := d.store.Target(ctx, id)
+	if !ok {
+		return endpoints.Attempt{}, errors.Join(ErrNoEndpoint, err)
 	}
-	for _, t := range targets {
-		if t.ID != id {
-			continue
-		}
-		now := time.Now().UTC()
-		eventID := "test_" + strconv.FormatInt(now.UnixNano(), 36)
-		body := fmt.Appendf(nil, `{"type":"sluice.test","endpoint_id":%q,"sent_at":%q}`, id, now.Format(time.RFC3339Nano))
-		m := message{webhookID: "msg_" + eventID, attempt: 1, body: body, eventID: eventID, eventType: "sluice.test",
-			src: "/tenants/" + t.TenantID + "/endpoints/" + id, eventTime: &now, contentType: "application/json", tenantID: t.TenantID}
-		a, _ := d.send(ctx, &t, m)
-		return a, nil
-	}
-	return endpoints.Attempt{}, ErrNoEndpoint
+	now := time.Now().UTC()
+	eventID := "test_" + strconv.FormatInt(now.UnixNano(), 36)
+	body := fmt.Appendf(nil, `{"type":"sluice.test","endpoint_id":%q,"sent_at":%q}`, id, now.Format(time.RFC3339Nano))
+	m := message{webhookID: "msg_" + eventID, attempt: 1, body: body, eventID: eventID, eventType: "sluice.test",
+		src: "/tenants/" + t.TenantID + "/endpoints/" + id, eventTime: &now, contentType: "application/json", tenantID: t.TenantID}
+	a, _ := d.send(ctx, &t, m)
+	return a, nil
 }

@@ -45,7 +45,7 @@ func (d *Deliverer) send(ctx context.Context, t *endpoints.Target, m message) (e
 	a.Status, a.Answer = resp.StatusCode, strings.ToValidUTF8(string(answer), "\uFFFD")
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		a.ErrorClass, a.Error = "status", fmt.Sprintf("the endpoint answered %d", resp.StatusCode)
-		wait, _ := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		wait, _ := egress.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		return a, wait
 	}
 	return a, 0
@@ -99,18 +99,4 @@ func signatures(keys [][]byte, m message, now time.Time) string {
 		sigs[i] = standardwebhooks.Signature(k, m.webhookID, now, m.body)
 	}
 	return strings.Join(sigs, " ")
-}
-
-// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }

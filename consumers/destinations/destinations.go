@@ -11,6 +11,7 @@
 package destinations
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -122,7 +123,7 @@ func (f *fanOut) add(endpoint string, rec *consumers.Record) {
 	f.subject = append(f.subject, ev.Subject)
 	f.eventTime = append(f.eventTime, at)
 	f.traceparent = append(f.traceparent, ev.TraceParent)
-	f.contentType = append(f.contentType, cmpOr(ev.ContentType, "application/json"))
+	f.contentType = append(f.contentType, cmp.Or(ev.ContentType, "application/json"))
 	f.topic = append(f.topic, rec.Topic)
 	f.partition = append(f.partition, rec.Partition)
 	f.offset = append(f.offset, rec.Offset)
@@ -132,13 +133,6 @@ func (f *fanOut) add(endpoint string, rec *consumers.Record) {
 func (f *fanOut) args() []any {
 	return []any{f.endpoint, f.tenant, f.webhookID, f.key, f.inbox, f.payload, f.eventID, f.eventType, f.source,
 		f.subject, f.eventTime, f.traceparent, f.contentType, f.topic, f.partition, f.offset, f.accepted}
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // WebhookID is the id an endpoint sees for an event, on every attempt:

@@ -49,6 +49,7 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -206,7 +207,7 @@ func (h *Handler) send(ctx context.Context, rec *consumers.Record) (int, error) 
 		return resp.StatusCode, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout:
 		err := fmt.Errorf("dispatch %s: service answered %d", rec.Event.Type, resp.StatusCode)
-		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := egress.RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 			return 0, consumers.RetryAfter(err, d)
 		}
 		return 0, err
@@ -232,20 +233,6 @@ func (h *Handler) record(ctx context.Context, tx pgx.Tx, rec consumers.Record) e
 		return fmt.Errorf("dispatch log: %w", err)
 	}
 	return nil
-}
-
-// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }
 
 var _ consumers.Handler = (*Handler)(nil)

@@ -54,6 +54,20 @@ type Target struct {
 // An endpoint whose secrets or headers do not open is left out, named in
 // the error returned beside the others.
 func (s Store) Targets(ctx context.Context) ([]Target, error) {
+	return s.targets(ctx, "")
+}
+
+// Target reads enabled endpoint id like Targets; false when there is none.
+func (s Store) Target(ctx context.Context, id string) (Target, bool, error) {
+	targets, err := s.targets(ctx, id)
+	if len(targets) == 0 {
+		return Target{}, false, err
+	}
+	return targets[0], true, err
+}
+
+// targets reads the enabled endpoints, only endpoint only when not "".
+func (s Store) targets(ctx context.Context, only string) ([]Target, error) {
 	rows, err := s.Pool.Query(ctx, `
 SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_second, 0), coalesce(e.concurrency, 0),
        e.headers_key_id, e.headers_sealed, e.failing_since,
@@ -61,9 +75,9 @@ SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_seco
        coalesce(array_agg(k.ciphertext ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}')
 FROM endpoints e
 LEFT JOIN endpoint_secrets k ON k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now())
-WHERE e.disabled_at IS NULL
+WHERE e.disabled_at IS NULL AND ($1 = '' OR e.id::text = $1)
 GROUP BY e.id
-ORDER BY e.id`)
+ORDER BY e.id`, only)
 	if err != nil {
 		return nil, fmt.Errorf("read targets: %w", err)
 	}
