@@ -1,29 +1,31 @@
 // Package delivery sends the deliveries the fan-out (consumers/destinations)
-// wrote to tenants' endpoints: one loop per enabled endpoint claims its due
-// deliveries from Postgres and sends them, so an endpoint's backlog, retries
-// and slowness are its own and never hold a Kafka partition or another
-// endpoint's requests.
+// wrote to tenants' endpoints. One process owns an endpoint at a time (a
+// session advisory lock: own.go) and keeps its pending deliveries in memory
+// (queue.go), read from Postgres when it takes the endpoint and then as the
+// fan-out announces them, so an endpoint's backlog, retries and slowness
+// are its own and never hold a Kafka partition or another endpoint's
+// requests. Endpoints are shared out among the processes delivering.
 //
-// Order: an ordered endpoint is sent a delivery only when no earlier one of
-// its resource key is pending (delivered or given up frees the next), so its
-// first successful receipt of each event follows Kafka's order per key. A
-// head that keeps failing holds its key's later events until it is delivered
-// or dead (the retry horizon), and nothing else. Unordered endpoints take
-// every due delivery, in parallel.
+// Order: an ordered endpoint is sent a delivery only when every earlier one
+// of its resource key was delivered or given up, so its first successful
+// receipt of each event follows Kafka's order per key. A head that keeps
+// failing holds its key's later events until it is delivered or dead (the
+// retry horizon), and nothing else. Unordered endpoints take every due
+// delivery, in parallel.
 //
-// At least once, one webhook-id: a claim is a lease on the row (next_at in
-// the future), counted as an attempt; a deliverer killed mid-request leaves a
-// lease that runs out and the delivery is sent again with the same
-// webhook-id. The outcome is written, with the next of its key woken, in one
-// transaction.
+// At least once, one webhook-id: a delivery stays pending in Postgres
+// until its 2xx is written (in batches, writer.go) or it is dead; an owner
+// killed mid-request leaves it pending, and the next owner sends it again
+// with the same webhook-id. The success path is two writes per delivery:
+// the fan-out's insert and the batched outcome.
 //
 // Retries back off exponentially with jitter (a Retry-After is the least
 // wait) until the retry horizon, then the delivery is dead for that
 // endpoint, every failed attempt kept. A 410 disables the endpoint; an
 // endpoint whose attempts all failed for the failing horizon is disabled
-// too, audited and counted. A circuit breaker per endpoint stops claiming
+// too, audited and counted. A circuit breaker per endpoint stops sending
 // after consecutive failures, then lets one probe through. Rates and
-// concurrency are per endpoint and per deliverer process.
+// concurrency are per endpoint, for the whole deployment (one owner).
 package delivery
 
 import (
@@ -32,8 +34,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,32 +48,22 @@ import (
 )
 
 var (
-	//go:embed sql/candidates.sql
-	candidatesSQL string
-	//go:embed sql/lease.sql
-	leaseSQL string
-	//go:embed sql/park.sql
-	parkSQL string
-	//go:embed sql/promote.sql
-	promoteSQL string
+	//go:embed sql/pending.sql
+	pendingSQL string
+	//go:embed sql/key_next.sql
+	keyNextSQL string
 	//go:embed sql/delivered.sql
 	deliveredSQL string
 	//go:embed sql/failed.sql
 	failedSQL string
 	//go:embed sql/bodies.sql
 	bodiesSQL string
-	//go:embed sql/unpark.sql
-	unparkSQL string
-	//go:embed sql/release.sql
-	releaseSQL string
 	//go:embed sql/failing.sql
 	failingSQL string
 	//go:embed sql/recovered.sql
 	recoveredSQL string
 	//go:embed sql/disable.sql
 	disableSQL string
-	//go:embed sql/next_due.sql
-	nextDueSQL string
 )
 
 // Config tunes the deliverer.
@@ -99,10 +93,12 @@ type Config struct {
 	// (default 5), for Cooldown doubling to MaxCooldown (30s, 10m).
 	BreakerFailures       int
 	Cooldown, MaxCooldown time.Duration
-	// Poll is how often an idle endpoint looks for work without being
-	// woken (a missed notification, another process's retry). Default 5s.
+	// Poll is how often an idle endpoint reads its pending deliveries
+	// without being told of new ones (a notification missed); a busy one
+	// reads them all again every 12 polls. Default 5s.
 	Poll time.Duration
-	// Refresh is how often the endpoints are read again. Default 5s.
+	// Refresh is how often the endpoints are read again, and shared out
+	// again among the deliverers. Default 5s.
 	Refresh time.Duration
 	// Registerer receives the deliverer's metrics.
 	Registerer prometheus.Registerer
@@ -147,14 +143,16 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Deliverer runs one loop per enabled endpoint.
+// Deliverer runs one loop per enabled endpoint it owns.
 type Deliverer struct {
-	cfg   Config
-	pool  *pgxpool.Pool
-	store endpoints.Store
-	log   *slog.Logger
-	m     *metrics
+	cfg    Config
+	pool   *pgxpool.Pool
+	store  endpoints.Store
+	log    *slog.Logger
+	m      *metrics
+	writer *writer
 
+	own   *owner // nil until connected, and after its connection failed
 	mu    sync.Mutex
 	loops map[string]*loop
 }
@@ -162,14 +160,22 @@ type Deliverer struct {
 // New builds a deliverer over pool; store reads the endpoints.
 func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, store endpoints.Store) *Deliverer {
 	cfg = cfg.WithDefaults()
-	return &Deliverer{cfg: cfg, pool: pool, store: store, log: log, m: newMetrics(cfg.Registerer), loops: map[string]*loop{}}
+	d := &Deliverer{cfg: cfg, pool: pool, store: store, log: log, m: newMetrics(cfg.Registerer), loops: map[string]*loop{}}
+	d.writer = newWriter(d)
+	return d
 }
 
-// Run delivers until ctx ends, then waits for the requests in flight.
+// Run delivers until ctx ends, then waits for the requests in flight and
+// writes their outcomes.
 func (d *Deliverer) Run(ctx context.Context) error {
 	if err := d.cfg.Validate(); err != nil {
 		return err
 	}
+	written := make(chan struct{})
+	go func() { defer close(written); d.writer.run() }()
+	defer func() { <-written }()
+	defer close(d.writer.in)
+	defer d.disown()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
@@ -179,8 +185,8 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	t := time.NewTicker(d.cfg.Refresh)
 	defer t.Stop()
 	for {
-		if err := d.sync(ctx, &wg); err != nil && ctx.Err() == nil {
-			d.log.Warn("read endpoints", slog.String("event", "delivery.endpoints_failed"), slog.Any("error", err))
+		if err := d.sync(ctx); err != nil && ctx.Err() == nil {
+			d.log.Warn("share endpoints", slog.String("event", "delivery.endpoints_failed"), slog.Any("error", err))
 		}
 		select {
 		case <-ctx.Done():
@@ -190,9 +196,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 }
 
-// sync starts a loop for every enabled endpoint, restarts one whose target
-// changed, and stops those no longer enabled.
-func (d *Deliverer) sync(ctx context.Context, wg *sync.WaitGroup) error {
+// sync keeps a loop for each enabled endpoint this process owns, up to
+// its share of them: it stops those no longer enabled or past the share,
+// restarts one whose target changed shape, and takes free ones.
+func (d *Deliverer) sync(ctx context.Context) error {
 	targets, err := d.store.Targets(ctx)
 	if err != nil && targets == nil {
 		return err
@@ -201,52 +208,151 @@ func (d *Deliverer) sync(ctx context.Context, wg *sync.WaitGroup) error {
 		// The others are delivered; those are named every refresh.
 		d.log.Warn("endpoints left out", slog.String("event", "delivery.endpoints_unopened"), slog.Any("error", err))
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	seen := make(map[string]bool, len(targets))
-	for _, t := range targets {
-		seen[t.ID] = true
-		l := d.loops[t.ID]
-		if l != nil && l.sameShape(t) {
-			l.update(t)
-			continue
+	if d.own == nil {
+		if d.own, err = newOwner(ctx, d.pool); err != nil {
+			return err
 		}
-		if l != nil {
-			l.stop()
-		}
-		l = d.newLoop(ctx, t)
-		d.loops[t.ID] = l
-		wg.Add(1)
-		go func() { defer wg.Done(); l.run() }()
 	}
+	n, err := d.own.deliverers(ctx)
+	if err != nil {
+		d.disown()
+		return err
+	}
+	share := (len(targets) + n - 1) / n
+	byID := make(map[string]endpoints.Target, len(targets))
+	for _, t := range targets {
+		byID[t.ID] = t
+	}
+	if err := d.keep(ctx, byID, share); err != nil {
+		d.disown()
+		return err
+	}
+	return d.takeMore(ctx, targets, share)
+}
+
+// keep updates the loops of owned endpoints still enabled, restarting one
+// whose target changed shape, and stops the rest and those past share.
+func (d *Deliverer) keep(ctx context.Context, targets map[string]endpoints.Target, share int) error {
+	d.mu.Lock()
+	var gone, reshaped []string
+	kept := 0
 	for id, l := range d.loops {
-		if !seen[id] {
-			l.stop()
-			delete(d.loops, id)
+		t, ok := targets[id]
+		switch {
+		case !ok || kept >= share:
+			gone = append(gone, id)
+			continue
+		case l.sameShape(t):
+			l.update(t)
+		default:
+			reshaped = append(reshaped, id)
+		}
+		kept++
+	}
+	d.mu.Unlock()
+	// Stopped outside the lock: a loop's requests finishing take it.
+	for _, id := range reshaped {
+		d.stopLoop(id)
+		d.mu.Lock()
+		d.loops[id] = d.start(ctx, targets[id])
+		d.mu.Unlock()
+	}
+	for _, id := range gone {
+		d.stopLoop(id)
+		if err := d.own.release(ctx, id); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// wake tells the loop of endpoint id there is work; "" wakes every loop
-// (a notification may have been missed).
-func (d *Deliverer) wake(id string) {
+func (d *Deliverer) stopLoop(id string) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if id != "" {
-		if l := d.loops[id]; l != nil {
-			l.poke()
-		}
-		return
-	}
-	for _, l := range d.loops {
-		l.poke()
+	l := d.loops[id]
+	delete(d.loops, id)
+	d.mu.Unlock()
+	if l != nil {
+		l.stop()
 	}
 }
 
-// listen wakes loops on the fan-out's notifications; after a lost
-// connection it wakes every loop, since notifications sent meanwhile are
-// gone.
+// takeMore locks free endpoints, in random order so processes starting
+// together do not all reach for the same ones, up to share.
+func (d *Deliverer) takeMore(ctx context.Context, targets []endpoints.Target, share int) error {
+	d.mu.Lock()
+	room := share - len(d.loops)
+	var free []string
+	for _, t := range targets {
+		if d.loops[t.ID] == nil {
+			free = append(free, t.ID)
+		}
+	}
+	d.mu.Unlock()
+	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	got, err := d.own.take(ctx, free, room)
+	if err != nil {
+		d.disown()
+		return err
+	}
+	byID := make(map[string]endpoints.Target, len(targets))
+	for _, t := range targets {
+		byID[t.ID] = t
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, id := range got {
+		d.loops[id] = d.start(ctx, byID[id])
+	}
+	return nil
+}
+
+func (d *Deliverer) start(ctx context.Context, t endpoints.Target) *loop {
+	l := d.newLoop(ctx, t)
+	go l.run()
+	return l
+}
+
+// disown stops every loop and drops the owner's connection, and with it
+// the locks: after a failure of that connection another process may have
+// taken the endpoints already.
+func (d *Deliverer) disown() {
+	d.mu.Lock()
+	loops := d.loops
+	d.loops = map[string]*loop{}
+	d.mu.Unlock()
+	for _, l := range loops {
+		l.stop()
+	}
+	if d.own != nil {
+		d.own.close()
+		d.own = nil
+	}
+}
+
+// announce tells endpoint's loop, if this process owns it, that ids in s
+// are pending; an empty endpoint tells every loop to read everything again
+// (notifications may have been missed).
+func (d *Deliverer) announce(endpoint string, s span, whole bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if endpoint == "" {
+		for _, l := range d.loops {
+			l.rescan()
+		}
+		return
+	}
+	if l := d.loops[endpoint]; l != nil {
+		if whole {
+			l.rescan()
+		} else {
+			l.note(s)
+		}
+	}
+}
+
+// listen passes the fan-out's notifications to the loops; after a lost
+// connection every loop reads everything again, since notifications sent
+// meanwhile are gone.
 func (d *Deliverer) listen(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := d.listenOnce(ctx)
@@ -254,7 +360,7 @@ func (d *Deliverer) listen(ctx context.Context) {
 			return
 		}
 		d.log.Warn("delivery notifications", slog.String("event", "delivery.listen_failed"), slog.Any("error", err))
-		d.wake("")
+		d.announce("", span{}, true)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -272,14 +378,30 @@ func (d *Deliverer) listenOnce(ctx context.Context) error {
 		return err
 	}
 	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "UNLISTEN sluice_deliveries") }()
-	d.wake("")
+	d.announce("", span{}, true)
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {
 			return fmt.Errorf("wait for notification: %w", err)
 		}
-		d.wake(n.Payload)
+		endpoint, s, ok := parseNote(n.Payload)
+		d.announce(endpoint, s, !ok)
 	}
+}
+
+// parseNote reads "<endpoint> <lowest id> <highest id>"; a payload of
+// another shape names an endpoint to read again whole.
+func parseNote(p string) (string, span, bool) {
+	f := strings.Fields(p)
+	if len(f) != 3 {
+		return strings.TrimSpace(p), span{}, false
+	}
+	lo, err1 := strconv.ParseInt(f[1], 10, 64)
+	hi, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil || lo > hi {
+		return f[0], span{}, false
+	}
+	return f[0], span{lo, hi}, true
 }
 
 // ErrNoEndpoint: the endpoint to test does not exist or is disabled.

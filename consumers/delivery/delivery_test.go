@@ -79,6 +79,9 @@ func (e env) endpoint(t *testing.T, url string) int64 {
 VALUES ($1, $2, 'msg_1', 'k', '{"a":1}', 'evt_1', 'sluice.test', '/tenants/t', 't', 0, 0) RETURNING id`, id, e.tenant).Scan(&delivery); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.pool.Exec(ctx, `INSERT INTO pending_deliveries (endpoint_id, id) VALUES ($1, $2)`, id, delivery); err != nil {
+		t.Fatal(err)
+	}
 	return delivery
 }
 

@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,30 +13,71 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
-// loop delivers to one endpoint: it claims up to its concurrency of due
-// deliveries, sends each in its own goroutine, and claims again as they
-// finish or it is woken.
+// loop delivers to one endpoint this process owns. Its goroutine alone
+// holds the endpoint's queue: it reads pending deliveries from Postgres
+// (all of them when it starts, then the ranges the fan-out announces),
+// sends what is due in goroutines of their own, up to the endpoint's
+// concurrency, and takes their outcomes back.
 type loop struct {
 	d      *Deliverer
 	ctx    context.Context
 	cancel context.CancelFunc
+	done   chan struct{}
 	target atomic.Pointer[endpoints.Target]
 
 	concurrency int
 	limiter     *rate.Limiter // nil: unlimited
 	breaker     *breaker
 
-	wakeC chan struct{} // new work (a notification, a refresh)
-	doneC chan struct{} // a delivery finished: a slot is free, a key moved
-	busy  sync.WaitGroup
+	notes   chan span   // ranges of ids the fan-out (or a retry) made pending
+	results chan result // sends that finished
+	rescanC chan struct{}
+	busy    sync.WaitGroup
 
-	unparked time.Time // the last unpark sweep
+	// Only the loop's goroutine touches these.
+	q        *queue
+	scanned  int64 // every pending id up to here was read once
+	scanEnd  bool  // the last read of ids past scanned found no more
+	inflight int
+	rescanAt time.Time
+	refills  map[string]int64 // keys to read again, after these ids
+
+	// Delivered, with the outcome's write not committed yet: a read of
+	// Postgres meanwhile still sees them pending.
+	settlingMu sync.Mutex
+	settling   map[int64]struct{}
 }
+
+// span is a range of delivery ids, both ends included.
+type span struct{ lo, hi int64 }
+
+// result is a finished send: delivered or dead (done), or to try again at
+// due.
+type result struct {
+	it   *item
+	done bool
+	due  time.Time
+}
+
+const (
+	// perKey is how many deliveries of one key a loop holds; later ones
+	// are read when those are done.
+	perKey = 8
+	// held bounds a loop's memory: past it, reading waits until half of
+	// what is held was sent.
+	held = 2000
+	// rescanEvery: a loop reads every pending delivery again this often
+	// (Polls), in case something was announced where it could not hear.
+	rescanEvery = 12
+)
 
 func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
 	ctx, cancel := context.WithCancel(parent)
-	l := &loop{d: d, ctx: ctx, cancel: cancel, wakeC: make(chan struct{}, 1), doneC: make(chan struct{}, 1),
-		concurrency: d.concurrency(t), breaker: newBreaker(d.cfg.BreakerFailures, d.cfg.Cooldown, d.cfg.MaxCooldown)}
+	c := d.concurrency(t)
+	l := &loop{d: d, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		concurrency: c, breaker: newBreaker(d.cfg.BreakerFailures, d.cfg.Cooldown, d.cfg.MaxCooldown),
+		notes: make(chan span, 64), results: make(chan result, c), rescanC: make(chan struct{}, 1),
+		q: newQueue(t.Ordered, perKey, held), refills: map[string]int64{}, settling: map[int64]struct{}{}}
 	if r := d.rate(t); r > 0 {
 		l.limiter = rate.NewLimiter(rate.Limit(r), max(1, r/10))
 	}
@@ -75,186 +117,278 @@ func (l *loop) sameShape(t endpoints.Target) bool {
 
 func (l *loop) update(t endpoints.Target) { l.target.Store(&t) }
 
-func (l *loop) stop() { l.cancel() }
+// stop ends the loop and waits for it: requests in flight are interrupted
+// and stay pending in Postgres, for the next owner.
+func (l *loop) stop() {
+	l.cancel()
+	<-l.done
+}
 
-func (l *loop) poke() {
+// note announces ids made pending; a loop that cannot take more notes
+// reads everything again.
+func (l *loop) note(s span) {
 	select {
-	case l.wakeC <- struct{}{}:
+	case l.notes <- s:
+	default:
+		l.rescan()
+	}
+}
+
+// rescan asks the loop to read every pending delivery again (a
+// notification may have been missed).
+func (l *loop) rescan() {
+	select {
+	case l.rescanC <- struct{}{}:
 	default:
 	}
 }
 
-func (l *loop) finished() {
-	select {
-	case l.doneC <- struct{}{}:
-	default:
+func (l *loop) settled(ids []int64) {
+	l.settlingMu.Lock()
+	defer l.settlingMu.Unlock()
+	for _, id := range ids {
+		delete(l.settling, id)
 	}
 }
 
-// run claims and sends until the loop is stopped, then gives back what it
-// claimed and did not send, and waits for the requests in flight. It keeps
-// up to buffered claimed deliveries ahead of its concurrency (each the head
-// of its own key), so a claim's three statements serve many sends, not one.
+func (l *loop) isSettling(id int64) bool {
+	l.settlingMu.Lock()
+	defer l.settlingMu.Unlock()
+	_, ok := l.settling[id]
+	return ok
+}
+
+// run delivers until the loop is stopped, then waits for the requests in
+// flight.
 func (l *loop) run() {
+	defer close(l.done)
 	defer l.busy.Wait()
-	var (
-		inflight atomic.Int32
-		queue    []message
-	)
-	defer func() { l.giveBack(queue) }()
+	l.restart()
 	for l.ctx.Err() == nil {
-		wait, ok := l.breaker.allow(time.Now())
-		if !ok {
-			// Open: nothing goes, and what was claimed goes back, so it is
-			// not held past its lease.
-			queue = l.giveBack(queue)
-			l.idle(wait)
-			continue
+		l.read()
+		l.dispatch()
+		l.wait()
+	}
+}
+
+// restart reads every pending delivery again from the lowest id.
+func (l *loop) restart() {
+	l.scanned, l.scanEnd = 0, false
+	l.rescanAt = time.Now().Add(rescanEvery * l.d.cfg.Poll)
+}
+
+// read brings what Postgres holds into the queue: the keys whose held
+// deliveries ran out, then pending ids past the scan while there is room.
+func (l *loop) read() {
+	t := l.target.Load()
+	for k, after := range l.refills {
+		if err := l.refill(t, k, after); err != nil {
+			l.warn("read deliveries", "delivery.read_failed", err)
+			return
 		}
-		slots := l.concurrency
-		if l.breaker.probing() {
-			slots = 1
-		}
-		if len(queue) < slots && int(inflight.Load()) < slots {
-			batch, err := l.d.claim(l.ctx, l.target.Load(), l.claimSize(slots)-len(queue))
+		delete(l.refills, k)
+	}
+	if !l.scanEnd && l.q.len() <= held/2 {
+		for !l.scanEnd && !l.q.full() && l.ctx.Err() == nil {
+			want := held - l.q.len()
+			msgs, err := l.d.pendingRange(l.ctx, t.ID, l.scanned+1, math.MaxInt64, want)
 			if err != nil {
-				if l.ctx.Err() == nil {
-					l.d.log.Warn("claim deliveries", slog.String("event", "delivery.claim_failed"),
-						slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
-				}
-				l.idle(time.Second)
-				continue
+				l.warn("read deliveries", "delivery.read_failed", err)
+				return
 			}
-			queue = append(queue, batch...)
-		}
-		for len(queue) > 0 && int(inflight.Load()) < slots {
-			m := queue[0]
-			queue = queue[1:]
-			inflight.Add(1)
-			l.busy.Add(1)
-			go func() {
-				defer l.busy.Done()
-				defer inflight.Add(-1)
-				defer l.finished()
-				l.deliver(m)
-			}()
-		}
-		switch {
-		case len(queue) == 0 && inflight.Load() == 0:
-			l.unpark()
-			l.idle(l.untilDue())
-		case len(queue) > 0 || int(inflight.Load()) >= slots:
-			l.idle(l.d.cfg.Poll) // until a send finishes
+			l.hold(msgs)
+			if len(msgs) > 0 {
+				l.scanned = msgs[len(msgs)-1].id
+			}
+			l.scanEnd = len(msgs) < want
 		}
 	}
 }
 
-// claimSize is how many deliveries a claim asks for: the buffer while the
-// breaker is closed, one while it probes.
-func (l *loop) claimSize(slots int) int {
-	if slots == 1 {
-		return 1
+// refill reads key k's next deliveries after id, which its held ones left
+// in Postgres.
+func (l *loop) refill(t *endpoints.Target, k string, after int64) error {
+	msgs, err := l.d.keyAfter(l.ctx, t.ID, k, after, perKey)
+	if err != nil {
+		return err
 	}
-	return l.concurrency * bufferedPerSlot
+	l.q.reopen(k)
+	l.hold(msgs)
+	l.q.settle(k, len(msgs) == perKey)
+	return nil
 }
 
-// bufferedPerSlot is how many claimed deliveries a loop keeps per slot of
-// its concurrency.
-const bufferedPerSlot = 4
-
-// giveBack returns claimed, unsent deliveries to Postgres, uncounted and
-// due now, and returns the emptied queue.
-func (l *loop) giveBack(queue []message) []message {
-	if len(queue) == 0 {
-		return queue
-	}
-	ids := make([]int64, len(queue))
-	for i, m := range queue {
-		ids[i] = m.id
-	}
-	if _, err := l.d.pool.Exec(context.WithoutCancel(l.ctx), releaseSQL, ids, time.Now()); err != nil {
-		// Their leases run out instead.
-		l.d.log.Warn("give back deliveries", slog.String("event", "delivery.release_failed"),
-			slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
-	}
-	return queue[:0]
-}
-
-// idle waits for work, a finished delivery, or at most d.
-func (l *loop) idle(d time.Duration) {
-	t := time.NewTimer(max(d, time.Millisecond))
-	defer t.Stop()
-	select {
-	case <-l.ctx.Done():
-	case <-l.wakeC:
-	case <-l.doneC:
-	case <-t.C:
+// hold puts read deliveries in the queue, due when their row says.
+func (l *loop) hold(msgs []message) {
+	for _, m := range msgs {
+		if !l.isSettling(m.id) {
+			l.q.add(m, m.nextAt)
+		}
 	}
 }
 
-// unpark wakes, at most once a Poll, parked deliveries left with no head
-// before them (park.sql says how).
-func (l *loop) unpark() {
-	if time.Since(l.unparked) < l.d.cfg.Poll {
+// announced reads a range the fan-out or a retry made pending: the part
+// the scan passed already now (a commit that came late, an old delivery
+// sent again), the rest when the scan gets there.
+func (l *loop) announced(s span) {
+	if s.hi > l.scanned {
+		l.scanEnd = false
+	}
+	if s.lo > l.scanned {
 		return
 	}
-	l.unparked = time.Now()
-	if _, err := l.d.pool.Exec(l.ctx, unparkSQL, l.target.Load().ID); err != nil && l.ctx.Err() == nil {
-		l.d.log.Warn("unpark deliveries", slog.String("event", "delivery.unpark_failed"),
-			slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
+	msgs, err := l.d.pendingRange(l.ctx, l.target.Load().ID, s.lo, min(s.hi, l.scanned), math.MaxInt32)
+	if err != nil {
+		l.warn("read deliveries", "delivery.read_failed", err)
+		l.restart()
+		return
+	}
+	l.hold(msgs)
+}
+
+// dispatch sends what is due, up to the free slots (one while the breaker
+// lets a probe through).
+func (l *loop) dispatch() {
+	now := time.Now()
+	if _, ok := l.breaker.allow(now); !ok {
+		return
+	}
+	slots := l.concurrency
+	if l.breaker.probing() {
+		slots = 1
+	}
+	if l.inflight >= slots {
+		return
+	}
+	batch := l.q.take(now, slots-l.inflight)
+	if len(batch) == 0 {
+		return
+	}
+	early, err := l.d.loadBodies(l.ctx, l.target.Load().TenantID, batch)
+	if err != nil {
+		l.warn("load bodies", "delivery.read_failed", err)
+		for _, it := range batch {
+			l.q.again(it, now.Add(time.Second))
+		}
+		return
+	}
+	for _, it := range early {
+		l.q.again(it, now.Add(notVisibleYet))
+	}
+	for _, it := range batch {
+		if it.sending { // not given back above
+			l.inflight++
+			l.busy.Add(1)
+			go func() { defer l.busy.Done(); l.deliver(it) }()
+		}
 	}
 }
 
-// untilDue is how long until the endpoint's next delivery is due, at most
-// Poll.
-func (l *loop) untilDue() time.Duration {
-	var next *time.Time
-	if err := l.d.pool.QueryRow(l.ctx, nextDueSQL, l.target.Load().ID).Scan(&next); err != nil || next == nil {
-		return l.d.cfg.Poll
+// wait sleeps until something happens: an outcome, an announcement, a
+// delivery due, the breaker's cooldown, or the poll.
+func (l *loop) wait() {
+	d := l.d.cfg.Poll
+	if next, ok := l.q.nextDue(); ok {
+		d = min(d, time.Until(next))
 	}
-	return min(time.Until(*next), l.d.cfg.Poll)
+	if w, ok := l.breaker.allow(time.Now()); !ok {
+		d = max(d, w)
+	}
+	timer := time.NewTimer(max(d, time.Millisecond))
+	defer timer.Stop()
+	select {
+	case <-l.ctx.Done():
+	case r := <-l.results:
+		l.finished(r)
+	case s := <-l.notes:
+		l.announced(s)
+	case <-l.rescanC:
+		l.restart()
+	case <-timer.C:
+		if l.q.len() == 0 || time.Now().After(l.rescanAt) {
+			l.restart()
+		}
+	}
 }
 
-// deliver sends m (honouring the endpoint's rate) and records the outcome.
-// The loop's context ending interrupts the request: the delivery is then
-// given back at once (its lease would hold its key until it ran out).
-func (l *loop) deliver(m message) {
+// finished takes a send's outcome into the queue.
+func (l *loop) finished(r result) {
+	l.inflight--
+	it := r.it
+	if it.inboxID != nil {
+		it.body = nil // read again for the next attempt, not held meanwhile
+	}
+	if !r.done {
+		l.q.again(it, r.due)
+		return
+	}
+	k, refill := l.q.finish(it)
+	if refill {
+		l.refills[k] = it.id
+	}
+}
+
+// deliver sends one delivery (honouring the endpoint's rate), records the
+// outcome and hands it back to the loop. The loop's end interrupts it: the
+// delivery stays pending in Postgres for the next owner.
+func (l *loop) deliver(it *item) {
 	t := l.target.Load()
 	if l.limiter != nil {
 		if err := l.limiter.Wait(l.ctx); err != nil {
-			l.giveBack([]message{m})
 			return
 		}
 	}
-	a, retryAfter := l.d.send(l.ctx, t, m)
+	a, retryAfter := l.d.send(l.ctx, t, it.message)
 	if l.ctx.Err() != nil && !a.OK() {
-		l.giveBack([]message{m})
 		return
 	}
 	l.breaker.record(a.OK(), time.Now())
-	l.recordPersistently(t, m, a, retryAfter)
+	r := result{it: it}
+	if a.OK() {
+		l.settlingMu.Lock()
+		l.settling[it.id] = struct{}{}
+		l.settlingMu.Unlock()
+		l.d.delivered(l, t, it.message, a)
+		r.done = true
+	} else {
+		r.due, r.done = l.recordFailure(t, it.message, a, retryAfter)
+	}
+	it.attempt++
+	select {
+	case l.results <- r:
+	case <-l.ctx.Done():
+	}
 }
 
-// recordPersistently writes the outcome, trying again a few times over
-// about three seconds when Postgres is away (a 2xx not recorded is sent
-// again once its lease runs out, and holds its key until then).
-func (l *loop) recordPersistently(t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) {
+// recordFailure writes a failed attempt, trying again a few times over
+// about three seconds when Postgres is away. It returns when to try the
+// delivery again, or that it is dead. Not written, the delivery is tried
+// again after the backoff anyway: the next outcome is written in its place.
+func (l *loop) recordFailure(t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) (time.Time, bool) {
 	ctx := context.WithoutCancel(l.ctx)
+	next := l.d.nextTry(m, retryAfter)
 	wait := 100 * time.Millisecond
 	for try := 1; ; try++ {
-		err := l.d.record(ctx, t, m, a, retryAfter)
+		died, err := l.d.recordFailed(ctx, t, m, a, next)
 		if err == nil {
-			return
+			return next, died
 		}
 		if try == recordTries {
 			l.d.log.Warn("record delivery", slog.String("event", "delivery.record_failed"),
 				slog.String("endpoint_id", t.ID), slog.String("webhook_id", m.webhookID), slog.Int("tries", try), slog.Any("error", err))
-			return
+			return next, false
 		}
 		time.Sleep(wait)
 		wait *= 2
 	}
 }
 
-// recordTries bounds recordPersistently: 100+200+400+800+1600 ms of waits.
+// recordTries bounds the retries of an outcome's write: 100+200+400+800+1600
+// ms of waits.
 const recordTries = 6
+
+func (l *loop) warn(msg, event string, err error) {
+	if l.ctx.Err() == nil {
+		l.d.log.Warn(msg, slog.String("event", event), slog.String("endpoint_id", l.target.Load().ID), slog.Any("error", err))
+	}
+}

@@ -14,93 +14,66 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
-// record writes a's outcome with what follows from it: the next delivery
-// of the key woken once this one is delivered or dead, the endpoint's
-// failure streak, and the endpoint disabled when it answered 410 or failed
-// for the failing horizon.
-func (d *Deliverer) record(ctx context.Context, t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) error {
-	finished, died, err := d.recordOutcome(ctx, t, m, a, retryAfter)
-	if err != nil {
-		return err
+// delivered hands a 2xx to the writer, which records it with others in
+// one statement; the endpoint's failure streak, if it had one, ends now.
+func (d *Deliverer) delivered(l *loop, t *endpoints.Target, m message, a endpoints.Attempt) {
+	d.m.outcome(a, false)
+	d.writer.add(written{loop: l, id: m.id, status: a.Status, latencyMS: a.LatencyMS, attempt: m.attempt, at: a.At})
+	if t.FailingSince == nil {
+		return
 	}
-	if finished && t.Ordered {
-		// Once more after the commit: a next of the key written and parked
-		// while the outcome's transaction ran was not there for the first
-		// (park.sql).
-		if _, err := d.pool.Exec(ctx, promoteSQL, t.ID, m.key, m.id); err != nil {
-			return fmt.Errorf("wake the next of its key: %w", err)
-		}
+	if _, err := d.pool.Exec(context.WithoutCancel(l.ctx), recoveredSQL, t.ID); err != nil {
+		l.warn("record recovery", "delivery.record_failed", err)
+		return
 	}
-	d.m.outcome(a, died)
-	if a.OK() && t.FailingSince != nil {
-		recovered := *t
-		recovered.FailingSince = nil
-		d.replaceTarget(recovered)
-	}
-	return nil
+	recovered := *t
+	recovered.FailingSince = nil
+	d.replaceTarget(recovered)
 }
 
-// recordOutcome writes a's outcome: a success in one statement (with the
-// next of its key woken), a failure in a transaction. It says whether the
-// delivery is finished (delivered or dead) and whether it died.
-func (d *Deliverer) recordOutcome(ctx context.Context, t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) (finished, died bool, err error) {
-	if a.OK() {
-		if _, err := d.pool.Exec(ctx, deliveredSQL, m.id, a.Status, a.LatencyMS, t.Ordered); err != nil {
-			return false, false, fmt.Errorf("record delivered: %w", err)
-		}
-		if t.FailingSince != nil {
-			if _, err := d.pool.Exec(ctx, recoveredSQL, t.ID); err != nil {
-				return true, false, fmt.Errorf("record recovery: %w", err)
-			}
-		}
-		return true, false, nil
-	}
-	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		var err error
-		if died, err = d.recordFailure(ctx, tx, t, m, a, retryAfter); err != nil {
-			return err
-		}
-		if died && t.Ordered {
-			if _, err := tx.Exec(ctx, promoteSQL, t.ID, m.key, m.id); err != nil {
-				return fmt.Errorf("wake the next of its key: %w", err)
-			}
-		}
-		return nil
-	})
-	return died, died, err
+// nextTry is when a delivery whose attempt failed is tried again:
+// Retry-After is the least wait, up to the longest backoff (a receiver
+// cannot park its key for longer than Sluice would wait anyway).
+func (d *Deliverer) nextTry(m message, retryAfter time.Duration) time.Time {
+	return time.Now().Add(max(d.backoff(m.attempt), min(retryAfter, d.cfg.BackoffMax)))
 }
 
-// recordFailure keeps the attempt, schedules the next (or, past the
-// horizon, gives up) and judges the endpoint. It returns whether the
+// recordFailed keeps a failed attempt, schedules the next at next (or,
+// past the horizon, gives up) and judges the endpoint, in one transaction:
+// a 410 or the failing horizon disables it. It returns whether the
 // delivery is dead.
-func (d *Deliverer) recordFailure(ctx context.Context, tx pgx.Tx, t *endpoints.Target, m message, a endpoints.Attempt, retryAfter time.Duration) (bool, error) {
+func (d *Deliverer) recordFailed(ctx context.Context, t *endpoints.Target, m message, a endpoints.Attempt, next time.Time) (bool, error) {
 	horizon := d.cfg.Horizon
 	if m.missing {
 		horizon = 0 // nothing to send, ever
 	}
-	// Retry-After is the least wait, up to the longest backoff: a receiver
-	// cannot park its key for longer than Sluice would wait anyway.
-	next := time.Now().Add(max(d.backoff(m.attempt), min(retryAfter, d.cfg.BackoffMax)))
 	var status *int
 	if a.Status != 0 {
 		status = &a.Status
 	}
 	var died bool
-	err := tx.QueryRow(ctx, failedSQL, m.id, m.attempt, t.ID, next, status, a.LatencyMS, a.ErrorClass, a.Error,
-		horizon.Seconds(), a.Answer).Scan(&died)
-	if err != nil && err != pgx.ErrNoRows {
-		return false, fmt.Errorf("record failed attempt: %w", err)
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, failedSQL, m.id, m.attempt, t.ID, next, status, a.LatencyMS, a.ErrorClass, a.Error,
+			horizon.Seconds(), a.Answer).Scan(&died)
+		if err != nil && err != pgx.ErrNoRows {
+			return fmt.Errorf("record failed attempt: %w", err)
+		}
+		var since time.Time
+		if err := tx.QueryRow(ctx, failingSQL, t.ID).Scan(&since); err != nil {
+			return fmt.Errorf("record failure streak: %w", err)
+		}
+		switch {
+		case a.Status == http.StatusGone:
+			return d.disable(ctx, tx, t, "gone")
+		case time.Since(since) >= d.cfg.FailingHorizon:
+			return d.disable(ctx, tx, t, "failing")
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
 	}
-	var since time.Time
-	if err := tx.QueryRow(ctx, failingSQL, t.ID).Scan(&since); err != nil {
-		return died, fmt.Errorf("record failure streak: %w", err)
-	}
-	switch {
-	case a.Status == http.StatusGone:
-		return died, d.disable(ctx, tx, t, "gone")
-	case time.Since(since) >= d.cfg.FailingHorizon:
-		return died, d.disable(ctx, tx, t, "failing")
-	}
+	d.m.outcome(a, died)
 	return died, nil
 }
 

@@ -1,17 +1,12 @@
--- A 2xx: the delivery is done, and on an ordered endpoint ($4) the next
--- pending delivery of its key is due now, in one statement. Its figures
--- stay on the row; the success path writes no attempt row. The next is
--- touched even when not parked: the new row version makes a concurrent park
--- of it (read before this commit) miss its compare.
+-- A batch of 2xx outcomes: each delivery is done, its figures on its row
+-- (a heap-only update: no index covers them) and its queue row gone. The
+-- success path writes no attempt row.
 WITH done AS (
-    UPDATE deliveries
-    SET state = 'delivered', delivered_at = now(), last_status = $2, latency_ms = $3, last_error = NULL
-    WHERE id = $1 AND state = 'pending'
-    RETURNING endpoint_id, partition_key
+    UPDATE deliveries d
+    SET state = 'delivered', delivered_at = o.at, last_status = o.status, latency_ms = o.latency_ms,
+        attempts = o.attempt, last_error = NULL
+    FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::timestamptz[]) AS o(id, status, latency_ms, attempt, at)
+    WHERE d.id = o.id AND d.state = 'pending'
+    RETURNING d.endpoint_id, d.id
 )
-UPDATE deliveries d
-SET next_at = least(d.next_at, now())
-WHERE $4::boolean AND d.id = (
-    SELECT min(e.id) FROM deliveries e, done
-    WHERE e.endpoint_id = done.endpoint_id AND e.partition_key = done.partition_key
-      AND e.state = 'pending' AND e.id <> $1)
+DELETE FROM pending_deliveries p USING done WHERE p.endpoint_id = done.endpoint_id AND p.id = done.id

@@ -1,8 +1,9 @@
 -- One delivery per (event, matching endpoint), in the batch's order: a
 -- delivery's id is its place in its resource key's order. A row already
 -- there (a rewind, a redelivery, a resync) changes nothing, so nothing
--- delivered is sent again. Every endpoint given work is woken once per
--- transaction (NOTIFY folds repeats of one payload).
+-- delivered is sent again. Each new row is queued in pending_deliveries,
+-- and the endpoint's owner is told, once per transaction, the range of ids
+-- to read ("<endpoint> <lowest> <highest>", sent at commit).
 WITH rows AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::text[],
                          $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[],
@@ -19,6 +20,9 @@ WITH rows AS (
            topic, partition, "offset", accepted_at
     FROM rows ORDER BY n
     ON CONFLICT (endpoint_id, webhook_id) DO NOTHING
-    RETURNING endpoint_id
+    RETURNING endpoint_id, id
+), queued AS (
+    INSERT INTO pending_deliveries (endpoint_id, id) SELECT endpoint_id, id FROM inserted
 )
-SELECT count(*) FROM (SELECT pg_notify('sluice_deliveries', endpoint_id::text) FROM (SELECT DISTINCT endpoint_id FROM inserted) e) n
+SELECT count(pg_notify('sluice_deliveries', endpoint_id::text || ' ' || lo || ' ' || hi))
+FROM (SELECT endpoint_id, min(id) AS lo, max(id) AS hi FROM inserted GROUP BY endpoint_id) e

@@ -18,17 +18,19 @@ import (
 // on from them). On an ordered endpoint it goes before every later pending
 // delivery of its resource key, as its id says. Audited (delivery.retry).
 //
-// A pending delivery may be leased by a deliverer sending it now: retrying
-// one leaves the lease, and it is sent again when the lease runs out, with
-// the same webhook_id.
+// A pending delivery may be on its way now: retrying one makes it due now
+// if it waits for a retry, and changes nothing if it is being sent.
 func (s Store) Retry(ctx context.Context, id int64) (Delivery, error) {
 	notFound := &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
 	if id < 1 {
 		return Delivery{}, notFound
 	}
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		var tenant string
-		if err := tx.QueryRow(ctx, deliveryRetrySQL, id).Scan(&tenant); err != nil {
+		var (
+			tenant string
+			told   bool
+		)
+		if err := tx.QueryRow(ctx, deliveryRetrySQL, id).Scan(&tenant, &told); err != nil {
 			return err
 		}
 		return s.Actor.Record(ctx, tx, audit.Target{Action: "delivery.retry", Resource: "delivery", ID: strconv.FormatInt(id, 10), TenantID: tenant})
@@ -98,8 +100,11 @@ func (s Store) Replay(ctx context.Context, w ReplayWindow) (Replayed, error) {
 		if err := tx.QueryRow(ctx, replayEndpointSQL, w.EndpointID, tenant).Scan(&out.TenantID); err != nil {
 			return err
 		}
-		var last *time.Time
-		if err := tx.QueryRow(ctx, deliveryReplaySQL, w.EndpointID, w.Since, w.Until, MaxReplay).Scan(&out.Replayed, &last); err != nil {
+		var (
+			last *time.Time
+			told *int64
+		)
+		if err := tx.QueryRow(ctx, deliveryReplaySQL, w.EndpointID, w.Since, w.Until, MaxReplay).Scan(&out.Replayed, &last, &told); err != nil {
 			return err
 		}
 		if out.Replayed == MaxReplay && last != nil {

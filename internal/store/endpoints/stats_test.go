@@ -24,6 +24,11 @@ VALUES ($1, $2, 'msg_' || gen_random_uuid(), 'k', $3, now() - $4::interval, CASE
 	if err != nil {
 		t.Fatal(err)
 	}
+	if state == "pending" {
+		if _, err := pool.Exec(ctx, `INSERT INTO pending_deliveries (endpoint_id, id) VALUES ($1, $2)`, e.ID, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !failedAt.IsZero() {
 		if _, err := pool.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, endpoint_id, at, status, error_class, error)
 VALUES ($1, 1, $2, $3, 503, 'status', 'Service Unavailable')`, id, e.ID, failedAt); err != nil {
@@ -88,6 +93,9 @@ func TestEndpointFiguresAreBounded(t *testing.T) {
 	e, _ := create(t, s, endpoints.New{TenantID: newTenant(t)})
 	if _, err := pool.Exec(context.Background(), `INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, event_id, event_type, source, topic, partition, "offset")
 SELECT $1, $2, 'msg_' || g, 'k', 'evt', 't.x', '/s', 'topic', 0, g FROM generate_series(1, $3::int) g`, e.ID, e.TenantID, endpoints.StatsWindow+5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), `INSERT INTO pending_deliveries (endpoint_id, id) SELECT endpoint_id, id FROM deliveries WHERE endpoint_id = $1`, e.ID); err != nil {
 		t.Fatal(err)
 	}
 	st, err := s.Stats(context.Background(), e.ID)

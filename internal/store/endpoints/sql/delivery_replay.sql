@@ -1,5 +1,6 @@
 -- The delivered and dead deliveries of endpoint $1 created in [$2, $3),
--- oldest first, at most $4, back to pending, due now (endpoint.replay).
+-- oldest first, at most $4, back to pending, due now (endpoint.replay),
+-- queued for the endpoint's owner, who is told the range at commit.
 -- Pending ones are left to their schedule: one may be on its way now. Returns how many moved and the creation time of the
 -- last one (where a capped replay goes on from). The index
 -- deliveries_endpoint_created finds the window in order.
@@ -10,6 +11,10 @@ WITH chosen AS (
     LIMIT $4
     FOR UPDATE
 ), moved AS (
-    UPDATE deliveries d SET state = 'pending', next_at = now() FROM chosen c WHERE d.id = c.id RETURNING 1
+    UPDATE deliveries d SET state = 'pending', next_at = now() FROM chosen c WHERE d.id = c.id RETURNING d.id
+), queued AS (
+    INSERT INTO pending_deliveries (endpoint_id, id) SELECT $1, id FROM moved ON CONFLICT DO NOTHING
 )
-SELECT (SELECT count(*) FROM moved), (SELECT max(created_at) FROM chosen)
+SELECT (SELECT count(*) FROM moved), (SELECT max(created_at) FROM chosen),
+       (SELECT count(pg_notify('sluice_deliveries', $1::text || ' ' || lo || ' ' || hi))
+        FROM (SELECT min(id) AS lo, max(id) AS hi FROM moved HAVING count(*) > 0) r)

@@ -36,11 +36,13 @@ WITH needle AS (
       AND position((SELECT b FROM needle) IN payload) > 0
     RETURNING 1
 ), sent AS (
-    SELECT d.id FROM deliveries d
+    SELECT d.id, d.endpoint_id FROM deliveries d
     WHERE d.inbox_id IN (SELECT id FROM hit)
        OR (($2::uuid IS NULL OR d.tenant_id = $2::uuid) AND position((SELECT b FROM needle) IN d.payload) > 0)
 ), sent_attempts AS (
     DELETE FROM delivery_attempts a USING sent WHERE a.delivery_id = sent.id RETURNING 1
+), sent_dequeued AS (
+    DELETE FROM pending_deliveries p USING sent WHERE p.endpoint_id = sent.endpoint_id AND p.id = sent.id
 ), sent_gone AS (
     DELETE FROM deliveries d USING sent WHERE d.id = sent.id RETURNING 1
 )

@@ -1,0 +1,79 @@
+package delivery
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Advisory lock spaces (the first key of a two-key lock): an endpoint's
+// owner holds (lockSpace, endpoint); every deliverer holds (presenceSpace,
+// 0) shared, so each can count the others.
+const (
+	lockSpace     = "sluice.deliver"
+	presenceSpace = "sluice.deliverers"
+)
+
+// owner holds, on a connection of its own, the session advisory locks of
+// the endpoints this process delivers to. One owner per endpoint keeps its
+// queue in one memory and its rate and concurrency whole across a
+// deployment; a process that dies drops its connection, and with it its
+// locks, so another takes its endpoints at its next refresh.
+type owner struct {
+	conn *pgx.Conn
+}
+
+func newOwner(ctx context.Context, pool *pgxpool.Pool) (*owner, error) {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect the endpoints' owner: %w", err)
+	}
+	conn := c.Hijack()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared(hashtext($1), 0)`, presenceSpace); err != nil {
+		_ = conn.Close(ctx)
+		return nil, fmt.Errorf("announce the deliverer: %w", err)
+	}
+	return &owner{conn: conn}, nil
+}
+
+// deliverers counts the processes delivering now, this one included.
+func (o *owner) deliverers(ctx context.Context) (int, error) {
+	var n int
+	err := o.conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks
+WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND objid = 0
+  AND classid::bigint = hashtext($1)::bigint & 4294967295`, presenceSpace).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count deliverers: %w", err)
+	}
+	return max(n, 1), nil
+}
+
+// take locks up to n of ids that no other process owns, and returns them.
+func (o *owner) take(ctx context.Context, ids []string, n int) ([]string, error) {
+	if n <= 0 || len(ids) == 0 {
+		return nil, nil
+	}
+	// The filter runs row by row under the limit: no lock is taken past n.
+	rows, err := o.conn.Query(ctx, `SELECT e FROM unnest($1::text[]) AS e
+WHERE pg_try_advisory_lock(hashtext($2), hashtext(e)) LIMIT $3`, ids, lockSpace, n)
+	if err != nil {
+		return nil, fmt.Errorf("take endpoints: %w", err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("take endpoints: %w", err)
+	}
+	return got, nil
+}
+
+// release unlocks endpoint id, whose loop has stopped.
+func (o *owner) release(ctx context.Context, id string) error {
+	if _, err := o.conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtext($1), hashtext($2))`, lockSpace, id); err != nil {
+		return fmt.Errorf("release endpoint: %w", err)
+	}
+	return nil
+}
+
+func (o *owner) close() { _ = o.conn.Close(context.Background()) }
