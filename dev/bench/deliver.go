@@ -422,16 +422,14 @@ func (b *bench) deliverIsolation(ctx context.Context, w *deliverWorld) error {
 // the wait for its deliveries.
 func (b *bench) deliverWindow() time.Duration { return pick(b.quick, 3*time.Second, 10*time.Second) }
 
-// waitNoPending waits until the endpoints have no pending delivery but
-// parked ones (a key's later deliveries wait parked only while its head is
-// pending and not parked, so those left are stuck: counted where the
-// events they belong to are), or until the number stopped falling for the
-// stall time.
+// waitNoPending waits until the endpoints have no pending delivery, or
+// until the number stopped falling for the stall time (those left are
+// counted where the events they belong to are).
 func (b *bench) waitNoPending(ctx context.Context, endpointIDs []string) error {
 	last, progressed := int64(-1), time.Now()
 	for {
 		var pending int64
-		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE endpoint_id = ANY($1) AND state = 'pending' AND next_at < 'infinity'`, endpointIDs).Scan(&pending); err != nil {
+		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM pending_deliveries WHERE endpoint_id = ANY($1)`, endpointIDs).Scan(&pending); err != nil {
 			return err
 		}
 		if pending != last {
@@ -467,7 +465,7 @@ func (b *bench) undelivered(n int) {
 // logPending says, on a timeout, where the deliveries not yet delivered
 // stand, by endpoint.
 func (b *bench) logPending(ctx context.Context) {
-	rows, err := b.pool.Query(ctx, `SELECT e.url, count(*) FILTER (WHERE d.next_at = 'infinity'), count(*) FILTER (WHERE d.next_at > now() AND d.next_at < 'infinity'),
+	rows, err := b.pool.Query(ctx, `SELECT e.url, count(*) FILTER (WHERE d.next_at > now()),
 		count(*) FILTER (WHERE d.next_at <= now()), max(d.attempts), min(d.created_at)::text
 		FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id WHERE d.state = 'pending' GROUP BY e.url ORDER BY e.url`)
 	if err != nil {
@@ -477,12 +475,12 @@ func (b *bench) logPending(ctx context.Context) {
 	defer rows.Close()
 	for rows.Next() {
 		var url, oldest string
-		var parked, leased, due, attempts int
-		if err := rows.Scan(&url, &parked, &leased, &due, &attempts, &oldest); err != nil {
+		var waiting, due, attempts int
+		if err := rows.Scan(&url, &waiting, &due, &attempts, &oldest); err != nil {
 			log.Printf("deliver: pending deliveries: %v", err)
 			return
 		}
-		log.Printf("deliver: pending at %s: %d parked, %d leased or waiting, %d due, at most %d attempts, oldest %s", url, parked, leased, due, attempts, oldest)
+		log.Printf("deliver: pending at %s: %d waiting for a retry, %d due, at most %d attempts, oldest %s", url, waiting, due, attempts, oldest)
 	}
 }
 

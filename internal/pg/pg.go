@@ -19,14 +19,18 @@ func Connect(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, er
 	return connect(ctx, url, maxConns, nil)
 }
 
-// ConnectUnflushed is Connect for work whose commits may be lost in a
-// crash of Postgres without harm, because each only saves work that would
-// otherwise be done again (the deliverer's claims and outcomes: a lost one
-// sends the same webhook-id again): its commits do not wait for the WAL to
-// reach the disk (synchronous_commit off). Never for what a 2xx or an
-// offset commit stands on.
-func ConnectUnflushed(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
-	return connect(ctx, url, maxConns, map[string]string{"synchronous_commit": "off"})
+// ConnectDeliverer is Connect for the deliverer, with two settings its
+// work allows and needs. Its commits may be lost in a crash of Postgres
+// without harm, because each only saves work that would otherwise be done
+// again (a lost outcome sends the same webhook-id again): they do not wait
+// for the WAL to reach the disk (synchronous_commit off). Never for what a
+// 2xx or an offset commit stands on. And every statement is planned with
+// the tables as they are (plan_cache_mode force_custom_plan): its queue
+// tables start empty and fill within seconds, long before autovacuum first
+// analyzes them, and a generic plan made while they were empty scans them
+// whole at every call.
+func ConnectDeliverer(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	return connect(ctx, url, maxConns, map[string]string{"synchronous_commit": "off", "plan_cache_mode": "force_custom_plan"})
 }
 
 func connect(ctx context.Context, url string, maxConns int32, params map[string]string) (*pgxpool.Pool, error) {

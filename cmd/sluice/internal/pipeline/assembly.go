@@ -300,7 +300,7 @@ func (a *assembly) deliverStage(ctx context.Context) error {
 	// A pool of its own whose commits do not wait for the disk: every
 	// write of the deliverer only saves work (a claim, an outcome: lost in
 	// a crash, the same webhook-id is sent again).
-	pool, err := pg.ConnectUnflushed(ctx, a.cfg.DatabaseURL, 16)
+	pool, err := pg.ConnectDeliverer(ctx, a.cfg.DatabaseURL, 16)
 	if err != nil {
 		return err
 	}

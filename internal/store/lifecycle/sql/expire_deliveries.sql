@@ -1,7 +1,7 @@
 -- One batch of deliveries created longer ago than the payload horizon
 -- ($1), in any state, and the failed attempts they cascade to (counted
--- before they go), out of the queue too. The index deliveries_created (00028)
--- finds them.
+-- before they go), out of the queue too. The range index deliveries_created
+-- (00030) finds them.
 WITH doomed AS (
     SELECT id, endpoint_id FROM deliveries WHERE created_at < $1 LIMIT $2
 ), dequeued AS (
