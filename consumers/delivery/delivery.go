@@ -44,7 +44,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 var (
@@ -102,6 +105,9 @@ type Config struct {
 	Refresh time.Duration
 	// Registerer receives the deliverer's metrics.
 	Registerer prometheus.Registerer
+	// Tracing makes a client span of each attempt, a child of the event's
+	// trace; the request's traceparent then names the attempt.
+	Tracing telemetry.Tracing
 }
 
 // WithDefaults fills unset fields.
@@ -151,6 +157,7 @@ type Deliverer struct {
 	log    *slog.Logger
 	m      *metrics
 	writer *writer
+	tracer trace.Tracer // nil: tracing off
 
 	own   *owner // nil until connected, and after its connection failed
 	mu    sync.Mutex
@@ -160,7 +167,8 @@ type Deliverer struct {
 // New builds a deliverer over pool; store reads the endpoints.
 func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, store endpoints.Store) *Deliverer {
 	cfg = cfg.WithDefaults()
-	d := &Deliverer{cfg: cfg, pool: pool, store: store, log: log, m: newMetrics(cfg.Registerer), loops: map[string]*loop{}}
+	d := &Deliverer{cfg: cfg, pool: pool, store: store, log: log, m: newMetrics(cfg.Registerer), loops: map[string]*loop{},
+		tracer: cfg.Tracing.Tracer("github.com/sluicehq/sluice/consumers/delivery")}
 	d.writer = newWriter(d)
 	return d
 }

@@ -12,9 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // tagged sends every request with the name of the deliverer that made it.
@@ -224,5 +230,56 @@ func TestABusyKeyIsSentWholeInOrder(t *testing.T) {
 		if want := fmt.Sprintf("msg_%03d", i+1); w != want {
 			t.Fatalf("request %d was %s, want %s (order %v)", i, w, want, order)
 		}
+	}
+}
+
+// With tracing on, each attempt is a client span in the event's trace, and
+// the receiver's traceparent names that span.
+func TestAnAttemptIsASpanOfTheEventsTrace(t *testing.T) {
+	e := newEnv(t)
+	var got http.Header
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = r.Header.Clone()
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(srv.Close)
+	delivery0 := e.endpoint(t, srv.URL)
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	if _, err := e.pool.Exec(context.Background(), `UPDATE deliveries SET traceparent = $2 WHERE id = $1`, delivery0, parent); err != nil {
+		t.Fatal(err)
+	}
+	spans := tracetest.NewSpanRecorder()
+	client := egress.NewClient(egress.Config{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}, ConnectTimeout: time.Second})
+	d := delivery.New(delivery.Config{Client: client, Timeout: 2 * time.Second, Refresh: 20 * time.Millisecond, Poll: 20 * time.Millisecond,
+		Tracing: telemetry.Tracing{Provider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))}},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, endpoints.Store{Pool: e.pool, Ring: e.ring})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	e.waitFor(t, "the delivery", func() bool { return e.delivered(t) == 1 })
+	var attempt sdktrace.ReadOnlySpan
+	e.waitFor(t, "the attempt's span", func() bool {
+		for _, s := range spans.Ended() {
+			if s.Name() == "delivery POST" {
+				attempt = s
+				return true
+			}
+		}
+		return false
+	})
+	if attempt.SpanKind() != trace.SpanKindClient || attempt.Parent().TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" ||
+		attempt.Parent().SpanID().String() != "00f067aa0ba902b7" {
+		t.Fatalf("attempt span %s kind %s, parent %s/%s: want a client span under the event's", attempt.Name(), attempt.SpanKind(),
+			attempt.Parent().TraceID(), attempt.Parent().SpanID())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	sent := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), propagation.HeaderCarrier(got)))
+	if sent.TraceID() != attempt.SpanContext().TraceID() || sent.SpanID() != attempt.SpanContext().SpanID() {
+		t.Fatalf("the receiver's traceparent %q names %s, want the attempt's span %s", got.Get("traceparent"), sent.SpanID(), attempt.SpanContext().SpanID())
 	}
 }

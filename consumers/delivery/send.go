@@ -10,9 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
 // UserAgent names Sluice to receivers.
@@ -24,12 +30,24 @@ const answerKept = 1 << 10
 // send makes one request for m and says how it went, and how long the
 // endpoint asked to wait (Retry-After), if it did.
 func (d *Deliverer) send(ctx context.Context, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
+	ctx, span := d.startAttempt(ctx, t, m)
+	a, wait := d.attempt(ctx, t, m)
+	endAttempt(span, a)
+	return a, wait
+}
+
+func (d *Deliverer) attempt(ctx context.Context, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
 	now := time.Now()
 	a := endpoints.Attempt{Attempt: m.attempt, At: now}
 	req, err := request(ctx, t, m, now)
 	if err != nil {
 		a.ErrorClass, a.Error = "request", err.Error()
 		return a, 0
+	}
+	if d.tracer != nil {
+		// The attempt's span, child of the event's trace, is what the
+		// receiver continues.
+		d.cfg.Tracing.Propagation().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
@@ -99,4 +117,29 @@ func signatures(keys [][]byte, m message, now time.Time) string {
 		sigs[i] = standardwebhooks.Signature(k, m.webhookID, now, m.body)
 	}
 	return strings.Join(sigs, " ")
+}
+
+// startAttempt starts the attempt's client span as a child of the event's
+// trace (the traceparent the event was accepted with), or, tracing off,
+// returns ctx and a span that records nothing.
+func (d *Deliverer) startAttempt(ctx context.Context, t *endpoints.Target, m message) (context.Context, trace.Span) {
+	if d.tracer == nil {
+		return ctx, trace.SpanFromContext(ctx)
+	}
+	if m.traceparent != "" {
+		ctx = d.cfg.Tracing.Propagation().Extract(ctx, propagation.MapCarrier{"traceparent": m.traceparent})
+	}
+	return telemetry.Start(ctx, d.tracer, "delivery POST", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("sluice.endpoint_id", t.ID), attribute.String("sluice.webhook_id", m.webhookID),
+			attribute.Int("sluice.attempt", m.attempt), attribute.String("sluice.event_type", m.eventType)))
+}
+
+func endAttempt(span trace.Span, a endpoints.Attempt) {
+	if a.Status != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", a.Status))
+	}
+	if !a.OK() {
+		span.SetStatus(codes.Error, a.ErrorClass)
+	}
+	span.End()
 }

@@ -297,9 +297,7 @@ func (a *assembly) deliverStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A pool of its own whose commits do not wait for the disk: every
-	// write of the deliverer only saves work (a claim, an outcome: lost in
-	// a crash, the same webhook-id is sent again).
+	// A pool of its own (pg.ConnectDeliverer says how it differs).
 	pool, err := pg.ConnectDeliverer(ctx, a.cfg.DatabaseURL, 16)
 	if err != nil {
 		return err
@@ -307,6 +305,7 @@ func (a *assembly) deliverStage(ctx context.Context) error {
 	a.closers = append(a.closers, pool.Close)
 	dc := a.cfg.Delivery
 	dc.Registerer = a.reg
+	dc.Tracing = a.cfg.Tracing
 	dc.Refresh = cmp.Or(dc.Refresh, a.cfg.EndpointsRefresh)
 	d := delivery.New(dc, a.log.With(slog.String("component", "delivery")), pool, endpoints.Store{Pool: pool, Ring: ring})
 	a.stages = append(a.stages, stage{name: "delivery", run: d.Run})
