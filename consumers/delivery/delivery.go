@@ -55,6 +55,8 @@ var (
 	pendingSQL string
 	//go:embed sql/key_next.sql
 	keyNextSQL string
+	//go:embed sql/backlog_age.sql
+	backlogAgeSQL string
 	//go:embed sql/delivered.sql
 	deliveredSQL string
 	//go:embed sql/failed.sql
@@ -235,7 +237,27 @@ func (d *Deliverer) sync(ctx context.Context) error {
 		d.disown()
 		return err
 	}
-	return d.takeMore(ctx, targets, share)
+	if err := d.takeMore(ctx, targets, share); err != nil {
+		return err
+	}
+	return d.measureBacklog(ctx)
+}
+
+// measureBacklog sets the age of the oldest delivery waiting at an
+// endpoint this process owns.
+func (d *Deliverer) measureBacklog(ctx context.Context) error {
+	d.mu.Lock()
+	owned := make([]string, 0, len(d.loops))
+	for id := range d.loops {
+		owned = append(owned, id)
+	}
+	d.mu.Unlock()
+	var age float64
+	if err := d.pool.QueryRow(ctx, backlogAgeSQL, owned).Scan(&age); err != nil {
+		return fmt.Errorf("measure the backlog: %w", err)
+	}
+	d.m.backlog.Set(age)
+	return nil
 }
 
 // keep updates the loops of owned endpoints still enabled, restarting one

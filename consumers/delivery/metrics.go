@@ -13,6 +13,7 @@ type metrics struct {
 	latency  prometheus.Histogram
 	dead     prometheus.Counter
 	disabled *prometheus.CounterVec
+	backlog  prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -34,13 +35,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "sluice_endpoints_disabled_total",
 			Help: "Endpoints the deliverer disabled, by reason: gone (answered 410), failing (every attempt failed for the failing horizon).",
 		}, []string{"reason"}),
+		backlog: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "sluice_delivery_backlog_age_seconds",
+			Help: "Age of the oldest pending delivery among the endpoints this process owns (0: none waits); the highest across processes is the deployment's.",
+		}),
 	}
 	for _, r := range []string{"gone", "failing"} {
 		m.disabled.WithLabelValues(r)
 	}
 	m.attempts.WithLabelValues("delivered")
 	if reg != nil {
-		reg.MustRegister(m.attempts, m.latency, m.dead, m.disabled)
+		reg.MustRegister(m.attempts, m.latency, m.dead, m.disabled, m.backlog)
 	}
 	return m
 }
