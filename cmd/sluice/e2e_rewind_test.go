@@ -48,7 +48,7 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })
 	svc := newDedupService(t)
-	specs := groups.List(topics, nil, groups.Options{Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
+	specs := groups.List(topics, groups.Options{Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
 	var groupIDs []string
 	for _, g := range specs {
 		groupIDs = append(groupIDs, g.ID)

@@ -110,7 +110,39 @@ type Config struct {
 	// Tracing makes a client span of each attempt, a child of the event's
 	// trace; the request's traceparent then names the attempt.
 	Tracing telemetry.Tracing
+	// Deployment is the deployment's own endpoint, if it has one.
+	Deployment *Deployment
 }
+
+// Deployment is the deployment's own endpoint (--dispatch-url): the
+// operator's service for the built-in effects' intents, delivered like a
+// tenant's endpoint, ordered, with an Idempotency-Key header equal to the
+// webhook-id. The operator's own, so the tenants' address rules do not
+// apply: its requests go through Client, not Config.Client, and it is never
+// disabled for failing (its deliveries wait until it answers).
+type Deployment struct {
+	// EndpointID is its row's (endpoints.DeploymentEndpointID).
+	EndpointID string
+	URL        string
+	// Key signs every request (the --dispatch-secret's key).
+	Key []byte
+	// Client sends its requests.
+	Client *http.Client
+}
+
+// target is the deployment's endpoint as the deliverer sends to it.
+func (dep *Deployment) target() endpoints.Target {
+	return endpoints.Target{ID: dep.EndpointID, URL: dep.URL, Ordered: true, Keys: [][]byte{dep.Key}}
+}
+
+// deployment says whether t is the deployment's own endpoint.
+func (d *Deliverer) deployment(t *endpoints.Target) bool {
+	return d.cfg.Deployment != nil && t.ID == d.cfg.Deployment.EndpointID
+}
+
+// IdempotencyKeyHeader carries the webhook-id to the deployment's endpoint,
+// as the dispatcher always sent it.
+const IdempotencyKeyHeader = "Idempotency-Key"
 
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
@@ -217,6 +249,9 @@ func (d *Deliverer) sync(ctx context.Context) error {
 	if err != nil {
 		// The others are delivered; those are named every refresh.
 		d.log.Warn("endpoints left out", slog.String("event", "delivery.endpoints_unopened"), slog.Any("error", err))
+	}
+	if d.cfg.Deployment != nil {
+		targets = append(targets, d.cfg.Deployment.target())
 	}
 	if d.own == nil {
 		if d.own, err = newOwner(ctx, d.pool); err != nil {

@@ -63,6 +63,8 @@ func (d *Deliverer) recordFailed(ctx context.Context, t *endpoints.Target, m mes
 			return fmt.Errorf("record failure streak: %w", err)
 		}
 		switch {
+		case d.deployment(t):
+			return nil // the operator's: it waits, it is not turned off
 		case a.Status == http.StatusGone:
 			return d.disable(ctx, tx, t, "gone")
 		case time.Since(since) >= d.cfg.FailingHorizon:

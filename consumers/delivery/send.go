@@ -51,7 +51,12 @@ func (d *Deliverer) attempt(ctx context.Context, t *endpoints.Target, m message)
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
-	resp, err := d.cfg.Client.Do(req.WithContext(ctx))
+	client := d.cfg.Client
+	if d.deployment(t) {
+		client = d.cfg.Deployment.Client
+		req.Header.Set(IdempotencyKeyHeader, m.webhookID)
+	}
+	resp, err := client.Do(req.WithContext(ctx))
 	a.LatencyMS = int(time.Since(now).Milliseconds())
 	if err != nil {
 		a.ErrorClass, a.Error = egress.Classify(err), err.Error()

@@ -14,7 +14,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/base32"
 	"fmt"
 	"strconv"
@@ -26,9 +25,6 @@ import (
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
-
-//go:embed sql/fan_out.sql
-var fanOutSQL string
 
 // Refresh is how stale the endpoints the fan-out matches may be by
 // default: an endpoint created, changed or disabled is seen within it.
@@ -57,7 +53,7 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 	if err != nil {
 		return err
 	}
-	var rows fanOut
+	var rows endpoints.Fanout
 	var matched []string
 	for i := range recs {
 		rec := &recs[i]
@@ -66,43 +62,24 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 		}
 		matched = ix.Match(matched[:0], rec.Event.TenantID, rec.Event.Type)
 		for _, endpoint := range matched {
-			rows.add(endpoint, rec)
+			rows.Add(delivery(endpoint, rec))
 		}
 	}
-	if len(rows.endpoint) == 0 {
-		return nil
-	}
-	var woken int
-	if err := b.tx.QueryRow(ctx, fanOutSQL, rows.args()...).Scan(&woken); err != nil {
-		return fmt.Errorf("fan out %d deliveries: %w", len(rows.endpoint), err)
-	}
-	return nil
+	return rows.Write(ctx, b.tx)
 }
 
 // Settle implements consumers.Batch.
 func (b *batch) Settle(context.Context) error { return nil }
 
-// fanOut is the statement's columns, one element per delivery.
-type fanOut struct {
-	endpoint, tenant, webhookID, key    []string
-	inbox                               []*int64
-	payload                             [][]byte
-	eventID, eventType, source, subject []string
-	eventTime                           []*time.Time
-	traceparent, contentType, topic     []string
-	partition                           []int32
-	offset                              []int64
-	accepted                            []time.Time
-}
-
-func (f *fanOut) add(endpoint string, rec *consumers.Record) {
+// delivery is rec's delivery to endpoint. A body in the record is kept
+// only when no inbox row holds it: an inbox row's body is loaded when it is
+// sent.
+func delivery(endpoint string, rec *consumers.Record) endpoints.NewDelivery {
 	ev := rec.Event
 	var inbox *int64
 	if id, err := strconv.ParseInt(ev.InboxID, 10, 64); err == nil {
 		inbox = &id
 	}
-	// A body in the record is kept only when no inbox row holds it: an
-	// inbox row's body is loaded when it is sent.
 	var payload []byte
 	if inbox == nil {
 		payload = rec.Value
@@ -111,28 +88,10 @@ func (f *fanOut) add(endpoint string, rec *consumers.Record) {
 	if !ev.Time.IsZero() {
 		at = &ev.Time
 	}
-	f.endpoint = append(f.endpoint, endpoint)
-	f.tenant = append(f.tenant, ev.TenantID)
-	f.webhookID = append(f.webhookID, WebhookID(endpoint, ev.InboxID, ev.Source, ev.ID))
-	f.key = append(f.key, string(rec.Key))
-	f.inbox = append(f.inbox, inbox)
-	f.payload = append(f.payload, payload)
-	f.eventID = append(f.eventID, ev.ID)
-	f.eventType = append(f.eventType, ev.Type)
-	f.source = append(f.source, ev.Source)
-	f.subject = append(f.subject, ev.Subject)
-	f.eventTime = append(f.eventTime, at)
-	f.traceparent = append(f.traceparent, ev.TraceParent)
-	f.contentType = append(f.contentType, cmp.Or(ev.ContentType, "application/json"))
-	f.topic = append(f.topic, rec.Topic)
-	f.partition = append(f.partition, rec.Partition)
-	f.offset = append(f.offset, rec.Offset)
-	f.accepted = append(f.accepted, rec.Timestamp)
-}
-
-func (f *fanOut) args() []any {
-	return []any{f.endpoint, f.tenant, f.webhookID, f.key, f.inbox, f.payload, f.eventID, f.eventType, f.source,
-		f.subject, f.eventTime, f.traceparent, f.contentType, f.topic, f.partition, f.offset, f.accepted}
+	return endpoints.NewDelivery{EndpointID: endpoint, TenantID: ev.TenantID, WebhookID: WebhookID(endpoint, ev.InboxID, ev.Source, ev.ID),
+		Key: string(rec.Key), InboxID: inbox, Payload: payload, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
+		Subject: ev.Subject, EventTime: at, TraceParent: ev.TraceParent, ContentType: cmp.Or(ev.ContentType, "application/json"),
+		Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset, AcceptedAt: rec.Timestamp}
 }
 
 // WebhookID is the id an endpoint sees for an event, on every attempt:

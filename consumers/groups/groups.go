@@ -6,7 +6,6 @@
 package groups
 
 import (
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/credits"
@@ -46,9 +45,8 @@ type Options struct {
 	EveryGroup bool
 }
 
-// List returns the groups of a deployment, in a stable order. pool is the
-// dispatcher's, for its reads outside transactions.
-func List(t envelope.Topics, pool *pgxpool.Pool, o Options) []Group {
+// List returns the groups of a deployment, in a stable order.
+func List(t envelope.Topics, o Options) []Group {
 	group := func(name string, h consumers.Handler, topics ...string) Group {
 		id := t.Resource(name)
 		g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: h}
@@ -65,8 +63,7 @@ func List(t envelope.Topics, pool *pgxpool.Pool, o Options) []Group {
 		group("feedback", feedback.Handler{Topics: t}, feedback.Topic),
 	}
 	if o.Dispatch.URL != "" || o.EveryGroup {
-		id := t.Resource("dispatch")
-		list = append(list, group("dispatch", dispatch.New(o.Dispatch, pool, id), dispatch.Topic))
+		list = append(list, group("dispatch", dispatch.New(t.Prefix), dispatch.Topic))
 	}
 	if o.Destinations != nil || o.EveryGroup {
 		list = append(list, fanOut(t, o, list))
@@ -103,8 +100,8 @@ func fanOut(t envelope.Topics, o Options, list []Group) Group {
 }
 
 // Find returns the group with id.
-func Find(t envelope.Topics, pool *pgxpool.Pool, o Options, id string) (Group, bool) {
-	for _, g := range List(t, pool, o) {
+func Find(t envelope.Topics, o Options, id string) (Group, bool) {
+	for _, g := range List(t, o) {
 		if g.ID == id {
 			return g, true
 		}
@@ -124,7 +121,7 @@ func Topics(t envelope.Topics, extra ...string) []string {
 			out = append(out, topic)
 		}
 	}
-	for _, g := range List(t, nil, Options{EveryGroup: true}) {
+	for _, g := range List(t, Options{EveryGroup: true}) {
 		for _, topic := range g.Topics {
 			add(topic)
 		}

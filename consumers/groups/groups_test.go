@@ -18,7 +18,7 @@ func TestOnlyTheFanOutReadsTheDestinationsTopic(t *testing.T) {
 		t.Fatalf("destinations topic %s, want acme.destinations", topic)
 	}
 	readers := 0
-	for _, g := range groups.List(topics, nil, groups.Options{EveryGroup: true}) {
+	for _, g := range groups.List(topics, groups.Options{EveryGroup: true}) {
 		if !slices.Contains(g.Topics, topic) {
 			continue
 		}

@@ -1,5 +1,4 @@
--- Was this intent already delivered? Read outside any transaction, before
--- the call, so a rewind or a redelivery does not call the service again.
--- dispatch_delivered also reads the table of before migration 00016 while
--- it holds sends within the key horizon.
-SELECT EXISTS (SELECT 1 FROM dispatch_delivered WHERE idempotency_key = $1)
+-- The intents among $1 the dispatcher of before delivered itself (a 2xx
+-- recorded in dispatch_deliveries, or in dispatch_log through the view,
+-- within the key horizon): not handed to the deliverer again.
+SELECT idempotency_key FROM dispatch_delivered WHERE idempotency_key = ANY($1::text[])

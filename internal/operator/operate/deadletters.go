@@ -228,7 +228,7 @@ func (o *Operator) ReplayDeadLetters(ctx context.Context, scope *Scope, f DeadLe
 }
 
 func (o *Operator) handlerOf(group string) (consumers.Handler, error) {
-	spec, ok := groups.Find(o.cfg.Topics, o.pool, o.cfg.Groups, group)
+	spec, ok := groups.Find(o.cfg.Topics, o.cfg.Groups, group)
 	if !ok {
 		return nil, fmt.Errorf("no consumer group %s here (topic prefix %s; the dispatcher needs its URL): %w",
 			group, o.cfg.Topics.Resource(""), notFound("consumer group", group))

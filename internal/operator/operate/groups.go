@@ -25,7 +25,7 @@ type GroupLag struct {
 // included.
 func (o *Operator) GroupNames() []string {
 	var names []string
-	for _, g := range groups.List(o.cfg.Topics, nil, groups.Options{EveryGroup: true}) {
+	for _, g := range groups.List(o.cfg.Topics, groups.Options{EveryGroup: true}) {
 		names = append(names, g.ID)
 	}
 	return names
@@ -112,7 +112,7 @@ func (o *Operator) Rewind(ctx context.Context, scope *Scope, group string, targe
 	if n := btoi(target.Earliest) + btoi(target.Latest) + btoi(!target.Time.IsZero()); n > 1 || (n == 0 && target.Offset < 0) {
 		return nil, invalid("target", "name exactly one of earliest, latest, a time or an offset")
 	}
-	spec, ok := groups.Find(o.cfg.Topics, nil, groups.Options{EveryGroup: true}, group)
+	spec, ok := groups.Find(o.cfg.Topics, groups.Options{EveryGroup: true}, group)
 	if !ok {
 		return nil, notFound("consumer group", group)
 	}

@@ -165,6 +165,11 @@ func (f DeliveryFilter) ids(c *conds) error {
 		}
 		c.and("d."+id.field+" = ?", id.v)
 	}
+	if f.TenantID != "" {
+		// The deployment's own endpoint carries tenants' intents, but is
+		// the operator's: no tenant lists its deliveries.
+		c.sql = append(c.sql, "EXISTS (SELECT 1 FROM endpoints e WHERE e.id = d.endpoint_id AND e.tenant_id IS NOT NULL)")
+	}
 	if f.State != "" {
 		if !f.State.Valid() {
 			return &InvalidError{Field: "state", Reason: "must be pending, delivered or dead"}

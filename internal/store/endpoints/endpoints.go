@@ -220,7 +220,7 @@ func (s Store) GetEndpoint(ctx context.Context, id string) (Endpoint, error) {
 	if err := checkID("endpoint", id); err != nil {
 		return Endpoint{}, err
 	}
-	rows, err := s.Pool.Query(ctx, endpointColumns+` WHERE e.id = $1`, id)
+	rows, err := s.Pool.Query(ctx, endpointColumns+` WHERE e.id = $1 AND e.tenant_id IS NOT NULL`, id)
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("read endpoint: %w", err)
 	}
@@ -241,7 +241,7 @@ func (s Store) TenantOf(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	var tenant string
-	err := s.Pool.QueryRow(ctx, `SELECT tenant_id::text FROM endpoints WHERE id = $1`, id).Scan(&tenant)
+	err := s.Pool.QueryRow(ctx, `SELECT tenant_id::text FROM endpoints WHERE id = $1 AND tenant_id IS NOT NULL`, id).Scan(&tenant)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", notFound("endpoint", id)
 	}
@@ -269,7 +269,7 @@ func (s Store) ListEndpoints(ctx context.Context, f Filter, p Page) ([]Endpoint,
 		tenant = &f.TenantID
 	}
 	rows, err := s.Pool.Query(ctx, endpointColumns+`
-WHERE ($1::uuid IS NULL OR e.id > $1) AND ($2::uuid IS NULL OR e.tenant_id = $2)
+WHERE e.tenant_id IS NOT NULL AND ($1::uuid IS NULL OR e.id > $1) AND ($2::uuid IS NULL OR e.tenant_id = $2)
   AND ($3::boolean IS NULL OR (e.disabled_at IS NULL) = $3)
 ORDER BY e.id LIMIT $4`, after, tenant, f.Enabled, p.size()+1)
 	if err != nil {
@@ -333,7 +333,7 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
   headers_key_id = CASE WHEN $10 THEN $11 ELSE headers_key_id END,
   headers_sealed = CASE WHEN $10 THEN $12 ELSE headers_sealed END,
   updated_at = now()
-WHERE id = $1 RETURNING tenant_id::text`,
+WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`,
 		p.URL, p.Description, c.filters, p.Ordered, p.Rate != nil, positive(deref(p.Rate)), p.Concurrency != nil, positive(deref(p.Concurrency)),
 		p.Headers != nil, c.headersKey, c.headersSealed)
 	if err != nil {
@@ -394,14 +394,14 @@ func deref(n *int) int {
 // no new ones for it once it sees the change (5 s).
 func (s Store) DisableEndpoint(ctx context.Context, id string) (Endpoint, error) {
 	return s.update(ctx, id, "endpoint.disable", `UPDATE endpoints SET disabled_at = coalesce(disabled_at, now()), disabled_reason = 'operator', updated_at = now()
-WHERE id = $1 RETURNING tenant_id::text`)
+WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
 }
 
 // EnableEndpoint undoes a disable, whatever its reason, and forgets the
 // failing streak.
 func (s Store) EnableEndpoint(ctx context.Context, id string) (Endpoint, error) {
 	return s.update(ctx, id, "endpoint.enable", `UPDATE endpoints SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
-WHERE id = $1 RETURNING tenant_id::text`)
+WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
 }
 
 func (s Store) update(ctx context.Context, id, action, sql string) (Endpoint, error) {
@@ -421,7 +421,7 @@ func (s Store) DeleteEndpoint(ctx context.Context, id string) error {
 	if err := checkID("endpoint", id); err != nil {
 		return err
 	}
-	return s.change(ctx, id, "endpoint.delete", `DELETE FROM endpoints WHERE id = $1 RETURNING tenant_id::text`)
+	return s.change(ctx, id, "endpoint.delete", `DELETE FROM endpoints WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
 }
 
 // change runs one statement changing endpoint id (returning its tenant)

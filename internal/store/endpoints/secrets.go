@@ -50,7 +50,7 @@ func (s Store) RotateSecret(ctx context.Context, id string, overlap time.Duratio
 		// The endpoint's row is locked so two rotations at once cannot
 		// expire each other's new secret.
 		var tenant string
-		err := tx.QueryRow(ctx, `UPDATE endpoints SET updated_at = now() WHERE id = $1 RETURNING tenant_id::text, now() + $2::interval`,
+		err := tx.QueryRow(ctx, `UPDATE endpoints SET updated_at = now() WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text, now() + $2::interval`,
 			id, overlap).Scan(&tenant, &expires)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("endpoint", id)

@@ -14,7 +14,7 @@ import (
 
 // Subscriptions reads every enabled endpoint's filters.
 func (s Store) Subscriptions(ctx context.Context) ([]Subscription, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters FROM endpoints WHERE disabled_at IS NULL ORDER BY id`)
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters FROM endpoints WHERE disabled_at IS NULL AND tenant_id IS NOT NULL ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
@@ -75,7 +75,7 @@ SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_seco
        coalesce(array_agg(k.ciphertext ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}')
 FROM endpoints e
 LEFT JOIN endpoint_secrets k ON k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now())
-WHERE e.disabled_at IS NULL AND ($1 = '' OR e.id::text = $1)
+WHERE e.disabled_at IS NULL AND e.tenant_id IS NOT NULL AND ($1 = '' OR e.id::text = $1)
 GROUP BY e.id
 ORDER BY e.id`, only)
 	if err != nil {

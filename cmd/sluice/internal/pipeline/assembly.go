@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"net/http"
 	"slices"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/standardwebhooks"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
@@ -241,15 +243,15 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 		return nil
 	}
 	slots := consumers.NewSlots(a.cfg.ConsumerTransactions)
-	dispatch := a.cfg.Dispatch
-	dispatch.Registerer = a.reg
-	dispatch.Tracing = a.cfg.Tracing
+	if err := a.deploymentEndpoint(ctx); err != nil {
+		return err
+	}
 	eventTopics := a.types.TenantTopics()
 	for _, suffix := range a.catalogue.Topics() {
 		eventTopics = append(eventTopics, a.cfg.Topics.Resource(suffix))
 	}
 	fanOut := destinations.New(destinations.NewSubscriptions(endpoints.Store{Pool: a.pool}.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh)))
-	specs := groups.List(a.cfg.Topics, a.pool, groups.Options{Dispatch: dispatch, Destinations: fanOut, EventTopics: eventTopics})
+	specs := groups.List(a.cfg.Topics, groups.Options{Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))
 	for _, spec := range specs {
 		ids = append(ids, spec.ID)
@@ -306,10 +308,26 @@ func (a *assembly) deliverStage(ctx context.Context) error {
 	dc := a.cfg.Delivery
 	dc.Registerer = a.reg
 	dc.Tracing = a.cfg.Tracing
+	if dep := a.cfg.Dispatch; dep.URL != "" {
+		if err := a.deploymentEndpoint(ctx); err != nil {
+			return err
+		}
+		key, _ := standardwebhooks.Key(dep.Secret) // Validate checked it
+		dc.Deployment = &delivery.Deployment{EndpointID: endpoints.DeploymentEndpointID(a.cfg.Topics.Prefix), URL: dep.URL, Key: key, Client: &http.Client{Timeout: cmp.Or(dep.Timeout, 10*time.Second)}}
+	}
 	dc.Refresh = cmp.Or(dc.Refresh, a.cfg.EndpointsRefresh)
 	d := delivery.New(dc, a.log.With(slog.String("component", "delivery")), pool, endpoints.Store{Pool: pool, Ring: ring})
 	a.stages = append(a.stages, stage{name: "delivery", run: d.Run})
 	return nil
+}
+
+// deploymentEndpoint writes the row of the deployment's own endpoint
+// (--dispatch-url), which the dispatcher's deliveries name.
+func (a *assembly) deploymentEndpoint(ctx context.Context) error {
+	if a.cfg.Dispatch.URL == "" {
+		return nil
+	}
+	return endpoints.Store{Pool: a.pool}.EnsureDeploymentEndpoint(ctx, a.cfg.Topics.Prefix, a.cfg.Dispatch.URL)
 }
 
 // httpStage binds the public listener after every other step, so a

@@ -47,6 +47,8 @@ WITH keys AS (
     DELETE FROM sources WHERE tenant_id = $1
 ), event_types AS (
     DELETE FROM event_types WHERE tenant_id = $1
+), delivery_queue AS (
+    DELETE FROM pending_deliveries p USING deliveries d WHERE d.id = p.id AND d.tenant_id = $1
 ), delivery_attempts AS (
     DELETE FROM delivery_attempts a USING deliveries d WHERE d.id = a.delivery_id AND d.tenant_id = $1 RETURNING 1
 ), deliveries AS (
