@@ -20,7 +20,7 @@ import (
 // secret and the API keys must appear in none.
 func TestNoLogLineCarriesPayloadsSecretsOrTokens(t *testing.T) {
 	t.Parallel()
-	// The receiver refuses every call: a permanent failure, dead-lettered.
+	// The receiver refuses every call: a failed attempt, logged.
 	o := startObserved(t, func(*http.Request) int { return http.StatusBadRequest })
 	ctx := context.Background()
 	f := newTenantIn(t, o.store)
@@ -81,7 +81,7 @@ func TestNoLogLineCarriesPayloadsSecretsOrTokens(t *testing.T) {
 	}
 
 	// Wait for the failures to have happened, from the database: the
-	// orphan's dead letter, and the grant's e-mail refused and dead-lettered.
+	// orphan's dead letter, and the grant's e-mail refused.
 	deadLetters := func(group string) (bool, error) {
 		var n int
 		err := o.store.Pool.QueryRow(ctx, `SELECT count(*) FROM dead_letters WHERE consumer_group LIKE '%.' || $1 AND headers->>'ce_tenantid' = $2`,
@@ -89,7 +89,12 @@ func TestNoLogLineCarriesPayloadsSecretsOrTokens(t *testing.T) {
 		return n > 0, err
 	}
 	testenv.Eventually(t, time.Minute, "the orphan invoice's dead letter", func() (bool, error) { return deadLetters("credits") })
-	testenv.Eventually(t, time.Minute, "the refused e-mail's dead letter", func() (bool, error) { return deadLetters("dispatch") })
+	testenv.Eventually(t, time.Minute, "the refused e-mail's failed attempt", func() (bool, error) {
+		var n int
+		err := o.store.Pool.QueryRow(ctx, `SELECT count(*) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+WHERE d.tenant_id = $1 AND d.event_type LIKE 'sluice.email.%' AND a.status = 400`, f.tenantID).Scan(&n)
+		return n > 0, err
+	})
 
 	markers := map[string]string{
 		"a body":                payload,

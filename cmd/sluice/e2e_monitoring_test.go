@@ -41,9 +41,10 @@ func TestScrapeForTheMonitoringCheck(t *testing.T) {
 		body = scrapeText(t)
 		m := samples(body)
 		// The relay streams from its slot: Postgres says so.
-		// The grant's confirmation e-mail reached the dispatcher's service.
+		// The grant's confirmation e-mail reached the dispatcher's service,
+		// sent by the deliverer.
 		for _, series := range []string{"sluice_consumer_records_applied_total", "sluice_dead_letters_pending", "sluice_ingest_requests_total",
-			"sluice_cdc_slot_active", "sluice_dispatch_requests_total"} {
+			"sluice_cdc_slot_active", "sluice_delivery_attempts_total"} {
 			if v, ok := m(series); !ok || v == 0 {
 				return false, nil
 			}

@@ -16,7 +16,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
+	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -64,6 +66,9 @@ func startObserved(t *testing.T, answer func(*http.Request) int) *observed {
 		ConsumerBackoff: 20 * time.Millisecond, ConsumerMaxAttempts: 2,
 		Dispatch: dispatch.Config{URL: o.receiver.url, Secret: dispatchSecret},
 		Tracing:  telemetry.Tracing{Provider: provider},
+		// The deliverer sends the dispatcher's intents.
+		Deliver:  true,
+		Delivery: delivery.Config{Client: egress.NewClient(egress.Config{})},
 	}
 	cfg.CDCConfig.Slot = "sluice_obs_" + suffix
 	log := slog.New(telemetry.NewLogHandler(captureHandler{c: o.logs}))

@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers/consumertest"
+	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/consumers/dispatch"
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/consumers/offsets"
@@ -77,10 +78,12 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	c = startConsume(t, bin, topics)
 	w.waitIntentsPublished(t, adm)
 	waitCaughtUp(t, adm, specs)
+	// The deliverer sends the intents apart from the groups: waited for
+	// before the process stops.
+	requests := svc.check(t, w.intents(t))
 	before := w.snapshot(t)
 	w.checkExpected(t)
 	c.stop(t)
-	requests := svc.check(t, w.intents(t))
 
 	// After each rewind every group starts over from the earliest offset
 	// and must end with the same effects, row for row.
@@ -300,8 +303,8 @@ func (w *workload) snapshot(t *testing.T) string {
 		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', feedback_id, operation, processed_at), ',' ORDER BY feedback_id, operation)), '') FROM feedback_alerts WHERE tenant_id = $1`,
 		`SELECT count(*)::text FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2`,
 		`SELECT count(*)::text FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text`,
-		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', idempotency_key, status, sent_at), ',' ORDER BY idempotency_key)), '') FROM dispatch_deliveries
-			WHERE idempotency_key IN (SELECT headers->>'ce_id' FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2)`,
+		`SELECT count(*)::text || ':' || coalesce(md5(string_agg(concat_ws('|', id, webhook_id), ',' ORDER BY id)), '') FROM deliveries
+			WHERE webhook_id IN (SELECT headers->>'ce_id' FROM outbox WHERE headers->>'ce_tenantid' = $1::text AND topic = $2)`,
 	} {
 		var s string
 		args := []any{w.stripe.TenantID}
@@ -533,7 +536,7 @@ func newDedupService(t *testing.T) *dedupService {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests++
-		s.sent[r.Header.Get(dispatch.HeaderIdempotencyKey)] = true
+		s.sent[r.Header.Get(delivery.IdempotencyKeyHeader)] = true
 		s.mu.Unlock()
 		w.WriteHeader(http.StatusOK)
 	}))
@@ -542,10 +545,13 @@ func newDedupService(t *testing.T) *dedupService {
 	return s
 }
 
-// check verifies every intent was acknowledged and logged once, and
-// returns the number of requests so far.
+// check waits for every intent's delivery, then verifies each was
+// acknowledged once, and returns the number of requests so far.
 func (s *dedupService) check(t *testing.T, keys []string) int {
 	t.Helper()
+	testenv.Eventually(t, time.Minute, "every intent delivered", func() (bool, error) {
+		return count(t, `SELECT count(*) FROM deliveries WHERE webhook_id = ANY($1) AND state = 'delivered'`, keys) == len(keys), nil
+	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
@@ -556,8 +562,8 @@ func (s *dedupService) check(t *testing.T, keys []string) int {
 	if len(s.sent) != len(keys) {
 		t.Errorf("the service saw %d keys, want %d", len(s.sent), len(keys))
 	}
-	if n := count(t, `SELECT count(*) FROM dispatch_deliveries WHERE idempotency_key = ANY($1)`, keys); n != len(keys) {
-		t.Errorf("dispatch log holds %d of %d intents", n, len(keys))
+	if n := count(t, `SELECT count(*) FROM deliveries WHERE webhook_id = ANY($1)`, keys); n != len(keys) {
+		t.Errorf("%d deliveries for %d intents", n, len(keys))
 	}
 	return s.requests
 }

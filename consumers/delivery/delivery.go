@@ -112,6 +112,9 @@ type Config struct {
 	Tracing telemetry.Tracing
 	// Deployment is the deployment's own endpoint, if it has one.
 	Deployment *Deployment
+	// Name is the deployment's (its topic prefix): the endpoints are shared
+	// out among the deliverers of one name.
+	Name string
 }
 
 // Deployment is the deployment's own endpoint (--dispatch-url): the
@@ -251,10 +254,12 @@ func (d *Deliverer) sync(ctx context.Context) error {
 		d.log.Warn("endpoints left out", slog.String("event", "delivery.endpoints_unopened"), slog.Any("error", err))
 	}
 	if d.cfg.Deployment != nil {
-		targets = append(targets, d.cfg.Deployment.target())
+		// First, so a process that has it takes it within its share
+		// (takeMore keeps the order of what is free).
+		targets = append([]endpoints.Target{d.cfg.Deployment.target()}, targets...)
 	}
 	if d.own == nil {
-		if d.own, err = newOwner(ctx, d.pool); err != nil {
+		if d.own, err = newOwner(ctx, d.pool, d.cfg.Name); err != nil {
 			return err
 		}
 	}
@@ -353,7 +358,11 @@ func (d *Deliverer) takeMore(ctx context.Context, targets []endpoints.Target, sh
 		}
 	}
 	d.mu.Unlock()
-	rand.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	first := 0
+	if d.cfg.Deployment != nil && len(free) > 0 && free[0] == d.cfg.Deployment.EndpointID {
+		first = 1
+	}
+	rand.Shuffle(len(free)-first, func(i, j int) { free[first+i], free[first+j] = free[first+j], free[first+i] })
 	got, err := d.own.take(ctx, free, room)
 	if err != nil {
 		d.disown()

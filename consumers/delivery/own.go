@@ -10,7 +10,8 @@ import (
 
 // Advisory lock spaces (the first key of a two-key lock): an endpoint's
 // owner holds (lockSpace, endpoint); every deliverer holds (presenceSpace,
-// 0) shared, so each can count the others.
+// its deployment's name) shared, so each can count the others of its
+// deployment (several may share a database).
 const (
 	lockSpace     = "sluice.deliver"
 	presenceSpace = "sluice.deliverers"
@@ -23,27 +24,32 @@ const (
 // locks, so another takes its endpoints at its next refresh.
 type owner struct {
 	conn *pgx.Conn
+	name string
 }
 
-func newOwner(ctx context.Context, pool *pgxpool.Pool) (*owner, error) {
+func newOwner(ctx context.Context, pool *pgxpool.Pool, name string) (*owner, error) {
 	c, err := pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect the endpoints' owner: %w", err)
 	}
 	conn := c.Hijack()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared(hashtext($1), 0)`, presenceSpace); err != nil {
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared(hashtext($1), hashtext($2))`, presenceSpace, name); err != nil {
 		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("announce the deliverer: %w", err)
 	}
-	return &owner{conn: conn}, nil
+	return &owner{conn: conn, name: name}, nil
 }
 
-// deliverers counts the processes delivering now, this one included.
+// deliverers counts the processes of this deployment delivering now, this
+// one included. pg_locks shows every database's locks: only this one's
+// count.
 func (o *owner) deliverers(ctx context.Context) (int, error) {
 	var n int
 	err := o.conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks
-WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND objid = 0
-  AND classid::bigint = hashtext($1)::bigint & 4294967295`, presenceSpace).Scan(&n)
+WHERE locktype = 'advisory' AND granted AND objsubid = 2
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND classid::bigint = hashtext($1)::bigint & 4294967295 AND objid::bigint = hashtext($2)::bigint & 4294967295`,
+		presenceSpace, o.name).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count deliverers: %w", err)
 	}

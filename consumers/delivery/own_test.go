@@ -91,7 +91,8 @@ SELECT pg_notify('sluice_deliveries', $1::text || ' ' || min(id) || ' ' || max(i
 func (e env) owners(t *testing.T) []int {
 	t.Helper()
 	rows, err := e.pool.Query(context.Background(), `SELECT count(*) FROM pg_locks
-WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND objid <> 0
+WHERE locktype = 'advisory' AND granted AND objsubid = 2
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND classid::bigint = hashtext('sluice.deliver')::bigint & 4294967295 GROUP BY pid ORDER BY 1`)
 	if err != nil {
 		t.Fatal(err)

@@ -308,6 +308,7 @@ func (a *assembly) deliverStage(ctx context.Context) error {
 	dc := a.cfg.Delivery
 	dc.Registerer = a.reg
 	dc.Tracing = a.cfg.Tracing
+	dc.Name = a.cfg.Topics.Prefix
 	if dep := a.cfg.Dispatch; dep.URL != "" {
 		if err := a.deploymentEndpoint(ctx); err != nil {
 			return err
