@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
+	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
@@ -25,7 +26,8 @@ const dispatchSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 // to on loopback although the tenants' address rules refuse loopback, each
 // request carries the intent's key as Idempotency-Key and webhook-id and
 // verifies with Svix's library, and an answer lost after the service acted
-// is sent again with the same key, the delivery recorded once.
+// is sent again with the same key, the delivery recorded once; tenants'
+// endpoints whose secrets do not open hold it back in no way.
 func TestTheDeploymentsEndpointGetsEveryIntentWithItsKey(t *testing.T) {
 	e := newEnv(t)
 	wh, err := svix.NewWebhook(dispatchSecret)
@@ -73,12 +75,30 @@ func TestTheDeploymentsEndpointGetsEveryIntentWithItsKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A tenant's endpoint whose secret this key ring cannot open (sealed
+	// under another) holds nothing else back.
+	spec, _ := keyring.Generate()
+	foreign, err := keyring.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other string
+	if err := e.pool.QueryRow(context.Background(), `INSERT INTO endpoints (tenant_id, url, filters) VALUES ($1, 'https://example.com', '{*}') RETURNING id::text`, e.tenant).Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	keyID, sealed, err := foreign.Seal([]byte(dispatchSecret), []byte(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(context.Background(), `INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3)`, other, keyID, sealed); err != nil {
+		t.Fatal(err)
+	}
 	key, err := standardwebhooks.Key(dispatchSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := delivery.New(delivery.Config{
-		Client: egress.NewClient(egress.Config{ConnectTimeout: time.Second}), // loopback refused for tenants
+		Client:  egress.NewClient(egress.Config{ConnectTimeout: time.Second}), // loopback refused for tenants
 		Timeout: 2 * time.Second, BackoffBase: 10 * time.Millisecond, Refresh: 20 * time.Millisecond, Poll: 20 * time.Millisecond,
 		Deployment: &delivery.Deployment{EndpointID: endpoints.DeploymentEndpointID("test"), URL: srv.URL, Key: key, Client: &http.Client{Timeout: 2 * time.Second}},
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, store)

@@ -6,7 +6,6 @@
 package groups
 
 import (
-
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/consumers/credits"
 	"github.com/sluicehq/sluice/consumers/destinations"

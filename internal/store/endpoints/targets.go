@@ -52,7 +52,8 @@ type Target struct {
 
 // Targets reads every enabled endpoint with its secrets and headers opened.
 // An endpoint whose secrets or headers do not open is left out, named in
-// the error returned beside the others.
+// the error returned beside the others, which are never nil then (an
+// empty list when none opened): nil targets mean the read failed.
 func (s Store) Targets(ctx context.Context) ([]Target, error) {
 	return s.targets(ctx, "")
 }
@@ -83,7 +84,7 @@ ORDER BY e.id`, only)
 	}
 	defer rows.Close()
 	var (
-		targets  []Target
+		targets  = []Target{}
 		unopened []error
 	)
 	for rows.Next() {
