@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -70,6 +71,23 @@ func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
 	if *at.Topic != suite.topics.Resource("invoices") {
 		t.Errorf("applied from topic %s", *at.Topic)
 	}
+
+	// The grant's confirmation e-mail, sent to the dispatcher's service by
+	// the deliverer, is among the trail's sends once the service took it.
+	email := wantKey + "/confirmation-email"
+	testenv.Eventually(t, time.Minute, "the confirmation e-mail in the trail's sends", func() (bool, error) {
+		status, got := adminCall(t, tok, http.MethodGet, "/admin/v1/events/"+inboxID, nil)
+		var again operate.Trail
+		if status != http.StatusOK || json.Unmarshal(got, &again) != nil {
+			return false, fmt.Errorf("trail: %d %s", status, got)
+		}
+		for _, send := range again.Sends {
+			if send.IdempotencyKey == email && send.Status == http.StatusAccepted && send.Group == suite.topics.Resource("dispatch") {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("sends %+v, want %s", again.Sends, email)
+	})
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
 		*at.Topic: {*at.Partition: kgo.NewOffset().At(*at.Offset)}}))
