@@ -127,7 +127,9 @@ var funcs = template.FuncMap{
 		}
 		return timeTag(*t)
 	},
-	"with": func(q url.Values, kv ...string) string {
+	"list": func(s ...string) []string { return s },
+	// qs is a page's query with some values set (the next page's cursor).
+	"qs": func(q url.Values, kv ...string) string {
 		out := url.Values{}
 		for k, v := range q {
 			out[k] = v
@@ -154,4 +156,15 @@ func timeTag(t time.Time) template.HTML {
 	u := t.UTC()
 	return template.HTML(fmt.Sprintf(`<time datetime="%s" title="%s">%s</time>`, u.Format(time.RFC3339Nano),
 		u.Format("2006-01-02 15:04:05 UTC"), u.Format("2006-01-02 15:04:05 UTC")))
+}
+
+// refused turns the API's refusal of a list's filters (400 or 422) into
+// words shown above the list's form, so the filters can be corrected;
+// anything else is the page's error.
+func refused(err error) (string, error) {
+	var apiErr *apiError
+	if errors.As(err, &apiErr) && (apiErr.Status == http.StatusUnprocessableEntity || apiErr.Status == http.StatusBadRequest) {
+		return apiErr.Error(), nil
+	}
+	return "", err
 }
