@@ -42,6 +42,7 @@ var notices = map[string]string{
 	"deprecated":     "Event type deprecated.", "released": "Event type released.",
 	"endpoint-created": "Endpoint created.", "endpoint-tested": "Test event sent.",
 	"delivery-retried": "Delivery retried.", "endpoint-replayed": "Deliveries replayed.",
+	"endpoint-disabled": "Endpoint disabled.", "endpoint-enabled": "Endpoint enabled.",
 	"reconcile-started": "Reconciliation run finished.",
 }
 

@@ -9,14 +9,18 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/operator/admin"
@@ -24,6 +28,8 @@ import (
 	"github.com/sluicehq/sluice/internal/operator/console"
 	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -52,17 +58,58 @@ func TestMain(m *testing.M) {
 type bundle struct {
 	pool  *pgxpool.Pool
 	store tenancy.Store
+	ends  *endpoints.Store
 	srv   *httptest.Server
+	// api records every answer the API gave the console.
+	api *recordingAPI
+}
+
+// recordingAPI is the admin API as the console calls it, keeping every
+// answer, so a test can look at what the pages fetched.
+type recordingAPI struct {
+	h       http.Handler
+	mu      sync.Mutex
+	answers []string
+}
+
+func (a *recordingAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	a.h.ServeHTTP(rec, r)
+	a.mu.Lock()
+	a.answers = append(a.answers, r.Method+" "+r.URL.String()+" -> "+strconv.Itoa(rec.Code)+" "+rec.Body.String())
+	a.mu.Unlock()
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+}
+
+func (a *recordingAPI) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.answers
+	a.answers = nil
+	return out
+}
+
+// testSender answers the endpoint test route as a deliverer whose
+// endpoint took the test event would.
+type testSender struct{}
+
+func (testSender) TestEndpoint(context.Context, string) (endpoints.Attempt, error) {
+	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusNoContent, LatencyMS: 1}, nil
 }
 
 // groupsFunc adds resource groups to the API (the operate routes are
 // always there).
 func setup(t *testing.T, extra ...func(*admin.API)) *bundle {
 	t.Helper()
-	return setupWith(t, nil, extra...)
+	return setupWith(t, nil, envelope.Topics{}, extra...)
 }
 
-func setupWith(t *testing.T, op *operate.Operator, extra ...func(*admin.API)) *bundle {
+// setupWith is setup with a Kafka client (nil: none) for the operator.
+func setupWith(t *testing.T, adm *kadm.Client, topics envelope.Topics, extra ...func(*admin.API)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
@@ -75,15 +122,20 @@ func setupWith(t *testing.T, op *operate.Operator, extra ...func(*admin.API)) *b
 	store := tenancy.Store{Pool: pool, Ring: ring}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	if op == nil {
-		op = operate.New(pool, nil, operate.Config{})
-	}
-	groups := append([]func(*admin.API){admin.OperateRoutes(op, log)}, extra...)
-	admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
-	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: srv.Engine}, log); err != nil {
+	op := operate.New(pool, adm, operate.Config{Topics: topics})
+	types, err := catalog.New(pool, catalog.Config{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bundle{pool: pool, store: store, srv: httptest.NewServer(srv.Engine)}
+	ends := &endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
+	groups := append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(ends, testSender{}),
+		admin.DeliveryRoutes(ends, 48*time.Hour)}, extra...)
+	admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
+	api := &recordingAPI{h: srv.Engine}
+	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: api}, log); err != nil {
+		t.Fatal(err)
+	}
+	b := &bundle{pool: pool, store: store, ends: ends, api: api, srv: httptest.NewServer(srv.Engine)}
 	t.Cleanup(b.srv.Close)
 	return b
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -19,6 +20,7 @@ type world struct {
 	eventID, invoice        string
 	customer                string
 	inboxID, deadLetter     string
+	endpoint                string
 }
 
 func (b *bundle) newWorld(t *testing.T) world {
@@ -65,6 +67,11 @@ func (b *bundle) newWorld(t *testing.T) world {
 		t.Fatal(err)
 	}
 	w.deadLetter = strconv.FormatInt(id, 10)
+	e, _, err := b.ends.CreateEndpoint(ctx, endpoints.New{TenantID: w.tenant, URL: "https://receiver.example/" + sfx, Filters: []string{"stripe.invoice.*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.endpoint = e.ID
 	return w
 }
 

@@ -1,4 +1,0 @@
-package console
-
-func (c *Console) groupRoutes()     {}
-func (c *Console) catalogueRoutes() {}
