@@ -39,7 +39,7 @@ var (
 	deliveriesPage = tableSpec{page: "/deliveries", title: "Deliveries", nav: "destinations", api: "/deliveries",
 		filters: []string{"tenant_id", "endpoint_id", "state", "event_id", "since", "until", "cursor"}, id: "id", actions: []string{"delivery.retry"}}
 	eventTypesPage = tableSpec{page: "/event-types", title: "Event types", nav: "sources", api: "/tenants/{tenant}/event-types",
-		filters: []string{"cursor"}, inTenant: true}
+		filters: []string{"cursor"}, inTenant: true, id: "tenant_id/source_kind/event_type", actions: []string{"eventtype.release", "eventtype.deprecate"}}
 	runsPage = tableSpec{page: "/reconciliation", title: "Reconciliation runs", nav: "reconciliation", api: "/reconcile/runs",
 		filters: []string{"tenant_id", "source_id", "limit"}}
 	auditPage = tableSpec{page: "/audit", title: "Audit log", nav: "audit", api: "/audit",
@@ -95,7 +95,7 @@ func (c *Console) tablePage(spec tableSpec) handler {
 		}
 		d.Table, d.Next = asTable(l.Items), l.NextCursor
 		if spec.id != "" {
-			d.IDs = columnOf(d.Table, spec.id)
+			d.IDs = idsOf(d.Table, strings.Split(spec.id, "/"))
 		}
 		if s.Role == "operate" {
 			for _, a := range spec.actions {
@@ -111,17 +111,29 @@ func (c *Console) tablePage(spec tableSpec) handler {
 	}
 }
 
-func columnOf(t table, name string) []string {
-	for i, col := range t.Columns {
-		if col == name {
-			ids := make([]string, len(t.Rows))
-			for j, row := range t.Rows {
-				ids[j] = row[i]
+// idsOf names each row by the values of the named columns, joined by
+// "/" (an event type is its tenant, kind and name).
+func idsOf(t table, names []string) []string {
+	var cols []int
+	for _, name := range names {
+		for i, col := range t.Columns {
+			if col == name {
+				cols = append(cols, i)
 			}
-			return ids
 		}
 	}
-	return nil
+	if len(cols) != len(names) {
+		return nil
+	}
+	ids := make([]string, len(t.Rows))
+	for j, row := range t.Rows {
+		parts := make([]string, len(cols))
+		for k, i := range cols {
+			parts[k] = row[i]
+		}
+		ids[j] = strings.Join(parts, "/")
+	}
+	return ids
 }
 
 // action is a button of a row: a POST to /console/act naming op.
@@ -136,12 +148,14 @@ type actionSpec struct {
 // actions are the only API calls /console/act makes: a form names one
 // and an id, never a path.
 var actions = map[string]actionSpec{
-	"source.disable":   {"Disable", "/sources/%s/disable", "/sources", "source-disabled"},
-	"source.enable":    {"Enable", "/sources/%s/enable", "/sources", "source-enabled"},
-	"endpoint.test":    {"Send a test event", "/endpoints/%s/test", "/destinations", "endpoint-tested"},
-	"endpoint.disable": {"Disable", "/endpoints/%s/disable", "/destinations", "endpoint-disabled"},
-	"endpoint.enable":  {"Enable", "/endpoints/%s/enable", "/destinations", "endpoint-enabled"},
-	"delivery.retry":   {"Retry now", "/deliveries/%s/retry", "/deliveries", "delivery-retried"},
+	"source.disable":      {"Disable", "/sources/%s/disable", "/sources", "source-disabled"},
+	"source.enable":       {"Enable", "/sources/%s/enable", "/sources", "source-enabled"},
+	"endpoint.test":       {"Send a test event", "/endpoints/%s/test", "/destinations", "endpoint-tested"},
+	"endpoint.disable":    {"Disable", "/endpoints/%s/disable", "/destinations", "endpoint-disabled"},
+	"endpoint.enable":     {"Enable", "/endpoints/%s/enable", "/destinations", "endpoint-enabled"},
+	"delivery.retry":      {"Retry now", "/deliveries/%s/retry", "/deliveries", "delivery-retried"},
+	"eventtype.release":   {"Release held events", "/tenants/%s/event-types/%s/%s/release", "/event-types", "released"},
+	"eventtype.deprecate": {"Deprecate", "/tenants/%s/event-types/%s/%s/deprecate", "/event-types", "deprecated"},
 }
 
 func (c *Console) act(w http.ResponseWriter, r *http.Request, s Session) error {
@@ -149,8 +163,16 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request, s Session) error {
 	if !ok {
 		return &apiError{Status: http.StatusNotFound, Detail: "no such action"}
 	}
-	id := r.PostFormValue("id")
-	if err := c.call(r.Context(), r, s.Token, http.MethodPost, fmt.Sprintf(spec.path, url.PathEscape(id)), nil, struct{}{}, nil); err != nil {
+	// The id's segments fill the path's, each escaped: a form can name
+	// ids, never another path.
+	var segs []any
+	for _, seg := range strings.Split(r.PostFormValue("id"), "/") {
+		segs = append(segs, url.PathEscape(seg))
+	}
+	if len(segs) != strings.Count(spec.path, "%s") {
+		return &apiError{Status: http.StatusNotFound, Detail: "no such " + r.PostFormValue("op") + " target"}
+	}
+	if err := c.call(r.Context(), r, s.Token, http.MethodPost, fmt.Sprintf(spec.path, segs...), nil, struct{}{}, nil); err != nil {
 		return err
 	}
 	q := url.Values{}

@@ -22,4 +22,5 @@ func (c *Console) routes() {
 	c.deadLetterRoutes()
 	c.groupRoutes()
 	c.catalogueRoutes()
+	c.destinationRoutes()
 }
