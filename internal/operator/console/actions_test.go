@@ -90,3 +90,29 @@ func TestDeprecateAnEventTypeFromItsRow(t *testing.T) {
 		t.Errorf("an id with segments for a one-segment action: %d, want 404", status)
 	}
 }
+
+// A reconciliation asked from the console is a dry run unless it is the
+// confirmation of one. (This listener's process does not ingest, so the API
+// answers 503, shown as such.)
+func TestReconcileIsADryRunFirst(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	_, token := b.token(t, admintoken.RoleOperate, "")
+	c := b.client(t)
+	b.signIn(t, c, token)
+	page := console.Prefix + "/reconciliation"
+	b.api.take()
+	status, body := b.post(t, c, page, page, map[string][]string{"source_id": {w.source}, "since": {"2026-01-02T15:04"}})
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "not available on this listener") {
+		t.Errorf("reconcile here: %d, want the API's 503 shown: %.300s", status, body)
+	}
+	sent := strings.Join(b.api.take(), "\n")
+	if !strings.Contains(sent, "POST /admin/v1/sources/"+w.source+"/reconcile "+`{"dry_run":true,"since":"2026-01-02T15:04:00Z"}`) {
+		t.Errorf("the console asked the API for other than a dry run of the window:\n%s", sent)
+	}
+	b.post(t, c, page, page, map[string][]string{"source_id": {w.source}, "execute": {"true"}})
+	if sent := strings.Join(b.api.take(), "\n"); !strings.Contains(sent, `{"dry_run":false}`) {
+		t.Errorf("the confirmation asked the API for other than the run:\n%s", sent)
+	}
+}

@@ -23,4 +23,5 @@ func (c *Console) routes() {
 	c.groupRoutes()
 	c.catalogueRoutes()
 	c.destinationRoutes()
+	c.reconcileRoutes()
 }

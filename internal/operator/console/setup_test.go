@@ -1,8 +1,10 @@
 package console_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
@@ -73,10 +75,15 @@ type recordingAPI struct {
 }
 
 func (a *recordingAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var sent []byte
+	if r.Body != nil {
+		sent, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(sent))
+	}
 	rec := httptest.NewRecorder()
 	a.h.ServeHTTP(rec, r)
 	a.mu.Lock()
-	a.answers = append(a.answers, r.Method+" "+r.URL.String()+" -> "+strconv.Itoa(rec.Code)+" "+rec.Body.String())
+	a.answers = append(a.answers, r.Method+" "+r.URL.String()+" "+string(sent)+" -> "+strconv.Itoa(rec.Code)+" "+rec.Body.String())
 	a.mu.Unlock()
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
