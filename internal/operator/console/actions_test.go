@@ -9,6 +9,7 @@ import (
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/operator/console"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // post sends a console form with the page's CSRF token and returns the
@@ -114,5 +115,36 @@ func TestReconcileIsADryRunFirst(t *testing.T) {
 	b.post(t, c, page, page, map[string][]string{"source_id": {w.source}, "execute": {"true"}})
 	if sent := strings.Join(b.api.take(), "\n"); !strings.Contains(sent, `{"dry_run":false}`) {
 		t.Errorf("the confirmation asked the API for other than the run:\n%s", sent)
+	}
+}
+
+// A source's secret rotated from the console: the one Sluice made is shown
+// once, and the source now holds two secrets (the old one in its overlap).
+func TestRotateASourcesSecret(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	src, err := b.store.CreateSource(t.Context(), tenancy.NewSource{TenantID: w.tenant, Kind: "standard_webhooks", Account: "acct_rot",
+		Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token := b.token(t, admintoken.RoleOperate, w.tenant)
+	c := b.client(t)
+	b.signIn(t, c, token)
+	if list := b.page(t, c, console.Prefix+"/sources"); !strings.Contains(list, "/sources/"+src+"/rotate") {
+		t.Fatalf("the sources page offers no rotation of %s", src)
+	}
+	form := console.Prefix + "/sources/" + src + "/rotate"
+	status, body := b.post(t, c, form, form, map[string][]string{"overlap_hours": {"2"}})
+	if status != http.StatusOK || !strings.Contains(body, "whsec_") {
+		t.Fatalf("rotate: %d, want the new secret shown: %.300s", status, body)
+	}
+	var secrets int
+	if err := b.pool.QueryRow(t.Context(), `SELECT count(*) FROM source_secrets WHERE source_id = $1`, src).Scan(&secrets); err != nil {
+		t.Fatal(err)
+	}
+	if secrets != 2 {
+		t.Errorf("%d secrets after the rotation, want 2 (the old one in its overlap)", secrets)
 	}
 }

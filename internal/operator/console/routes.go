@@ -24,4 +24,5 @@ func (c *Console) routes() {
 	c.catalogueRoutes()
 	c.destinationRoutes()
 	c.reconcileRoutes()
+	c.sourceRoutes()
 }

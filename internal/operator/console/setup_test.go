@@ -208,7 +208,8 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	// Generous: the page walk tabs through every page on a loaded machine.
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc(); _ = os.RemoveAll(profile) })
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start Chromium: %v", err)
