@@ -110,13 +110,13 @@ func (testSender) TestEndpoint(context.Context, string) (endpoints.Attempt, erro
 
 // groupsFunc adds resource groups to the API (the operate routes are
 // always there).
-func setup(t *testing.T, extra ...func(*admin.API)) *bundle {
+func setup(t testing.TB, extra ...func(*admin.API)) *bundle {
 	t.Helper()
 	return setupWith(t, nil, envelope.Topics{}, extra...)
 }
 
 // setupWith is setup with a Kafka client (nil: none) for the operator.
-func setupWith(t *testing.T, adm *kadm.Client, topics envelope.Topics, extra ...func(*admin.API)) *bundle {
+func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...func(*admin.API)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
@@ -148,7 +148,7 @@ func setupWith(t *testing.T, adm *kadm.Client, topics envelope.Topics, extra ...
 }
 
 // token makes an admin token.
-func (b *bundle) token(t *testing.T, role admintoken.Role, tenant string) (admintoken.Token, string) {
+func (b *bundle) token(t testing.TB, role admintoken.Role, tenant string) (admintoken.Token, string) {
 	t.Helper()
 	rec, secret, err := admintoken.Store{Pool: b.pool}.Create(t.Context(), admintoken.New{Name: t.Name(), Role: role, TenantID: tenant})
 	if err != nil {
@@ -159,14 +159,14 @@ func (b *bundle) token(t *testing.T, role admintoken.Role, tenant string) (admin
 
 // client is a browser-less client of the console: a cookie jar, no
 // redirects followed (tests look at them).
-func (b *bundle) client(t *testing.T) *http.Client {
+func (b *bundle) client(t testing.TB) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // signIn signs c in with token and returns the session's cookie value.
-func (b *bundle) signIn(t *testing.T, c *http.Client, token string) string {
+func (b *bundle) signIn(t testing.TB, c *http.Client, token string) string {
 	t.Helper()
 	resp, err := c.PostForm(b.srv.URL+console.Prefix+"/sign-in", url.Values{"token": {token}})
 	if err != nil {
@@ -187,7 +187,7 @@ func (b *bundle) signIn(t *testing.T, c *http.Client, token string) string {
 
 // browser is a fresh headless Chromium (Debian's), driven by chromedp. A
 // missing Chromium fails the test: dev/console/chromium.sh installs it.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	const path = "/usr/bin/chromium"
 	if _, err := os.Stat(path); err != nil {
@@ -218,7 +218,7 @@ func browser(t *testing.T) context.Context {
 }
 
 // browserSignIn signs the browser in with token through the sign-in form.
-func (b *bundle) browserSignIn(t *testing.T, ctx context.Context, token string) {
+func (b *bundle) browserSignIn(t testing.TB, ctx context.Context, token string) {
 	t.Helper()
 	var h1 string
 	err := chromedp.Run(ctx,

@@ -23,7 +23,7 @@ type world struct {
 	endpoint                string
 }
 
-func (b *bundle) newWorld(t *testing.T) world {
+func (b *bundle) newWorld(t testing.TB) world {
 	t.Helper()
 	ctx := t.Context()
 	sfx := testenv.RandomSuffix()
