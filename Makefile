@@ -10,7 +10,7 @@ SHELL := /bin/bash
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
 
-.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt
+.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium console-screenshots
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,7 +39,24 @@ SCHEMATHESIS := .run/tools/schemathesis-$(SCHEMATHESIS_VERSION)/bin/st
 $(SCHEMATHESIS):
 	@bash dev/schemathesis/install.sh $(SCHEMATHESIS_VERSION) $(patsubst %/bin/st,%,$@)
 
-test: up monitoring-check $(SCHEMATHESIS) ## Run the monitoring check, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
+# The console's browser tests (internal/operator/console): Debian's Chromium,
+# installed when missing, and axe-core from npm, installed once per version
+# from dev/console/axe's lockfile under .run/tools/ (a test tool only: the
+# binary embeds nothing of it).
+AXE_VERSION := $(shell sed -n 's/.*"axe-core": *"\([^"]*\)".*/\1/p' dev/console/axe/package.json)
+AXE := .run/tools/axe-core-$(AXE_VERSION)/node_modules/axe-core/axe.min.js
+
+$(AXE):
+	@bash dev/console/axe/install.sh $(patsubst %/node_modules/axe-core/axe.min.js,%,$@)
+
+chromium: ## Install Debian's Chromium for the console's browser tests when it is missing.
+	@bash dev/console/chromium.sh
+
+console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, with demo data, to .run/console/.
+	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./internal/operator/console/
+	@ls .run/console/*.png
+
+test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring check, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
 	@go vet ./...
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...

@@ -53,7 +53,20 @@ until curl -fsS "$admin_url/readyz" >/dev/null 2>&1; do
   sleep 0.2
 done
 
-bin/sluice demo --url "$base_url"
+bin/sluice demo --url "$base_url" | tee .run/demo.txt
+tenant=$(awk '$1 == "tenant" {print $2; exit}' .run/demo.txt)
+
+# More for the console to show: a tenant event type and a destination (its
+# receiver does not exist, so its deliveries fail and retry: the
+# destinations page has attempts to show).
+printf '{"type":"object","required":["id"],"properties":{"id":{"type":"string"}}}' >.run/demo-schema.json
+bin/sluice eventtype create --tenant "$tenant" --kind api --type order.placed --resource-type order \
+  --schema-file .run/demo-schema.json >/dev/null || echo "(demo event type not made: see above)"
+bin/sluice endpoint create --tenant "$tenant" --url https://receiver.example/hooks --filter 'stripe.invoice.*' \
+  --description "demo receiver (does not exist)" >/dev/null || echo "(demo endpoint not made: see above)"
+# A token for the console, a day long; make another with
+# `bin/sluice admintoken create --role operate` (or --role read, --tenant T).
+console_token=$(bin/sluice admintoken create --role operate --name "make run console" --expires 24h -o json | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
 
 cat <<EOT
 
@@ -61,6 +74,9 @@ Sluice is running (pid $serve_pid; log .run/sluice.log).
   ingest      POST $base_url/v1/ingest/{source_id}
   health      $base_url/healthz   ready: $base_url/readyz (ingest)
   admin       $admin_url/readyz (every stage)  $admin_url/metrics  (private: 127.0.0.1 only)
+  console     $admin_url/console/   sign in with this operate token (a day long):
+              $console_token
+              another: bin/sluice admintoken create --role operate   (--role read; --tenant T: one tenant's view)
   postgres    $SLUICE_DATABASE_URL
   kafka       $SLUICE_KAFKA_BROKERS
   lag         dev/kafka/bin/kafka-consumer-groups --bootstrap-server $SLUICE_KAFKA_BROKERS --describe --group sluice.credits

@@ -50,6 +50,27 @@ func (c *DemoCmd) Run(ctx context.Context, g *Globals) error {
 	body := fmt.Appendf(nil, `{"id":"evt_demo_%s","object":"event","type":"invoice.paid","created":%d,"livemode":false,`+
 		`"data":{"object":{"id":"in_demo_%s","object":"invoice","customer":"%s","amount_paid":2000,"currency":"usd","status":"paid"}}}`,
 		suffix, time.Now().Unix(), suffix, customer)
+	if err := send(ctx, ingestURL, secret, body, "invoice.paid in_demo_"+suffix); err != nil {
+		return err
+	}
+	if err := c.waitForGrant(ctx, s, workspaceID); err != nil {
+		return err
+	}
+	// Something for each page of the console (/console): an invoice whose
+	// customer maps to no workspace (a dead letter of sluice.credits), and
+	// the first event again with other content (a conflict).
+	orphan := fmt.Appendf(nil, `{"id":"evt_demo_%s_orphan","object":"event","type":"invoice.paid","created":%d,"livemode":false,`+
+		`"data":{"object":{"id":"in_demo_%s_orphan","object":"invoice","customer":"cus_demo_%s_unmapped","amount_paid":500,"currency":"usd","status":"paid"}}}`,
+		suffix, time.Now().Unix(), suffix, suffix)
+	if err := send(ctx, ingestURL, secret, orphan, "invoice.paid for an unmapped customer (a dead letter)"); err != nil {
+		return err
+	}
+	changed := bytes.Replace(body, []byte(`"amount_paid":2000`), []byte(`"amount_paid":2500`), 1)
+	return send(ctx, ingestURL, secret, changed, "evt_demo_"+suffix+" again with another amount (a conflict)")
+}
+
+// send posts a Stripe-signed body to the ingest URL.
+func send(ctx context.Context, ingestURL, secret string, body []byte, what string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ingestURL, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -62,11 +83,15 @@ func (c *DemoCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	fmt.Printf("sent signed invoice.paid in_demo_%s: %s %s\n", suffix, resp.Status, bytes.TrimSpace(answer))
+	fmt.Printf("sent signed %s: %s %s\n", what, resp.Status, bytes.TrimSpace(answer))
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("webhook refused: %s", resp.Status)
 	}
+	return nil
+}
 
+// waitForGrant waits for the demo invoice's credits.
+func (c *DemoCmd) waitForGrant(ctx context.Context, s tenancy.Store, workspaceID string) error {
 	deadline := time.Now().Add(c.Timeout)
 	for {
 		credits, err := s.Balance(ctx, workspaceID)

@@ -45,7 +45,31 @@ func OperateRoutes(o *operate.Operator, log *slog.Logger) func(*API) {
 		deadLetterRoutes(a, o, log)
 		conflictRoutes(a, o)
 		groupRoutes(a, o)
+		overviewRoutes(a, o)
 	}
+}
+
+// overviewRoutes registers the overview: the figures the console's first
+// page shows, of the token's tenant for a scoped token.
+func overviewRoutes(a *API, o *operate.Operator) {
+	type overviewIn struct {
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's figures (a scoped token: its own, always)."`
+	}
+	Handle(a, Route{Op: op("get-overview", http.MethodGet, "/overview",
+		"The last hour at a glance: events accepted per minute by status, dead letters pending, conflicts, reconciliation corrections, endpoints failing", "overview"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *overviewIn) (*body[operate.Overview], error) {
+			tenant, err := c.TenantFilter(in.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			var scope *operate.Scope
+			if tenant != "" {
+				scope = &operate.Scope{TenantID: tenant}
+			}
+			ov, err := o.Overview(ctx, scope, time.Now())
+			return reply(ov), err
+		})
 }
 
 // scopeOf is the operate scope of a token.
@@ -191,6 +215,31 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 			}
 			a.record(ctx, c, audit.Target{Action: "dead_letter.replay", Resource: "dead_letter", ID: strconv.FormatInt(id, 10), TenantID: c.Token.TenantID})
 			return reply(operate.ReplayResult{Replayed: []int64{id}}), nil
+		})
+	type countIn struct {
+		TimeRange
+		Group    string `query:"group" doc:"Only this consumer group's."`
+		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's."`
+		Reason   string `query:"reason" doc:"Only letters whose reason contains this, case-insensitively."`
+	}
+	type countOut struct {
+		Body struct {
+			Pending int64 `json:"pending" doc:"Pending dead letters the filter selects: what POST /dead-letters/replay with the same filter would replay now."`
+		}
+	}
+	Handle(a, Route{Op: op("count-dead-letters", http.MethodGet, "/dead-letters/count",
+		"Count the pending dead letters a filter selects (the dry run of a filtered replay; time on last_failed_at)", "dead-letters"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *countIn) (*countOut, error) {
+			tenant, err := c.TenantFilter(in.TenantID)
+			if err != nil {
+				return nil, err
+			}
+			n, err := o.CountDeadLetters(ctx, scopeOf(c), operate.DeadLetterFilter{Group: in.Group, TenantID: tenant, Reason: in.Reason,
+				Since: in.Since, Until: in.Until})
+			out := &countOut{}
+			out.Body.Pending = n
+			return out, err
 		})
 	replaySet := op("replay-dead-letters", http.MethodPost, "/dead-letters/replay",
 		"Replay every pending dead letter a filter selects, oldest first; stops at the first that fails again: 422 with the reason, failed_id and the letters replayed before it", "dead-letters")

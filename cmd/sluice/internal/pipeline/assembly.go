@@ -29,6 +29,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/operator/console"
 	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
@@ -400,6 +401,11 @@ func (a *assembly) adminStage(context.Context) error {
 		a.cfg.AdminGroups...)
 	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
 		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)
+	// The browser console (/console) asks the API above, in process, with
+	// each session's own token.
+	if _, err := console.Register(srv.Engine, console.Config{Pool: a.pool, API: srv.Engine}, a.log); err != nil {
+		return err
+	}
 	if a.cfg.Profiling {
 		srv.EnableProfiling()
 	}

@@ -1,0 +1,75 @@
+package console_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/console"
+)
+
+// An operator looks an invoice up by its id, opens its event's trail, and
+// then its payload: the read is audited under the session's token.
+func TestSearchAnInvoicesEventAndOpenItsTrail(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	rec, token := b.token(t, admintoken.RoleRead, "")
+	ctx := browser(t)
+	b.browserSignIn(t, ctx, token)
+	var h1, trail, payload string
+	err := chromedp.Run(ctx,
+		chromedp.Click(`a[href="/console/events"]`),
+		chromedp.WaitVisible(`input[name=object_id]`),
+		chromedp.SendKeys(`input[name=object_id]`, w.invoice),
+		chromedp.Submit(`input[name=object_id]`),
+		chromedp.WaitVisible(`a[href="/console/events/`+w.inboxID+`"]`),
+		chromedp.Click(`a[href="/console/events/`+w.inboxID+`"]`),
+		chromedp.WaitVisible(`a[href$="/payload"]`),
+		chromedp.Text(`h1`, &h1),
+		chromedp.Text(`main`, &trail),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1 != "Event "+w.eventID {
+		t.Errorf("trail heading %q, want Event %s", h1, w.eventID)
+	}
+	contains(t, "the trail", trail, "stripe.invoice.paid", "invoice "+w.invoice, "Dead letters", "no workspace maps customer")
+	if strings.Contains(trail, `"amount_paid"`) {
+		t.Errorf("the trail shows the payload before it is asked for")
+	}
+	if n := b.audited(t, rec.ID, "event.read_payload"); n != 0 {
+		t.Fatalf("%d payload reads audited before the click", n)
+	}
+	err = chromedp.Run(ctx,
+		chromedp.Click(`a[href$="/payload"]`),
+		chromedp.WaitVisible(`pre`),
+		chromedp.Text(`pre`, &payload),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "the payload", payload, `"customer": "`+w.customer+`"`, `"id": "`+w.invoice+`"`)
+	if n := b.audited(t, rec.ID, "event.read_payload"); n != 1 {
+		t.Errorf("%d payload reads audited under the session's token, want 1", n)
+	}
+}
+
+// The search keeps its filters in the URL: the view can be shared.
+func TestEventSearchKeepsItsFiltersInTheURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	_, token := b.token(t, admintoken.RoleRead, "")
+	c := b.client(t)
+	b.signIn(t, c, token)
+	page := b.page(t, c, console.Prefix+"/events?event_type=stripe.invoice.paid&object_id="+w.invoice)
+	contains(t, "the shared search", page, `value="`+w.invoice+`"`, `value="stripe.invoice.paid"`, w.eventID)
+	other := b.page(t, c, console.Prefix+"/events?object_id=in_nothing")
+	if strings.Contains(other, w.eventID) {
+		t.Errorf("a search for another object shows %s", w.eventID)
+	}
+}

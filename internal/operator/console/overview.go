@@ -1,0 +1,57 @@
+package console
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/internal/operator/operate"
+)
+
+// overviewData is the overview page: the API's overview, and for an
+// operator the consumer groups' lag and the slot (each may be away: a
+// process without Kafka answers 503, shown as such).
+type overviewData struct {
+	operate.Overview
+	Chart     template.HTML
+	Groups    []operate.GroupLag
+	GroupsErr string
+	Slot      *cdc.SlotStatus
+	SlotErr   string
+}
+
+func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) error {
+	d := overviewData{}
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/overview", nil, nil, &d.Overview); err != nil {
+		return err
+	}
+	d.Chart = minuteChart(d.Overview)
+	if s.TenantID == "" {
+		var groups struct {
+			Items []operate.GroupLag `json:"items"`
+		}
+		d.GroupsErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/consumer-groups", url.Values{}, nil, &groups))
+		d.Groups = groups.Items
+		var slot cdc.SlotStatus
+		if d.SlotErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/slot", nil, nil, &slot)); d.SlotErr == "" {
+			d.Slot = &slot
+		}
+	}
+	c.render(w, r, http.StatusOK, "overview", view{Title: "Overview", Nav: "overview", Session: &s, Data: d})
+	return nil
+}
+
+// optional turns the refusal of a part of a page into words shown in its
+// place.
+func optional(err error) string {
+	var apiErr *apiError
+	if errors.As(err, &apiErr) {
+		return apiErr.Error()
+	}
+	if err != nil {
+		return "unavailable"
+	}
+	return ""
+}

@@ -1,0 +1,171 @@
+package console
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// view is what every page template is given.
+type view struct {
+	Title string
+	// Nav names the menu entry the page belongs to.
+	Nav     string
+	Session *Session
+	Error   string
+	Notice  string
+	Data    any
+}
+
+// Operator reports whether the session's token spans tenants (it sees the
+// deployment's pages: consumer groups, the slot).
+func (v view) Operator() bool { return v.Session != nil && v.Session.TenantID == "" }
+
+// CanAct reports whether the session's token may act (role operate).
+func (v view) CanAct() bool { return v.Session != nil && v.Session.Role == "operate" }
+
+// notices are the outcomes an action redirects with (?notice=), so a page
+// never repeats text from its URL.
+var notices = map[string]string{
+	"replayed":       "Dead letter replayed.",
+	"replayed-set":   "Dead letters replayed.",
+	"rewound":        "Consumer group rewound.",
+	"source-enabled": "Source enabled.", "source-disabled": "Source disabled.",
+	"secret-rotated": "Secret rotated.",
+	"deprecated":     "Event type deprecated.", "released": "Event type released.",
+	"endpoint-created": "Endpoint created.", "endpoint-tested": "Test event sent.",
+	"delivery-retried": "Delivery retried.", "endpoint-replayed": "Deliveries replayed.",
+	"endpoint-disabled": "Endpoint disabled.", "endpoint-enabled": "Endpoint enabled.",
+	"reconcile-started": "Reconciliation run finished.",
+}
+
+func (c *Console) parse() error {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return fmt.Errorf("console templates: %w", err)
+	}
+	c.pages = map[string]*template.Template{}
+	for _, n := range names {
+		page := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if page == "layout" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return fmt.Errorf("console template %s: %w", n, err)
+		}
+		c.pages[page] = t
+	}
+	return nil
+}
+
+// render writes page with status; a template that fails renders nothing
+// half-way (it is written to a buffer first).
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+	if v.Notice == "" {
+		v.Notice = notices[r.URL.Query().Get("notice")]
+	}
+	t, ok := c.pages[page]
+	if !ok {
+		c.log.ErrorContext(r.Context(), "console page missing", slog.String("page", page))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, v); err != nil {
+		c.log.ErrorContext(r.Context(), "console page failed", slog.String("page", page), slog.Any("error", err))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail answers a page or action that could not be done: a token the API
+// no longer accepts ends the session; the API's refusals are shown with
+// its status and words; anything else is logged and answered 500.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *Session, err error) {
+	var apiErr *apiError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
+		if s != nil {
+			_ = c.sessions.revoke(r.Context(), *s)
+		}
+		clearCookie(w, r)
+		http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
+	case errors.As(err, &apiErr):
+		c.render(w, r, apiErr.Status, "error", view{Title: http.StatusText(apiErr.Status), Session: s, Error: apiErr.Error()})
+	default:
+		c.log.ErrorContext(r.Context(), "console page failed", slog.Any("error", err), slog.String("path", r.URL.Path))
+		c.render(w, r, http.StatusInternalServerError, "error", view{Title: "Error", Session: s,
+			Error: "Internal error; the process log has the details."})
+	}
+}
+
+// redirect answers an action done: back to a page, with a notice.
+func redirect(w http.ResponseWriter, r *http.Request, path, notice string, q url.Values) {
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set("notice", notice)
+	http.Redirect(w, r, Prefix+path+"?"+q.Encode(), http.StatusSeeOther)
+}
+
+var funcs = template.FuncMap{
+	"prefix": func() string { return Prefix },
+	"time":   timeTag,
+	"ptime": func(t *time.Time) template.HTML {
+		if t == nil {
+			return "—"
+		}
+		return timeTag(*t)
+	},
+	"list": func(s ...string) []string { return s },
+	// qs is a page's query with some values set (the next page's cursor).
+	"qs": func(q url.Values, kv ...string) string {
+		out := url.Values{}
+		for k, v := range q {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out.Set(kv[i], kv[i+1])
+		}
+		return out.Encode()
+	},
+	"short": func(s string) string {
+		if len(s) > 8 {
+			return s[:8]
+		}
+		return s
+	},
+}
+
+// timeTag shows t in UTC, marked up for static/console.js to show it in
+// the viewer's zone with UTC in its title.
+func timeTag(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "—"
+	}
+	u := t.UTC()
+	return template.HTML(fmt.Sprintf(`<time datetime="%s" title="%s">%s</time>`, u.Format(time.RFC3339Nano),
+		u.Format("2006-01-02 15:04:05 UTC"), u.Format("2006-01-02 15:04:05 UTC")))
+}
+
+// refused turns the API's refusal of a list's filters (400 or 422) into
+// words shown above the list's form, so the filters can be corrected;
+// anything else is the page's error.
+func refused(err error) (string, error) {
+	var apiErr *apiError
+	if errors.As(err, &apiErr) && (apiErr.Status == http.StatusUnprocessableEntity || apiErr.Status == http.StatusBadRequest) {
+		return apiErr.Error(), nil
+	}
+	return "", err
+}

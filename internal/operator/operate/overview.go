@@ -1,0 +1,93 @@
+package operate
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/store/inbox"
+)
+
+var (
+	//go:embed sql/overview_counts.sql
+	overviewCountsSQL string
+	//go:embed sql/overview_minutes.sql
+	overviewMinutesSQL string
+)
+
+// OverviewWindow is how far back an overview looks: the console's charts
+// cover the last hour.
+const OverviewWindow = time.Hour
+
+// Overview is what a deployment, or one tenant of it, looks like now: the
+// events accepted per minute over the last hour by inbox status, and the
+// counts an operator acts on.
+type Overview struct {
+	Since              time.Time      `json:"since" doc:"Start of the window: the counts that are per window count from here."`
+	Until              time.Time      `json:"until"`
+	Minutes            []MinuteCounts `json:"minutes" nullable:"false" doc:"Events accepted per minute of the window, oldest first; a minute with none is absent."`
+	Accepted           int64          `json:"accepted" doc:"Events accepted in the window, every status."`
+	DeadLettersPending int64          `json:"dead_letters_pending" doc:"Dead letters not replayed, of any age."`
+	Conflicts          int64          `json:"conflicts" doc:"Conflicting deliveries received in the window."`
+	Corrections        int64          `json:"corrections" doc:"Reconciliation corrections made in the window."`
+	EndpointsFailing   int64          `json:"endpoints_failing" doc:"Endpoints whose attempts fail now, or disabled as failing or gone."`
+}
+
+// MinuteCounts is one minute's accepted events by inbox status.
+type MinuteCounts struct {
+	Minute   time.Time              `json:"minute"`
+	ByStatus map[inbox.Status]int64 `json:"by_status"`
+}
+
+// Overview reads the figures of the scope's tenant (nil: every tenant) for
+// the OverviewWindow before now.
+func (o *Operator) Overview(ctx context.Context, scope *Scope, now time.Time) (Overview, error) {
+	ov := Overview{Since: now.Add(-OverviewWindow).Truncate(time.Minute), Until: now, Minutes: []MinuteCounts{}}
+	err := o.pool.QueryRow(ctx, overviewCountsSQL, scope.tenant(), ov.Since).
+		Scan(&ov.DeadLettersPending, &ov.Conflicts, &ov.Corrections, &ov.EndpointsFailing)
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview counts: %w", err)
+	}
+	w := &where{}
+	w.timeRange("i.received_at", ov.Since, time.Time{})
+	if t := scope.tenant(); t != nil {
+		w.add("i.tenant_id = %s", *t)
+	}
+	rows, err := o.pool.Query(ctx, overviewMinutesSQL+w.String()+" GROUP BY 1, 2 ORDER BY 1", w.args...)
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview minutes: %w", err)
+	}
+	var minute time.Time
+	var status inbox.Status
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&minute, &status, &n}, func() error {
+		if len(ov.Minutes) == 0 || !ov.Minutes[len(ov.Minutes)-1].Minute.Equal(minute) {
+			ov.Minutes = append(ov.Minutes, MinuteCounts{Minute: minute.UTC(), ByStatus: map[inbox.Status]int64{}})
+		}
+		ov.Minutes[len(ov.Minutes)-1].ByStatus[status] = n
+		ov.Accepted += n
+		return nil
+	})
+	if err != nil {
+		return Overview{}, fmt.Errorf("overview minutes: %w", err)
+	}
+	return ov, nil
+}
+
+// CountDeadLetters counts the pending dead letters a filter selects: what
+// ReplayDeadLetters would replay now (a dry run of it).
+func (o *Operator) CountDeadLetters(ctx context.Context, scope *Scope, f DeadLetterFilter) (int64, error) {
+	f.Replayed, f.After, f.Limit = false, "", 0
+	w, err := deadLetterWhere(scope, f)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	if err := o.pool.QueryRow(ctx, "SELECT count(*) FROM ("+deadLettersSQL+w.String()+") AS selected", w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count dead letters: %w", err)
+	}
+	return n, nil
+}
