@@ -42,10 +42,11 @@ type loop struct {
 	rescanAt time.Time
 	refills  map[string]int64 // keys to read again, after these ids
 
-	// Delivered, with the outcome's write not committed yet: a read of
-	// Postgres meanwhile still sees them pending.
+	// Delivered deliveries, and when their outcome's write ended (zero:
+	// not yet): a read whose snapshot may predate that still sees them
+	// pending, so it must not hold them again.
 	settlingMu sync.Mutex
-	settling   map[int64]struct{}
+	settling   map[int64]time.Time
 }
 
 // span is a range of delivery ids, both ends included.
@@ -77,7 +78,7 @@ func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
 	l := &loop{d: d, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		concurrency: c, breaker: newBreaker(d.cfg.BreakerFailures, d.cfg.Cooldown, d.cfg.MaxCooldown),
 		notes: make(chan span, 64), results: make(chan result, c), rescanC: make(chan struct{}, 1),
-		q: newQueue(t.Ordered, perKey, held), refills: map[string]int64{}, settling: map[int64]struct{}{}}
+		q: newQueue(t.Ordered, perKey, held), refills: map[string]int64{}, settling: map[int64]time.Time{}}
 	if r := d.rate(t); r > 0 {
 		l.limiter = rate.NewLimiter(rate.Limit(r), max(1, r/10))
 	}
@@ -143,19 +144,18 @@ func (l *loop) rescan() {
 	}
 }
 
+// settled records that the writes of ids' outcomes ended (committed, or
+// given up: such a delivery is pending still, and held again by a read
+// that starts after now).
 func (l *loop) settled(ids []int64) {
 	l.settlingMu.Lock()
 	defer l.settlingMu.Unlock()
+	now := time.Now()
 	for _, id := range ids {
-		delete(l.settling, id)
+		if _, ok := l.settling[id]; ok {
+			l.settling[id] = now
+		}
 	}
-}
-
-func (l *loop) isSettling(id int64) bool {
-	l.settlingMu.Lock()
-	defer l.settlingMu.Unlock()
-	_, ok := l.settling[id]
-	return ok
 }
 
 // run delivers until the loop is stopped, then waits for the requests in
@@ -190,13 +190,13 @@ func (l *loop) read() {
 	}
 	if !l.scanEnd && l.q.len() <= held/2 {
 		for !l.scanEnd && !l.q.full() && l.ctx.Err() == nil {
-			want := held - l.q.len()
+			want, since := held-l.q.len(), time.Now()
 			msgs, err := l.d.pendingRange(l.ctx, t.ID, l.scanned+1, math.MaxInt64, want)
 			if err != nil {
 				l.warn("read deliveries", "delivery.read_failed", err)
 				return
 			}
-			l.hold(msgs)
+			l.hold(msgs, since)
 			if len(msgs) > 0 {
 				l.scanned = msgs[len(msgs)-1].id
 			}
@@ -208,21 +208,33 @@ func (l *loop) read() {
 // refill reads key k's next deliveries after id, which its held ones left
 // in Postgres.
 func (l *loop) refill(t *endpoints.Target, k string, after int64) error {
+	since := time.Now()
 	msgs, err := l.d.keyAfter(l.ctx, t.ID, k, after, perKey)
 	if err != nil {
 		return err
 	}
 	l.q.reopen(k)
-	l.hold(msgs)
+	l.hold(msgs, since)
 	l.q.settle(k, len(msgs) == perKey)
 	return nil
 }
 
-// hold puts read deliveries in the queue, due when their row says.
-func (l *loop) hold(msgs []message) {
+// hold puts deliveries read by a query sent at since in the queue, due
+// when their row says, but those delivered whose outcome's write may have
+// ended after the query's snapshot. Outcomes written before since are
+// forgotten: every later read sees them.
+func (l *loop) hold(msgs []message, since time.Time) {
+	l.settlingMu.Lock()
+	defer l.settlingMu.Unlock()
 	for _, m := range msgs {
-		if !l.isSettling(m.id) {
-			l.q.add(m, m.nextAt)
+		if at, ok := l.settling[m.id]; ok && (at.IsZero() || !at.Before(since)) {
+			continue
+		}
+		l.q.add(m, m.nextAt)
+	}
+	for id, at := range l.settling {
+		if !at.IsZero() && at.Before(since) {
+			delete(l.settling, id)
 		}
 	}
 }
@@ -237,13 +249,14 @@ func (l *loop) announced(s span) {
 	if s.lo > l.scanned {
 		return
 	}
+	since := time.Now()
 	msgs, err := l.d.pendingRange(l.ctx, l.target.Load().ID, s.lo, min(s.hi, l.scanned), math.MaxInt32)
 	if err != nil {
 		l.warn("read deliveries", "delivery.read_failed", err)
 		l.restart()
 		return
 	}
-	l.hold(msgs)
+	l.hold(msgs, since)
 }
 
 // dispatch sends what is due, up to the free slots (one while the breaker
@@ -346,7 +359,7 @@ func (l *loop) deliver(it *item) {
 	r := result{it: it}
 	if a.OK() {
 		l.settlingMu.Lock()
-		l.settling[it.id] = struct{}{}
+		l.settling[it.id] = time.Time{}
 		l.settlingMu.Unlock()
 		l.d.delivered(l, t, it.message, a)
 		r.done = true
