@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// breaker stops an endpoint's claims after consecutive failures: while
-// open nothing is claimed (its deliveries wait in Postgres, in order);
-// after the cooldown one probe decides, and each failed probe doubles the
-// cooldown up to its bound.
+// breaker stops an endpoint's sends after consecutive failures: while
+// open nothing is sent (its deliveries wait, in order); after the cooldown
+// one probe decides, and each failed probe doubles the cooldown up to its
+// bound. Requests already in flight when it opened are no probes: their
+// failures neither double the cooldown nor restart it.
 type breaker struct {
 	failures              int
 	cooldown, maxCooldown time.Duration
@@ -44,8 +45,8 @@ func (b *breaker) probing() bool {
 	return b.open
 }
 
-// record counts an attempt's outcome.
-func (b *breaker) record(ok bool, now time.Time) {
+// record counts the outcome of an attempt sent at sent.
+func (b *breaker) record(ok bool, sent, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if ok {
@@ -54,6 +55,8 @@ func (b *breaker) record(ok bool, now time.Time) {
 	}
 	b.streak++
 	switch {
+	case b.open && sent.Before(b.openedAt):
+		// In flight before it opened: not the probe.
 	case b.open:
 		b.wait = min(2*b.wait, b.maxCooldown)
 		b.openedAt = now

@@ -351,11 +351,12 @@ func (l *loop) deliver(it *item) {
 			return
 		}
 	}
+	sent := time.Now()
 	a, retryAfter := l.d.send(l.ctx, t, it.message)
 	if l.ctx.Err() != nil && !a.OK() {
 		return
 	}
-	l.breaker.record(a.OK(), time.Now())
+	l.breaker.record(a.OK(), sent, time.Now())
 	r := result{it: it}
 	if a.OK() {
 		l.settlingMu.Lock()
