@@ -1,0 +1,126 @@
+package cdc
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// missingRow commits a copy of the outbox's first row with its topic
+// renamed to topic (what a process with other resource types, or a topic
+// deleted by hand, produces) and returns its id and a position inside its
+// transaction: once the slot's confirmed position reaches it, the row's
+// transaction is confirmed.
+func missingRow(t *testing.T, b *bundle, topic string) (string, pglogrepl.LSN) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var id, lsn string
+	err = tx.QueryRow(ctx, `INSERT INTO outbox (topic, key, headers, payload, inbox_id)
+		SELECT $1, key, headers || jsonb_build_object('ce_id', 'copied'), payload, inbox_id FROM outbox ORDER BY id LIMIT 1
+		RETURNING id::text, pg_current_wal_insert_lsn()::text`, topic).Scan(&id, &lsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := pglogrepl.ParseLSN(lsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, pos
+}
+
+// slotConfirmed is the slot's confirmed_flush_lsn in Postgres.
+func (b *bundle) slotConfirmed(t *testing.T) pglogrepl.LSN {
+	t.Helper()
+	var lsn string
+	err := b.pool.QueryRow(context.Background(), `SELECT coalesce(confirmed_flush_lsn, '0/0')::text FROM pg_replication_slots WHERE slot_name = $1`, b.slot).Scan(&lsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, err := pglogrepl.ParseLSN(lsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
+}
+
+// One outbox row naming a topic that does not exist (and that the relay
+// may not create): within the grace the row is parked with its reason and
+// the slot's confirmed position passes it, in the same session (no restart,
+// so nothing else is published twice); the rows after it flow on; once the
+// topic exists, publishing the parked record puts it in Kafka, once.
+func TestRecordForAMissingTopicIsParkedWithinTheGrace(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "missing")
+	c := b.collect()
+	ctx := context.Background()
+	const grace = 3 * time.Second
+	r := b.startRelay(Config{MissingTopicGrace: grace}, b.db.URL)
+	r.waitStreaming(t)
+	_, pid := b.slotHolder(ctx)
+
+	insertRows(t, b, "before", 20)
+	missing := b.prefix + ".notifications.missing"
+	id, pos := missingRow(t, b, missing)
+	committed := time.Now()
+	insertRows(t, b, "after", 20)
+
+	testenv.Eventually(t, grace+10*time.Second, "the slot's confirmed position past the row", func() (bool, error) {
+		return b.slotConfirmed(t) >= pos, nil
+	})
+	// The relay reports a moved position within promptStatus once it is
+	// confirmable; parking commits a row first.
+	if took := time.Since(committed); took > grace+2*time.Second {
+		t.Errorf("the slot passed the row %s after its commit, want within the grace (%s) and a status report", took, grace)
+	}
+	if dups := c.waitForAll(t, without(b.outbox(time.Time{}), id), time.Minute); dups != 0 {
+		t.Errorf("%d records published twice", dups)
+	}
+	if _, now := b.slotHolder(ctx); now != pid {
+		t.Errorf("the relay restarted its stream (walsender %d -> %d)", pid, now)
+	}
+	var reason string
+	if err := b.pool.QueryRow(ctx, `SELECT reason FROM cdc_parked WHERE topic = $1 AND headers->>'sluice_outboxid' = $2`, missing, id).Scan(&reason); err != nil {
+		t.Fatalf("the record is not parked: %v", err)
+	}
+	if !strings.Contains(reason, "UNKNOWN_TOPIC_OR_PARTITION") {
+		t.Errorf("parked with reason %q, want the topic's absence", reason)
+	}
+	if n := r.parkedBy(t, ReasonMissingTopic); n != 1 {
+		t.Errorf("parked records counted for a missing topic: %v, want 1", n)
+	}
+
+	insertRows(t, b, "later", 20)
+	if dups := c.waitForAll(t, without(b.outbox(time.Time{}), id), time.Minute); dups != 0 {
+		t.Errorf("%d records published twice", dups)
+	}
+}
+
+// without is rows less the one whose id is id.
+func without(rows []tableRow, id string) []tableRow {
+	var out []tableRow
+	for _, row := range rows {
+		if row.id != id {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// parkedBy reads the relay's count of records parked for reason.
+func (r *relay) parkedBy(t testing.TB, reason string) float64 {
+	t.Helper()
+	return testenv.Metric(t, r.reg, "sluice_cdc_records_parked_total", map[string]string{"slot": r.cfg.Slot, "reason": reason})
+}
