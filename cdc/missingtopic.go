@@ -108,13 +108,16 @@ func (m *missingTopics) holding(r heldRecord) bool {
 func (m *missingTopics) settle(topic string) {
 	ctx := m.pub.ctx
 	for {
-		exists := m.ensure(ctx, topic)
+		state := m.ensure(ctx, topic)
+		exists := state == topicExists
 		m.mu.Lock()
 		q := m.queues[topic]
 		n := len(q)
 		if !exists {
 			n = 0
-			for n < len(q) && time.Since(q[n].readAt) >= m.grace {
+			// Parked only on Kafka's word: a cluster that cannot be asked
+			// is an outage, waited out (backpressure) like any other.
+			for state == topicMissing && n < len(q) && time.Since(q[n].readAt) >= m.grace {
 				n++
 			}
 		}
@@ -154,32 +157,44 @@ func (m *missingTopics) settle(topic string) {
 	}
 }
 
-// ensure reports whether topic exists now, creating it first when the
+// topicState is what Kafka says of a topic.
+type topicState int
+
+const (
+	topicUnknown topicState = iota // Kafka could not be asked, or the topic is not ready
+	topicMissing                   // Kafka says it does not exist
+	topicExists                    // every partition has a leader
+)
+
+// ensure says whether topic exists now, creating it first when the
 // deployment allows.
-func (m *missingTopics) ensure(ctx context.Context, topic string) bool {
-	ctx, cancel := context.WithTimeout(ctx, max(m.recheck, time.Second))
+func (m *missingTopics) ensure(ctx context.Context, topic string) topicState {
+	ctx, cancel := context.WithTimeout(ctx, max(m.recheck, 2*time.Second))
 	defer cancel()
 	if m.create != nil && m.create(topic) {
 		err := kafka.EnsureTopics(ctx, m.adm, m.spec, topic)
 		if err == nil {
 			m.log.Warn("created a missing topic", slog.String("topic", topic))
-			return true
+			return topicExists
 		}
 		m.log.Warn("creating a missing topic failed", slog.String("topic", topic), slog.Any("error", err))
-		return false
+		return topicMissing // not created: parked after the grace like any other
 	}
 	details, err := m.adm.ListTopics(ctx, topic)
 	if err != nil {
-		return false
+		return topicUnknown
 	}
 	d, ok := details[topic]
-	if !ok || d.Err != nil || len(d.Partitions) == 0 {
-		return false
+	switch {
+	case !ok || errors.Is(d.Err, kerr.UnknownTopicOrPartition):
+		return topicMissing
+	case d.Err != nil || len(d.Partitions) == 0:
+		return topicUnknown
 	}
 	for _, p := range d.Partitions {
 		if p.Leader < 0 || p.Err != nil {
-			return false
+			return topicUnknown
 		}
 	}
-	return true
+	return topicExists
 }
