@@ -2,7 +2,10 @@ package cdc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -120,14 +123,20 @@ func TestRecordForAMissingTopicIsParkedWithinTheGrace(t *testing.T) {
 		t.Fatalf("publishing to a topic still missing: %v, want ErrTopicMissing", err)
 	}
 	b.createTopic(t, missing, 3)
-	published, err := PublishParked(ctx, b.pool, opts, ParkedSelection{Topic: missing})
-	if err != nil || len(published) != 1 {
-		t.Fatalf("published %v, %v; want the one parked record", published, err)
+	cmd := exec.Command(sluiceBin(t), "cdc", "parked", "publish", "--topic", missing, "-o", "json")
+	cmd.Env = append(os.Environ(), "SLUICE_DATABASE_URL="+b.db.URL, "SLUICE_KAFKA_BROKERS="+b.brokers[0], "SLUICE_LOG_LEVEL=warn")
+	out, err := cmd.Output()
+	var published struct {
+		Published int     `json:"published"`
+		IDs       []int64 `json:"ids"`
+	}
+	if err != nil || json.Unmarshal(out, &published) != nil || published.Published != 1 || len(published.IDs) != 1 {
+		t.Fatalf("sluice cdc parked publish --topic: %s, %v; want the one parked record", out, err)
 	}
 	if got := b.topicRecords(t, missing); len(got) != 1 || got[id] != 1 {
 		t.Errorf("the topic holds %v (outbox id: times), want the row %s once", got, id)
 	}
-	if _, err := PublishParked(ctx, b.pool, opts, ParkedSelection{ID: published[0]}); !errors.Is(err, ErrAlreadyReleased) {
+	if _, err := PublishParked(ctx, b.pool, opts, ParkedSelection{ID: published.IDs[0]}); !errors.Is(err, ErrAlreadyReleased) {
 		t.Errorf("publishing it again: %v, want ErrAlreadyReleased", err)
 	}
 }
