@@ -18,8 +18,8 @@ import (
 // isPermanent reports whether Kafka refused a record for good: retrying the
 // same bytes can never succeed, so the record is parked instead of stalling
 // the stream. An unknown topic is not among them: a topic just created is
-// unknown to some brokers for a moment, and a missing one is a deployment
-// error to fix, not a reason to drop records.
+// unknown to some brokers for a moment; missingTopics waits for it (or
+// creates it) and parks the record only once the grace has passed.
 func isPermanent(err error) bool {
 	for _, e := range []error{kerr.MessageTooLarge, kerr.RecordListTooLarge, kerr.InvalidRecord, kerr.CorruptMessage,
 		kerr.InvalidTopicException, kerr.InvalidRequiredAcks} {
