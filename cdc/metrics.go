@@ -7,7 +7,7 @@ type metrics struct {
 	leader            prometheus.Gauge
 	produced          prometheus.Counter
 	acked             prometheus.Counter
-	parked            prometheus.Counter
+	parked            *prometheus.CounterVec
 	retained          prometheus.Counter
 	backpressure      prometheus.Counter
 	inflight          prometheus.Gauge
@@ -28,11 +28,13 @@ func newMetrics(reg prometheus.Registerer, slot string) *metrics {
 		return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels})
 	}
 	m := &metrics{
-		slot:              slot,
-		leader:            gauge("sluice_cdc_leader", "1 while this process is the slot's active relay."),
-		produced:          counter("sluice_cdc_records_produced_total", "Outbox rows handed to Kafka."),
-		acked:             counter("sluice_cdc_records_acked_total", "Records acknowledged by Kafka."),
-		parked:            counter("sluice_cdc_records_parked_total", "Records Kafka refused for good, kept in cdc_parked."),
+		slot:     slot,
+		leader:   gauge("sluice_cdc_leader", "1 while this process is the slot's active relay."),
+		produced: counter("sluice_cdc_records_produced_total", "Outbox rows handed to Kafka."),
+		acked:    counter("sluice_cdc_records_acked_total", "Records acknowledged by Kafka."),
+		parked: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_cdc_records_parked_total", ConstLabels: labels,
+			Help: "Records kept in cdc_parked instead of Kafka, by reason: refused (for good), unreadable (the row), missing_topic (after the grace)."},
+			[]string{"reason"}),
 		retained:          counter("sluice_cdc_outbox_rows_deleted_total", "Outbox rows removed after the retention window."),
 		backpressure:      counter("sluice_cdc_backpressure_waits_total", "Times the relay stopped reading because too much was unacknowledged."),
 		inflight:          gauge("sluice_cdc_inflight_records", "Records sent to Kafka and not yet acknowledged."),
@@ -45,6 +47,9 @@ func newMetrics(reg prometheus.Registerer, slot string) *metrics {
 		commitToAck: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_cdc_commit_to_ack_seconds",
 			Help:        "Time from a row's commit in Postgres (its commit timestamp) to Kafka's acknowledgement; resync records have none.",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}),
+	}
+	for _, reason := range []string{ReasonRefused, ReasonUnreadable, ReasonMissingTopic} {
+		m.parked.WithLabelValues(reason) // a series at 0 for each, so rates and alerts see it
 	}
 	reg.MustRegister(m.leader, m.produced, m.acked, m.parked, m.retained, m.backpressure, m.inflight, m.inflightBytes,
 		m.oldestUnconfirmed, m.confirmedLSN, m.slotLagBytes, m.ackSeconds, m.commitToAck)

@@ -18,8 +18,8 @@ import (
 // isPermanent reports whether Kafka refused a record for good: retrying the
 // same bytes can never succeed, so the record is parked instead of stalling
 // the stream. An unknown topic is not among them: a topic just created is
-// unknown to some brokers for a moment, and a missing one is a deployment
-// error to fix, not a reason to drop records.
+// unknown to some brokers for a moment; missingTopics waits for it (or
+// creates it) and parks the record only once the grace has passed.
 func isPermanent(err error) bool {
 	for _, e := range []error{kerr.MessageTooLarge, kerr.RecordListTooLarge, kerr.InvalidRecord, kerr.CorruptMessage,
 		kerr.InvalidTopicException, kerr.InvalidRequiredAcks} {
@@ -45,11 +45,19 @@ func newParker(pool *pgxpool.Pool, log *slog.Logger, m *metrics) *parker {
 // park runs in the background: it is called from produce callbacks, which
 // must not block other partitions' acknowledgements. size is what the record
 // counted for in the watermark.
-func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Record, size int, lsn pglogrepl.LSN, reason error) {
+// Reasons a record is parked for, the reason label of
+// sluice_cdc_records_parked_total.
+const (
+	ReasonRefused      = "refused"       // Kafka refused it for good
+	ReasonUnreadable   = "unreadable"    // the outbox row could not be made a record
+	ReasonMissingTopic = "missing_topic" // its topic did not exist within the grace
+)
+
+func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Record, size int, lsn pglogrepl.LSN, why string, reason error) {
 	go func() {
 		var topic *string
 		var key, payload, headers []byte
-		attrs := []any{slog.String("lsn", lsn.String()), slog.Any("reason", reason)}
+		attrs := []any{slog.String("lsn", lsn.String()), slog.String("why", why), slog.Any("reason", reason)}
 		logCtx := ctx
 		if rec != nil && rec.Context != nil {
 			logCtx = rec.Context // its produce span, when traced
@@ -79,7 +87,7 @@ func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Recor
 			case <-time.After(time.Second):
 			}
 		}
-		p.metrics.parked.Inc()
+		p.metrics.parked.WithLabelValues(why).Inc()
 		p.log.ErrorContext(logCtx, "record parked", attrs...)
 		wm.ack(t, size)
 	}()

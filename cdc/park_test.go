@@ -45,7 +45,7 @@ func TestRecordKafkaRefusesIsParkedAndTheStreamMovesOn(t *testing.T) {
 	})
 	// The row commits before the counter moves: wait for both.
 	testenv.Eventually(t, 30*time.Second, "the parked record counted", func() (bool, error) {
-		return r.counter(t, "sluice_cdc_records_parked_total") == 1, nil
+		return r.parkedBy(t, ReasonRefused) == 1, nil
 	})
 	if n := b.slotGauge(t, "sluice_cdc_parked_records"); n != 1 {
 		t.Errorf("parked records %v, want 1", n)

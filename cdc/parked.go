@@ -5,10 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 var (
@@ -18,6 +21,8 @@ var (
 	parkedReleaseSQL string
 	//go:embed sql/parked_issued.sql
 	parkedIssuedSQL string
+	//go:embed sql/parked_pending.sql
+	parkedPendingSQL string
 )
 
 // Parked is a cdc_parked row, without its payload.
@@ -71,9 +76,14 @@ func ReleaseParked(ctx context.Context, pool *pgxpool.Pool, id int64) error {
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("release parked record %d: %w", id, err)
 	}
+	return notPending(ctx, pool, id)
+}
+
+// notPending says why parked record id, not found pending, is not.
+func notPending(ctx context.Context, pool *pgxpool.Pool, id int64) error {
 	var exists, issued bool
 	if err := pool.QueryRow(ctx, parkedIssuedSQL, id).Scan(&exists, &issued); err != nil {
-		return fmt.Errorf("release parked record %d: %w", id, err)
+		return fmt.Errorf("look up parked record %d: %w", id, err)
 	}
 	switch {
 	case exists:
@@ -83,4 +93,84 @@ func ReleaseParked(ctx context.Context, pool *pgxpool.Pool, id int64) error {
 	default:
 		return fmt.Errorf("parked record %d does not exist", id)
 	}
+}
+
+// ParkedSelection names the parked records to publish: one by ID, or every
+// pending one of Topic.
+type ParkedSelection struct {
+	ID    int64
+	Topic string
+}
+
+// ErrTopicMissing: the parked records' topic still does not exist.
+var ErrTopicMissing = errors.New("cdc: topic does not exist")
+
+// PublishParked publishes the pending parked records sel names, oldest
+// first (the order they were read off the slot), each acknowledged by Kafka
+// before it is released, and returns their ids. It stops at the first that
+// fails; the ones after it stay pending. A record published and then not
+// released (the release failed) is published again by the next run: a
+// duplicate, which consumers absorb. The topic must exist: a record parked
+// for its topic's absence is not parked again here.
+func PublishParked(ctx context.Context, pool *pgxpool.Pool, kafkaOpts []kgo.Opt, sel ParkedSelection) ([]int64, error) {
+	rows, err := pool.Query(ctx, parkedPendingSQL, sel.ID, sel.Topic)
+	if err != nil {
+		return nil, fmt.Errorf("read parked records: %w", err)
+	}
+	pending, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (parkedRecord, error) {
+		var p parkedRecord
+		err := r.Scan(&p.id, &p.topic, &p.key, &p.headers, &p.payload)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read parked records: %w", err)
+	}
+	if len(pending) == 0 && sel.ID > 0 {
+		return nil, notPending(ctx, pool, sel.ID)
+	}
+	published := []int64{}
+	if len(pending) == 0 {
+		return published, nil
+	}
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks()), kgo.UnknownTopicRetries(2)}, kafkaOpts...)...)
+	if err != nil {
+		return published, fmt.Errorf("kafka producer: %w", err)
+	}
+	defer cl.Close()
+	for _, p := range pending {
+		if err := p.publish(ctx, pool, cl); err != nil {
+			return published, err
+		}
+		published = append(published, p.id)
+	}
+	return published, nil
+}
+
+// parkedRecord is a pending cdc_parked row with what Kafka needs.
+type parkedRecord struct {
+	id      int64
+	topic   *string
+	key     []byte
+	headers map[string]string
+	payload []byte
+}
+
+func (p parkedRecord) publish(ctx context.Context, pool *pgxpool.Pool, cl *kgo.Client) error {
+	if p.topic == nil {
+		return fmt.Errorf("parked record %d: its outbox row could not be read, there is no record to publish (release it once handled)", p.id)
+	}
+	rec := &kgo.Record{Topic: *p.topic, Key: p.key, Value: p.payload}
+	for _, k := range slices.Sorted(maps.Keys(p.headers)) {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: k, Value: []byte(p.headers[k])})
+	}
+	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		if isMissingTopic(err) {
+			err = fmt.Errorf("%w: %s (create it first): %w", ErrTopicMissing, *p.topic, err)
+		}
+		return fmt.Errorf("publish parked record %d: %w", p.id, err)
+	}
+	if _, err := pool.Exec(ctx, parkedReleaseSQL, p.id); err != nil {
+		return fmt.Errorf("parked record %d published, not released (publishing it again is harmless): %w", p.id, err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pglogrepl"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kotel"
 	"go.opentelemetry.io/otel/propagation"
@@ -32,13 +33,27 @@ type publisher struct {
 	// with the row, so the produce span (the producer's kotel hook)
 	// continues the trace of the request that wrote it; nil: off.
 	traces propagation.TextMapPropagator
+	// missing settles records whose topic Kafka does not know.
+	missing *missingTopics
 }
 
-func newPublisher(ctx context.Context, producer *kgo.Client, wm *watermark, parker *parker, m *metrics, traces propagation.TextMapPropagator) *publisher {
+func newPublisher(ctx context.Context, producer *kgo.Client, wm *watermark, parker *parker, m *metrics, traces propagation.TextMapPropagator, topics topicPolicy) *publisher {
 	unlinger, cancel := context.WithCancel(context.Background())
 	cancel()
-	return &publisher{ctx: ctx, producer: producer, wm: wm, parker: parker, metrics: m, failed: make(chan error, 1), traces: traces,
+	p := &publisher{ctx: ctx, producer: producer, wm: wm, parker: parker, metrics: m, failed: make(chan error, 1), traces: traces,
 		unlinger: unlinger}
+	p.missing = &missingTopics{pub: p, adm: kadm.NewClient(producer), log: parker.log, grace: topics.grace, create: topics.create,
+		spec: topics.spec, recheck: 250 * time.Millisecond, queues: map[string][]heldRecord{}}
+	return p
+}
+
+// topicPolicy says what becomes of a record whose topic is missing: the
+// topics the relay may create (nil: none) and with what settings, and how
+// long the others may wait for theirs before they are parked.
+type topicPolicy struct {
+	create func(topic string) bool
+	spec   kafka.TopicSpec
+	grace  time.Duration
 }
 
 // sendNow puts what the producer holds in its next requests, whatever is
@@ -52,21 +67,35 @@ func (p *publisher) publish(t *txn, rec *kgo.Record, lsn pglogrepl.LSN) {
 	size := int(kafka.RecordSize(rec))
 	p.wm.add(t, size)
 	p.metrics.produced.Inc()
-	readAt := time.Now()
 	if p.traces != nil {
 		rec.Context = p.traces.Extract(p.ctx, kotel.NewRecordCarrier(rec))
 	}
-	p.producer.Produce(p.ctx, rec, func(rec *kgo.Record, err error) {
+	r := heldRecord{t: t, rec: rec, size: size, lsn: lsn, readAt: time.Now()}
+	if p.missing.holding(r) {
+		return
+	}
+	p.produce(r)
+}
+
+// produce hands r, already counted in the watermark, to Kafka.
+func (p *publisher) produce(r heldRecord) {
+	t, size := r.t, r.size
+	p.producer.Produce(p.ctx, r.rec, func(rec *kgo.Record, err error) {
 		switch {
 		case err == nil:
 			p.metrics.acked.Inc()
-			p.metrics.ackSeconds.Observe(time.Since(readAt).Seconds())
+			p.metrics.ackSeconds.Observe(time.Since(r.readAt).Seconds())
 			if !t.at.IsZero() {
 				p.metrics.commitToAck.Observe(time.Since(t.at).Seconds())
 			}
 			p.wm.ack(t, size)
 		case isPermanent(err):
-			p.parker.park(p.ctx, p.wm, t, rec, size, lsn, err)
+			p.parker.park(p.ctx, p.wm, t, rec, size, r.lsn, ReasonRefused, err)
+		case isMissingTopic(err) && p.ctx.Err() == nil:
+			// Not the session's end: the topic is made, waited for or given
+			// up on, for this record alone (and its topic's).
+			r.reason = err
+			p.missing.hold(r)
 		default:
 			// Not acknowledged, so never confirmed: a new session replays it
 			// from the confirmed position. If the session is ending anyway
@@ -83,7 +112,7 @@ func (p *publisher) publish(t *txn, rec *kgo.Record, lsn pglogrepl.LSN) {
 // not become readable by retrying, so it is parked and the stream moves on.
 func (p *publisher) unreadable(t *txn, lsn pglogrepl.LSN, reason error) {
 	p.wm.add(t, 0)
-	p.parker.park(p.ctx, p.wm, t, nil, 0, lsn, reason)
+	p.parker.park(p.ctx, p.wm, t, nil, 0, lsn, ReasonUnreadable, reason)
 }
 
 // awaitRoom is backpressure, for the stream and resync alike: it returns

@@ -28,6 +28,8 @@ import (
 	"github.com/twmb/franz-go/plugin/kotel"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
@@ -75,6 +77,22 @@ type Config struct {
 	RetentionInterval time.Duration
 	// RetentionBatch is how many rows one delete removes. Default 5000.
 	RetentionBatch int
+	// MissingTopicGrace is how long a record whose topic Kafka does not
+	// know may wait for it (counted from when the record was read off the
+	// slot) before it is parked; the records of other topics flow on
+	// meanwhile, and the slot's confirmed position waits at most this long
+	// for the record. Keep it well under the time the in-flight window
+	// (MaxInFlight, MaxInFlightBytes) takes to fill with such records, or
+	// the window fills first and every topic waits out the rest of the
+	// grace (docs/relay.md has the arithmetic). Default 5s.
+	MissingTopicGrace time.Duration
+	// CreateMissingTopics lets the relay create a missing topic, with
+	// TopicSpec, when its name is one of Sluice's own under Topics' prefix
+	// (Creatable); other missing topics' records are parked after the
+	// grace. Off by default: see docs/relay.md.
+	CreateMissingTopics bool
+	Topics              envelope.Topics
+	TopicSpec           kafka.TopicSpec
 	// Tracing, when enabled, gives each produced record a span (franz-go's
 	// kotel hooks) continuing the trace stored with its outbox row, and
 	// writes that span's context into the record's traceparent. Off, the
@@ -113,6 +131,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = 5 * time.Second
+	}
+	if c.MissingTopicGrace <= 0 {
+		c.MissingTopicGrace = 5 * time.Second
 	}
 	if c.Retention <= 0 {
 		c.Retention = 24 * time.Hour
@@ -286,6 +307,16 @@ func (r *Relay) traces() propagation.TextMapPropagator {
 	return r.cfg.Tracing.Propagation()
 }
 
+// topicPolicy is what becomes of records whose topic is missing.
+func (r *Relay) topicPolicy() topicPolicy {
+	p := topicPolicy{spec: r.cfg.TopicSpec, grace: r.cfg.MissingTopicGrace}
+	if r.cfg.CreateMissingTopics {
+		topics := r.cfg.Topics
+		p.create = func(topic string) bool { return Creatable(topics, topic) }
+	}
+	return p
+}
+
 func (r *Relay) producer() (*kgo.Client, error) {
 	opts := append([]kgo.Opt{
 		kgo.RequiredAcks(kgo.AllISRAcks()),
@@ -300,8 +331,15 @@ func (r *Relay) producer() (*kgo.Client, error) {
 		kgo.ProducerBatchMaxBytes(256 << 10),
 		// Retriable errors are retried without limit (franz-go's default):
 		// the watermark holds the slot meanwhile. A topic that stays unknown
-		// fails its records, which ends the session; the next one replays.
-		kgo.UnknownTopicRetries(10),
+		// fails its records after three metadata looks; the relay then
+		// settles them itself (missingTopics): created, waited for, or
+		// parked after MissingTopicGrace, never the session's end. A topic
+		// in error makes franz-go look again as soon as MetadataMinAge
+		// allows: at its default (5s) three looks took up to 11s, past the
+		// grace; at 500ms they take about 1.5s, and cost a metadata request
+		// per 500ms only while some topic is in error.
+		kgo.UnknownTopicRetries(2),
+		kgo.MetadataMinAge(500 * time.Millisecond),
 		// A connection cut right after the dial (a proxy or load balancer
 		// in front of a broker that is down) is an outage to wait out, not
 		// the misconfiguration franz-go assumes by default.
@@ -355,7 +393,7 @@ func (r *Relay) stream(ctx context.Context) error {
 	defer stopPub()
 	wm := newWatermark(start)
 	s := &session{relay: r, conn: conn, wm: wm, reported: start, lastCommit: start,
-		pub: newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics, r.traces())}
+		pub: newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics, r.traces(), r.topicPolicy())}
 	r.current.Store(wm)
 	defer r.current.Store(nil)
 	err = s.run(ctx)

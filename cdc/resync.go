@@ -95,7 +95,7 @@ func (r *Relay) republish(ctx context.Context, tx pgx.Tx, pos pglogrepl.LSN, sin
 	pubCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	wm := newWatermark(0)
-	pub := newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics, r.traces())
+	pub := newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics, r.traces(), r.topicPolicy())
 	all := wm.begin(time.Time{}) // no commit time: these rows are not read off the slot
 
 	rows, err := tx.Query(ctx, resyncRowsSQL, since)

@@ -42,7 +42,7 @@ var flagSections = []flagSection{
 		"metrics-per-tenant"}},
 	{"Event types", []string{"tenant-resource-types", "max-event-types"}},
 	{"Topics and the relay", []string{"topic-prefix", "topic-partitions", "topic-replication", "topic-retention",
-		"slot", "relay-linger", "outbox-retention"}},
+		"slot", "relay-linger", "relay-missing-topic-grace", "relay-create-topics", "outbox-retention"}},
 	{"Consumers and the dispatcher", []string{"consumer-max-attempts", "consumer-buffer-mib", "consumer-transactions",
 		"consumer-group-transactions", "consumer-share-patience", "dispatch-url", "dispatch-secret"}},
 	{"Destinations", []string{"deliver", "delivery-allow-http", "delivery-allow-networks", "delivery-horizon",

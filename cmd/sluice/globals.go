@@ -144,6 +144,8 @@ type RunFlags struct {
 	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
 	Slot             string        `name:"slot" env:"SLUICE_SLOT" default:"sluice" help:"Logical replication slot of the relay."`
 	RelayLinger      time.Duration `name:"relay-linger" env:"SLUICE_RELAY_LINGER" default:"20ms" help:"How long the relay's producer waits to fill a batch while transactions commit less than this apart (a transaction after a quieter moment goes at once): longer, fewer and larger produce requests for the broker, later records under load."`
+	RelayTopicGrace  time.Duration `name:"relay-missing-topic-grace" env:"SLUICE_RELAY_MISSING_TOPIC_GRACE" default:"5s" help:"How long a record whose topic Kafka does not have may wait for it before the relay parks it (sluice cdc parked publish sends it once the topic exists); keep it under the time the relay's in-flight window takes to fill (docs/relay.md)."`
+	RelayCreate      bool          `name:"relay-create-topics" env:"SLUICE_RELAY_CREATE_TOPICS" help:"Let the relay create a missing topic whose name is one of Sluice's own under --topic-prefix (<prefix>.<name>, <prefix>.tenant.<name>), with the --topic-* settings, instead of parking its records (off by default)."`
 	OutboxRetention  time.Duration `name:"outbox-retention" env:"SLUICE_OUTBOX_RETENTION" default:"24h" help:"How long outbox rows are kept after the relay confirmed them (how far back cdc resync can reach); 0 keeps them."`
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
@@ -226,6 +228,8 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	}
 	cfg.CDCConfig.Slot = f.Slot
 	cfg.CDCConfig.Linger = f.RelayLinger
+	cfg.CDCConfig.MissingTopicGrace = f.RelayTopicGrace
+	cfg.CDCConfig.CreateMissingTopics = f.RelayCreate
 	switch {
 	case f.OutboxRetention < 0:
 		return cfg, fmt.Errorf("--outbox-retention %s: want a duration, or 0 to keep rows", f.OutboxRetention)

@@ -15,6 +15,7 @@ import (
 type CDCParkedCmd struct {
 	List    CDCParkedListCmd    `cmd:"" help:"List parked records, newest first."`
 	Release CDCParkedReleaseCmd `cmd:"" help:"Mark a parked record handled (re-published by a resync, or not needed); it is deleted once released for longer than --payload-horizon."`
+	Publish CDCParkedPublishCmd `cmd:"" help:"Publish parked records to Kafka again, oldest first, once their topic exists (one by --id, or all of a --topic); each is released once Kafka acknowledged it."`
 }
 
 // CDCParkedListCmd lists parked records.
@@ -61,4 +62,39 @@ func (c *CDCParkedReleaseCmd) Run(ctx context.Context, g *Globals, log *slog.Log
 	log.Info("parked record released", slog.Int64("id", c.ID))
 	fmt.Printf("released parked record %d\n", c.ID)
 	return nil
+}
+
+// CDCParkedPublishCmd publishes parked records again.
+type CDCParkedPublishCmd struct {
+	Output
+	ID    int64  `name:"id" xor:"which" required:"" help:"Publish this parked record." input:"id"`
+	Topic string `name:"topic" xor:"which" required:"" help:"Publish every pending parked record of this topic." input:"max=249"`
+}
+
+func (c *CDCParkedPublishCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	kc := g.kafka()
+	kc.ClientID = "sluice-parked"
+	kafkaOpts, err := kc.Options()
+	if err != nil {
+		return err
+	}
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	// The CLI audits nothing itself (resync, dead-letter replays and
+	// releases log what they did, as here): the log line is the record.
+	published, err := cdc.PublishParked(ctx, pool, kafkaOpts, cdc.ParkedSelection{ID: c.ID, Topic: c.Topic})
+	for _, id := range published {
+		log.Info("parked record published", slog.Int64("id", id))
+	}
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"published": len(published), "ids": published})
+	}
+	_, err = fmt.Printf("published %d parked record(s)\n", len(published))
+	return err
 }

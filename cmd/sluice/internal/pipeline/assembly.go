@@ -213,6 +213,8 @@ func (a *assembly) relayStage(context.Context) error {
 	cc := a.cfg.CDCConfig
 	cc.DatabaseURL = a.cfg.DatabaseURL
 	cc.Tracing = a.cfg.Tracing
+	// A topic the relay may create is made like the ones created at start.
+	cc.Topics, cc.TopicSpec = a.cfg.Topics, a.cfg.TopicSpec
 	opts := append(slices.Clip(a.kafkaOpts), a.kafkaMetrics("relay"))
 	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, opts, a.reg)
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
