@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
@@ -51,28 +49,9 @@ func (o *Operator) Overview(ctx context.Context, scope *Scope, now time.Time) (O
 	if err != nil {
 		return Overview{}, fmt.Errorf("overview counts: %w", err)
 	}
-	w := &where{}
-	w.timeRange("i.received_at", ov.Since, time.Time{})
-	if t := scope.tenant(); t != nil {
-		w.add("i.tenant_id = %s", *t)
-	}
-	rows, err := o.pool.Query(ctx, overviewMinutesSQL+w.String()+" GROUP BY 1, 2 ORDER BY 1", w.args...)
+	ov.Minutes, ov.Accepted, err = o.overviewMinutes(ctx, ov.Since, now, scope.tenant())
 	if err != nil {
-		return Overview{}, fmt.Errorf("overview minutes: %w", err)
-	}
-	var minute time.Time
-	var status inbox.Status
-	var n int64
-	_, err = pgx.ForEachRow(rows, []any{&minute, &status, &n}, func() error {
-		if len(ov.Minutes) == 0 || !ov.Minutes[len(ov.Minutes)-1].Minute.Equal(minute) {
-			ov.Minutes = append(ov.Minutes, MinuteCounts{Minute: minute.UTC(), ByStatus: map[inbox.Status]int64{}})
-		}
-		ov.Minutes[len(ov.Minutes)-1].ByStatus[status] = n
-		ov.Accepted += n
-		return nil
-	})
-	if err != nil {
-		return Overview{}, fmt.Errorf("overview minutes: %w", err)
+		return Overview{}, err
 	}
 	return ov, nil
 }
