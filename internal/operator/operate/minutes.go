@@ -2,7 +2,6 @@ package operate
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -40,7 +39,7 @@ type minutes struct {
 
 // read returns the counts of every minute since since, settling those
 // before now-minuteSettle.
-func (m *minutes) read(ctx context.Context, db pgx.Tx, since, now time.Time) (map[minuteKey]int64, error) {
+func (m *minutes) read(ctx context.Context, tx pgx.Tx, since, now time.Time) (map[minuteKey]int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from := m.until
@@ -50,7 +49,7 @@ func (m *minutes) read(ctx context.Context, db pgx.Tx, since, now time.Time) (ma
 		m.settled, from = map[minuteKey]int64{}, since
 	}
 	maps.DeleteFunc(m.settled, func(k minuteKey, _ int64) bool { return k.minute.Before(since) })
-	fresh, err := readMinutes(ctx, db, from)
+	fresh, err := readMinutes(ctx, tx, from)
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +70,10 @@ func (m *minutes) read(ctx context.Context, db pgx.Tx, since, now time.Time) (ma
 
 func readMinutes(ctx context.Context, tx pgx.Tx, from time.Time) (map[minuteKey]int64, error) {
 	// Estimated per tenant, a scan by tenant looks no cheaper than the
-	// lossy bitmap, and its cost estimate is high enough to start JIT
-	// compilation (100 ms for a 1 ms read): both are turned off for this
-	// read only.
-	if _, err := tx.Exec(ctx, "SET LOCAL enable_bitmapscan = off; SET LOCAL jit = off"); err != nil {
+	// lossy bitmap; its cost estimate is also high enough to start JIT
+	// compilation (100 ms for a 1 ms read), which the caller turned off.
+	// The read is the transaction's last: the setting lasts until its end.
+	if _, err := tx.Exec(ctx, "SET LOCAL enable_bitmapscan = off"); err != nil {
 		return nil, err
 	}
 	rows, err := tx.Query(ctx, overviewMinutesSQL, from)
@@ -112,20 +111,4 @@ func minuteCounts(counts map[minuteKey]int64, tenant *string) ([]MinuteCounts, i
 		out = append(out, MinuteCounts{Minute: m, ByStatus: byMinute[m]})
 	}
 	return out, total
-}
-
-// overviewMinutes reads the window's minutes in a transaction of its own
-// (its settings are local to it).
-func (o *Operator) overviewMinutes(ctx context.Context, since, now time.Time, tenant *string) ([]MinuteCounts, int64, error) {
-	var counts map[minuteKey]int64
-	err := pgx.BeginTxFunc(ctx, o.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var err error
-		counts, err = o.minutes.read(ctx, tx, since, now)
-		return err
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("overview minutes: %w", err)
-	}
-	ms, total := minuteCounts(counts, tenant)
-	return ms, total, nil
 }
