@@ -61,6 +61,9 @@ type bench struct {
 	relayEnd                           string
 	relayRates, recvRates, relayRatios []float64
 	relayCPU                           map[string][]float64
+	// searchFilled: the search step's rows are in the inbox (the console
+	// step reads them too).
+	searchFilled bool
 }
 
 type benchSource struct {
@@ -120,6 +123,7 @@ func main() {
 		{"reconcile", "reconcile a provider window of 1,000,000 events (quick: 100,000)", b.reconcile},
 		{"sustained", "sustained ingest while partitions roll", b.sustained},
 		{"search", "admin search on a large inbox", b.adminSearch},
+		{"console", "the console's pages over the search step's inbox", b.consolePages},
 	}
 	// BENCH_ONLY=null,ingest runs some steps (for profiling; the full
 	// report needs them all).
@@ -427,6 +431,8 @@ func (b *bench) report() {
 		{"admin_search_object_id_p99_ms", "admin search by object id, p99", "ms"},
 		{"admin_search_tenant_time_p99_ms", "admin search, one tenant over an hour, p99", "ms"},
 		{"admin_search_p99_ms_at_1m_rows", "admin search p99, worst of the three, 1,000,000 inbox rows", "ms"},
+		{"console_server_p95_ms", "console pages' server time p95, worst page, unscoped and scoped tokens (target < 100)", "ms"},
+		{"console_navigation_p95_ms", "  Chromium's navigation to load p95, worst page (target < 300)", "ms"},
 		{"bench_seconds", "bench duration", "s"},
 	}
 	var sb strings.Builder

@@ -136,7 +136,7 @@ func eventRoutes(a *API, o *operate.Operator) {
 		Status    string `query:"status" enum:"published,unhandled,quarantined,waiting" doc:"Only events in this status."`
 	}
 	Handle(a, Route{Op: op("search-events", http.MethodGet, "/events",
-		"Search the inbox, newest first (name an event or object id, a tenant, a source, a status other than published, or since)", "events"),
+		"Search the inbox, newest first (name an event or object id, a tenant, a source, a status other than published, or since; or nothing: the newest events)", "events"),
 		Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *searchIn) (*listOut[operate.Event], error) {
 			tenant, err := c.TenantFilter(in.TenantID)

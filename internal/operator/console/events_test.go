@@ -73,3 +73,19 @@ func TestEventSearchKeepsItsFiltersInTheURL(t *testing.T) {
 		t.Errorf("a search for another object shows %s", w.eventID)
 	}
 }
+
+// With nothing named, the event list is the newest events, an event
+// received hours ago among them (the list used to be the last hour's, which
+// at volume read the whole inbox).
+func TestEventListNamingNothingShowsTheNewest(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	if _, err := b.pool.Exec(t.Context(), `UPDATE inbox SET received_at = now() - interval '3 hours' WHERE id = $1`, w.inboxID); err != nil {
+		t.Fatal(err)
+	}
+	_, token := b.token(t, admintoken.RoleRead, w.tenant)
+	c := b.client(t)
+	b.signIn(t, c, token)
+	contains(t, "the event list", b.page(t, c, console.Prefix+"/events"), w.eventID)
+}

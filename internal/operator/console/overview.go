@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"sync"
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/internal/operator/operate"
@@ -24,21 +25,31 @@ type overviewData struct {
 
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) error {
 	d := overviewData{}
-	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/overview", nil, nil, &d.Overview); err != nil {
+	// The groups' lag asks Kafka and the slot Postgres, independently of
+	// the figures: asked side by side, the page waits for the slowest
+	// answer, not for their sum.
+	var wg sync.WaitGroup
+	if s.TenantID == "" {
+		wg.Go(func() {
+			var groups struct {
+				Items []operate.GroupLag `json:"items"`
+			}
+			d.GroupsErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/consumer-groups", url.Values{}, nil, &groups))
+			d.Groups = groups.Items
+		})
+		wg.Go(func() {
+			var slot cdc.SlotStatus
+			if d.SlotErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/slot", nil, nil, &slot)); d.SlotErr == "" {
+				d.Slot = &slot
+			}
+		})
+	}
+	err := c.call(r.Context(), r, s.Token, http.MethodGet, "/overview", nil, nil, &d.Overview)
+	wg.Wait()
+	if err != nil {
 		return err
 	}
 	d.Chart = minuteChart(d.Overview)
-	if s.TenantID == "" {
-		var groups struct {
-			Items []operate.GroupLag `json:"items"`
-		}
-		d.GroupsErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/consumer-groups", url.Values{}, nil, &groups))
-		d.Groups = groups.Items
-		var slot cdc.SlotStatus
-		if d.SlotErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/slot", nil, nil, &slot)); d.SlotErr == "" {
-			d.Slot = &slot
-		}
-	}
 	c.render(w, r, http.StatusOK, "overview", view{Title: "Overview", Nav: "overview", Session: &s, Data: d})
 	return nil
 }

@@ -56,6 +56,9 @@ type Operator struct {
 	pool  *pgxpool.Pool
 	admin *kadm.Client
 	cfg   Config
+	// minutes keeps the overview's settled minutes (an Operator lives as
+	// long as its process).
+	minutes *minutes
 }
 
 // New returns an operator over pool and, for the Kafka operations (lag,
@@ -64,7 +67,7 @@ func New(pool *pgxpool.Pool, admin *kadm.Client, cfg Config) *Operator {
 	if cfg.Slot == "" {
 		cfg.Slot = "sluice"
 	}
-	return &Operator{pool: pool, admin: admin, cfg: cfg}
+	return &Operator{pool: pool, admin: admin, cfg: cfg, minutes: &minutes{}}
 }
 
 // Page is one page of a list, newest first. Next is the cursor of the page
