@@ -43,22 +43,7 @@ type bundle struct {
 // dbURL is the package's own database, made by TestMain.
 var dbURL string
 
-func TestMain(m *testing.M) {
-	services, err := testenv.Find()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ingest tests:", err)
-		os.Exit(1)
-	}
-	db, err := services.NewDatabase(context.Background(), "ingest")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ingest tests:", err)
-		os.Exit(1)
-	}
-	dbURL = db.URL
-	code := m.Run()
-	db.Drop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.RunWithDatabase(m, "ingest", &dbURL)) }
 
 // setup gives each test its own ingest service, tenant and Stripe source, on
 // the package's database.

@@ -277,7 +277,7 @@ func (d *Deliverer) sync(ctx context.Context) error {
 		d.disown()
 		return err
 	}
-	if err := d.takeMore(ctx, targets, share); err != nil {
+	if err := d.takeMore(ctx, targets, byID, share); err != nil {
 		return err
 	}
 	return d.measureBacklog(ctx)
@@ -348,7 +348,7 @@ func (d *Deliverer) stopLoop(id string) {
 
 // takeMore locks free endpoints, in random order so processes starting
 // together do not all reach for the same ones, up to share.
-func (d *Deliverer) takeMore(ctx context.Context, targets []endpoints.Target, share int) error {
+func (d *Deliverer) takeMore(ctx context.Context, targets []endpoints.Target, byID map[string]endpoints.Target, share int) error {
 	d.mu.Lock()
 	room := share - len(d.loops)
 	var free []string
@@ -367,10 +367,6 @@ func (d *Deliverer) takeMore(ctx context.Context, targets []endpoints.Target, sh
 	if err != nil {
 		d.disown()
 		return err
-	}
-	byID := make(map[string]endpoints.Target, len(targets))
-	for _, t := range targets {
-		byID[t.ID] = t
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,14 +89,24 @@ VALUES ($1, $2, 'msg_1', 'k', '{"a":1}', 'evt_1', 'sluice.test', '/tenants/t', '
 // run delivers with policy until the test ends.
 func (e env) run(t *testing.T, policy egress.Policy) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	d := delivery.New(delivery.Config{
+	e.start(t, delivery.Config{
 		Client:  egress.NewClient(egress.Config{Policy: policy, ConnectTimeout: time.Second}),
 		Timeout: 2 * time.Second, BackoffBase: time.Hour, Refresh: 20 * time.Millisecond, Poll: 20 * time.Millisecond,
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, endpoints.Store{Pool: e.pool, Ring: e.ring})
+	})
+}
+
+// start runs a deliverer with cfg over the test's database until the
+// returned stop is called or the test ends.
+func (e env) start(t *testing.T, cfg delivery.Config) (stop func()) {
+	t.Helper()
+	d := delivery.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, endpoints.Store{Pool: e.pool, Ring: e.ring})
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
 }
 
 // attempted waits for delivery's first outcome: its state and the class

@@ -3,7 +3,6 @@ package delivery_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -97,15 +96,11 @@ func TestTheDeploymentsEndpointGetsEveryIntentWithItsKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := delivery.New(delivery.Config{
+	e.start(t, delivery.Config{
 		Client:  egress.NewClient(egress.Config{ConnectTimeout: time.Second}), // loopback refused for tenants
 		Timeout: 2 * time.Second, BackoffBase: 10 * time.Millisecond, Refresh: 20 * time.Millisecond, Poll: 20 * time.Millisecond,
 		Deployment: &delivery.Deployment{EndpointID: endpoints.DeploymentEndpointID("test"), URL: srv.URL, Key: key, Client: &http.Client{Timeout: 2 * time.Second}},
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, store)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	})
 	e.waitFor(t, "every intent delivered", func() bool { return e.delivered(t) == len(keys) })
 	mu.Lock()
 	defer mu.Unlock()

@@ -3,8 +3,6 @@ package delivery_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/sluicehq/sluice/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
-	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
 
@@ -60,16 +57,8 @@ func (e env) deliverer(t *testing.T, name string) (stop func()) {
 	t.Helper()
 	client := egress.NewClient(egress.Config{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}, ConnectTimeout: time.Second})
 	client.Transport = tagged{next: client.Transport, name: name}
-	d := delivery.New(delivery.Config{Client: client, Timeout: 2 * time.Second, BackoffBase: time.Hour,
-		Refresh: 20 * time.Millisecond, Poll: 50 * time.Millisecond},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, endpoints.Store{Pool: e.pool, Ring: e.ring})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return stop
+	return e.start(t, delivery.Config{Client: client, Timeout: 2 * time.Second, BackoffBase: time.Hour,
+		Refresh: 20 * time.Millisecond, Poll: 50 * time.Millisecond})
 }
 
 // enqueue writes n deliveries for endpoint id, each its own key, queued and
@@ -218,12 +207,7 @@ func TestABusyKeyIsSentWholeInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := egress.NewClient(egress.Config{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}, ConnectTimeout: time.Second})
-	d := delivery.New(delivery.Config{Client: client, Timeout: 2 * time.Second, BackoffBase: time.Hour, Refresh: time.Hour, Poll: time.Hour},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, endpoints.Store{Pool: e.pool, Ring: e.ring})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	e.start(t, delivery.Config{Client: client, Timeout: 2 * time.Second, BackoffBase: time.Hour, Refresh: time.Hour, Poll: time.Hour})
 	e.waitFor(t, "every delivery of the key", func() bool { return e.delivered(t) == n })
 	mu.Lock()
 	defer mu.Unlock()
@@ -254,13 +238,8 @@ func TestAnAttemptIsASpanOfTheEventsTrace(t *testing.T) {
 	}
 	spans := tracetest.NewSpanRecorder()
 	client := egress.NewClient(egress.Config{Policy: egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}, ConnectTimeout: time.Second})
-	d := delivery.New(delivery.Config{Client: client, Timeout: 2 * time.Second, Refresh: 20 * time.Millisecond, Poll: 20 * time.Millisecond,
-		Tracing: telemetry.Tracing{Provider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))}},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), e.pool, endpoints.Store{Pool: e.pool, Ring: e.ring})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	e.start(t, delivery.Config{Client: client, Timeout: 2 * time.Second, Refresh: 20 * time.Millisecond, Poll: 20 * time.Millisecond,
+		Tracing: telemetry.Tracing{Provider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))}})
 	e.waitFor(t, "the delivery", func() bool { return e.delivered(t) == 1 })
 	var attempt sdktrace.ReadOnlySpan
 	e.waitFor(t, "the attempt's span", func() bool {

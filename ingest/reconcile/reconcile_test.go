@@ -32,22 +32,7 @@ import (
 
 var dbURL string
 
-func TestMain(m *testing.M) {
-	services, err := testenv.Find()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "reconcile tests:", err)
-		os.Exit(1)
-	}
-	db, err := services.NewDatabase(context.Background(), "reconcile")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "reconcile tests:", err)
-		os.Exit(1)
-	}
-	dbURL = db.URL
-	code := m.Run()
-	db.Drop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.RunWithDatabase(m, "reconcile", &dbURL)) }
 
 // testBundle is one test's ingest service, runner, tenant and Stripe
 // source, whose API is a fake the test controls.

@@ -96,6 +96,26 @@ type Database struct {
 // Drop removes the database and any replication slot on it.
 func (d *Database) Drop() { d.drop() }
 
+// RunWithDatabase is a package's TestMain for tests sharing one database
+// of their own: it finds the services, makes the database (prefix names
+// it), sets *url, runs the tests and drops it. A missing service fails the
+// package loudly.
+func RunWithDatabase(m *testing.M, prefix string, url *string) int {
+	services, err := Find()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prefix+" tests:", err)
+		return 1
+	}
+	db, err := services.NewDatabase(context.Background(), prefix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, prefix+" tests:", err)
+		return 1
+	}
+	defer db.Drop()
+	*url = db.URL
+	return m.Run()
+}
+
 // NewDatabase creates and migrates a fresh database named after prefix.
 func (s *Services) NewDatabase(ctx context.Context, prefix string) (*Database, error) {
 	admin, err := pgx.Connect(ctx, s.DatabaseURL)

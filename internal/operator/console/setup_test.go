@@ -3,7 +3,6 @@ package console_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -38,22 +37,7 @@ import (
 
 var dbURL string
 
-func TestMain(m *testing.M) {
-	services, err := testenv.Find()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "console tests:", err)
-		os.Exit(1)
-	}
-	db, err := services.NewDatabase(context.Background(), "console")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "console tests:", err)
-		os.Exit(1)
-	}
-	dbURL = db.URL
-	code := m.Run()
-	db.Drop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.RunWithDatabase(m, "console", &dbURL)) }
 
 // bundle is one admin listener with the console on it, on the package's
 // database.
