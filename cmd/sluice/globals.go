@@ -34,7 +34,7 @@ type Globals struct {
 	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" help:"SASL password."`
 	SecretKey     string   `name:"secret-key" env:"SLUICE_SECRET_KEY" help:"Key ring encrypting source secrets: base64 of 32 bytes, or id:base64,... (first encrypts)."`
 	TopicPrefix   string   `name:"topic-prefix" env:"SLUICE_TOPIC_PREFIX" default:"sluice" help:"Prefix of every topic and consumer group."`
-	ResourceTypes []string `name:"tenant-resource-types" env:"SLUICE_TENANT_RESOURCE_TYPES" sep:"," default:"account,customer,document,event,message,order,payment,product,shipment,subscription,ticket,user" help:"Resource types tenants' own event types may publish as: one shared topic each (<prefix>.tenant.<type>). The same on every process."`
+	ResourceTypes []string `name:"tenant-resource-types" env:"SLUICE_TENANT_RESOURCE_TYPES" sep:"," help:"Resource types tenants' own event types may publish as, one shared topic each (<prefix>.tenant.<type>). Empty: the deployment's list, stored in Postgres by its first process (account,customer,document,event,message,order,payment,product,shipment,subscription,ticket,user unless that process named others); a process naming a list other than the stored one refuses to start. sluice eventtype resource-types add adds one."`
 	MaxEventTypes int      `name:"max-event-types" env:"SLUICE_MAX_EVENT_TYPES" default:"200" help:"Event types one tenant may declare."`
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`

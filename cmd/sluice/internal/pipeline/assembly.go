@@ -150,6 +150,14 @@ func (a *assembly) postgres(ctx context.Context) error {
 			return err
 		}
 	}
+	// The resource types decide topics: every process takes the
+	// deployment's list, and one given a list of its own that differs
+	// refuses to start.
+	rts, err := catalog.SettleResourceTypes(ctx, pool, a.cfg.Catalog.ResourceTypes)
+	if err != nil {
+		return err
+	}
+	a.types.ResourceTypes = rts
 	a.reg.MustRegister(pg.NewPoolCollector(pool))
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -50,6 +51,10 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) ([]Finding, error
 	a.closers = append(a.closers, pool.Close)
 	if err := a.vocabulary(); err != nil {
 		return nil, err
+	}
+	// Read-only: the list a first process would store is not stored here.
+	if stored, err := catalog.StoredResourceTypes(ctx, pool); err == nil && len(stored) > 0 {
+		a.types.ResourceTypes = stored
 	}
 	if err := a.kafkaTopics(ctx); err != nil {
 		return nil, err
@@ -88,6 +93,7 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 			return nil
 		}},
 	}
+	checks = append(checks, listen.Check{Name: "resource_types", Refuse: true, Fn: a.checkResourceTypes})
 	if a.cfg.Ingest {
 		ring, err := keyring.Parse(a.cfg.SecretKey)
 		if err != nil {
@@ -163,4 +169,19 @@ func (a *assembly) refuse(ctx context.Context, checks []listen.Check) error {
 		return nil
 	}
 	return fmt.Errorf("refusing to start (`sluice doctor` checks the same): %w", errors.Join(lines...))
+}
+
+// checkResourceTypes compares the process's resource types with the
+// deployment's, as stored now: one added since the process started (its
+// topic unread here) or a list of the process's own that differs.
+func (a *assembly) checkResourceTypes(ctx context.Context) error {
+	stored, err := catalog.StoredResourceTypes(ctx, a.pool)
+	if err != nil || len(stored) == 0 {
+		return err // none stored yet: the first process stores its list
+	}
+	own := a.types.ResourceTypes
+	if a.doctor {
+		own = a.cfg.Catalog.ResourceTypes
+	}
+	return catalog.SameResourceTypes(own, stored)
 }
