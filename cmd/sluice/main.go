@@ -59,6 +59,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		kong.Help(eitherOrHelp),
 		kong.Writers(stdout, stderr),
 		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Resolvers(envFiles(os.LookupEnv)),
 	)
 	if err != nil {
 		panic(err) // the grammar above is wrong: a bug of this binary
