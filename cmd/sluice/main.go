@@ -38,6 +38,7 @@ type CLI struct {
 	Reconcile  ReconcileCmd  `cmd:"" help:"Ask providers' APIs for events their webhooks never delivered, and enter them like webhooks."`
 	Health     HealthCmd     `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
 	Erase      EraseCmd      `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
+	Keys       KeysCmd       `cmd:"" help:"Rotate the key ring sealing stored secrets (SLUICE_SECRET_KEY): re-seal them with its first key, count what each key seals."`
 	Lifecycle  LifecycleCmd  `cmd:"" help:"Make one storage lifecycle pass now (partitions ahead, aged ones dropped, expired keys, old reconciliation runs and links deleted)."`
 	Docs       DocsCmd       `cmd:"" hidden:"" help:"Write the generated parts of the manual (docs/)."`
 }
