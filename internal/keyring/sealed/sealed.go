@@ -235,9 +235,9 @@ func Count(ctx context.Context, db interface {
 // id fails `<>` and is never selected.
 
 func (c Column) selectSQL() string {
-	return fmt.Sprintf(`SELECT %[2]s, %[3]s::text, %[4]s, %[5]s FROM %[1]s
-WHERE %[4]s <> $1 AND (%[2]s > $2 OR $2 IS NULL)
-ORDER BY %[2]s LIMIT $3
+	return fmt.Sprintf(`SELECT t.%[2]s, t.%[3]s::text, t.%[4]s, t.%[5]s FROM %[1]s t
+WHERE t.%[4]s <> $1 AND (t.%[2]s > $2 OR $2 IS NULL)
+ORDER BY t.%[2]s LIMIT $3
 FOR UPDATE SKIP LOCKED`, c.ident(c.Table), c.ident(c.ID), c.ident(c.Owner), c.ident(c.KeyID), c.ident(c.Sealed))
 }
 
