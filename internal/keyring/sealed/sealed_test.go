@@ -282,3 +282,35 @@ func TestRotationNeverOverwritesAValueReplacedMeanwhile(t *testing.T) {
 		t.Fatalf("the next rotation: %+v, %v; want nothing to do", res, err)
 	}
 }
+
+// A table whose values are bound to their own key (an endpoint's headers,
+// a source's API credentials: owner and primary key are one column) is
+// rotated like the others.
+func TestRotateAColumnBoundToItsOwnKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	table := b.col.Table + "_own"
+	if _, err := b.pool.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), key_id text, sealed bytea)`, table)); err != nil {
+		t.Fatal(err)
+	}
+	old, r := ring(t, "k1:"+b.old), ring(t, "k2:"+b.new+",k1:"+b.old)
+	for range 5 {
+		var id string
+		if err := b.pool.QueryRow(ctx, fmt.Sprintf(`INSERT INTO %s DEFAULT VALUES RETURNING id::text`, table)).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		keyID, ct, err := old.Seal([]byte("v"), ad(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.pool.Exec(ctx, fmt.Sprintf(`UPDATE %s SET key_id = $2, sealed = $3 WHERE id = $1`, table), id, keyID, ct); err != nil {
+			t.Fatal(err)
+		}
+	}
+	col := sealed.Column{Kind: "own", Table: table, ID: "id", Owner: "id", KeyID: "key_id", Sealed: "sealed", AD: ad}
+	res, err := sealed.Rotate(ctx, b.pool, r, col, sealed.Options{BatchSize: 2})
+	if err != nil || res.Resealed != 5 || len(res.Remaining) != 0 {
+		t.Fatalf("rotation: %+v, %v; want 5 re-sealed", res, err)
+	}
+}
