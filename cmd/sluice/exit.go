@@ -116,6 +116,10 @@ func errorFields(err error, msg string) map[string]any {
 			"checked": ce.Checked, "examples": ce.Examples}
 	}
 	fields := map[string]any{"message": msg}
+	var rotation *RotationError
+	if errors.As(err, &rotation) {
+		fields["primary"], fields["kinds"] = rotation.Primary, rotation.Kinds
+	}
 	var stopped *operate.ReplayError
 	if errors.As(err, &stopped) {
 		replayed := stopped.Replayed
