@@ -252,3 +252,34 @@ func (c Column) countSQL() string {
 }
 
 func (Column) ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// Unopenable returns the key ids of col that ring cannot open, trying one
+// value sealed by each: an id the ring lacks, or holds other bytes under.
+func Unopenable(ctx context.Context, db interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, ring *keyring.Ring, col Column) ([]string, error) {
+	rows, err := db.Query(ctx, col.probeSQL())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", col.Kind, err)
+	}
+	var (
+		failed       []string
+		keyID, owner string
+		ciphertext   []byte
+	)
+	_, err = pgx.ForEachRow(rows, []any{&keyID, &owner, &ciphertext}, func() error {
+		if _, err := ring.Open(keyID, ciphertext, col.AD(owner)); err != nil {
+			failed = append(failed, keyID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", col.Kind, err)
+	}
+	return failed, nil
+}
+
+func (c Column) probeSQL() string {
+	return fmt.Sprintf(`SELECT DISTINCT ON (%[2]s) %[2]s, %[3]s::text, %[4]s FROM %[1]s WHERE %[2]s IS NOT NULL ORDER BY %[2]s`,
+		c.ident(c.Table), c.ident(c.KeyID), c.ident(c.Owner), c.ident(c.Sealed))
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -16,9 +17,11 @@ import (
 	"github.com/sluicehq/sluice/consumers/groups"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/keyring/sealed"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -115,6 +118,18 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 	if a.cfg.CDC {
 		checks = append(checks, cdc.Checks(pool, a.cfg.CDCConfig)...)
 	}
+	if a.cfg.Consume && a.cfg.Deliver {
+		ring, err := keyring.Parse(a.cfg.SecretKey)
+		if err != nil {
+			return nil, err
+		}
+		// An endpoint whose secret the ring cannot open gets no delivery
+		// signed: its events would wait without a word.
+		cols := endpoints.Store{}.SealedColumns()
+		checks = append(checks, listen.Check{Name: "keyring_endpoints", Stage: "delivery", Refuse: true, Fn: func(ctx context.Context) error {
+			return unopenable(ctx, pool, ring, cols)
+		}})
+	}
 	if a.adm != nil {
 		adm := a.adm
 		topics := listen.Check{Name: "topics", Fn: a.topics.check}
@@ -184,4 +199,22 @@ func (a *assembly) checkResourceTypes(ctx context.Context) error {
 		own = a.cfg.Catalog.ResourceTypes
 	}
 	return catalog.SameResourceTypes(own, stored)
+}
+
+// unopenable names the key ids of cols the ring cannot open.
+func unopenable(ctx context.Context, pool *pgxpool.Pool, ring *keyring.Ring, cols []sealed.Column) error {
+	var lines []string
+	for _, col := range cols {
+		ids, err := sealed.Unopenable(ctx, pool, ring, col)
+		if err != nil {
+			return err
+		}
+		if len(ids) > 0 {
+			lines = append(lines, fmt.Sprintf("%s sealed with key id(s) %s", col.Kind, strings.Join(ids, ", ")))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the key ring cannot open %s: SLUICE_SECRET_KEY lacks those keys or holds other bytes under their ids (`sluice keys status` counts what each id seals)", strings.Join(lines, "; "))
 }
