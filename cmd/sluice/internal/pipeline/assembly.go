@@ -59,6 +59,7 @@ type assembly struct {
 	kafkaOpts []kgo.Opt
 	adm       *kadm.Client // nil when no stage needs Kafka
 	topics    *topicGate   // nil when no stage needs Kafka
+	access    *kafkaAccess // nil when no stage needs Kafka
 
 	ingest  *ingest.Service
 	ln      net.Listener
@@ -142,11 +143,16 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	// Sluice's own topics, then one shared topic per resource type of
 	// tenants' own event types: a bounded set, whatever the tenants.
 	names := append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
+	if a.access, err = newKafkaAccess(kc, admin, a.cfg.Topics.Prefix); err != nil {
+		return err
+	}
 	a.topics = newTopicGate(adm, a.cfg.TopicSpec, names, a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
+	a.topics.access = a.access
 	a.checks = append(a.checks,
-		listen.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
-		listen.Check{Name: "topics", Fn: a.topics.check})
+		listen.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kc.Explain(kafka.Reachable(ctx, adm)) }},
+		listen.Check{Name: "topics", Fn: a.topics.check},
+		a.access.add(kafka.Need{Stage: "topics", Topics: names, TopicOps: creatorTopicOps}))
 	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
 	return nil
 }
@@ -217,6 +223,11 @@ func (a *assembly) relayStage(context.Context) error {
 	cc.Topics, cc.TopicSpec = a.cfg.Topics, a.cfg.TopicSpec
 	opts := append(slices.Clip(a.kafkaOpts), a.kafkaMetrics("relay"))
 	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, opts, a.reg)
+	ops := relayTopicOps
+	if cc.CreateMissingTopics {
+		ops = append(slices.Clip(ops), kafka.Create)
+	}
+	a.checks = append(a.checks, a.access.add(kafka.Need{Stage: "relay", Topics: a.topics.names, TopicOps: ops}))
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
 	slot := cc.WithDefaults().Slot
 	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, slot, scrapeTimeout, a.log), cdc.NewSlotCollector(a.pool, slot, scrapeTimeout, a.log))
@@ -256,9 +267,17 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	fanOut := destinations.New(destinations.NewSubscriptions(endpoints.Store{Pool: a.pool}.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh)))
 	specs := groups.List(a.cfg.Topics, groups.Options{Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))
+	var read []string
 	for _, spec := range specs {
 		ids = append(ids, spec.ID)
+		for _, t := range spec.Topics {
+			if !slices.Contains(read, t) {
+				read = append(read, t)
+			}
+		}
 	}
+	a.checks = append(a.checks, a.access.add(kafka.Need{Stage: "consumers", Topics: read, TopicOps: consumerTopicOps,
+		Groups: ids, GroupOps: consumerGroupOps}))
 	a.reg.MustRegister(offsets.NewLagCollector(a.adm, ids, scrapeTimeout, a.log), consumers.NewBacklogCollector(a.pool, scrapeTimeout, a.log))
 	for _, spec := range specs {
 		group, err := consumers.NewGroup(consumers.Config{
