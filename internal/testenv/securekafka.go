@@ -171,6 +171,17 @@ func (s *SecureKafka) NewUser(tb testing.TB, prefix string) (string, string) {
 	tb.Cleanup(func() {
 		_, _ = s.admin.AlterUserSCRAMs(context.Background(), []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha512}}, nil)
 	})
+	// The broker learns of the user a moment later, from its metadata log.
+	cl, err := kafka.NewClient(s.SASL(user, password))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	Eventually(tb, 20*time.Second, "the broker to know SCRAM user "+user, func() (bool, error) {
+		err := kafka.Reachable(context.Background(), adm)
+		return err == nil, err
+	})
 	return user, password
 }
 
