@@ -57,11 +57,17 @@ var (
 // one of its own (ports 9392-9394), kept running for the next test binary.
 func RequireSecureKafka(tb testing.TB) *SecureKafka {
 	tb.Helper()
-	secureOnce.Do(func() { secure, secureErr = findSecureKafka() })
-	if secureErr != nil {
-		tb.Fatalf("secured Kafka: %v", secureErr)
+	s, err := FindSecureKafka()
+	if err != nil {
+		tb.Fatalf("secured Kafka: %v", err)
 	}
-	return secure
+	return s
+}
+
+// FindSecureKafka is RequireSecureKafka for a TestMain.
+func FindSecureKafka() (*SecureKafka, error) {
+	secureOnce.Do(func() { secure, secureErr = findSecureKafka() })
+	return secure, secureErr
 }
 
 func findSecureKafka() (*SecureKafka, error) {
@@ -163,37 +169,105 @@ func (s *SecureKafka) Admin() *kadm.Client { return s.admin }
 
 // NewUser makes a SCRAM-SHA-512 user of the test's own, named after
 // prefix, and deletes it when the test ends; it returns its name and
-// password.
+// password once the broker knows it.
 func (s *SecureKafka) NewUser(tb testing.TB, prefix string) (string, string) {
 	tb.Helper()
 	user, password := prefix+"-"+RandomSuffix(), "pw-"+RandomSuffix()+RandomSuffix()
-	s.setPassword(tb, user, password)
 	tb.Cleanup(func() {
 		_, _ = s.admin.AlterUserSCRAMs(context.Background(), []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha512}}, nil)
 	})
-	// The broker learns of the user a moment later, from its metadata log.
-	cl, err := kafka.NewClient(s.SASL(user, password))
-	if err != nil {
+	if err := s.upsertUser(context.Background(), user, password); err != nil {
 		tb.Fatal(err)
 	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	Eventually(tb, 20*time.Second, "the broker to know SCRAM user "+user, func() (bool, error) {
-		err := kafka.Reachable(context.Background(), adm)
-		return err == nil, err
-	})
 	return user, password
 }
 
-func (s *SecureKafka) setPassword(tb testing.TB, user, password string) {
-	tb.Helper()
-	res, err := s.admin.AlterUserSCRAMs(context.Background(), nil,
+// SASLUser makes a SCRAM-SHA-512 user named after prefix allowed acls, for
+// a TestMain (no testing.TB): its client configuration over SASL_SSL, and
+// what removes the user and its ACLs.
+func (s *SecureKafka) SASLUser(ctx context.Context, prefix string, acls []kafka.ACL) (kafka.Config, func(), error) {
+	user, password := prefix+"-"+RandomSuffix(), "pw-"+RandomSuffix()+RandomSuffix()
+	drop := func() {
+		_, _ = s.admin.AlterUserSCRAMs(context.Background(), []kadm.DeleteSCRAM{{User: user, Mechanism: kadm.ScramSha512}}, nil)
+		for _, b := range kafka.Builders("User:"+user, acls) {
+			_, _ = s.admin.DeleteACLs(context.Background(), b)
+		}
+	}
+	err := s.upsertUser(ctx, user, password)
+	if err == nil {
+		err = s.grant(ctx, "User:"+user, acls)
+	}
+	if err != nil {
+		drop()
+		return kafka.Config{}, nil, err
+	}
+	return s.SASL(user, password), drop, nil
+}
+
+func (s *SecureKafka) upsertUser(ctx context.Context, user, password string) error {
+	res, err := s.admin.AlterUserSCRAMs(ctx, nil,
 		[]kadm.UpsertSCRAM{{User: user, Mechanism: kadm.ScramSha512, Iterations: 4096, Password: password}})
 	if err == nil {
 		err = res.Error()
 	}
 	if err != nil {
-		tb.Fatalf("SCRAM user %s: %v", user, err)
+		return fmt.Errorf("SCRAM user %s: %w", user, err)
+	}
+	// The broker learns of the user a moment later, from its metadata log.
+	cl, err := kafka.NewClient(s.SASL(user, password))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	return until(ctx, func() error { return kafka.Reachable(ctx, adm) })
+}
+
+// grant creates the ACLs and returns once the broker's authorizer lists
+// them all (it learns of them from the metadata log too).
+func (s *SecureKafka) grant(ctx context.Context, principal string, acls []kafka.ACL) error {
+	for _, b := range kafka.Builders(principal, acls) {
+		res, err := s.admin.CreateACLs(ctx, b)
+		if err == nil {
+			for _, r := range res {
+				err = errors.Join(err, r.Err)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("create ACLs for %s: %w", principal, err)
+		}
+	}
+	return until(ctx, func() error {
+		n := 0
+		for _, b := range kafka.Builders(principal, acls) {
+			res, err := s.admin.DescribeACLs(ctx, b)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				n += len(r.Described)
+			}
+		}
+		if n < len(acls) {
+			return fmt.Errorf("the broker lists %d of %d ACLs of %s", n, len(acls), principal)
+		}
+		return nil
+	})
+}
+
+// until retries f for 20 s while it fails.
+func until(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := f()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
@@ -208,22 +282,14 @@ func (s *SecureKafka) MTLS(certFile, keyFile string) kafka.Config {
 	return kafka.Config{Brokers: s.SSL, TLSCAFile: s.CAFile, CertFile: certFile, KeyFile: keyFile}
 }
 
-// Grant creates the ACLs allowing principal and removes them when the test
-// ends. The broker applies them a moment later: wait for their effect.
+// Grant creates the ACLs allowing principal, returning once the broker
+// applies them, and removes them when the test ends.
 func (s *SecureKafka) Grant(tb testing.TB, principal string, acls ...kafka.ACL) {
 	tb.Helper()
-	for _, b := range kafka.Builders(principal, acls) {
-		res, err := s.admin.CreateACLs(context.Background(), b)
-		if err == nil {
-			for _, r := range res {
-				err = errors.Join(err, r.Err)
-			}
-		}
-		if err != nil {
-			tb.Fatalf("create ACLs for %s: %v", principal, err)
-		}
-	}
 	tb.Cleanup(func() { s.Revoke(tb, principal, acls...) })
+	if err := s.grant(context.Background(), principal, acls); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // Revoke deletes the ACLs allowing principal.

@@ -69,12 +69,32 @@ type assembly struct {
 	// reconciler runs reconciliation by admin request; nil when the
 	// process does not ingest.
 	reconciler *reconcile.Runner
+	// life keeps the partitions ahead; nil when the process does not
+	// ingest.
+	life *lifecycle.Manager
+	// doctor builds the checks only (`sluice doctor`): nothing starts.
+	doctor bool
 }
 
 func (a *assembly) build(ctx context.Context) error {
 	a.reg = prometheus.NewRegistry()
 	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector())
+	if err := a.vocabulary(); err != nil {
+		return err
+	}
+	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.checkDeployment,
+		a.ingestStage, a.relayStage, a.consumerStages, a.httpStage, a.adminStage} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vocabulary loads the built-in event types and the configuration of
+// tenants' own, which decide the topics.
+func (a *assembly) vocabulary() error {
 	catalogue, err := schemas.Load()
 	if err != nil {
 		return err
@@ -82,16 +102,32 @@ func (a *assembly) build(ctx context.Context) error {
 	a.catalogue = catalogue
 	a.types = a.cfg.Catalog
 	a.types.Topics, a.types.Builtin, a.types.Providers = a.cfg.Topics, catalogue, a.cfg.IngestConfig.Providers
-	if a.types, err = a.types.WithDefaults(); err != nil {
+	a.types, err = a.types.WithDefaults()
+	return err
+}
+
+// checkDeployment adds the deployment's checks to readiness and refuses to
+// start while one that waiting cannot fix fails; Watch logs those at ERROR
+// should they fail later (a privilege revoked, a key dropped).
+func (a *assembly) checkDeployment(ctx context.Context) error {
+	checks, err := a.deploymentChecks()
+	if err != nil {
 		return err
 	}
-	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.httpStage, a.adminStage} {
-		if err := step(ctx); err != nil {
-			return err
-		}
+	if err := a.refuse(ctx, checks); err != nil {
+		return err
 	}
+	a.checks = append(a.checks, checks...)
+	log := a.log.With(slog.String("component", "doctor"))
+	a.stages = append(a.stages, stage{name: "doctor", run: func(ctx context.Context) error {
+		return listen.Watch(ctx, checks, watchEvery, time.Minute, log)
+	}})
 	return nil
 }
+
+// watchEvery is how often a running process checks again what waiting
+// cannot fix.
+const watchEvery = 15 * time.Second
 
 // close releases what the stages shared, once they all stopped.
 func (a *assembly) close() {
@@ -115,7 +151,6 @@ func (a *assembly) postgres(ctx context.Context) error {
 			return err
 		}
 	}
-	a.checks = append(a.checks, listen.Check{Name: "postgres", Fn: pool.Ping, Ingest: true})
 	a.reg.MustRegister(pg.NewPoolCollector(pool))
 	return nil
 }
@@ -140,19 +175,12 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	a.closers = append(a.closers, admin.Close)
 	adm := kadm.NewClient(admin)
 	a.adm = adm
-	// Sluice's own topics, then one shared topic per resource type of
-	// tenants' own event types: a bounded set, whatever the tenants.
-	names := append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
 	if a.access, err = newKafkaAccess(kc, admin, a.cfg.Topics.Prefix); err != nil {
 		return err
 	}
-	a.topics = newTopicGate(adm, a.cfg.TopicSpec, names, a.cfg.KafkaBackoff,
+	a.topics = newTopicGate(adm, a.cfg.TopicSpec, a.topicNames(), a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
 	a.topics.access = a.access
-	a.checks = append(a.checks,
-		listen.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kc.Explain(kafka.Reachable(ctx, adm)) }},
-		listen.Check{Name: "topics", Fn: a.topics.check},
-		a.access.add(kafka.Need{Stage: "topics", Topics: names, TopicOps: creatorTopicOps}))
 	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
 	return nil
 }
@@ -165,13 +193,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A ring that cannot open the stored secrets would answer 503 to every
-	// delivery while looking healthy; GitHub never redelivers.
 	keys := tenancy.Store{Pool: a.pool, Ring: ring}
-	if err := keys.CheckKeyRing(ctx); err != nil {
-		return err
-	}
-	a.checks = append(a.checks, listen.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing
@@ -181,14 +203,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
 	a.reconcileRunners(keys, ic.Providers)
-	life := lifecycle.New(a.cfg.Lifecycle, a.pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
-	a.stages = append(a.stages, stage{name: "lifecycle", run: life.Run})
-	// The manager keeps partitions ahead; if it stops or keeps failing,
-	// operators hear of it an interval before the last one runs out, and a
-	// load balancer once ingest's tables have none for now (every delivery
-	// would fail).
-	a.checks = append(a.checks, listen.Check{Name: "partitions", Fn: life.CheckAhead},
-		listen.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
+	a.stages = append(a.stages, stage{name: "lifecycle", run: a.life.Run})
 	return nil
 }
 
@@ -223,11 +238,6 @@ func (a *assembly) relayStage(context.Context) error {
 	cc.Topics, cc.TopicSpec = a.cfg.Topics, a.cfg.TopicSpec
 	opts := append(slices.Clip(a.kafkaOpts), a.kafkaMetrics("relay"))
 	relay := cdc.New(cc, a.log.With(slog.String("component", "cdc")), a.pool, opts, a.reg)
-	ops := relayTopicOps
-	if cc.CreateMissingTopics {
-		ops = append(slices.Clip(ops), kafka.Create)
-	}
-	a.checks = append(a.checks, a.access.add(kafka.Need{Stage: "relay", Topics: a.topics.names, TopicOps: ops}))
 	a.stages = append(a.stages, stage{name: "cdc", run: relay.Run})
 	slot := cc.WithDefaults().Slot
 	a.reg.MustRegister(cdc.NewParkedCollector(a.pool, slot, scrapeTimeout, a.log), cdc.NewSlotCollector(a.pool, slot, scrapeTimeout, a.log))
@@ -260,24 +270,13 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	if err := a.deploymentEndpoint(ctx); err != nil {
 		return err
 	}
-	eventTopics := a.types.TenantTopics()
-	for _, suffix := range a.catalogue.Topics() {
-		eventTopics = append(eventTopics, a.cfg.Topics.Resource(suffix))
-	}
+	eventTopics := a.eventTopics()
 	fanOut := destinations.New(destinations.NewSubscriptions(endpoints.Store{Pool: a.pool}.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh)))
 	specs := groups.List(a.cfg.Topics, groups.Options{Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))
-	var read []string
 	for _, spec := range specs {
 		ids = append(ids, spec.ID)
-		for _, t := range spec.Topics {
-			if !slices.Contains(read, t) {
-				read = append(read, t)
-			}
-		}
 	}
-	a.checks = append(a.checks, a.access.add(kafka.Need{Stage: "consumers", Topics: read, TopicOps: consumerTopicOps,
-		Groups: ids, GroupOps: consumerGroupOps}))
 	a.reg.MustRegister(offsets.NewLagCollector(a.adm, ids, scrapeTimeout, a.log), consumers.NewBacklogCollector(a.pool, scrapeTimeout, a.log))
 	for _, spec := range specs {
 		group, err := consumers.NewGroup(consumers.Config{

@@ -1,0 +1,164 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/sluicehq/sluice/cdc"
+	"github.com/sluicehq/sluice/consumers/groups"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/listen"
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/store/lifecycle"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
+)
+
+// Finding is one line of `sluice doctor`: a check and its error, nil when
+// it passed.
+type Finding struct {
+	Check  listen.Check
+	Err    error
+	Refuse bool
+}
+
+// Doctor runs every check a process of cfg runs at start and in readiness,
+// without starting anything or writing anything: what a deployment needs
+// (wal_level, a free slot, the key ring opening the stored secrets,
+// partitions ahead, Kafka and its topics) said in words a person can act
+// on. An error means a check could not be built (the configuration itself
+// is wrong); Postgres or Kafka away is a finding.
+func Doctor(ctx context.Context, cfg Config, log *slog.Logger) ([]Finding, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	a := &assembly{cfg: cfg.WithDefaults(), log: log, reg: prometheus.NewRegistry(), doctor: true}
+	defer a.close()
+	pool, err := pg.Connect(ctx, a.cfg.DatabaseURL, 4)
+	if err != nil {
+		return []Finding{{Check: listen.Check{Name: "postgres"}, Err: err, Refuse: true}}, nil
+	}
+	a.pool = pool
+	a.closers = append(a.closers, pool.Close)
+	if err := a.vocabulary(); err != nil {
+		return nil, err
+	}
+	if err := a.kafkaTopics(ctx); err != nil {
+		return nil, err
+	}
+	checks, err := a.deploymentChecks()
+	if err != nil {
+		return nil, err
+	}
+	errs := listen.Run(ctx, checks)
+	out := make([]Finding, len(checks))
+	for i, c := range checks {
+		out[i] = Finding{Check: c, Err: errs[i], Refuse: c.Refuse && (errs[i] == nil || c.Refuses(errs[i]))}
+	}
+	return out, nil
+}
+
+// maxClockSkew is how far a process's clock may be from Postgres's:
+// session and token expiry, reconciliation windows and the relay's
+// heartbeat compare times taken on both sides.
+const maxClockSkew = 5 * time.Second
+
+// deploymentChecks are the checks of the stages cfg runs that the doctor
+// shares with readiness: none of them writes.
+func (a *assembly) deploymentChecks() ([]listen.Check, error) {
+	pool := a.pool
+	checks := []listen.Check{
+		{Name: "postgres", Fn: pool.Ping, Ingest: true},
+		{Name: "clock", Fn: func(ctx context.Context) error {
+			skew, err := pg.ClockSkew(ctx, pool)
+			if err != nil {
+				return err
+			}
+			if skew.Abs() > maxClockSkew {
+				return fmt.Errorf("this machine's clock is %s from postgres's (at most %s): run NTP on both", skew.Round(time.Millisecond), maxClockSkew)
+			}
+			return nil
+		}},
+	}
+	if a.cfg.Ingest {
+		ring, err := keyring.Parse(a.cfg.SecretKey)
+		if err != nil {
+			return nil, err
+		}
+		// A ring that cannot open the stored secrets would answer 503 to
+		// every delivery while looking healthy; GitHub never redelivers.
+		keys := tenancy.Store{Pool: pool, Ring: ring}
+		a.life = lifecycle.New(a.cfg.Lifecycle, pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
+		// The manager keeps partitions ahead; if it stops or keeps failing,
+		// operators hear of it an interval before the last one runs out,
+		// and a load balancer once ingest's tables have none for now
+		// (every delivery would fail).
+		checks = append(checks,
+			listen.Check{Name: "keyring", Stage: "ingest", Fn: keys.CheckKeyRing, Ingest: true, Refuse: true},
+			listen.Check{Name: "partitions", Stage: "lifecycle", Fn: a.life.CheckAhead},
+			listen.Check{Name: "partitions_now", Stage: "ingest", Fn: a.life.CheckWritable, Ingest: true})
+	}
+	if a.cfg.CDC {
+		checks = append(checks, cdc.Checks(pool, a.cfg.CDCConfig)...)
+	}
+	if a.adm != nil {
+		adm := a.adm
+		topics := listen.Check{Name: "topics", Fn: a.topics.check}
+		if a.doctor {
+			topics.Fn = func(ctx context.Context) error { return topicsPresent(ctx, adm, a.topicNames()) }
+		}
+		checks = append(checks, a.kafkaChecks()...)
+		checks = append(checks, topics)
+	}
+	return checks, nil
+}
+
+// topicNames are the topics the process's stages read or write: Sluice's
+// own, then one shared topic per resource type of tenants' own event types,
+// a bounded set whatever the tenants.
+func (a *assembly) topicNames() []string {
+	return append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
+}
+
+// topicsPresent names the topics Kafka does not have. Not a refusal: a
+// process creates them at start when it may.
+func topicsPresent(ctx context.Context, adm *kadm.Client, names []string) error {
+	got, err := adm.ListTopics(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("list topics: %w", err)
+	}
+	var missing []string
+	for _, name := range names {
+		if d, ok := got[name]; !ok || d.Err != nil {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return fmt.Errorf("kafka lacks %d of the deployment's topics (%s): a process creates them at start when its user may create topics, or create them with the --topic-* settings", len(missing), strings.Join(missing, ", "))
+}
+
+// refuse runs the checks that waiting cannot fix and fails the start with
+// every failing one's line: a process that cannot do its work must not
+// look healthy.
+func (a *assembly) refuse(ctx context.Context, checks []listen.Check) error {
+	var lines []error
+	for i, err := range listen.Run(ctx, checks) {
+		if checks[i].Refuses(err) {
+			lines = append(lines, fmt.Errorf("%s: %w", checks[i].Name, err))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("refusing to start (`sluice doctor` checks the same): %w", errors.Join(lines...))
+}
