@@ -43,18 +43,7 @@ func TestRecordForATopicTheRelayMayNotWriteIsParked(t *testing.T) {
 	committed := time.Now()
 	insertRows(t, b, "after", 20)
 
-	testenv.Eventually(t, grace+15*time.Second, "the slot's confirmed position past the row", func() (bool, error) {
-		return b.slotConfirmed(t) >= pos, nil
-	})
-	if took := time.Since(committed); took > grace+5*time.Second {
-		t.Errorf("the slot passed the row %s after its commit, want within the grace (%s) and a status report", took, grace)
-	}
-	if dups := c.waitForAll(t, without(b.outbox(time.Time{}), id), time.Minute); dups != 0 {
-		t.Errorf("%d records published twice", dups)
-	}
-	if _, now := b.slotHolder(ctx); now != pid {
-		t.Errorf("the relay restarted its stream (walsender %d -> %d)", pid, now)
-	}
+	b.movesPast(t, c, id, pos, committed, grace, pid)
 	var reason string
 	if err := b.pool.QueryRow(ctx, `SELECT reason FROM cdc_parked WHERE topic = $1 AND headers->>'sluice_outboxid' = $2`, forbidden, id).Scan(&reason); err != nil {
 		t.Fatalf("the record is not parked: %v", err)
