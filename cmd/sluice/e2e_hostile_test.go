@@ -207,11 +207,9 @@ func startIngestProc(t *testing.T) (string, int) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(sluiceBinary(t), "ingest", "--http-addr", addr, "--admin-addr", "127.0.0.1:0", "--no-migrate")
-	cmd.Env = append(os.Environ(),
-		"SLUICE_DATABASE_URL="+suite.pool.Config().ConnString(),
-		"SLUICE_SECRET_KEY="+suite.secretKey,
-		"SLUICE_LOG_LEVEL=warn",
-	)
+	// The suite's topic prefix: its relay publishes what this ingest
+	// commits, with ACLs on that prefix alone.
+	cmd.Env = append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey)
 	out := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

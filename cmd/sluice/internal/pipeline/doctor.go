@@ -123,9 +123,10 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 			return nil, err
 		}
 		// An endpoint whose secret the ring cannot open gets no delivery
-		// signed: its events would wait without a word.
+		// signed: its events would wait without a word. Not a refusal:
+		// one endpoint's key must not stop every tenant's effects.
 		cols := endpoints.Store{}.SealedColumns()
-		checks = append(checks, listen.Check{Name: "keyring_endpoints", Stage: "delivery", Refuse: true, Fn: func(ctx context.Context) error {
+		checks = append(checks, listen.Check{Name: "keyring_endpoints", Stage: "delivery", Fn: func(ctx context.Context) error {
 			return unopenable(ctx, pool, ring, cols)
 		}})
 	}
