@@ -192,8 +192,13 @@ func (m *missingTopics) ensure(ctx context.Context, topic string) topicState {
 		m.log.Warn("creating a missing topic failed", slog.String("topic", topic), slog.Any("error", err))
 		return topicMissing // not created: parked after the grace like any other
 	}
-	// With the user's operations on the topic: a grant given meanwhile
-	// sends the records held, one still missing parks them.
+	return m.lookup(ctx, topic)
+}
+
+// lookup is what Kafka says of topic, with the user's operations on it: a
+// grant given meanwhile sends the records held, one still missing parks
+// them.
+func (m *missingTopics) lookup(ctx context.Context, topic string) topicState {
 	details, err := m.adm.ListTopics(kadm.WithAuthorizedOps(ctx), topic)
 	if ae := (*kadm.AuthError)(nil); errors.As(err, &ae) && isForbidden(ae.Err) {
 		return topicForbidden
