@@ -1,0 +1,62 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/migrations"
+)
+
+// MigrateCmd applies the migrations as the schema's owner and grants the
+// stages' roles their privileges (internal/pg's roles.go holds them).
+type MigrateCmd struct {
+	Grant []string `name:"grant" sep:"," placeholder:"STAGE=ROLE" help:"Grant a stage's privileges to a role after migrating (stages: ingest, relay, consumers, admin; ingest+admin=ROLE gives one role two); repeat or comma-separate."`
+	Print bool     `name:"print" help:"Print the --grant SQL for a DBA instead of connecting (nothing is migrated)."`
+
+	assign pg.Assignment
+}
+
+// Validate reads --grant before anything connects (a usage error).
+func (c *MigrateCmd) Validate() error {
+	if len(c.Grant) == 0 && !c.Print {
+		return nil
+	}
+	var err error
+	c.assign, err = pg.ParseAssignment(c.Grant)
+	return err
+}
+
+func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	assign := c.assign
+	if c.Print {
+		_, err := fmt.Println(strings.Join(pg.GrantStatements(assign), "\n"))
+		return err
+	}
+	url := cmp.Or(g.OwnerURL, g.DatabaseURL)
+	if url == "" {
+		return errors.New("SLUICE_OWNER_DATABASE_URL or SLUICE_DATABASE_URL is required: the schema's owner's connection")
+	}
+	pool, err := pg.Connect(ctx, url, 4)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := pg.Migrate(ctx, pool, migrations.FS, log); err != nil {
+		return err
+	}
+	if assign == nil {
+		return nil
+	}
+	if err := pg.Grant(ctx, pool, assign); err != nil {
+		return err
+	}
+	for stage, role := range assign {
+		log.InfoContext(ctx, "granted", slog.String("stage", string(stage)), slog.String("role", role))
+	}
+	return nil
+}
