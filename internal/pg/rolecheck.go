@@ -26,54 +26,59 @@ type Querier interface {
 // (Privileges), or a table it cannot find (a schema not migrated).
 func CheckPrivileges(ctx context.Context, q Querier, stage Stage) error {
 	need := Privileges(stage)
-	tables, privs := make([]string, len(need)), make([]string, len(need))
+	tables, privs, seqs := make([]string, len(need)), make([]string, len(need)), make([]bool, len(need))
 	for i, p := range need {
-		tables[i], privs[i] = p.Table, p.Privilege
+		tables[i], privs[i], seqs[i] = p.Table, p.Privilege, p.Sequence
 	}
-	rows, err := q.Query(ctx, missingPrivilegesSQL, tables, privs)
+	rows, err := q.Query(ctx, missingPrivilegesSQL, tables, privs, seqs)
 	if err != nil {
 		return fmt.Errorf("check the privileges of stage %s: %w", stage, err)
 	}
-	type miss struct{ role, table, priv string }
+	type miss struct {
+		role, table, priv string
+		seq               bool
+	}
 	missing, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (miss, error) {
 		var m miss
-		return m, r.Scan(&m.role, &m.table, &m.priv)
+		return m, r.Scan(&m.role, &m.table, &m.priv, &m.seq)
 	})
 	if err != nil {
 		return fmt.Errorf("check the privileges of stage %s: %w", stage, err)
 	}
 	var errs []error
 	for _, m := range missing {
-		errs = append(errs, privilegeError(m.role, stage, m.table, m.priv))
+		errs = append(errs, privilegeError(m.role, stage, TablePrivilege{m.table, m.priv, m.seq}))
 	}
 	return errors.Join(errs...)
 }
 
 // privilegeError is the line for one missing privilege; priv "" is a
 // table that is not there at all.
-func privilegeError(role string, stage Stage, table, priv string) error {
+func privilegeError(role string, stage Stage, p TablePrivilege) error {
 	r := pgx.Identifier{role}.Sanitize()
-	switch priv {
-	case "":
-		return fmt.Errorf("table %s is missing (stage %s): the schema is not migrated; run `sluice migrate` as the schema's owner", table, stage)
-	case "USAGE":
+	switch {
+	case p.Privilege == "":
+		return fmt.Errorf("%s is missing (stage %s): the schema is not migrated; run `sluice migrate` as the schema's owner", p.object(), stage)
+	case p.Table == "":
 		return fmt.Errorf("role %s lacks USAGE on schema public (stage %s): GRANT USAGE ON SCHEMA public TO %s, or run `sluice migrate --grant %s=%s` as the schema's owner",
 			role, stage, r, stage, role)
 	}
 	return fmt.Errorf("role %s lacks %s on %s (stage %s): GRANT %s ON %s TO %s, or run `sluice migrate --grant %s=%s` as the schema's owner",
-		role, priv, table, stage, priv, table, r, stage, role)
+		role, p.Privilege, p.object(), stage, p.Privilege, p.object(), r, stage, role)
 }
 
 // missingPrivilegesSQL: of the pairs ($1[i] table, $2[i] privilege), those
 // the role does not hold, and a table missing once with privilege ”.
 const missingPrivilegesSQL = `
-SELECT current_user::text, '', 'USAGE' WHERE NOT has_schema_privilege('public', 'USAGE')
+SELECT current_user::text, '', 'USAGE', false WHERE NOT has_schema_privilege('public', 'USAGE')
 UNION ALL
-SELECT DISTINCT ON (g.t) current_user::text, g.t, '' FROM unnest($1::text[], $2::text[]) AS g(t, p)
+SELECT DISTINCT ON (g.t) current_user::text, g.t, '', g.s FROM unnest($1::text[], $2::text[], $3::bool[]) AS g(t, p, s)
 WHERE to_regclass(quote_ident(g.t)) IS NULL
 UNION ALL
-SELECT current_user::text, g.t, g.p FROM unnest($1::text[], $2::text[]) AS g(t, p)
-WHERE to_regclass(quote_ident(g.t)) IS NOT NULL AND NOT has_table_privilege(to_regclass(quote_ident(g.t)), g.p)`
+SELECT current_user::text, g.t, g.p, g.s FROM unnest($1::text[], $2::text[], $3::bool[]) AS g(t, p, s)
+WHERE to_regclass(quote_ident(g.t)) IS NOT NULL AND NOT CASE WHEN g.s
+    THEN has_sequence_privilege(to_regclass(quote_ident(g.t)), g.p)
+    ELSE has_table_privilege(to_regclass(quote_ident(g.t)), g.p) END`
 
 // CheckReplication says whether the role may open the relay's
 // replication connection: the REPLICATION attribute (or, on RDS and
@@ -116,7 +121,7 @@ func CheckOwns(ctx context.Context, q Querier, stage Stage, why, fix string, tab
 	var errs []error
 	for _, n := range found {
 		if n.owner == "" {
-			errs = append(errs, privilegeError(n.role, stage, n.table, ""))
+			errs = append(errs, privilegeError(n.role, stage, TablePrivilege{Table: n.table}))
 			continue
 		}
 		errs = append(errs, fmt.Errorf("role %s does not own %s (stage %s; %s owns it): %s; %s",

@@ -67,6 +67,8 @@ const (
 	ins = "INSERT"
 	upd = "UPDATE" // also what SELECT ... FOR UPDATE and ON CONFLICT DO UPDATE need
 	del = "DELETE"
+	// usage is a sequence's privilege for nextval.
+	usage = "USAGE"
 )
 
 // migrationsTable is goose's record of the schema's version: every stage
@@ -162,6 +164,17 @@ var stageTables = map[Stage]map[string][]string{
 	},
 }
 
+// stageSequences are the sequences a stage calls on itself: ingest takes
+// inbox ids ahead of its insert (nextval: USAGE), the consumers and the
+// operators ask how far dead-letter and parked ids were issued
+// (pg_sequence_last_value: SELECT). Inserts into identity columns need
+// none.
+var stageSequences = map[Stage]map[string][]string{
+	StageIngest:    {"inbox_id_seq": {usage}},
+	StageConsumers: {"dead_letters_id_seq": {sel}},
+	StageAdmin:     {"cdc_parked_id_seq": {sel}},
+}
+
 // stageIncludes are the stages whose statements another stage runs too.
 var stageIncludes = map[Stage][]Stage{
 	StageAdmin: {StageIngest, StageConsumers},
@@ -179,10 +192,12 @@ var adminReads = []string{
 	"tenant_limits", "tenants", "verifications", "workspace_customers", "workspaces",
 }
 
-// TablePrivilege is one privilege a stage needs on one table.
+// TablePrivilege is one privilege a stage needs on one table (or
+// sequence).
 type TablePrivilege struct {
 	Table     string
 	Privilege string
+	Sequence  bool
 }
 
 // Privileges lists what stage needs on every table, its included stages'
@@ -207,17 +222,32 @@ func Privileges(stage Stage) []TablePrivilege {
 			add(t, sel)
 		}
 	}
+	seqs := map[string]map[string]bool{}
+	for _, s := range append([]Stage{stage}, stageIncludes[stage]...) {
+		for seq, privs := range stageSequences[s] {
+			if seqs[seq] == nil {
+				seqs[seq] = map[string]bool{}
+			}
+			for _, p := range privs {
+				seqs[seq][p] = true
+			}
+		}
+	}
+	return append(sorted(need, false), sorted(seqs, true)...)
+}
+
+func sorted(need map[string]map[string]bool, sequence bool) []TablePrivilege {
 	var out []TablePrivilege
 	for _, table := range slices.Sorted(maps.Keys(need)) {
 		for _, p := range slices.SortedFunc(maps.Keys(need[table]), privilegeOrder) {
-			out = append(out, TablePrivilege{table, p})
+			out = append(out, TablePrivilege{table, p, sequence})
 		}
 	}
 	return out
 }
 
 func privilegeOrder(a, b string) int {
-	rank := func(p string) int { return slices.Index([]string{sel, ins, upd, del}, p) }
+	rank := func(p string) int { return slices.Index([]string{sel, ins, upd, del, usage}, p) }
 	return cmp.Compare(rank(a), rank(b))
 }
 
@@ -277,17 +307,26 @@ func GrantStatements(a Assignment) []string {
 		if needsReplication(stage) {
 			out = append(out, fmt.Sprintf("ALTER ROLE %s WITH REPLICATION;", r))
 		}
-		byTable := map[string][]string{}
-		var order []string
+		byTable := map[TablePrivilege][]string{}
+		var order []TablePrivilege
 		for _, p := range Privileges(stage) {
-			if byTable[p.Table] == nil {
-				order = append(order, p.Table)
+			on := TablePrivilege{Table: p.Table, Sequence: p.Sequence}
+			if byTable[on] == nil {
+				order = append(order, on)
 			}
-			byTable[p.Table] = append(byTable[p.Table], p.Privilege)
+			byTable[on] = append(byTable[on], p.Privilege)
 		}
-		for _, t := range order {
-			out = append(out, fmt.Sprintf("GRANT %s ON %s TO %s;", strings.Join(byTable[t], ", "), pgx.Identifier{t}.Sanitize(), r))
+		for _, on := range order {
+			out = append(out, fmt.Sprintf("GRANT %s ON %s TO %s;", strings.Join(byTable[on], ", "), on.object(), r))
 		}
 	}
 	return out
+}
+
+// object is how GRANT names it.
+func (p TablePrivilege) object() string {
+	if p.Sequence {
+		return "SEQUENCE " + pgx.Identifier{p.Table}.Sanitize()
+	}
+	return pgx.Identifier{p.Table}.Sanitize()
 }
