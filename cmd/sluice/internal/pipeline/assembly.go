@@ -288,6 +288,9 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 			return err
 		}
 		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: group.Run})
+		// A group retrying a deployment fault (a revoked grant) is not
+		// ready, in the fault's words, until it applies again.
+		a.checks = append(a.checks, listen.Check{Name: "consumer " + spec.ID, Fn: group.CheckDeployment})
 	}
 	return a.deliverStage(ctx)
 }
