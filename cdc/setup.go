@@ -27,7 +27,7 @@ var ErrSlotLost = errors.New("replication slot lost")
 // are removed by retention, and those deletes must not become records.
 func ensurePublication(ctx context.Context, pool *pgxpool.Pool, name string) error {
 	err := CheckPublication(ctx, pool, name)
-	if !errors.Is(err, errNoPublication) {
+	if !errors.As(err, new(noPublication)) {
 		return err
 	}
 	_, err = pool.Exec(ctx, fmt.Sprintf(`CREATE PUBLICATION %s FOR TABLE outbox WITH (publish = 'insert')`, pgx.Identifier{name}.Sanitize()))
@@ -44,8 +44,12 @@ func ensurePublication(ctx context.Context, pool *pgxpool.Pool, name string) err
 	return nil
 }
 
-// errNoPublication: CheckPublication found no publication of that name.
-var errNoPublication = errors.New("no publication")
+// noPublication: CheckPublication found no publication of that name.
+type noPublication struct{ name string }
+
+func (e noPublication) Error() string {
+	return fmt.Sprintf("publication %s does not exist (stage relay): run `sluice migrate` as the schema's owner, which creates sluice_outbox", e.name)
+}
 
 // CheckPublication says whether publication name exists and publishes
 // the outbox's inserts, as the relay needs; its error is the line to act
@@ -57,7 +61,7 @@ func CheckPublication(ctx context.Context, q pg.Querier, name string) error {
 	}
 	switch {
 	case !exists:
-		return fmt.Errorf("publication %s does not exist (stage relay): run `sluice migrate` as the schema's owner, which creates sluice_outbox: %w", name, errNoPublication)
+		return noPublication{name}
 	case !covers || !inserts:
 		return fmt.Errorf("publication %s does not publish the outbox's inserts (stage relay): as the schema's owner ALTER PUBLICATION %s ADD TABLE outbox and SET (publish = 'insert')",
 			name, pgx.Identifier{name}.Sanitize())

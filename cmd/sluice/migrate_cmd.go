@@ -46,7 +46,7 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 		return err
 	}
 	defer pool.Close()
-	if err := pg.Migrate(ctx, pool, migrations.FS, log); err != nil {
+	if err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, log); err != nil {
 		return err
 	}
 	if assign == nil {

@@ -179,3 +179,19 @@ func grantReplication(ctx context.Context, pool *pgxpool.Pool, role string) erro
 	}
 	return nil
 }
+
+// MigrateAsOwner is Migrate after checking, on a schema migrated before,
+// that the role owns what migrations change (CheckOwner): a role that does
+// not is refused in words before goose fails on "must be owner".
+func MigrateAsOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, publication string, log *slog.Logger) error {
+	var migrated bool
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('outbox') IS NOT NULL`).Scan(&migrated); err != nil {
+		return fmt.Errorf("look up the schema: %w", err)
+	}
+	if migrated {
+		if err := CheckOwner(ctx, pool, publication); err != nil {
+			return err
+		}
+	}
+	return Migrate(ctx, pool, migrations, log)
+}

@@ -141,3 +141,23 @@ func IsInsufficientPrivilege(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == pgerrcode.InsufficientPrivilege
 }
+
+// CheckOwner says whether the role may do the owner stage's work: it owns
+// the outbox (a publication's table must be its own) and the publication
+// (migrations alter it as its owner).
+func CheckOwner(ctx context.Context, q Querier, publication string) error {
+	errs := []error{CheckOwns(ctx, q, StageOwner, "the publication "+publication+" needs ownership of its table",
+		"run `sluice migrate` as {owner}, the schema's owner", "outbox")}
+	var role, owner string
+	err := q.QueryRow(ctx, `SELECT current_user::text, pg_get_userbyid(pubowner)::text FROM pg_publication
+		WHERE pubname = $1 AND NOT pg_has_role(current_user, pubowner, 'USAGE')`, publication).Scan(&role, &owner)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		errs = append(errs, fmt.Errorf("check who owns publication %s: %w", publication, err))
+	default:
+		errs = append(errs, fmt.Errorf("role %s does not own publication %s (stage owner; %s owns it): migrations alter it as its owner; as %s or a superuser ALTER PUBLICATION %s OWNER TO %s",
+			role, publication, owner, owner, pgx.Identifier{publication}.Sanitize(), pgx.Identifier{role}.Sanitize()))
+	}
+	return errors.Join(errs...)
+}

@@ -38,6 +38,10 @@ const (
 	StageAdmin Stage = "admin"
 )
 
+// Publication is the outbox's publication that migration 00033 makes
+// (cdc.Config's default).
+const Publication = "sluice_outbox"
+
 // RuntimeStages are the stages a role may be granted for, in order.
 var RuntimeStages = []Stage{StageIngest, StageRelay, StageConsumers, StageAdmin}
 

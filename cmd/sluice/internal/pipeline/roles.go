@@ -88,7 +88,7 @@ func (a *assembly) migrateOrCheck(ctx context.Context) error {
 			return err
 		}
 		if owns {
-			if err := pg.Migrate(ctx, a.ownerPool, migrations.FS, a.log); err != nil {
+			if err := pg.MigrateAsOwner(ctx, a.ownerPool, migrations.FS, a.cfg.CDCConfig.WithDefaults().Publication, a.log); err != nil {
 				return err
 			}
 		} else {
