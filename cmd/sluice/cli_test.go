@@ -43,12 +43,18 @@ func buildCLI(t *testing.T) {
 // returns what it printed and its exit code.
 func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return cliWith(t, append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey), args...)
+}
+
+// cliWith runs the sluice binary with the environment env.
+func cliWith(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cliBinary.once.Do(func() { buildCLI(t) })
 	if cliBinary.path == "" {
 		t.Fatal("no sluice binary")
 	}
 	cmd := exec.Command(cliBinary.path, args...)
-	cmd.Env = append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey)
+	cmd.Env = env
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -138,6 +138,9 @@ func envCell(f *kong.Flag) string {
 	var envs []string
 	for _, e := range f.Envs {
 		envs = append(envs, "`"+e+"`")
+		if readsEnvFile(f) {
+			envs = append(envs, "`"+e+"_FILE`")
+		}
 	}
 	return strings.Join(envs, ", ")
 }

@@ -66,6 +66,18 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 	if !errors.As(err, &krErr) || !slices.Equal(krErr.KeyIDs, []string{idA}) {
 		t.Fatalf("start with the wrong key: %v, want a KeyRingError naming %s", err, idA)
 	}
+	// `sluice doctor` says it before a process is started, in the same words.
+	env := func(key string) []string {
+		return append(os.Environ(), "SLUICE_DATABASE_URL="+dbURL, "SLUICE_SECRET_KEY="+key, "SLUICE_LOG_LEVEL=warn")
+	}
+	checks, code := doctor(t, env(keyB), "--stage", "ingest")
+	line, ok := checks.find("keyring")
+	if code != 1 || !ok || line.OK || !line.Refuse || !strings.Contains(err.Error(), line.Error) {
+		t.Fatalf("doctor with the wrong key: exit %d, %+v; want exit 1 and the keyring line the start refused with: %v", code, checks, err)
+	}
+	if checks, code := doctor(t, env(keyA), "--stage", "ingest"); code != 0 {
+		t.Fatalf("doctor with the key that seals the secrets: exit %d, %+v", code, checks)
+	}
 
 	p, stop, err := start(keyB + "," + keyA) // rotating: B seals, A still opens
 	if err != nil {

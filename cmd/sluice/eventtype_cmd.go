@@ -12,11 +12,12 @@ import (
 
 // EventTypeCmd groups the administration of tenants' own event types.
 type EventTypeCmd struct {
-	Create    EventTypeCreateCmd    `cmd:"" help:"Declare an event type of a tenant, or a new version of one; prints its dataschema URI."`
-	List      EventTypeListCmd      `cmd:"" help:"List a tenant's event types (newest version of each)."`
-	Show      EventTypeShowCmd      `cmd:"" help:"Show every version of one event type."`
-	Deprecate EventTypeDeprecateCmd `cmd:"" help:"Mark an event type deprecated (its events keep being validated and published)."`
-	Release   EventTypeReleaseCmd   `cmd:"" help:"Validate again and publish the type's events stored unhandled or quarantined; prints how many."`
+	Create    EventTypeCreateCmd        `cmd:"" help:"Declare an event type of a tenant, or a new version of one; prints its dataschema URI."`
+	List      EventTypeListCmd          `cmd:"" help:"List a tenant's event types (newest version of each)."`
+	Show      EventTypeShowCmd          `cmd:"" help:"Show every version of one event type."`
+	Deprecate EventTypeDeprecateCmd     `cmd:"" help:"Mark an event type deprecated (its events keep being validated and published)."`
+	Release   EventTypeReleaseCmd       `cmd:"" help:"Validate again and publish the type's events stored unhandled or quarantined; prints how many."`
+	Resources EventTypeResourceTypesCmd `cmd:"" name:"resource-types" help:"The deployment's resource types (one shared topic each): list, add."`
 }
 
 // typeRef names one event type.
@@ -202,10 +203,66 @@ func (g *Globals) catalogStore(ctx context.Context) (*catalog.Store, func(), err
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := catalog.New(pool, g.catalog())
+	cfg := g.catalog()
+	stored, err := catalog.StoredResourceTypes(ctx, pool)
+	if err == nil && len(stored) > 0 {
+		err = catalog.SameResourceTypes(cfg.ResourceTypes, stored)
+		cfg.ResourceTypes = stored
+	}
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	s, err := catalog.New(pool, cfg)
 	if err != nil {
 		pool.Close()
 		return nil, nil, err
 	}
 	return s, pool.Close, nil
+}
+
+// EventTypeResourceTypesCmd groups the deployment's resource types.
+type EventTypeResourceTypesCmd struct {
+	List ResourceTypesListCmd `cmd:"" help:"List the deployment's resource types (one shared topic each)."`
+	Add  ResourceTypesAddCmd  `cmd:"" help:"Add a resource type; restart the processes so they create and read its topic."`
+}
+
+// ResourceTypesListCmd prints the deployment's resource types.
+type ResourceTypesListCmd struct {
+	Output
+}
+
+func (c *ResourceTypesListCmd) Run(ctx context.Context, g *Globals) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	names, err := catalog.StoredResourceTypes(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		names = catalog.DefaultResourceTypes // what the first process will store
+	}
+	topics := g.topics()
+	return printList(c.Output, names, "", "RESOURCE TYPE\tTOPIC", func(n string) []any { return []any{n, topics.Tenant(n)} })
+}
+
+// ResourceTypesAddCmd adds one resource type.
+type ResourceTypesAddCmd struct {
+	Name string `arg:"" help:"The resource type: 1 to 48 lowercase letters, digits or '_', starting with a letter." input:"max=48"`
+}
+
+func (c *ResourceTypesAddCmd) Run(ctx context.Context, g *Globals) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := catalog.AddResourceType(ctx, pool, c.Name); err != nil {
+		return err
+	}
+	_, err = fmt.Printf("added %s (topic %s); restart the processes to create and read its topic\n", shown(c.Name), shown(g.topics().Tenant(c.Name)))
+	return err
 }

@@ -80,11 +80,17 @@ func asksJSON(args []string) bool {
 func failure(kctx *kong.Context, err error, stdout, stderr io.Writer, log *slog.Logger) exitCode {
 	msg := humane(err, log)
 	fmt.Fprintln(stderr, "sluice:", shownMessage(msg))
-	if format, _ := outputOf(kctx); format == "json" {
+	if format, _ := outputOf(kctx); format == "json" && !errors.As(err, new(reported)) {
 		_ = json.NewEncoder(stdout).Encode(map[string]any{"error": errorFields(err, msg)})
 	}
 	return exitRefused
 }
+
+// reported is a refusal whose result the command already printed on stdout
+// (`sluice doctor`'s failing lines): stdout stays one JSON object.
+type reported struct{ error }
+
+func (r reported) Unwrap() error { return r.error }
 
 // outputOf is the -o of the command kctx selected, as far as kong read
 // it, and whether the command takes one.
@@ -110,6 +116,10 @@ func errorFields(err error, msg string) map[string]any {
 			"checked": ce.Checked, "examples": ce.Examples}
 	}
 	fields := map[string]any{"message": msg}
+	var rotation *RotationError
+	if errors.As(err, &rotation) {
+		fields["primary"], fields["kinds"] = rotation.Primary, rotation.Kinds
+	}
 	var stopped *operate.ReplayError
 	if errors.As(err, &stopped) {
 		replayed := stopped.Replayed

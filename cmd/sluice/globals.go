@@ -25,17 +25,17 @@ import (
 
 // Globals is the configuration shared by every command.
 type Globals struct {
-	DatabaseURL   string   `name:"database-url" env:"SLUICE_DATABASE_URL" help:"Postgres URL (wal_level=logical for cdc)."`
-	OwnerURL      string   `name:"owner-database-url" env:"SLUICE_OWNER_DATABASE_URL" help:"Postgres URL of the schema's owner, for migrations and the lifecycle manager (partitions need ownership); empty: --database-url."`
+	DatabaseURL   string   `name:"database-url" env:"SLUICE_DATABASE_URL" envfile:"" help:"Postgres URL (wal_level=logical for cdc)."`
+	OwnerURL      string   `name:"owner-database-url" env:"SLUICE_OWNER_DATABASE_URL" envfile:"" help:"Postgres URL of the schema's owner, for migrations and the lifecycle manager (partitions need ownership); empty: --database-url."`
 	KafkaBrokers  []string `name:"kafka-brokers" env:"SLUICE_KAFKA_BROKERS" sep:"," help:"Kafka seed brokers, comma-separated."`
 	KafkaTLS      bool     `name:"kafka-tls" env:"SLUICE_KAFKA_TLS" help:"Connect to Kafka over TLS."`
 	KafkaCAFile   string   `name:"kafka-ca-file" env:"SLUICE_KAFKA_CA_FILE" help:"PEM CA bundle for Kafka TLS (default: system roots)."`
 	KafkaSASL     string   `name:"kafka-sasl-mechanism" env:"SLUICE_KAFKA_SASL_MECHANISM" enum:",plain,scram-sha-256,scram-sha-512" default:"" help:"SASL mechanism: plain, scram-sha-256 or scram-sha-512."`
 	KafkaUser     string   `name:"kafka-sasl-user" env:"SLUICE_KAFKA_SASL_USER" help:"SASL user."`
-	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" help:"SASL password."`
-	SecretKey     string   `name:"secret-key" env:"SLUICE_SECRET_KEY" help:"Key ring encrypting source secrets: base64 of 32 bytes, or id:base64,... (first encrypts)."`
+	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" envfile:"" help:"SASL password."`
+	SecretKey     string   `name:"secret-key" env:"SLUICE_SECRET_KEY" envfile:"" help:"Key ring encrypting source secrets: base64 of 32 bytes, or id:base64,... (first encrypts)."`
 	TopicPrefix   string   `name:"topic-prefix" env:"SLUICE_TOPIC_PREFIX" default:"sluice" help:"Prefix of every topic and consumer group."`
-	ResourceTypes []string `name:"tenant-resource-types" env:"SLUICE_TENANT_RESOURCE_TYPES" sep:"," default:"account,customer,document,event,message,order,payment,product,shipment,subscription,ticket,user" help:"Resource types tenants' own event types may publish as: one shared topic each (<prefix>.tenant.<type>). The same on every process."`
+	ResourceTypes []string `name:"tenant-resource-types" env:"SLUICE_TENANT_RESOURCE_TYPES" sep:"," help:"Resource types tenants' own event types may publish as, one shared topic each (<prefix>.tenant.<type>). Empty: the deployment's list, stored in Postgres by its first process (account,customer,document,event,message,order,payment,product,shipment,subscription,ticket,user unless that process named others); a process naming a list other than the stored one refuses to start. sluice eventtype resource-types add adds one."`
 	MaxEventTypes int      `name:"max-event-types" env:"SLUICE_MAX_EVENT_TYPES" default:"200" help:"Event types one tenant may declare."`
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
@@ -152,7 +152,7 @@ type RunFlags struct {
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
 	DispatchURL      string        `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The deployment's own endpoint for notification intents (POST, Idempotency-Key header), sent by the deliverer; empty: the dispatcher does not run."`
-	DispatchSecret   string        `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" help:"whsec_ secret signing every dispatched request (Standard Webhooks); required with --dispatch-url."`
+	DispatchSecret   string        `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" envfile:"" help:"whsec_ secret signing every dispatched request (Standard Webhooks); required with --dispatch-url."`
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
 	TenantRate       float64       `name:"tenant-rate" env:"SLUICE_TENANT_RATE" default:"1000" help:"Events/s per tenant on this instance, after authentication (429 beyond)."`
 	TenantBurst      int           `name:"tenant-burst" env:"SLUICE_TENANT_BURST" default:"2000" help:"Burst of the per-tenant bucket."`

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,9 +37,10 @@ func TestOutboxRetentionZeroKeepsRows(t *testing.T) {
 	}
 }
 
-// The flag's default vocabulary is the catalogue's: a process started with
-// no flag creates the same shared topics the catalogue's defaults allow.
-func TestResourceTypesFlagDefaultsToTheCataloguesVocabulary(t *testing.T) {
+// With no flag a process names no list of its own and takes the
+// deployment's; the help names the list a first process stores, which is
+// the catalogue's.
+func TestResourceTypesFlagDefaultsToTheDeploymentsList(t *testing.T) {
 	t.Parallel()
 	var cli CLI
 	parser, err := kong.New(&cli)
@@ -49,8 +50,13 @@ func TestResourceTypesFlagDefaultsToTheCataloguesVocabulary(t *testing.T) {
 	if _, err := parser.Parse([]string{"migrate"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := cli.Globals.catalog().ResourceTypes; !slices.Equal(got, catalog.DefaultResourceTypes) {
-		t.Fatalf("--tenant-resource-types default %v, catalog's %v", got, catalog.DefaultResourceTypes)
+	if got := cli.Globals.catalog().ResourceTypes; len(got) != 0 {
+		t.Fatalf("--tenant-resource-types default %v, want none (the deployment's list)", got)
+	}
+	for _, f := range parser.Model.Flags {
+		if f.Name == "tenant-resource-types" && !strings.Contains(f.Help, strings.Join(catalog.DefaultResourceTypes, ",")) {
+			t.Fatalf("--tenant-resource-types help %q does not name the catalogue's list %v", f.Help, catalog.DefaultResourceTypes)
+		}
 	}
 }
 

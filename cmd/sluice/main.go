@@ -37,7 +37,9 @@ type CLI struct {
 	Replay     ReplayCmd     `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
 	Reconcile  ReconcileCmd  `cmd:"" help:"Ask providers' APIs for events their webhooks never delivered, and enter them like webhooks."`
 	Health     HealthCmd     `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
+	Doctor     DoctorCmd     `cmd:"" help:"Check what the deployment needs before it starts (Postgres settings and privileges, the key ring, partitions, Kafka and its topics), read-only."`
 	Erase      EraseCmd      `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
+	Keys       KeysCmd       `cmd:"" help:"Rotate the key ring sealing stored secrets (SLUICE_SECRET_KEY): re-seal them with its first key, count what each key seals."`
 	Lifecycle  LifecycleCmd  `cmd:"" help:"Make one storage lifecycle pass now (partitions ahead, aged ones dropped, expired keys, old reconciliation runs and links deleted)."`
 	Docs       DocsCmd       `cmd:"" hidden:"" help:"Write the generated parts of the manual (docs/)."`
 }
@@ -59,6 +61,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		kong.Help(eitherOrHelp),
 		kong.Writers(stdout, stderr),
 		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Resolvers(envFiles(os.LookupEnv)),
 	)
 	if err != nil {
 		panic(err) // the grammar above is wrong: a bug of this binary

@@ -69,7 +69,7 @@ type DLQReplayCmd struct {
 	ID             int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter." input:"id"`
 	Group          string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
 	DispatchURL    string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters." input:"max=2048"`
-	DispatchSecret string `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" help:"The dispatcher's signing secret, to replay its dead letters." input:"secret"`
+	DispatchSecret string `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" envfile:"" help:"The dispatcher's signing secret, to replay its dead letters." input:"secret"`
 }
 
 func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {

@@ -36,7 +36,7 @@ type SourceCreateCmd struct {
 	Tenant       string        `required:"" help:"Tenant id." input:"uuid"`
 	Kind         string        `required:"" help:"Provider kind: its signature scheme and how its events are read (sluice source kinds lists them)."`
 	Account      string        `required:"" help:"Provider account the source speaks for (part of the event key)."`
-	Secret       string        `required:"" env:"SLUICE_SOURCE_SECRET" help:"Signing secret as the provider shows it (e.g. whsec_...)." input:"secret"`
+	Secret       string        `required:"" env:"SLUICE_SOURCE_SECRET" envfile:"" help:"Signing secret as the provider shows it (e.g. whsec_...)." input:"secret"`
 	BaseURL      string        `name:"base-url" env:"SLUICE_PUBLIC_URL" default:"http://localhost:8080" help:"Public base URL, to print the ingest URL." input:"max=2048"`
 	Tolerance    time.Duration `help:"How far a signed timestamp may be from now, both ways (default 5m)."`
 	MaxBodyBytes int64         `name:"max-body-bytes" help:"Largest body (default 1 MiB; GitHub sources 25 MiB; at most 25 MiB)."`
@@ -111,7 +111,7 @@ func (c *SourceCreateCmd) Run(ctx context.Context, g *Globals) error {
 type SourceRotateSecretCmd struct {
 	Output
 	Source   string        `required:"" help:"Source id." input:"uuid"`
-	Secret   string        `xor:"secret" required:"" env:"SLUICE_SOURCE_SECRET" help:"The new signing secret, as the provider shows it." input:"secret"`
+	Secret   string        `xor:"secret" required:"" env:"SLUICE_SOURCE_SECRET" envfile:"" help:"The new signing secret, as the provider shows it." input:"secret"`
 	Generate bool          `xor:"secret" required:"" help:"Make a new secret and print it once (senders whose secret the receiver chooses; not Stripe)."`
 	Overlap  time.Duration `default:"24h" help:"How long the current secrets stay valid beside the new one (0: expire them now)."`
 }

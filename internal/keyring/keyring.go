@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +26,7 @@ var ErrUnknownKey = errors.New("keyring: unknown key id")
 // Ring is a set of keys; the zero value is unusable, build one with Parse.
 type Ring struct {
 	primary string
+	ids     []string // in the order given
 	aeads   map[string]cipher.AEAD
 }
 
@@ -67,11 +69,24 @@ func Parse(spec string) (*Ring, error) {
 			return nil, fmt.Errorf("keyring: key id %q given twice", id)
 		}
 		r.aeads[id] = aead
+		r.ids = append(r.ids, id)
 		if i == 0 {
 			r.primary = id
 		}
 	}
 	return r, nil
+}
+
+// Primary is the id of the key that seals: the first of the ring.
+func (r *Ring) Primary() string { return r.primary }
+
+// IDs are the ring's key ids, the primary first.
+func (r *Ring) IDs() []string { return slices.Clone(r.ids) }
+
+// Has says whether the ring holds a key of that id.
+func (r *Ring) Has(keyID string) bool {
+	_, ok := r.aeads[keyID]
+	return ok
 }
 
 // Generate returns the textual form of a new random single-key ring.

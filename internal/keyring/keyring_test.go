@@ -75,3 +75,21 @@ func TestParseRejectsBadKeys(t *testing.T) {
 		}
 	}
 }
+
+// A ring names its keys in the order given, the first sealing, so a
+// rotation can tell what is sealed by another key than the first.
+func TestRingNamesItsKeysFirstSealing(t *testing.T) {
+	t.Parallel()
+	a, _ := Generate()
+	b, _ := Generate()
+	r, err := Parse("new:" + a + ",old:" + b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Primary() != "new" || strings.Join(r.IDs(), ",") != "new,old" || !r.Has("old") || r.Has("lost") {
+		t.Fatalf("primary %q, ids %v, has old %v, has lost %v", r.Primary(), r.IDs(), r.Has("old"), r.Has("lost"))
+	}
+	if id, _, _ := r.Seal([]byte("x"), nil); id != "new" {
+		t.Fatalf("sealed with %q, want new", id)
+	}
+}

@@ -24,10 +24,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Check is one readiness dependency.
+// Check is one readiness dependency, and one line of `sluice doctor`.
 type Check struct {
 	Name string
-	Fn   func(ctx context.Context) error
+	// Stage is the stage that needs it ("ingest", "relay", "consumers",
+	// "delivery", "lifecycle", "admin"); empty for every stage.
+	Stage string
+	// Fn returns nil when the dependency is there. Its error is the whole
+	// line an operator reads: what is wrong and what to do about it.
+	Fn func(ctx context.Context) error
+	// Refuse marks what waiting cannot fix (a privilege, wal_level, the
+	// key ring): a process refuses to start while it fails, and Watch logs
+	// it at ERROR when it fails later. A dependency that may come back by
+	// itself (Kafka away, topics still being created) only makes the
+	// process not ready.
+	Refuse bool
 	// Ingest marks what ingest needs to accept deliveries (Postgres, the
 	// key ring). In a process that runs ingest, /readyz asks only these: a
 	// load balancer must never take ingest out of rotation because Kafka,
@@ -91,10 +102,21 @@ func readiness(checks []Check) gin.HandlerFunc {
 // checkTimeout bounds one readiness probe.
 const checkTimeout = 2 * time.Second
 
-// runChecks runs every check at once, each within checkTimeout, so a
-// dependency that hangs (Kafka away) is named alone instead of using up the
-// time of the checks after it. It returns the failures by name.
+// runChecks returns the failures by name.
 func runChecks(ctx context.Context, checks []Check) gin.H {
+	failed := gin.H{}
+	for i, err := range Run(ctx, checks) {
+		if err != nil {
+			failed[checks[i].Name] = err.Error()
+		}
+	}
+	return failed
+}
+
+// Run runs every check at once, each within checkTimeout, so a dependency
+// that hangs (Kafka away) is named alone instead of using up the time of
+// the checks after it. It returns each check's error, in order.
+func Run(ctx context.Context, checks []Check) []error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	errs := make([]error, len(checks))
@@ -103,13 +125,7 @@ func runChecks(ctx context.Context, checks []Check) gin.H {
 		wg.Go(func() { errs[i] = chk.Fn(ctx) })
 	}
 	wg.Wait()
-	failed := gin.H{}
-	for i, err := range errs {
-		if err != nil {
-			failed[checks[i].Name] = err.Error()
-		}
-	}
-	return failed
+	return errs
 }
 
 // EnableProfiling serves Go's pprof handlers under /debug/pprof/. Off by

@@ -207,7 +207,9 @@ type TablePrivilege struct {
 // Privileges lists what stage needs on every table, its included stages'
 // needs with it, sorted by table then privilege.
 func Privileges(stage Stage) []TablePrivilege {
-	need := map[string]map[string]bool{migrationsTable: {sel: true}}
+	// Every process reads the schema's version, and settles the
+	// deployment's resource types at start (the first one stores them).
+	need := map[string]map[string]bool{migrationsTable: {sel: true}, "tenant_resource_types": {sel: true, ins: true}}
 	add := func(table string, privs ...string) {
 		if need[table] == nil {
 			need[table] = map[string]bool{}

@@ -61,7 +61,7 @@ func (s *Store) Release(ctx context.Context, tenantID, kind, typ string) (Releas
 		return Released{}, notFound(tenantID, kind, typ)
 	}
 	if !s.cfg.HasResourceType(l.resourceType) {
-		return Released{}, invalid("resource_type", "%q has no topic in this deployment (SLUICE_TENANT_RESOURCE_TYPES is %v); add it there first", l.resourceType, s.cfg.ResourceTypes)
+		return Released{}, invalid("resource_type", "%q has no topic in this deployment (its resource types are %v); add it with `sluice eventtype resource-types add` and restart the processes", l.resourceType, s.cfg.ResourceTypes)
 	}
 	entry, err := s.Compiled(ctx, tenantID, Meta{Kind: kind, Type: typ, ResourceType: l.resourceType, VersionID: l.versionID,
 		Version: l.version, ObjectID: l.objectID, EventTime: l.eventTime, EventTimeFormat: l.eventTimeFormat})

@@ -65,7 +65,7 @@ func (s *Store) check(sp Spec) (*schemas.Entry, error) {
 		return nil, invalid("resource_type", "%q: %s", sp.ResourceType, resourceTypeRule)
 	}
 	if !s.cfg.HasResourceType(sp.ResourceType) {
-		return nil, invalid("resource_type", "%q is not a resource type of this deployment; choose one of %s (SLUICE_TENANT_RESOURCE_TYPES)",
+		return nil, invalid("resource_type", "%q is not a resource type of this deployment; choose one of %s (sluice eventtype resource-types list)",
 			sp.ResourceType, strings.Join(s.cfg.ResourceTypes, ", "))
 	}
 	if err := checkLocations(sp); err != nil {

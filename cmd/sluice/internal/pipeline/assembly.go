@@ -54,7 +54,6 @@ type assembly struct {
 	// the admin listener: the process's pool unless their own roles'
 	// connections are configured (roles.go).
 	ownerPool, adminPool *pgxpool.Pool
-	life                 *lifecycle.Manager // nil when the process does not ingest
 	catalogue            *schemas.Catalogue
 	types                catalog.Config // tenants' event types: vocabulary and limits
 	checks               []listen.Check
@@ -72,12 +71,32 @@ type assembly struct {
 	// reconciler runs reconciliation by admin request; nil when the
 	// process does not ingest.
 	reconciler *reconcile.Runner
+	// life keeps the partitions ahead; nil when the process does not
+	// ingest.
+	life *lifecycle.Manager
+	// doctor builds the checks only (`sluice doctor`): nothing starts.
+	doctor bool
 }
 
 func (a *assembly) build(ctx context.Context) error {
 	a.reg = prometheus.NewRegistry()
 	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector())
+	if err := a.vocabulary(); err != nil {
+		return err
+	}
+	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.checkDeployment,
+		a.ingestStage, a.relayStage, a.consumerStages, a.httpStage, a.adminStage} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vocabulary loads the built-in event types and the configuration of
+// tenants' own, which decide the topics.
+func (a *assembly) vocabulary() error {
 	catalogue, err := schemas.Load()
 	if err != nil {
 		return err
@@ -85,16 +104,32 @@ func (a *assembly) build(ctx context.Context) error {
 	a.catalogue = catalogue
 	a.types = a.cfg.Catalog
 	a.types.Topics, a.types.Builtin, a.types.Providers = a.cfg.Topics, catalogue, a.cfg.IngestConfig.Providers
-	if a.types, err = a.types.WithDefaults(); err != nil {
+	a.types, err = a.types.WithDefaults()
+	return err
+}
+
+// checkDeployment adds the deployment's checks to readiness and refuses to
+// start while one that waiting cannot fix fails; Watch logs those at ERROR
+// should they fail later (a privilege revoked, a key dropped).
+func (a *assembly) checkDeployment(ctx context.Context) error {
+	checks, err := a.deploymentChecks()
+	if err != nil {
 		return err
 	}
-	for _, step := range []func(context.Context) error{a.postgres, a.kafkaTopics, a.ingestStage, a.relayStage, a.consumerStages, a.deploymentChecks, a.httpStage, a.adminStage} {
-		if err := step(ctx); err != nil {
-			return err
-		}
+	if err := a.refuse(ctx, checks); err != nil {
+		return err
 	}
+	a.checks = append(a.checks, checks...)
+	log := a.log.With(slog.String("component", "doctor"))
+	a.stages = append(a.stages, stage{name: "doctor", run: func(ctx context.Context) error {
+		return listen.Watch(ctx, checks, watchEvery, time.Minute, log)
+	}})
 	return nil
 }
+
+// watchEvery is how often a running process checks again what waiting
+// cannot fix.
+const watchEvery = 15 * time.Second
 
 // close releases what the stages shared, once they all stopped.
 func (a *assembly) close() {
@@ -122,7 +157,14 @@ func (a *assembly) postgres(ctx context.Context) error {
 	if err := a.migrateOrCheck(ctx); err != nil {
 		return err
 	}
-	a.checks = append(a.checks, listen.Check{Name: "postgres", Fn: pool.Ping, Ingest: true})
+	// The resource types decide topics: every process takes the
+	// deployment's list, and one given a list of its own that differs
+	// refuses to start.
+	rts, err := catalog.SettleResourceTypes(ctx, pool, a.cfg.Catalog.ResourceTypes)
+	if err != nil {
+		return err
+	}
+	a.types.ResourceTypes = rts
 	a.reg.MustRegister(pg.NewPoolCollector(pool))
 	return nil
 }
@@ -147,14 +189,8 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	a.closers = append(a.closers, admin.Close)
 	adm := kadm.NewClient(admin)
 	a.adm = adm
-	// Sluice's own topics, then one shared topic per resource type of
-	// tenants' own event types: a bounded set, whatever the tenants.
-	names := append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
-	a.topics = newTopicGate(adm, a.cfg.TopicSpec, names, a.cfg.KafkaBackoff,
+	a.topics = newTopicGate(adm, a.cfg.TopicSpec, a.topicNames(), a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
-	a.checks = append(a.checks,
-		listen.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
-		listen.Check{Name: "topics", Fn: a.topics.check})
 	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
 	return nil
 }
@@ -167,13 +203,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A ring that cannot open the stored secrets would answer 503 to every
-	// delivery while looking healthy; GitHub never redelivers.
 	keys := tenancy.Store{Pool: a.pool, Ring: ring}
-	if err := keys.CheckKeyRing(ctx); err != nil {
-		return err
-	}
-	a.checks = append(a.checks, listen.Check{Name: "keyring", Fn: keys.CheckKeyRing, Ingest: true})
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing
@@ -183,16 +213,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	}
 	a.ingest = ingest.New(ic, a.log.With(slog.String("component", "ingest")), a.pool, ring, a.catalogue, a.reg)
 	a.reconcileRunners(keys, ic.Providers)
-	// The manager partitions, which only the owner may (roles.go).
-	life := lifecycle.New(a.cfg.Lifecycle, a.ownerPool, a.log.With(slog.String("component", "lifecycle")), a.reg)
-	a.life = life
-	a.stages = append(a.stages, stage{name: "lifecycle", run: life.Run})
-	// The manager keeps partitions ahead; if it stops or keeps failing,
-	// operators hear of it an interval before the last one runs out, and a
-	// load balancer once ingest's tables have none for now (every delivery
-	// would fail).
-	a.checks = append(a.checks, listen.Check{Name: "partitions", Fn: life.CheckAhead},
-		listen.Check{Name: "partitions_now", Fn: life.CheckWritable, Ingest: true})
+	a.stages = append(a.stages, stage{name: "lifecycle", run: a.life.Run})
 	return nil
 }
 

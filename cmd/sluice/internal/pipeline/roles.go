@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 
@@ -11,70 +10,48 @@ import (
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/migrations"
 )
 
-// pgCheck is one of Postgres's deployment checks: what a stage needs of
-// its role that waiting cannot give (a privilege, the REPLICATION
-// attribute, the publication, ownership of what the lifecycle manager
-// partitions). Each runs at start, which it refuses with its error's
-// words, and then as a readiness check, so one lost while running makes
-// the stage not ready with the same words.
-type pgCheck struct {
-	name   string
-	stage  pg.Stage
-	ingest bool // ingest's own readiness asks it
-	fn     func(ctx context.Context) error
-}
-
-// postgresChecks are the checks of the stages this process runs.
-func (a *assembly) postgresChecks(life *lifecycle.Manager) []pgCheck {
+// postgresChecks are what the stages this process runs need of their
+// roles and waiting cannot give: each stage's privileges, the relay's
+// REPLICATION attribute and publication, the lifecycle manager's
+// ownership of what it partitions. Each refuses the start with its line
+// and then watches readiness, so one lost while running makes the stage
+// not ready with the same words (and is logged at ERROR by the doctor's
+// watch).
+func (a *assembly) postgresChecks() []listen.Check {
 	privileges := func(pool *pgxpool.Pool, stage pg.Stage) func(context.Context) error {
 		return func(ctx context.Context) error { return pg.CheckPrivileges(ctx, pool, stage) }
 	}
-	var checks []pgCheck
+	checks := []listen.Check{{Name: "schema", Stage: "owner", Refuse: true, Fn: func(ctx context.Context) error {
+		return pg.CheckSchema(ctx, a.pool, migrations.FS)
+	}}}
+	if a.cfg.OwnerDatabaseURL != "" {
+		publication := a.cfg.CDCConfig.WithDefaults().Publication
+		checks = append(checks, listen.Check{Name: "owner", Stage: "owner", Refuse: true, Fn: func(ctx context.Context) error {
+			return pg.CheckOwner(ctx, a.ownerPool, publication)
+		}})
+	}
 	if a.cfg.Ingest {
-		checks = append(checks, pgCheck{"privileges_ingest", pg.StageIngest, true, privileges(a.pool, pg.StageIngest)},
-			pgCheck{"partition_owner", "lifecycle", false, life.CheckOwner})
+		checks = append(checks,
+			listen.Check{Name: "privileges_ingest", Stage: "ingest", Refuse: true, Ingest: true, Fn: privileges(a.pool, pg.StageIngest)},
+			listen.Check{Name: "partition_owner", Stage: "lifecycle", Refuse: true, Fn: a.life.CheckOwner})
 	}
 	if a.cfg.CDC {
 		publication := a.cfg.CDCConfig.WithDefaults().Publication
-		checks = append(checks, pgCheck{"privileges_relay", pg.StageRelay, false, privileges(a.pool, pg.StageRelay)},
-			pgCheck{"replication", pg.StageRelay, false, func(ctx context.Context) error { return pg.CheckReplication(ctx, a.pool) }},
-			pgCheck{"publication", pg.StageRelay, false, func(ctx context.Context) error { return cdc.CheckPublication(ctx, a.pool, publication) }})
+		checks = append(checks,
+			listen.Check{Name: "privileges_relay", Stage: "relay", Refuse: true, Fn: privileges(a.pool, pg.StageRelay)},
+			listen.Check{Name: "replication", Stage: "relay", Refuse: true, Fn: func(ctx context.Context) error { return pg.CheckReplication(ctx, a.pool) }},
+			listen.Check{Name: "publication", Stage: "relay", Refuse: true, Fn: func(ctx context.Context) error { return cdc.CheckPublication(ctx, a.pool, publication) }})
 	}
 	if a.cfg.Consume {
-		checks = append(checks, pgCheck{"privileges_consumers", pg.StageConsumers, false, privileges(a.pool, pg.StageConsumers)})
+		checks = append(checks, listen.Check{Name: "privileges_consumers", Stage: "consumers", Refuse: true, Fn: privileges(a.pool, pg.StageConsumers)})
 	}
 	if a.cfg.AdminAddr != "" {
-		checks = append(checks, pgCheck{"privileges_admin", pg.StageAdmin, false, privileges(a.adminPool, pg.StageAdmin)})
+		checks = append(checks, listen.Check{Name: "privileges_admin", Stage: "admin", Refuse: true, Fn: privileges(a.adminPool, pg.StageAdmin)})
 	}
 	return checks
-}
-
-// deploymentChecks refuses a start the roles cannot carry, before any
-// listener binds.
-func (a *assembly) deploymentChecks(ctx context.Context) error {
-	return a.refuseOrWatch(ctx, a.postgresChecks(a.life))
-}
-
-// refuseOrWatch runs every check once, refusing the start with all their
-// lines, then registers them for readiness.
-func (a *assembly) refuseOrWatch(ctx context.Context, checks []pgCheck) error {
-	var errs []error
-	for _, c := range checks {
-		if err := c.fn(ctx); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("postgres refuses what this process needs:\n%w", err)
-	}
-	for _, c := range checks {
-		a.checks = append(a.checks, listen.Check{Name: c.name, Fn: c.fn, Ingest: c.ingest})
-	}
-	return nil
 }
 
 // migrateOrCheck applies the migrations when the owner's connection is
