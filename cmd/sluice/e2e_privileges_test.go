@@ -19,7 +19,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -85,16 +84,6 @@ func (d *roleDeployment) config(stage pg.Stage) pipeline.Config {
 	return cfg
 }
 
-func (d *roleDeployment) pool(t *testing.T, stage pg.Stage) *pgxpool.Pool {
-	t.Helper()
-	pool, err := pg.Connect(context.Background(), d.db.URLs[stage], 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
-}
-
 var quiet = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 
 // refused starts cfg, which must fail within seconds with every one of
@@ -120,13 +109,25 @@ func refused(t *testing.T, cfg pipeline.Config, want ...string) {
 	}
 }
 
-// doctorLine is what a check says, which must be what the process says.
-func doctorLine(t *testing.T, err error, want string) string {
+// doctorSays is the line `sluice doctor` gives for check on cfg, which
+// must say want; the process must then say the same.
+func doctorSays(t *testing.T, cfg pipeline.Config, check, want string) string {
 	t.Helper()
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("check says %v, want %q", err, want)
+	findings, err := pipeline.Doctor(context.Background(), cfg, quiet)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return err.Error()
+	for _, f := range findings {
+		if f.Check.Name != check {
+			continue
+		}
+		if f.Err == nil || !strings.Contains(f.Err.Error(), want) || !f.Refuse {
+			t.Fatalf("doctor's %s: %v (refuses start: %v), want a refusal saying %q", check, f.Err, f.Refuse, want)
+		}
+		return f.Err.Error()
+	}
+	t.Fatalf("doctor has no check %s", check)
+	return ""
 }
 
 func TestRelayWithoutReplicationRefusesToStartNamingIt(t *testing.T) {
@@ -134,8 +135,7 @@ func TestRelayWithoutReplicationRefusesToStartNamingIt(t *testing.T) {
 	d := newRoleDeployment(t)
 	relay := d.db.Roles[pg.StageRelay]
 	d.exec(t, "ALTER ROLE "+relay+" NOREPLICATION")
-	line := doctorLine(t, pg.CheckReplication(context.Background(), d.pool(t, pg.StageRelay)),
-		"role "+relay+" lacks the REPLICATION attribute (stage relay)")
+	line := doctorSays(t, d.config(pg.StageRelay), "replication", "role "+relay+" lacks the REPLICATION attribute (stage relay)")
 	refused(t, d.config(pg.StageRelay), line)
 }
 
@@ -143,7 +143,7 @@ func TestRelayWithoutThePublicationRefusesToStartNamingIt(t *testing.T) {
 	t.Parallel()
 	d := newRoleDeployment(t)
 	d.exec(t, "DROP PUBLICATION "+pg.Publication)
-	line := doctorLine(t, cdc.CheckPublication(context.Background(), d.pool(t, pg.StageRelay), pg.Publication),
+	line := doctorSays(t, d.config(pg.StageRelay), "publication",
 		"publication sluice_outbox does not exist (stage relay): run `sluice migrate` as the schema's owner")
 	refused(t, d.config(pg.StageRelay), line)
 }
@@ -156,19 +156,13 @@ func TestMigrateByARoleNotOwningThePublicationIsRefusedNamingIt(t *testing.T) {
 	d := newRoleDeployment(t)
 	other := d.db.Roles[pg.StageAdmin]
 	d.exec(t, "ALTER PUBLICATION "+pg.Publication+" OWNER TO "+other)
-	owner, err := pg.Connect(context.Background(), d.db.OwnerURL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
-	line := doctorLine(t, pg.CheckOwner(context.Background(), owner, pg.Publication),
-		"does not own publication sluice_outbox (stage owner; "+other+" owns it)")
-	err = (&MigrateCmd{}).Run(context.Background(), &Globals{OwnerURL: d.db.OwnerURL}, quiet)
+	cfg := d.config(pg.StageIngest)
+	cfg.Migrate = true // as sluice serve and ingest do by default, through the owner's connection
+	line := doctorSays(t, cfg, "owner", "does not own publication sluice_outbox (stage owner; "+other+" owns it)")
+	err := (&MigrateCmd{}).Run(context.Background(), &Globals{OwnerURL: d.db.OwnerURL}, quiet)
 	if err == nil || !strings.Contains(err.Error(), line) {
 		t.Errorf("sluice migrate: %v, want %q", err, line)
 	}
-	cfg := d.config(pg.StageIngest)
-	cfg.Migrate = true // as sluice serve and ingest do by default, through the owner's connection
 	refused(t, cfg, line)
 }
 
@@ -177,8 +171,8 @@ func TestLifecycleWithoutOwnershipRefusesToStartNamingIt(t *testing.T) {
 	d := newRoleDeployment(t)
 	cfg := d.config(pg.StageIngest)
 	cfg.OwnerDatabaseURL = "" // the manager would partition as the ingest role
-	refused(t, cfg, "role "+d.db.Roles[pg.StageIngest]+" does not own inbox_payloads (stage lifecycle;",
-		"it cannot create partitions of it", "SLUICE_OWNER_DATABASE_URL")
+	line := doctorSays(t, cfg, "partition_owner", "role "+d.db.Roles[pg.StageIngest]+" does not own inbox_payloads (stage lifecycle;")
+	refused(t, cfg, line, "it cannot create partitions of it", "SLUICE_OWNER_DATABASE_URL")
 }
 
 // INSERT on the inbox: refused at start; revoked while running, ingest's
@@ -190,8 +184,7 @@ func TestIngestWithoutInsertOnTheInboxRefusesToStartAndTurnsNotReady(t *testing.
 	ingest := d.db.Roles[pg.StageIngest]
 	revoke, grant := "REVOKE INSERT ON inbox FROM "+ingest, "GRANT INSERT ON inbox TO "+ingest
 	d.exec(t, revoke)
-	line := doctorLine(t, pg.CheckPrivileges(context.Background(), d.pool(t, pg.StageIngest), pg.StageIngest),
-		"role "+ingest+" lacks INSERT on \"inbox\" (stage ingest): GRANT INSERT ON \"inbox\" TO \""+ingest+"\", or run `sluice migrate --grant ingest="+ingest+"`")
+	line := doctorSays(t, d.config(pg.StageIngest), "privileges_ingest", "role "+ingest+" lacks INSERT on \"inbox\" (stage ingest): GRANT INSERT ON \"inbox\" TO \""+ingest+"\", or run `sluice migrate --grant ingest="+ingest+"`")
 	refused(t, d.config(pg.StageIngest), line)
 
 	d.exec(t, grant)
