@@ -140,7 +140,7 @@ type RunFlags struct {
 	AdminTLSCert     string        `name:"admin-tls-cert" env:"SLUICE_ADMIN_TLS_CERT" help:"Serve the admin listener over HTTPS with this certificate (PEM)."`
 	AdminTLSKey      string        `name:"admin-tls-key" env:"SLUICE_ADMIN_TLS_KEY" help:"Key for --admin-tls-cert."`
 	Migrate          bool          `name:"migrate" env:"SLUICE_MIGRATE" default:"true" negatable:"" help:"Apply pending migrations at start when the owner's connection owns the schema (a runtime role never migrates; every process refuses a schema older than its binary)."`
-	AdminURL         string        `name:"admin-database-url" env:"SLUICE_ADMIN_DATABASE_URL" help:"Postgres URL of the admin listener's own role (admin API, console); empty: --database-url."`
+	AdminURL         string        `name:"admin-database-url" env:"SLUICE_ADMIN_DATABASE_URL" envfile:"" help:"Postgres URL of the admin listener's own role (admin API, console); empty: --database-url."`
 	Partitions       int32         `name:"topic-partitions" env:"SLUICE_TOPIC_PARTITIONS" default:"12" help:"Partitions of topics Sluice creates."`
 	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
 	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
