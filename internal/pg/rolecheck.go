@@ -93,8 +93,8 @@ func CheckReplication(ctx context.Context, q Querier) error {
 		return nil
 	}
 	r := pgx.Identifier{role}.Sanitize()
-	return fmt.Errorf("role %s lacks the REPLICATION attribute (stage relay): as a superuser ALTER ROLE %s WITH REPLICATION (RDS and Aurora: GRANT rds_replication TO %s; Cloud SQL: ALTER USER %s WITH REPLICATION as cloudsqlsuperuser)",
-		role, r, r, r)
+	return fmt.Errorf("role %s lacks the REPLICATION attribute (stage relay): as a superuser ALTER ROLE %s WITH REPLICATION (RDS and Aurora: GRANT rds_replication TO %s)",
+		role, r, r)
 }
 
 const replicationSQL = `
