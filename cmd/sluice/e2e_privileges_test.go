@@ -268,3 +268,17 @@ func TestPostgresWithAnExpiredCertificateFailsFastNamingIt(t *testing.T) {
 		Topics: envelope.Topics{Prefix: "expired.sluice"}}
 	refused(t, cfg, "the server's certificate is expired or not yet valid: it ended", "certificate has expired")
 }
+
+// A runtime role never migrates, even with --migrate (the default): a
+// schema older than its binary is refused with the command to run and as
+// whom, and `sluice doctor` says the same.
+func TestARuntimeRoleNeverMigratesAndRefusesAnOlderSchema(t *testing.T) {
+	t.Parallel()
+	d := newRoleDeployment(t)
+	// As if the last migration had not run yet.
+	d.exec(t, "DELETE FROM sluice_schema_migrations WHERE version_id = (SELECT max(version_id) FROM sluice_schema_migrations)")
+	cfg := d.config(pg.StageConsumers)
+	cfg.Migrate, cfg.OwnerDatabaseURL = true, ""
+	line := doctorSays(t, cfg, "schema", "and this binary needs")
+	refused(t, cfg, line, "run `sluice migrate` as the schema's owner")
+}

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/migrations"
 )
@@ -37,11 +39,7 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 		_, err := fmt.Println(strings.Join(pg.GrantStatements(assign), "\n"))
 		return err
 	}
-	url := cmp.Or(g.OwnerURL, g.DatabaseURL)
-	if url == "" {
-		return errors.New("SLUICE_OWNER_DATABASE_URL or SLUICE_DATABASE_URL is required: the schema's owner's connection")
-	}
-	pool, err := pg.Connect(ctx, url, 4)
+	pool, err := g.ownerPool(ctx)
 	if err != nil {
 		return err
 	}
@@ -59,4 +57,14 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 		log.InfoContext(ctx, "granted", slog.String("stage", string(stage)), slog.String("role", role))
 	}
 	return nil
+}
+
+// ownerPool connects as the schema's owner: SLUICE_OWNER_DATABASE_URL, or
+// SLUICE_DATABASE_URL when that role owns the schema.
+func (g *Globals) ownerPool(ctx context.Context) (*pgxpool.Pool, error) {
+	url := cmp.Or(g.OwnerURL, g.DatabaseURL)
+	if url == "" {
+		return nil, errors.New("SLUICE_OWNER_DATABASE_URL or SLUICE_DATABASE_URL is required: the schema's owner's connection")
+	}
+	return pg.Connect(ctx, url, 4)
 }

@@ -195,3 +195,18 @@ func MigrateAsOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, p
 	}
 	return Migrate(ctx, pool, migrations, log)
 }
+
+// MigrateIfOwner migrates as MigrateAsOwner when pool's role owns the
+// schema, and otherwise only checks it (CheckSchema): a runtime role never
+// tries to migrate, and refuses a schema older than its binary.
+func MigrateIfOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, publication string, log *slog.Logger) error {
+	owns, err := OwnsSchema(ctx, pool)
+	if err != nil {
+		return err
+	}
+	if !owns {
+		log.InfoContext(ctx, "not migrating: this role does not own the schema (SLUICE_OWNER_DATABASE_URL migrates, or `sluice migrate` as the owner)")
+		return CheckSchema(ctx, pool, migrations)
+	}
+	return MigrateAsOwner(ctx, pool, migrations, publication, log)
+}

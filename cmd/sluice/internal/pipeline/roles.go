@@ -60,16 +60,8 @@ func (a *assembly) postgresChecks() []listen.Check {
 // start otherwise with the command to run and as whom.
 func (a *assembly) migrateOrCheck(ctx context.Context) error {
 	if a.cfg.Migrate {
-		owns, err := pg.OwnsSchema(ctx, a.ownerPool)
-		if err != nil {
+		if err := pg.MigrateIfOwner(ctx, a.ownerPool, migrations.FS, a.cfg.CDCConfig.WithDefaults().Publication, a.log); err != nil {
 			return err
-		}
-		if owns {
-			if err := pg.MigrateAsOwner(ctx, a.ownerPool, migrations.FS, a.cfg.CDCConfig.WithDefaults().Publication, a.log); err != nil {
-				return err
-			}
-		} else {
-			a.log.Info("not migrating: this role does not own the schema (SLUICE_OWNER_DATABASE_URL migrates, or `sluice migrate` as the owner)")
 		}
 	}
 	return pg.CheckSchema(ctx, a.pool, migrations.FS)
