@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -34,6 +37,7 @@ type roleDeployment struct {
 	db    *testenv.RoleDatabase
 	super *pgxpool.Pool // to take privileges away, and to look
 	key   string
+	sfx   string // its topics' prefix and its slot
 }
 
 func newRoleDeployment(t *testing.T) *roleDeployment {
@@ -53,7 +57,7 @@ func newRoleDeployment(t *testing.T) *roleDeployment {
 	}
 	t.Cleanup(super.Close)
 	key, _ := keyring.Generate()
-	return &roleDeployment{pg: p, db: db, super: super, key: key}
+	return &roleDeployment{pg: p, db: db, super: super, key: key, sfx: testenv.RandomSuffix()}
 }
 
 // exec runs a statement as the superuser (a DBA taking a privilege away).
@@ -66,7 +70,7 @@ func (d *roleDeployment) exec(t *testing.T, sql string) {
 
 // config is a process running stage alone, connected as its role.
 func (d *roleDeployment) config(stage pg.Stage) pipeline.Config {
-	sfx := testenv.RandomSuffix()
+	sfx := d.sfx
 	cfg := pipeline.Config{
 		DatabaseURL: d.db.URLs[stage], OwnerDatabaseURL: d.db.OwnerURL,
 		Kafka: kafka.Config{Brokers: suite.brokers}, SecretKey: d.key, HTTPAddr: "127.0.0.1:0",
@@ -281,4 +285,77 @@ func TestARuntimeRoleNeverMigratesAndRefusesAnOlderSchema(t *testing.T) {
 	cfg.Migrate, cfg.OwnerDatabaseURL = true, ""
 	line := doctorSays(t, cfg, "schema", "and this binary needs")
 	refused(t, cfg, line, "run `sluice migrate` as the schema's owner")
+}
+
+// start runs cfg for the rest of the test.
+func (d *roleDeployment) start(t *testing.T, cfg pipeline.Config) *pipeline.Process {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	proc, err := pipeline.Start(ctx, cfg, quiet)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = proc.Wait() })
+	return proc
+}
+
+// A consumer group whose grant is revoked while it runs retries the
+// record, never dead-letters it: its process turns not ready naming the
+// privilege and the group held up; granted again, it applies the record
+// once and is ready again. Nothing stalls unseen and nothing is lost.
+func TestConsumersLosingAGrantTurnNotReadyAndLoseNothing(t *testing.T) {
+	t.Parallel()
+	d := newRoleDeployment(t)
+	t.Cleanup(func() {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...))
+		if err == nil {
+			_ = kafka.DeleteTopicsWithPrefix(context.Background(), kadm.NewClient(cl), "priv"+d.sfx+".")
+			cl.Close()
+		}
+	})
+	cfg := d.config(pg.StageConsumers)
+	cfg.ConsumerBackoff = 20 * time.Millisecond
+	consume := d.start(t, cfg)
+	d.start(t, d.config(pg.StageRelay))
+	ingest := d.start(t, d.config(pg.StageIngest))
+	if err := waitForSlot(context.Background(), d.super, cfg.CDCConfig.Slot, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	consumers := d.db.Roles[pg.StageConsumers]
+	d.exec(t, "REVOKE INSERT ON credit_grants FROM "+consumers)
+
+	ring, _ := keyring.Parse(d.key)
+	f := newTenantIn(t, tenancy.Store{Pool: d.super, Ring: ring})
+	body := invoicePaid("evt_grant_"+d.sfx, "in_grant_"+d.sfx, f.customer, 2000)
+	if code := postTo(t, "http://"+ingest.Addr().String(), f.sourceID, body,
+		map[string]string{"Stripe-Signature": stripeSignature(f.secret, body, time.Now())}); code != http.StatusAccepted {
+		t.Fatalf("webhook: %d, want 202", code)
+	}
+	base := "http://" + consume.Addr().String()
+	want := []string{`lacks INSERT on "credit_grants" (stage consumers)`, "the deployment is at fault", "permission denied for table credit_grants"}
+	testenv.Eventually(t, time.Minute, "the consumers not ready, naming the privilege and the group held up", func() (bool, error) {
+		code, text := readinessOf(t, base)
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				return false, fmt.Errorf("readiness %d: %s", code, text)
+			}
+		}
+		return code == http.StatusServiceUnavailable, nil
+	})
+	d.exec(t, "GRANT INSERT ON credit_grants TO "+consumers)
+	testenv.Eventually(t, time.Minute, "the grant applied once and the consumers ready again", func() (bool, error) {
+		var grants, letters int
+		if err := d.super.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM credit_grants WHERE tenant_id = $1),
+			(SELECT count(*) FROM dead_letters WHERE headers->>'ce_tenantid' = $2)`, f.tenantID, f.tenantID).Scan(&grants, &letters); err != nil {
+			return false, err
+		}
+		if letters != 0 {
+			t.Fatalf("%d dead letters for a deployment fault", letters)
+		}
+		if code, text := readinessOf(t, base); grants != 1 || code != http.StatusOK {
+			return false, fmt.Errorf("grants %d, readiness %d: %s", grants, code, text)
+		}
+		return true, nil
+	})
 }
