@@ -48,6 +48,13 @@ type bundle struct {
 
 func setup(t testing.TB, name string) *bundle {
 	t.Helper()
+	return setupWith(t, name, testenv.Require(t).Brokers)
+}
+
+// setupWith is setup on the Kafka of brokers (the secured broker's
+// PLAINTEXT listener, whose user may do anything).
+func setupWith(t testing.TB, name string, brokers []string) *bundle {
+	t.Helper()
 	services := testenv.Require(t)
 	ctx := context.Background()
 	db, err := services.NewDatabase(ctx, "cdc_"+name)
@@ -74,9 +81,9 @@ func setup(t testing.TB, name string) *bundle {
 		}
 	})
 	suffix := testenv.RandomSuffix()
-	b := &bundle{t: t, db: db, pool: pool, prefix: "cdctest" + suffix, slot: "sluice_cdc_" + name + "_" + suffix, brokers: services.Brokers}
+	b := &bundle{t: t, db: db, pool: pool, prefix: "cdctest" + suffix, slot: "sluice_cdc_" + name + "_" + suffix, brokers: brokers}
 	b.topic = envelope.Topics{Prefix: b.prefix}.Resource("events")
-	admin, err := kafka.NewClient(kafka.Config{Brokers: services.Brokers})
+	admin, err := kafka.NewClient(kafka.Config{Brokers: brokers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func newMetrics(reg prometheus.Registerer, slot string) *metrics {
 		produced: counter("sluice_cdc_records_produced_total", "Outbox rows handed to Kafka."),
 		acked:    counter("sluice_cdc_records_acked_total", "Records acknowledged by Kafka."),
 		parked: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_cdc_records_parked_total", ConstLabels: labels,
-			Help: "Records kept in cdc_parked instead of Kafka, by reason: refused (for good), unreadable (the row), missing_topic (after the grace)."},
+			Help: "Records kept in cdc_parked instead of Kafka, by reason: refused (for good), unreadable (the row), missing_topic (after the grace), topic_not_authorized (the relay's Kafka user may not write its topic, after the grace)."},
 			[]string{"reason"}),
 		retained:          counter("sluice_cdc_outbox_rows_deleted_total", "Outbox rows removed after the retention window."),
 		backpressure:      counter("sluice_cdc_backpressure_waits_total", "Times the relay stopped reading because too much was unacknowledged."),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,10 +22,16 @@ import (
 )
 
 // isMissingTopic reports whether Kafka failed a record because its topic
-// does not exist (or not yet on the brokers asked).
+// does not exist (or not yet on the brokers asked), or because the relay's
+// user may not write to it: either way the topic is missing for the relay,
+// and one record for it must not stall every tenant's.
 func isMissingTopic(err error) bool {
-	return errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID)
+	return errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) || isForbidden(err)
 }
+
+// isForbidden reports whether Kafka refused the relay's user the topic (an
+// ACL missing: a topic outside the deployment's prefix, or a grant lost).
+func isForbidden(err error) bool { return errors.Is(err, kerr.TopicAuthorizationFailed) }
 
 // ownTopicName is the shape of Sluice's own topic names past the prefix:
 // a resource topic (sluice.invoices) or a tenants' shared one
@@ -117,7 +124,7 @@ func (m *missingTopics) settle(topic string) {
 			n = 0
 			// Parked only on Kafka's word: a cluster that cannot be asked
 			// is an outage, waited out (backpressure) like any other.
-			for state == topicMissing && n < len(q) && time.Since(q[n].readAt) >= m.grace {
+			for (state == topicMissing || state == topicForbidden) && n < len(q) && time.Since(q[n].readAt) >= m.grace {
 				n++
 			}
 		}
@@ -127,9 +134,13 @@ func (m *missingTopics) settle(topic string) {
 		// Outside the lock (a produce may call back at once), the topic
 		// still held: later records keep queueing behind these.
 		for _, r := range settled {
-			if exists {
+			switch {
+			case exists:
 				m.pub.produce(r)
-			} else {
+			case state == topicForbidden:
+				m.pub.parker.park(ctx, m.pub.wm, r.t, r.rec, r.size, r.lsn, ReasonNotAuthorized,
+					fmt.Errorf("the relay's Kafka user may not write to topic %s after a grace of %s (grant WRITE: sluice doctor names the ACL): %w", topic, m.grace, r.reason))
+			default:
 				m.pub.parker.park(ctx, m.pub.wm, r.t, r.rec, r.size, r.lsn, ReasonMissingTopic,
 					fmt.Errorf("topic %s does not exist after a grace of %s: %w", topic, m.grace, r.reason))
 			}
@@ -161,9 +172,10 @@ func (m *missingTopics) settle(topic string) {
 type topicState int
 
 const (
-	topicUnknown topicState = iota // Kafka could not be asked, or the topic is not ready
-	topicMissing                   // Kafka says it does not exist
-	topicExists                    // every partition has a leader
+	topicUnknown   topicState = iota // Kafka could not be asked, or the topic is not ready
+	topicMissing                     // Kafka says it does not exist
+	topicForbidden                   // Kafka says the relay's user may not write to it
+	topicExists                      // every partition has a leader, and the user may write
 )
 
 // ensure says whether topic exists now, creating it first when the
@@ -180,7 +192,12 @@ func (m *missingTopics) ensure(ctx context.Context, topic string) topicState {
 		m.log.Warn("creating a missing topic failed", slog.String("topic", topic), slog.Any("error", err))
 		return topicMissing // not created: parked after the grace like any other
 	}
-	details, err := m.adm.ListTopics(ctx, topic)
+	// With the user's operations on the topic: a grant given meanwhile
+	// sends the records held, one still missing parks them.
+	details, err := m.adm.ListTopics(kadm.WithAuthorizedOps(ctx), topic)
+	if ae := (*kadm.AuthError)(nil); errors.As(err, &ae) && isForbidden(ae.Err) {
+		return topicForbidden
+	}
 	if err != nil {
 		return topicUnknown
 	}
@@ -188,8 +205,12 @@ func (m *missingTopics) ensure(ctx context.Context, topic string) topicState {
 	switch {
 	case !ok || errors.Is(d.Err, kerr.UnknownTopicOrPartition):
 		return topicMissing
+	case isForbidden(d.Err):
+		return topicForbidden
 	case d.Err != nil || len(d.Partitions) == 0:
 		return topicUnknown
+	case len(d.AuthorizedOperations) > 0 && !slices.Contains(d.AuthorizedOperations, kadm.OpWrite) && !slices.Contains(d.AuthorizedOperations, kadm.OpAll):
+		return topicForbidden
 	}
 	for _, p := range d.Partitions {
 		if p.Leader < 0 || p.Err != nil {

@@ -86,20 +86,7 @@ func TestRecordForAMissingTopicIsParkedWithinTheGrace(t *testing.T) {
 	t.Logf("row %s committed at %s", id, committed.Format(time.StampMilli))
 	insertRows(t, b, "after", 20)
 
-	testenv.Eventually(t, grace+10*time.Second, "the slot's confirmed position past the row", func() (bool, error) {
-		return b.slotConfirmed(t) >= pos, nil
-	})
-	// The relay reports a moved position within promptStatus once it is
-	// confirmable; parking commits a row first.
-	if took := time.Since(committed); took > grace+2*time.Second {
-		t.Errorf("the slot passed the row %s after its commit, want within the grace (%s) and a status report", took, grace)
-	}
-	if dups := c.waitForAll(t, without(b.outbox(time.Time{}), id), time.Minute); dups != 0 {
-		t.Errorf("%d records published twice", dups)
-	}
-	if _, now := b.slotHolder(ctx); now != pid {
-		t.Errorf("the relay restarted its stream (walsender %d -> %d)", pid, now)
-	}
+	b.movesPast(t, c, id, pos, committed, grace, pid)
 	var reason string
 	if err := b.pool.QueryRow(ctx, `SELECT reason FROM cdc_parked WHERE topic = $1 AND headers->>'sluice_outboxid' = $2`, missing, id).Scan(&reason); err != nil {
 		t.Fatalf("the record is not parked: %v", err)
@@ -265,5 +252,28 @@ func TestCreatableTopicsAreSluicesOwnUnderThePrefix(t *testing.T) {
 		if got := Creatable(topics, topic); got != want {
 			t.Errorf("Creatable(%q) = %v, want %v", topic, got, want)
 		}
+	}
+}
+
+// movesPast checks what a record set aside (row id, committed at
+// committed, its transaction inside pos) must not do to the others: the
+// slot's confirmed position passes it within the grace and a status
+// report, every other row reaches Kafka once, and the relay's stream (its
+// walsender pid) never restarts.
+func (b *bundle) movesPast(t *testing.T, c *collector, id string, pos pglogrepl.LSN, committed time.Time, grace time.Duration, pid int32) {
+	t.Helper()
+	testenv.Eventually(t, grace+10*time.Second, "the slot's confirmed position past the row", func() (bool, error) {
+		return b.slotConfirmed(t) >= pos, nil
+	})
+	// The relay reports a moved position within promptStatus once it is
+	// confirmable; parking commits a row first.
+	if took := time.Since(committed); took > grace+2*time.Second {
+		t.Errorf("the slot passed the row %s after its commit, want within the grace (%s) and a status report", took, grace)
+	}
+	if dups := c.waitForAll(t, without(b.outbox(time.Time{}), id), time.Minute); dups != 0 {
+		t.Errorf("%d records published twice", dups)
+	}
+	if _, now := b.slotHolder(context.Background()); now != pid {
+		t.Errorf("the relay restarted its stream (walsender %d -> %d)", pid, now)
 	}
 }

@@ -51,6 +51,9 @@ const (
 	ReasonRefused      = "refused"       // Kafka refused it for good
 	ReasonUnreadable   = "unreadable"    // the outbox row could not be made a record
 	ReasonMissingTopic = "missing_topic" // its topic did not exist within the grace
+	// ReasonNotAuthorized: the relay's Kafka user could not write to its
+	// topic within the grace.
+	ReasonNotAuthorized = "topic_not_authorized"
 )
 
 func (p *parker) park(ctx context.Context, wm *watermark, t *txn, rec *kgo.Record, size int, lsn pglogrepl.LSN, why string, reason error) {

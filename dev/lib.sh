@@ -28,6 +28,11 @@ else
   KAFKA_CONTROLLER_PORT=$(( KAFKA_PORT - 10000 ))
 fi
 
+# The secured client listeners (dev/kafka/secure.properties.tmpl) sit next
+# to the broker port: SASL_SSL on +1, SSL (mutual TLS) on +2.
+KAFKA_SASL_PORT="${SLUICE_KAFKA_SASL_PORT:-$(( KAFKA_PORT + 1 ))}"
+KAFKA_SSL_PORT="${SLUICE_KAFKA_SSL_PORT:-$(( KAFKA_PORT + 2 ))}"
+
 # Debian installs each major version side by side; pg_config/psql in PATH
 # point at the newest one, so use the version-15 directory explicitly.
 PG_BINDIR="${SLUICE_PG_BINDIR:-/usr/lib/postgresql/15/bin}"

@@ -9,6 +9,11 @@ cd "$root"
 # .run/env (written by make up) holds the services and the key ring.
 set -a
 . .run/env
+# SLUICE_KAFKA_SECURE=1: Kafka over SASL_SSL as the sluice user, allowed its
+# prefix only (dev/up.sh writes .run/kafka/secure.env).
+if [[ "${SLUICE_KAFKA_SECURE:-}" == 1 ]]; then
+  . .run/kafka/secure.env
+fi
 set +a
 export SLUICE_HTTP_ADDR=${SLUICE_HTTP_ADDR:-127.0.0.1:8080}
 export SLUICE_ADMIN_ADDR=${SLUICE_ADMIN_ADDR:-127.0.0.1:8082}

@@ -274,7 +274,10 @@ kafka_render_props() {
   sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
       -e "s|@CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
       -e "s|@DATA_DIR@|$KAFKA_DATA|g" \
-      "$DEV_DIR/kafka/server.properties.tmpl" > "$tmp"
+      -e "s|@SASL_PORT@|$KAFKA_SASL_PORT|g" \
+      -e "s|@SSL_PORT@|$KAFKA_SSL_PORT|g" \
+      -e "s|@TLS_DIR@|$KAFKA_STATE/tls|g" \
+      "$DEV_DIR/kafka/server.properties.tmpl" "$DEV_DIR/kafka/secure.properties.tmpl" > "$tmp"
   if cmp -s "$tmp" "$KAFKA_PROPS"; then
     rm -f "$tmp"
   else
@@ -299,7 +302,11 @@ kafka_format() {
   cluster_id="$("$KAFKA_BIN/kafka-storage" random-uuid)"
   log "kafka: formatting $KAFKA_DATA (cluster id $cluster_id)"
   local out
-  if ! out="$("$KAFKA_BIN/kafka-storage" format -t "$cluster_id" -c "$KAFKA_PROPS" 2>&1)"; then
+  # The SCRAM users exist from the first start (KIP-900): no window in
+  # which the SASL listener knows nobody.
+  if ! out="$("$KAFKA_BIN/kafka-storage" format -t "$cluster_id" -c "$KAFKA_PROPS" \
+        --add-scram "SCRAM-SHA-512=[name=admin,password=$KAFKA_ADMIN_PASSWORD]" \
+        --add-scram "SCRAM-SHA-512=[name=sluice,password=$KAFKA_SLUICE_PASSWORD]" 2>&1)"; then
     printf '%s\n' "$out" >&2
     die "kafka: formatting the storage failed"
   fi
@@ -313,7 +320,9 @@ kafka_answers() {
 }
 
 kafka_start() {
-  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+  local ports=("$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT")
+  grep -q '^listeners=.*SASL_SSL://' "$KAFKA_PROPS" && ports+=("$KAFKA_SASL_PORT" "$KAFKA_SSL_PORT")
+  for port in "${ports[@]}"; do
     if port_open "$port"; then
       die "port 127.0.0.1:$port is taken by another process; stop it or set SLUICE_KAFKA_PORT (controller: SLUICE_KAFKA_CONTROLLER_PORT)"
     fi
@@ -371,6 +380,8 @@ kafka_up() {
   ensure_java
   mkdir -p "$KAFKA_STATE"
   kafka_fetch_libs
+  kafka_tls
+  kafka_users
   kafka_render_props
 
   local pid
@@ -393,6 +404,77 @@ kafka_up() {
   fi
 
   kafka_wait_answering "$pid"
+  kafka_grant
+}
+
+# The secured listeners' throwaway CA and the broker's certificate (for
+# 127.0.0.1 and localhost), made once under .run/kafka/tls as PEM files the
+# broker reads directly (ssl.keystore.type=PEM). The CA's key stays there
+# too: tests issue client certificates (mutual TLS) with it.
+kafka_tls() {
+  local dir="$KAFKA_STATE/tls"
+  [[ -s "$dir/ca.pem" && -s "$dir/broker.pem" ]] && return 0
+  ensure_doc_tools
+  log "kafka: making a throwaway CA and the broker's certificate in $dir"
+  rm -rf "$dir.tmp"
+  mkdir -p "$dir.tmp"
+  (
+    cd "$dir.tmp"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 3650 \
+      -subj "/CN=Sluice development Kafka CA" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj "/CN=localhost" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n' > broker.ext
+    openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 825 \
+      -extfile broker.ext -out broker.crt 2>/dev/null
+    # Kafka's PEM key store: the PKCS#8 key, then the chain.
+    cat broker.key broker.crt ca.pem > broker.pem
+    rm -f broker.csr broker.ext ca.srl
+    chmod 600 ca.key broker.key broker.pem
+  ) || die "kafka: openssl could not make the TLS files"
+  rm -rf "$dir"
+  mv "$dir.tmp" "$dir"
+}
+
+# The SCRAM users' passwords, generated once and kept in
+# .run/kafka/users.env: admin (a super user) and sluice (Sluice's own,
+# allowed its prefix only).
+kafka_users() {
+  local file="$KAFKA_STATE/users.env"
+  if [[ ! -s "$file" ]]; then
+    {
+      echo "KAFKA_ADMIN_PASSWORD=$(head -c 18 /dev/urandom | base64 -w0 | tr '+/' '-_')"
+      echo "KAFKA_SLUICE_PASSWORD=$(head -c 18 /dev/urandom | base64 -w0 | tr '+/' '-_')"
+    } > "$file.tmp"
+    chmod 600 "$file.tmp"
+    mv "$file.tmp" "$file"
+  fi
+  # shellcheck source=/dev/null
+  . "$file"
+}
+
+# Storage formatted before the secured listeners existed has no SCRAM
+# users, and ACLs cannot be written at format time: upsert both through
+# the PLAINTEXT listener (a super user's) once per storage. The sluice
+# user may use topics and groups under its prefix and nothing else: what
+# docs/managed-services.md asks of a managed cluster.
+kafka_grant() {
+  local prefix="${SLUICE_TOPIC_PREFIX:-sluice}" marker="$KAFKA_STATE/granted" want
+  want="$(cat "$KAFKA_STATE/formatted") $prefix $(file_hash "$KAFKA_STATE/users.env")"
+  [[ -f "$marker" && "$(cat "$marker")" == "$want" ]] && return 0
+  local bs="127.0.0.1:$KAFKA_PORT" user out
+  log "kafka: SCRAM users admin and sluice, ACLs for User:sluice on $prefix.*"
+  for user in admin sluice; do
+    local pw_var="KAFKA_${user^^}_PASSWORD"
+    out="$("$KAFKA_BIN/kafka-configs" --bootstrap-server "$bs" --alter --entity-type users --entity-name "$user" \
+      --add-config "SCRAM-SHA-512=[password=${!pw_var}]" 2>&1)" || { printf '%s\n' "$out" >&2; die "kafka: could not set SCRAM user $user"; }
+  done
+  out="$("$KAFKA_BIN/kafka-acls" --bootstrap-server "$bs" --add --allow-principal User:sluice \
+    --operation Read --operation Write --operation Describe --operation Create --operation DescribeConfigs \
+    --topic "$prefix." --resource-pattern-type prefixed 2>&1)" || { printf '%s\n' "$out" >&2; die "kafka: could not add topic ACLs"; }
+  out="$("$KAFKA_BIN/kafka-acls" --bootstrap-server "$bs" --add --allow-principal User:sluice \
+    --operation Read --operation Describe --group "$prefix." --resource-pattern-type prefixed 2>&1)" \
+    || { printf '%s\n' "$out" >&2; die "kafka: could not add group ACLs"; }
+  printf '%s\n' "$want" > "$marker"
 }
 
 # ---------------------------------------------------------------------------
@@ -440,7 +522,51 @@ write_env() {
   if ! grep -q '^SLUICE_SECRET_KEY=' "$ENV_FILE"; then
     echo "SLUICE_SECRET_KEY=$(head -c 32 /dev/urandom | base64 -w0)" >>"$ENV_FILE"
   fi
+  # Only a broker kafka_up started has the secured listeners (the chaos
+  # stack's have not).
+  if [[ -n "${KAFKA_SLUICE_PASSWORD:-}" ]]; then
+    write_secure_env "$ENV_FILE"
+    write_client_env "$KAFKA_STATE/secure.env"
+  fi
   chmod 600 "$ENV_FILE"
+}
+
+# env_set FILE KEY VALUE replaces KEY's line in FILE, or appends it.
+env_set() {
+  local file="$1" key="$2" value="$3"
+  if grep -q "^$key=" "$file"; then
+    sed -i "s|^$key=.*|$key=$value|" "$file"
+  else
+    printf '%s=%s\n' "$key" "$value" >> "$file"
+  fi
+}
+
+# Where the tests find the secured listeners (internal/testenv's
+# SecureKafka): not SLUICE_KAFKA_* settings, which every sluice process
+# and test would read.
+write_secure_env() {
+  local file="$1"
+  env_set "$file" SLUICE_TEST_KAFKA_SECURE_PLAIN "127.0.0.1:$KAFKA_PORT"
+  env_set "$file" SLUICE_TEST_KAFKA_SECURE_SASL_SSL "127.0.0.1:$KAFKA_SASL_PORT"
+  env_set "$file" SLUICE_TEST_KAFKA_SECURE_SSL "127.0.0.1:$KAFKA_SSL_PORT"
+  env_set "$file" SLUICE_TEST_KAFKA_SECURE_TLS_DIR "$KAFKA_STATE/tls"
+}
+
+# Sluice's settings for the SASL_SSL listener as the sluice user:
+# `SLUICE_KAFKA_SECURE=1 make run` reads them after .run/env.
+write_client_env() {
+  local file="$1"
+  cat > "$file.tmp" <<EOF
+# Written by dev/up.sh: Sluice on the SASL_SSL listener as User:sluice (SLUICE_KAFKA_SECURE=1 make run).
+SLUICE_KAFKA_BROKERS=127.0.0.1:$KAFKA_SASL_PORT
+SLUICE_KAFKA_TLS=true
+SLUICE_KAFKA_CA_FILE=$KAFKA_STATE/tls/ca.pem
+SLUICE_KAFKA_SASL_MECHANISM=scram-sha-512
+SLUICE_KAFKA_SASL_USER=sluice
+SLUICE_KAFKA_SASL_PASSWORD=$KAFKA_SLUICE_PASSWORD
+EOF
+  chmod 600 "$file.tmp"
+  mv -f "$file.tmp" "$file"
 }
 
 # ---------------------------------------------------------------------------
@@ -460,6 +586,7 @@ main() {
                data $datadir
                log  $(pg_home_of "$datadir")/postgres.log
   kafka $(basename "$KAFKA_LIBS"/kafka_2.13-*.jar .jar | sed 's/^kafka_2.13-//')  127.0.0.1:$KAFKA_PORT (controller :$KAFKA_CONTROLLER_PORT)  pid $(cat "$KAFKA_PID_FILE")
+               SASL_SSL 127.0.0.1:$KAFKA_SASL_PORT (SCRAM-SHA-512), SSL 127.0.0.1:$KAFKA_SSL_PORT (mutual TLS), CA $KAFKA_STATE/tls/ca.pem
                data $KAFKA_DATA
                log  $KAFKA_LOG
   env          $ENV_FILE

@@ -81,9 +81,31 @@ func runSuite(m *testing.M) int {
 	secretKey, _ := keyring.Generate()
 	suffix := testenv.RandomSuffix()
 	topics := envelope.Topics{Prefix: "e2e" + suffix + ".sluice"}
+	// The pipeline reaches Kafka as a production one does: SCRAM-SHA-512
+	// over TLS as a user whose ACLs allow only its prefix's topics and
+	// groups (kafka.Required). The tests' own clients use the same broker's
+	// PLAINTEXT listener, a super user's.
+	secured, err := testenv.FindSecureKafka()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: secured kafka:", err)
+		return 1
+	}
+	// Tests whose own `sluice consume` runs under a prefix of its own
+	// ("inv6...", "dk...") write their intents through this pipeline's
+	// outbox, so its relay may write those topics too.
+	acls := kafka.Required(topics.Prefix)
+	for _, p := range []string{"inv6", "dk"} {
+		acls = append(acls, kafka.ACL{Name: p, Prefixed: true, Op: kafka.Write}, kafka.ACL{Name: p, Prefixed: true, Op: kafka.Describe})
+	}
+	kafkaCfg, dropUser, err := secured.SASLUser(ctx, "e2e", acls)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: kafka user:", err)
+		return 1
+	}
+	defer dropUser()
 	cfg := pipeline.Config{
 		DatabaseURL: db.URL,
-		Kafka:       kafka.Config{Brokers: services.Brokers},
+		Kafka:       kafkaCfg,
 		SecretKey:   secretKey,
 		HTTPAddr:    "127.0.0.1:0",
 		AdminAddr:   "127.0.0.1:0",
@@ -129,7 +151,7 @@ func runSuite(m *testing.M) int {
 	suite.pool = pool
 	suite.store = tenancy.Store{Pool: pool, Ring: ring}
 	suite.topics = topics
-	suite.brokers = services.Brokers
+	suite.brokers = secured.Plain
 	suite.group = topics.Resource("credits")
 	suite.slot = cfg.CDCConfig.Slot
 	suite.databaseURL, suite.secretKey = db.URL, secretKey

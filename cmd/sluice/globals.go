@@ -30,6 +30,8 @@ type Globals struct {
 	KafkaBrokers  []string `name:"kafka-brokers" env:"SLUICE_KAFKA_BROKERS" sep:"," help:"Kafka seed brokers, comma-separated."`
 	KafkaTLS      bool     `name:"kafka-tls" env:"SLUICE_KAFKA_TLS" help:"Connect to Kafka over TLS."`
 	KafkaCAFile   string   `name:"kafka-ca-file" env:"SLUICE_KAFKA_CA_FILE" help:"PEM CA bundle for Kafka TLS (default: system roots)."`
+	KafkaCertFile string   `name:"kafka-cert-file" env:"SLUICE_KAFKA_CERT_FILE" help:"Client certificate for Kafka mutual TLS (PEM), instead of or beside SASL; implies --kafka-tls. The broker's principal is its subject (User:CN=...)."`
+	KafkaKeyFile  string   `name:"kafka-key-file" env:"SLUICE_KAFKA_KEY_FILE" help:"Key of --kafka-cert-file (PEM)."`
 	KafkaSASL     string   `name:"kafka-sasl-mechanism" env:"SLUICE_KAFKA_SASL_MECHANISM" enum:",plain,scram-sha-256,scram-sha-512" default:"" help:"SASL mechanism: plain, scram-sha-256 or scram-sha-512."`
 	KafkaUser     string   `name:"kafka-sasl-user" env:"SLUICE_KAFKA_SASL_USER" help:"SASL user."`
 	KafkaPassword string   `name:"kafka-sasl-password" env:"SLUICE_KAFKA_SASL_PASSWORD" envfile:"" help:"SASL password."`
@@ -60,7 +62,7 @@ func (g *Globals) kafka() kafka.Config {
 			brokers = append(brokers, b)
 		}
 	}
-	return kafka.Config{Brokers: brokers, TLS: g.KafkaTLS, TLSCAFile: g.KafkaCAFile,
+	return kafka.Config{Brokers: brokers, TLS: g.KafkaTLS, TLSCAFile: g.KafkaCAFile, CertFile: g.KafkaCertFile, KeyFile: g.KafkaKeyFile,
 		SASLMechanism: g.KafkaSASL, SASLUser: g.KafkaUser, SASLPassword: g.KafkaPassword}
 }
 

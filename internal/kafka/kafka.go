@@ -25,10 +25,15 @@ import (
 // Config says how to reach the cluster. Managed clusters need TLS and SASL;
 // a local broker needs only Brokers.
 type Config struct {
-	Brokers       []string
-	ClientID      string
-	TLS           bool
-	TLSCAFile     string // PEM bundle; empty uses the system roots
+	Brokers   []string
+	ClientID  string
+	TLS       bool
+	TLSCAFile string // PEM bundle; empty uses the system roots
+	// CertFile and KeyFile are a client certificate for mutual TLS (PEM),
+	// the alternative to SASL: the broker's principal is the certificate's
+	// subject (User:CN=...). Either implies TLS.
+	CertFile      string
+	KeyFile       string
 	SASLMechanism string // "", "plain", "scram-sha-256" or "scram-sha-512"
 	SASLUser      string
 	SASLPassword  string
@@ -45,7 +50,7 @@ func (c Config) Options() ([]kgo.Opt, error) {
 	}
 	opts := []kgo.Opt{kgo.SeedBrokers(c.Brokers...)}
 	if c.Dial != nil {
-		if c.TLS || c.TLSCAFile != "" {
+		if c.usesTLS() {
 			return nil, errors.New("kafka: a custom dialer does its own TLS")
 		}
 		opts = append(opts, kgo.Dialer(c.Dial))
@@ -53,7 +58,7 @@ func (c Config) Options() ([]kgo.Opt, error) {
 	if c.ClientID != "" {
 		opts = append(opts, kgo.ClientID(c.ClientID))
 	}
-	if c.TLS || c.TLSCAFile != "" {
+	if c.usesTLS() {
 		cfg, err := c.tlsConfig()
 		if err != nil {
 			return nil, err
@@ -74,8 +79,22 @@ func (c Config) Options() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
+func (c Config) usesTLS() bool {
+	return c.TLS || c.TLSCAFile != "" || c.CertFile != "" || c.KeyFile != ""
+}
+
 func (c Config) tlsConfig() (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return nil, errors.New("kafka: a client certificate needs both --kafka-cert-file and --kafka-key-file")
+	}
+	if c.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("kafka: client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
 	if c.TLSCAFile == "" {
 		return cfg, nil
 	}

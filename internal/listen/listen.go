@@ -46,6 +46,29 @@ type Check struct {
 	Ingest bool
 }
 
+// Refuses reports whether err, this check's, refuses: the check is marked
+// Refuse and its error is a verdict, not NoVerdict (Kafka away: no answer
+// yet on whether its ACLs allow the stage).
+func (c Check) Refuses(err error) bool {
+	return err != nil && c.Refuse && !errors.Is(err, errNoVerdict)
+}
+
+var errNoVerdict = errors.New("no verdict")
+
+// NoVerdict marks err, a Refuse check's, as the dependency not answering:
+// the process is not ready, and neither refuses to start nor logs it at
+// ERROR. The text stays err's.
+func NoVerdict(err error) error {
+	if err == nil {
+		return nil
+	}
+	return noVerdict{err}
+}
+
+type noVerdict struct{ error }
+
+func (n noVerdict) Unwrap() []error { return []error{errNoVerdict, n.error} }
+
 // Server is the process's HTTP server.
 type Server struct {
 	Engine *gin.Engine

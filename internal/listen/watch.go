@@ -38,12 +38,14 @@ func Watch(ctx context.Context, checks []Check, interval, repeat time.Duration, 
 			}
 			c := watched[i]
 			switch {
-			case err != nil && (since[i].IsZero() || now.Sub(since[i]) >= repeat):
+			case !c.Refuses(err):
+				if err == nil && !since[i].IsZero() {
+					log.Info("deployment check passes again", slog.String("check", c.Name), slog.String("stage", c.Stage))
+					since[i] = time.Time{}
+				}
+			case since[i].IsZero() || now.Sub(since[i]) >= repeat:
 				log.Error("deployment check failing", slog.String("check", c.Name), slog.String("stage", c.Stage), slog.Any("error", err))
 				since[i] = now
-			case err == nil && !since[i].IsZero():
-				log.Info("deployment check passes again", slog.String("check", c.Name), slog.String("stage", c.Stage))
-				since[i] = time.Time{}
 			}
 		}
 	}

@@ -62,6 +62,7 @@ type assembly struct {
 	kafkaOpts []kgo.Opt
 	adm       *kadm.Client // nil when no stage needs Kafka
 	topics    *topicGate   // nil when no stage needs Kafka
+	access    *kafkaAccess // nil when no stage needs Kafka
 
 	ingest  *ingest.Service
 	ln      net.Listener
@@ -189,8 +190,12 @@ func (a *assembly) kafkaTopics(context.Context) error {
 	a.closers = append(a.closers, admin.Close)
 	adm := kadm.NewClient(admin)
 	a.adm = adm
+	if a.access, err = newKafkaAccess(kc, admin, a.cfg.Topics.Prefix); err != nil {
+		return err
+	}
 	a.topics = newTopicGate(adm, a.cfg.TopicSpec, a.topicNames(), a.cfg.KafkaBackoff,
 		a.log.With(slog.String("component", "kafka")))
+	a.topics.access = a.access
 	a.stages = append(a.stages, stage{name: "topics", run: a.topics.ensure})
 	return nil
 }
@@ -280,10 +285,7 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	if err := a.deploymentEndpoint(ctx); err != nil {
 		return err
 	}
-	eventTopics := a.types.TenantTopics()
-	for _, suffix := range a.catalogue.Topics() {
-		eventTopics = append(eventTopics, a.cfg.Topics.Resource(suffix))
-	}
+	eventTopics := a.eventTopics()
 	fanOut := destinations.New(destinations.NewSubscriptions(endpoints.Store{Pool: a.pool}.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh)))
 	specs := groups.List(a.cfg.Topics, groups.Options{Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))

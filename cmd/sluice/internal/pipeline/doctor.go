@@ -15,7 +15,6 @@ import (
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/groups"
-	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/keyring/sealed"
 	"github.com/sluicehq/sluice/internal/listen"
@@ -75,7 +74,7 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) ([]Finding, error
 	errs := listen.Run(ctx, checks)
 	out := make([]Finding, len(checks))
 	for i, c := range checks {
-		out[i] = Finding{Check: c, Err: errs[i], Refuse: c.Refuse}
+		out[i] = Finding{Check: c, Err: errs[i], Refuse: c.Refuse && (errs[i] == nil || c.Refuses(errs[i]))}
 	}
 	return out, nil
 }
@@ -144,9 +143,8 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 		if a.doctor {
 			topics.Fn = func(ctx context.Context) error { return topicsPresent(ctx, adm, a.topicNames()) }
 		}
-		checks = append(checks,
-			listen.Check{Name: "kafka", Fn: func(ctx context.Context) error { return kafka.Reachable(ctx, adm) }},
-			topics)
+		checks = append(checks, a.kafkaChecks()...)
+		checks = append(checks, topics)
 	}
 	return checks, nil
 }
@@ -184,7 +182,7 @@ func topicsPresent(ctx context.Context, adm *kadm.Client, names []string) error 
 func (a *assembly) refuse(ctx context.Context, checks []listen.Check) error {
 	var lines []error
 	for i, err := range listen.Run(ctx, checks) {
-		if err != nil && checks[i].Refuse {
+		if checks[i].Refuses(err) {
 			lines = append(lines, fmt.Errorf("%s: %w", checks[i].Name, err))
 		}
 	}

@@ -35,6 +35,9 @@ type topicGate struct {
 	backoff time.Duration
 	log     *slog.Logger
 	ready   chan struct{}
+	// access, when set, is checked before and after the topics are made:
+	// a denial stops the process instead of a stage retrying it forever.
+	access *kafkaAccess
 }
 
 func newTopicGate(adm *kadm.Client, spec kafka.TopicSpec, names []string, backoff time.Duration, log *slog.Logger) *topicGate {
@@ -54,7 +57,8 @@ func (g *topicGate) ensure(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if ke := (*kerr.Error)(nil); errors.As(err, &ke) && !ke.Retriable {
+		if ke := (*kerr.Error)(nil); errors.Is(err, kafka.ErrRefused) || errors.As(err, &ke) && !ke.Retriable {
+			logRefusal(g.log, err)
 			return err
 		}
 		g.log.Warn("kafka unreachable; the stages that need it wait", slog.Any("error", err), slog.Duration("retry_in", backoff))
@@ -71,7 +75,18 @@ func (g *topicGate) ensure(ctx context.Context) error {
 func (g *topicGate) attempt(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
-	return kafka.EnsureTopics(ctx, g.adm, g.spec, g.names...)
+	if g.access == nil {
+		return kafka.EnsureTopics(ctx, g.adm, g.spec, g.names...)
+	}
+	// Before: CREATE on what is missing. After: what the stages do with
+	// topics that exist (WRITE on a topic is only asked of one that exists).
+	if err := g.access.check(ctx); err != nil {
+		return err
+	}
+	if err := kafka.EnsureTopics(ctx, g.adm, g.spec, g.names...); err != nil {
+		return g.access.cfg.Explain(err)
+	}
+	return g.access.check(ctx)
 }
 
 // wait returns once the topics exist, or ctx's error.
