@@ -1,16 +1,17 @@
 package main
 
 // The suite's pipeline as a deployment with least privilege runs it: with
-// SLUICE_E2E_ROLES=1 (`make test` sets it for the flows named in the
-// Makefile's e2e-roles target) the suite's Postgres is one of the test
+// SLUICE_E2E_ROLES=1 (`make test` sets it for the flows the Makefile's
+// E2E_ROLES_FLOWS names) the suite's Postgres is one of the test
 // binary's own with ssl=on and TLS-only pg_hba (testenv.StartTLSPostgres),
 // its schema is owned and migrated by a non-superuser owner, and the
 // pipeline is three processes, ingest, the relay and the consumers, each
 // connected as its own role granted exactly its stage's privileges
 // (pg.Grant), over verify-full TLS, the relay's replication connection
 // included; every admin listener, the CLI and the tests' own sluice
-// consume processes connect as the admin and consumers roles. A missing
-// grant is then a 42501 in a flow, not a guess.
+// consume processes connect as the admin and consumers roles. Kafka is the
+// suite's own (SASL_SSL, a user allowed only its prefix). A missing grant
+// is then a 42501 in a flow, not a guess.
 
 import (
 	"context"
