@@ -20,7 +20,7 @@ import (
 var ErrSlotLost = errors.New("replication slot lost")
 
 // ensurePublication checks that the outbox publication is there and
-// covers the outbox. Migration 00033 makes the default one as the schema's
+// covers the outbox. Migration 00035 makes the default one as the schema's
 // owner; one of another name (Config.Publication) is made here when the
 // relay's role may (it owns outbox), and otherwise refused in words: the
 // relay's own role needs no ownership. Only inserts are published: rows

@@ -38,7 +38,7 @@ const (
 	StageAdmin Stage = "admin"
 )
 
-// Publication is the outbox's publication that migration 00033 makes
+// Publication is the outbox's publication that migration 00035 makes
 // (cdc.Config's default).
 const Publication = "sluice_outbox"
 
