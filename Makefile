@@ -60,6 +60,12 @@ test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring 
 	@go vet ./...
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
+	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./cmd/sluice/
+
+# The end-to-end flows run again with every process its own least-privilege
+# role over verify-full TLS (cmd/sluice/e2e_roles_test.go): a webhook to its
+# grant, a refund, rewinds, a dead letter replayed.
+E2E_ROLES_FLOWS := ^(TestPaidInvoiceGrantsCreditsOnce|TestRefundFollowsItsInvoiceAndReversesOnce|TestKillAndRewindsChangeNoEffect|TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix)$$
 
 test-unit: ## Run only the tests that need no services.
 	@go test $(GO_TEST_FLAGS) ./internal/provider/signature/ ./internal/keyring/ ./schemas/

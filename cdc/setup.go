@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/internal/pg"
 )
 
 // ErrSlotLost means the relay's slot existed once and is gone or was
@@ -17,26 +19,65 @@ import (
 // will not start until `sluice cdc resync --since T` rebuilt it.
 var ErrSlotLost = errors.New("replication slot lost")
 
-// ensurePublication creates the outbox publication if it is missing. Only
-// inserts are published: rows are removed by retention, and those deletes
-// must not become records.
+// ensurePublication checks that the outbox publication is there and
+// covers the outbox. Migration 00035 makes the default one as the schema's
+// owner; one of another name (Config.Publication) is made here when the
+// relay's role may (it owns outbox), and otherwise refused in words: the
+// relay's own role needs no ownership. Only inserts are published: rows
+// are removed by retention, and those deletes must not become records.
 func ensurePublication(ctx context.Context, pool *pgxpool.Pool, name string) error {
-	var exists bool
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("look up publication: %w", err)
+	err := CheckPublication(ctx, pool, name)
+	if !errors.As(err, new(noPublication)) {
+		return err
 	}
-	if exists {
-		return nil
-	}
-	_, err := pool.Exec(ctx, fmt.Sprintf(`CREATE PUBLICATION %s FOR TABLE outbox WITH (publish = 'insert')`, pgx.Identifier{name}.Sanitize()))
+	_, err = pool.Exec(ctx, fmt.Sprintf(`CREATE PUBLICATION %s FOR TABLE outbox WITH (publish = 'insert')`, pgx.Identifier{name}.Sanitize()))
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42710" { // created meanwhile by another instance
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42710": // created meanwhile by another instance
 		return nil
-	}
-	if err != nil {
+	case pg.IsInsufficientPrivilege(err):
+		return fmt.Errorf("publication %s does not exist and role %s may not create it (stage relay; it needs ownership of outbox): run `sluice migrate` as the schema's owner, which creates sluice_outbox, or as the owner CREATE PUBLICATION %s FOR TABLE outbox WITH (publish = 'insert')",
+			name, currentUser(ctx, pool), pgx.Identifier{name}.Sanitize())
+	case err != nil:
 		return fmt.Errorf("create publication %s: %w", name, err)
 	}
 	return nil
+}
+
+// noPublication: CheckPublication found no publication of that name.
+type noPublication struct{ name string }
+
+func (e noPublication) Error() string {
+	return fmt.Sprintf("publication %s does not exist (stage relay): run `sluice migrate` as the schema's owner, which creates sluice_outbox", e.name)
+}
+
+// CheckPublication says whether publication name exists and publishes
+// the outbox's inserts, as the relay needs; its error is the line to act
+// on.
+func CheckPublication(ctx context.Context, q pg.Querier, name string) error {
+	var exists, covers, inserts bool
+	if err := q.QueryRow(ctx, publicationSQL, name).Scan(&exists, &covers, &inserts); err != nil {
+		return fmt.Errorf("look up publication %s: %w", name, err)
+	}
+	switch {
+	case !exists:
+		return noPublication{name}
+	case !covers || !inserts:
+		return fmt.Errorf("publication %s does not publish the outbox's inserts (stage relay): as the schema's owner ALTER PUBLICATION %s ADD TABLE outbox and SET (publish = 'insert')",
+			name, pgx.Identifier{name}.Sanitize())
+	}
+	return nil
+}
+
+const publicationSQL = `
+SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1),
+       EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND schemaname = current_schema() AND tablename = 'outbox'),
+       coalesce((SELECT pubinsert FROM pg_publication WHERE pubname = $1), false)`
+
+func currentUser(ctx context.Context, pool *pgxpool.Pool) string {
+	var u string
+	_ = pool.QueryRow(ctx, `SELECT current_user`).Scan(&u)
+	return u
 }
 
 // slotPosition returns the slot's confirmed position, creating the slot when

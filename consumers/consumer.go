@@ -153,6 +153,7 @@ type Group struct {
 	budget   *budget
 	signals  *TestSignals
 	tracing  tracing
+	faults   *deploymentFaults // partitions held up by the deployment
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
 }
@@ -189,7 +190,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),
 		applier: a, joint: newJoint(a, t, m, cfg.Transactions, cfg.SharePatience, cfg.MaxPoll, cfg.batchBytes()),
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
-		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals,
+		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals, faults: newDeploymentFaults(cfg.Group),
 		tracing: t,
 	}, nil
 }

@@ -62,7 +62,9 @@ func TestAFailedCommitMarksNoOffset(t *testing.T) {
 // The deployment at fault (a table the handler writes is missing, as after
 // a deploy that ran ahead of its migration) is retried with backoff beyond
 // MaxAttempts, counted, never dead-lettered; once the table exists the
-// records flow, once each.
+// records flow, once each. Meanwhile the group is not ready, naming the
+// fault (retries forever must not look like a stall), and ready again once
+// the records flow.
 func TestAMissingTableIsRetriedNotDeadLettered(t *testing.T) {
 	t.Parallel()
 	env := consumertest.Shared(t)
@@ -76,10 +78,17 @@ func TestAMissingTableIsRetriedNotDeadLettered(t *testing.T) {
 	if n := counter(t, g.Registry, "sluice_consumer_deployment_errors_total"); n < 4 {
 		t.Errorf("deployment errors counted %v, want at least 4", n)
 	}
+	if err := g.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "the deployment is at fault") ||
+		!strings.Contains(err.Error(), table) || !strings.Contains(err.Error(), g.ID) {
+		t.Errorf("readiness while the table is missing: %v, want the group, the fault and the table named", err)
+	}
 	if _, err := env.Pool.Exec(context.Background(), "CREATE TABLE "+table+" (event_id text PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
 	g.WaitMarked(t, time.Minute, recs[len(recs)-1])
+	if err := g.Ready(context.Background()); err != nil {
+		t.Errorf("readiness once the records flow: %v", err)
+	}
 
 	if n := env.Count(t, "SELECT count(*) FROM "+table); n != len(recs) {
 		t.Errorf("rows = %d, want %d", n, len(recs))

@@ -22,6 +22,8 @@ type policy struct {
 	backoff, maxBackoff time.Duration
 	metrics             *metrics
 	log                 *slog.Logger
+	faults              *deploymentFaults // the group's, where this partition's are told
+	partition           partitionKey
 
 	failures map[int64]*failure // by offset: records failing for good, attempts so far
 }
@@ -33,9 +35,9 @@ type failure struct {
 	reason   string
 }
 
-func newPolicy(cfg Config, m *metrics, log *slog.Logger) *policy {
+func newPolicy(cfg Config, m *metrics, log *slog.Logger, faults *deploymentFaults, partition partitionKey) *policy {
 	return &policy{maxAttempts: cfg.MaxAttempts, backoff: cfg.Backoff, maxBackoff: cfg.MaxBackoff,
-		metrics: m, log: log, failures: map[int64]*failure{}}
+		metrics: m, log: log, faults: faults, partition: partition, failures: map[int64]*failure{}}
 }
 
 // next judges the failure err of attempt over entries, applied one record
@@ -58,10 +60,13 @@ func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOn
 	p.metrics.transient.Inc()
 	if pg.Classify(err) == pg.FaultDeployment {
 		// Never the record's fault: dead-lettering would throw the stream
-		// away for a missing migration or grant. Loud, and retried.
+		// away for a missing migration or grant. Retried, the group not
+		// ready meanwhile, and loud once a minute.
 		p.metrics.deployment.Inc()
-		p.log.ErrorContext(ctx, "batch failed: the deployment is at fault (schema or privileges), retrying", slog.Int("attempt", attempt),
-			slog.Duration("in", delay), slog.Any("error", err))
+		if p.faults.failed(p.partition, err) {
+			p.log.ErrorContext(ctx, "batch failed: the deployment is at fault (schema or privileges), retrying until it is fixed", slog.Int("attempt", attempt),
+				slog.Duration("in", delay), slog.Any("error", err))
+		}
 		return delay, oneByOne
 	}
 	p.log.WarnContext(ctx, "batch failed, retrying", slog.Int("attempt", attempt), slog.Duration("in", delay), slog.Any("error", err))
@@ -91,6 +96,9 @@ func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration
 
 // committed accounts for a batch whose transaction committed.
 func (p *policy) committed(entries []entry) {
+	if p.faults.recovered(p.partition) {
+		p.log.Info("batch applied again: the deployment's fault is gone")
+	}
 	applied := 0
 	for _, e := range entries {
 		if e.dead == nil {

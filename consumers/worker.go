@@ -57,12 +57,13 @@ func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker 
 		wake:   make(chan struct{}, 1),
 		quit:   make(chan struct{}),
 		done:   make(chan struct{}),
-		policy: newPolicy(g.cfg, g.metrics, log),
+		policy: newPolicy(g.cfg, g.metrics, log, g.faults, partitionKey{topic, partition}),
 	}
 }
 
 func (w *worker) run() {
 	defer close(w.done)
+	defer w.g.faults.recovered(partitionKey{w.topic, w.partition}) // another process owns it now
 	// Records left unapplied are dropped (never committed): whoever owns the
 	// partition next fetches them again. Their bytes go back to the group.
 	defer func() {

@@ -41,6 +41,11 @@ PG_SUPERUSER="postgres"
 
 PG_STATE="$RUN_DIR/pg"                 # always in the tree: bookkeeping
 PG_DATADIR_FILE="$PG_STATE/datadir"    # absolute path of the PGDATA in use
+# SLUICE_PG_TLS=1: the server speaks TLS (ssl=on, plaintext still accepted)
+# with a certificate for localhost and 127.0.0.1 signed by a throwaway CA,
+# and .run/env's URL asks sslmode=verify-full against that CA.
+PG_TLS="${SLUICE_PG_TLS:-0}"
+PG_TLS_DIR="$PG_STATE/tls"             # ca.crt (what clients trust), ca.key
 
 KAFKA_STATE="$RUN_DIR/kafka"
 KAFKA_LIBS="$KAFKA_STATE/libs"
@@ -241,6 +246,35 @@ pg_remove_stale_locks() {
     rm -f "$datadir/postmaster.pid"
   fi
   rm -f "$home"/sock/.s.PGSQL.*.lock "$home"/sock/.s.PGSQL.[0-9]* 2>/dev/null || true
+}
+
+# Make the throwaway CA (once) and a server certificate it signs for
+# localhost and 127.0.0.1 in $PG_TLS_DIR; install the server's pair into
+# PGDATA ($1) as the server's user, key 0600 (postgres refuses a key others
+# can read). A certificate already installed is kept.
+pg_tls_files() {
+  local datadir="$1"
+  if as_pg test -s "$datadir/server.crt" && as_pg test -s "$datadir/server.key"; then
+    return 0
+  fi
+  command -v openssl >/dev/null || apt_install openssl
+  mkdir -p "$PG_TLS_DIR"
+  chmod 755 "$PG_TLS_DIR"
+  if [[ ! -s "$PG_TLS_DIR/ca.crt" ]]; then
+    log "postgres: making a throwaway CA in $PG_TLS_DIR"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=sluice dev CA" \
+      -keyout "$PG_TLS_DIR/ca.key" -out "$PG_TLS_DIR/ca.crt" 2>/dev/null
+    chmod 600 "$PG_TLS_DIR/ca.key"
+  fi
+  local tmp
+  tmp="$(mktemp -d)"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tmp/server.key" -out "$tmp/server.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$tmp/ext"
+  openssl x509 -req -in "$tmp/server.csr" -CA "$PG_TLS_DIR/ca.crt" -CAkey "$PG_TLS_DIR/ca.key" -CAcreateserial \
+    -days 825 -extfile "$tmp/ext" -out "$tmp/server.crt" 2>/dev/null
+  as_pg sh -c 'umask 077 && cat > "$0"' "$datadir/server.crt" < "$tmp/server.crt"
+  as_pg sh -c 'umask 077 && cat > "$0"' "$datadir/server.key" < "$tmp/server.key"
+  rm -rf "$tmp"
 }
 
 pg_stop() {

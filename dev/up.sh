@@ -4,6 +4,9 @@
 # Apache Kafka 4.1 in KRaft mode. Called by `make up`.
 #
 #   SLUICE_PG_PORT     PostgreSQL port on 127.0.0.1 (default 5433)
+#   SLUICE_PG_TLS      1: PostgreSQL over TLS under a throwaway CA, and
+#                      .run/env's URL with sslmode=verify-full (default 0;
+#                      changing it restarts a running server)
 #   SLUICE_KAFKA_PORT  Kafka broker port on 127.0.0.1 (default 9092); the
 #                      KRaft controller uses SLUICE_KAFKA_PORT+10000 unless
 #                      SLUICE_KAFKA_CONTROLLER_PORT is set
@@ -98,6 +101,14 @@ fsync = on
 synchronous_commit = on
 full_page_writes = on
 EOF
+  if [[ "$PG_TLS" == 1 ]]; then
+    cat <<EOF
+# SLUICE_PG_TLS=1: TLS with dev/lib.sh's throwaway CA (plaintext still accepted).
+ssl = on
+ssl_cert_file = 'server.crt'
+ssl_key_file = 'server.key'
+EOF
+  fi
 }
 
 pg_initdb() {
@@ -164,6 +175,7 @@ pg_up() {
 
   [[ -f "$home/.initialized" && -f "$datadir/PG_VERSION" ]] || pg_initdb "$datadir"
   as_pg mkdir -p "$home/sock"
+  if [[ "$PG_TLS" == 1 ]]; then pg_tls_files "$datadir"; fi
 
   # Apply setting/port changes; a running server must restart to see them.
   local conf_tmp need_restart=""
@@ -476,16 +488,26 @@ kafka_grant() {
 # run open in the next.
 write_env() {
   local url="postgres://$PG_SUPERUSER@127.0.0.1:$PG_PORT/$PG_DB?sslmode=disable"
+  # The CA goes in PGSSLROOTCERT, which pgx and psql read as the URL's
+  # sslrootcert: an & in the URL would end the line for sh.
+  local rootcert=""
+  if [[ "$PG_TLS" == 1 ]]; then
+    # verify-full checks the name: the certificate is for localhost.
+    url="postgres://$PG_SUPERUSER@localhost:$PG_PORT/$PG_DB?sslmode=verify-full"
+    rootcert="$PG_TLS_DIR/ca.crt"
+  fi
   local brokers="127.0.0.1:$KAFKA_PORT"
   local tmp="$ENV_FILE.tmp.$$"
   if [[ -f "$ENV_FILE" ]]; then
-    awk -v url="$url" -v br="$brokers" '
+    awk -v url="$url" -v br="$brokers" -v ca="$rootcert" '
       /^[ \t]*(export[ \t]+)?SLUICE_DATABASE_URL=/  { if (!u++) print "SLUICE_DATABASE_URL=" url;  next }
       /^[ \t]*(export[ \t]+)?SLUICE_KAFKA_BROKERS=/ { if (!b++) print "SLUICE_KAFKA_BROKERS=" br; next }
+      /^[ \t]*(export[ \t]+)?PGSSLROOTCERT=/        { next }
       { print }
       END {
         if (!u) print "SLUICE_DATABASE_URL=" url
         if (!b) print "SLUICE_KAFKA_BROKERS=" br
+        if (ca != "") print "PGSSLROOTCERT=" ca
       }' "$ENV_FILE" > "$tmp"
     chmod --reference="$ENV_FILE" "$tmp"   # keep e.g. 0600 if a secret is in there
   else
@@ -493,6 +515,7 @@ write_env() {
       echo "# Local service endpoints, written by dev/up.sh (KEY=VALUE for both sh and make)."
       echo "SLUICE_DATABASE_URL=$url"
       echo "SLUICE_KAFKA_BROKERS=$brokers"
+      if [[ -n "$rootcert" ]]; then echo "PGSSLROOTCERT=$rootcert"; fi
     } > "$tmp"
   fi
   mv -f "$tmp" "$ENV_FILE"

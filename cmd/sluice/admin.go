@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -16,20 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
-	"github.com/sluicehq/sluice/migrations"
 )
-
-// MigrateCmd applies migrations.
-type MigrateCmd struct{}
-
-func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
-	pool, err := g.pool(ctx)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	return pg.Migrate(ctx, pool, migrations.FS, log)
-}
 
 func (g *Globals) pool(ctx context.Context) (*pgxpool.Pool, error) {
 	if g.DatabaseURL == "" {

@@ -56,8 +56,8 @@ func (c *CDCResyncCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 		return err
 	}
 	defer pool.Close()
-	if c.Migrate {
-		if err := pg.Migrate(ctx, pool, migrations.FS, log); err != nil {
+	if c.Migrate { // only as the schema's owner; the relay's role checks the version
+		if err := pg.MigrateIfOwner(ctx, pool, migrations.FS, pg.Publication, log); err != nil {
 			return err
 		}
 	}

@@ -33,7 +33,7 @@ type flagSection struct {
 // in this order. A flag no section names is listed under "Other flags", so a
 // new flag shows in the page (and fails its test) until it is given a home.
 var flagSections = []flagSection{
-	{"Connections and secrets", []string{"database-url", "kafka-brokers", "kafka-tls", "kafka-ca-file",
+	{"Connections and secrets", []string{"database-url", "owner-database-url", "admin-database-url", "kafka-brokers", "kafka-tls", "kafka-ca-file",
 		"kafka-sasl-mechanism", "kafka-sasl-user", "kafka-sasl-password", "secret-key"}},
 	{"Listeners", []string{"http-addr", "tls-cert", "tls-key", "admin-addr", "admin-tls-cert", "admin-tls-key",
 		"pprof", "shutdown-grace"}},

@@ -64,7 +64,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
 	}
 
-	op := operate.New(suite.pool, nil, operate.Config{Topics: suite.topics})
+	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics})
 	letters, err := op.DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: suite.group, Limit: operate.MaxLimit})
 	if err != nil {
 		t.Fatal(err)

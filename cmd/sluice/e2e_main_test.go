@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -50,6 +51,9 @@ var suite struct {
 	// databaseURL and secretKey let tests run administration commands and
 	// processes against the pipeline's database.
 	databaseURL, secretKey string
+	// roles is set when the pipeline runs as one process per stage, each
+	// its own role over TLS (SLUICE_E2E_ROLES=1, e2e_roles_test.go).
+	roles *rolesSuite
 }
 
 // loopback is where the tests' endpoints listen.
@@ -67,7 +71,7 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	db, err := services.NewDatabase(ctx, "e2e")
+	db, err := newSuiteDatabase(ctx, services)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: database:", err)
 		return 1
@@ -126,7 +130,7 @@ func runSuite(m *testing.M) int {
 	cfg.CDCConfig.Slot = "sluice_e2e_" + suffix
 	cfg.CDCConfig.HeartbeatInterval = time.Second
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	proc, err := pipeline.Start(ctx, cfg, log)
+	proc, err := startSuite(ctx, cfg, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: start pipeline:", err)
 		return 1
@@ -141,6 +145,9 @@ func runSuite(m *testing.M) int {
 	ring, _ := keyring.Parse(secretKey)
 	suite.baseURL = "http://" + proc.Addr().String()
 	suite.adminURL = "http://" + proc.AdminAddr().String()
+	if suite.roles != nil {
+		suite.adminURL = "http://" + suite.roles.consume.AdminAddr().String()
+	}
 	suite.pool = pool
 	suite.store = tenancy.Store{Pool: pool, Ring: ring}
 	suite.topics = topics
@@ -160,7 +167,7 @@ func runSuite(m *testing.M) int {
 		_ = os.RemoveAll(cliBinary.dir)
 	}
 	cancel()
-	if err := proc.Wait(); err != nil {
+	if err := errors.Join(proc.Wait(), suite.roles.wait()); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: pipeline stopped with:", err)
 		if code == 0 {
 			code = 1

@@ -356,7 +356,7 @@ func sluiceBinary(t *testing.T) string {
 
 func sluiceEnv(topics envelope.Topics) []string {
 	return append(os.Environ(),
-		"SLUICE_DATABASE_URL="+suite.pool.Config().ConnString(),
+		"SLUICE_DATABASE_URL="+cliDatabaseURL(),
 		"SLUICE_KAFKA_BROKERS="+strings.Join(suite.brokers, ","),
 		"SLUICE_TOPIC_PREFIX="+topics.Resource("")[:len(topics.Resource(""))-1],
 		"SLUICE_LOG_LEVEL=warn",
@@ -379,7 +379,7 @@ func startConsumeProc(t *testing.T, bin string, topics envelope.Topics, extra ..
 func startConsumeProcIn(t *testing.T, bin string, env []string, extra ...string) *consumeProc {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"consume", "--http-addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--topic-partitions", "3", "--no-migrate"}, extra...)...)
-	cmd.Env = env
+	cmd.Env = append(env, consumeRoleEnv()...)
 	c := &consumeProc{cmd: cmd, out: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = c.out, c.out
 	if err := cmd.Start(); err != nil {

@@ -26,6 +26,7 @@ import (
 // Globals is the configuration shared by every command.
 type Globals struct {
 	DatabaseURL   string   `name:"database-url" env:"SLUICE_DATABASE_URL" envfile:"" help:"Postgres URL (wal_level=logical for cdc)."`
+	OwnerURL      string   `name:"owner-database-url" env:"SLUICE_OWNER_DATABASE_URL" envfile:"" help:"Postgres URL of the schema's owner, for migrations and the lifecycle manager (partitions need ownership); empty: --database-url."`
 	KafkaBrokers  []string `name:"kafka-brokers" env:"SLUICE_KAFKA_BROKERS" sep:"," help:"Kafka seed brokers, comma-separated."`
 	KafkaTLS      bool     `name:"kafka-tls" env:"SLUICE_KAFKA_TLS" help:"Connect to Kafka over TLS."`
 	KafkaCAFile   string   `name:"kafka-ca-file" env:"SLUICE_KAFKA_CA_FILE" help:"PEM CA bundle for Kafka TLS (default: system roots)."`
@@ -140,7 +141,8 @@ type RunFlags struct {
 	AdminAddr        string        `name:"admin-addr" env:"SLUICE_ADMIN_ADDR" default:"127.0.0.1:8082" help:"Admin listen address, private: every stage's /readyz, /metrics, profiles; empty for none."`
 	AdminTLSCert     string        `name:"admin-tls-cert" env:"SLUICE_ADMIN_TLS_CERT" help:"Serve the admin listener over HTTPS with this certificate (PEM)."`
 	AdminTLSKey      string        `name:"admin-tls-key" env:"SLUICE_ADMIN_TLS_KEY" help:"Key for --admin-tls-cert."`
-	Migrate          bool          `name:"migrate" env:"SLUICE_MIGRATE" default:"true" negatable:"" help:"Apply pending migrations at start."`
+	Migrate          bool          `name:"migrate" env:"SLUICE_MIGRATE" default:"true" negatable:"" help:"Apply pending migrations at start when the owner's connection owns the schema (a runtime role never migrates; every process refuses a schema older than its binary)."`
+	AdminURL         string        `name:"admin-database-url" env:"SLUICE_ADMIN_DATABASE_URL" envfile:"" help:"Postgres URL of the admin listener's own role (admin API, console); empty: --database-url."`
 	Partitions       int32         `name:"topic-partitions" env:"SLUICE_TOPIC_PARTITIONS" default:"12" help:"Partitions of topics Sluice creates."`
 	Replication      int16         `name:"topic-replication" env:"SLUICE_TOPIC_REPLICATION" default:"1" help:"Replication factor of topics Sluice creates (3 in production)."`
 	Retention        time.Duration `name:"topic-retention" env:"SLUICE_TOPIC_RETENTION" default:"168h" help:"Retention of topics Sluice creates: how far back a rewind can go."`
@@ -176,6 +178,8 @@ type RunFlags struct {
 func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	cfg := pipeline.Config{
 		DatabaseURL:         g.DatabaseURL,
+		OwnerDatabaseURL:    g.OwnerURL,
+		AdminDatabaseURL:    f.AdminURL,
 		Kafka:               g.kafka(),
 		SecretKey:           g.SecretKey,
 		HTTPAddr:            f.HTTPAddr,

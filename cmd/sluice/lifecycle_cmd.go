@@ -29,7 +29,8 @@ func (c *LifecycleCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	pool, err := g.pool(ctx)
+	// Partitions need the owner (docs/managed-services.md).
+	pool, err := g.ownerPool(ctx)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ type CLI struct {
 	Ingest     IngestCmd     `cmd:"" help:"Run only the ingest API."`
 	CDC        CDCCmd        `cmd:"" name:"cdc" help:"Run only the cdc relay (one active per slot; others stand by)."`
 	Consume    ConsumeCmd    `cmd:"" help:"Run only the consumer groups."`
-	Migrate    MigrateCmd    `cmd:"" help:"Apply pending database migrations."`
+	Migrate    MigrateCmd    `cmd:"" help:"Apply pending database migrations as the schema's owner, and grant each stage's role its privileges (--grant)."`
 	Tenant     TenantCmd     `cmd:"" help:"Administer tenants."`
 	Source     SourceCmd     `cmd:"" help:"Administer sources (verified webhook senders)."`
 	APIKey     APIKeyCmd     `cmd:"" name:"apikey" help:"Administer tenant API keys (POST /v1/events)."`

@@ -163,7 +163,9 @@ type Running struct {
 	ID       string
 	Registry *prometheus.Registry // the group's metrics
 	Signals  *consumers.TestSignals
-	cancel   context.CancelFunc
+	// Ready is the group's readiness (Group.CheckDeployment).
+	Ready  func(context.Context) error
+	cancel context.CancelFunc
 	done     chan struct{}
 	err      error
 }
@@ -201,7 +203,7 @@ func (e *Env) Run(tb testing.TB, cfg consumers.Config, h consumers.Handler, pool
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Running{ID: cfg.Group, Registry: reg, Signals: cfg.Signals, cancel: cancel, done: make(chan struct{})}
+	r := &Running{ID: cfg.Group, Registry: reg, Signals: cfg.Signals, Ready: g.CheckDeployment, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		r.err = g.Run(ctx)

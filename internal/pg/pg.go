@@ -6,11 +6,15 @@
 package pg
 
 import (
+	"cmp"
 	"context"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -56,7 +60,30 @@ func connect(ctx context.Context, url string, maxConns int32, params map[string]
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("reach database: %w", err)
+		return nil, fmt.Errorf("reach database%s: %w", tlsHint(err, cfg.ConnConfig.Config), err)
 	}
 	return pool, nil
+}
+
+// tlsHint names which part of TLS failed, in front of the driver's own
+// words: a wrong CA and an expired certificate are fixed by different
+// people.
+func tlsHint(err error, cfg pgconn.Config) string {
+	var (
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+	)
+	if cfg.TLSConfig == nil {
+		return ""
+	}
+	switch {
+	case errors.As(err, &unknown):
+		return " (TLS: the server's certificate is not signed by the CA of sslrootcert; check sslrootcert names the CA that issued it)"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return fmt.Sprintf(" (TLS: the server's certificate is expired or not yet valid: it ended %s; the server needs a new one)", invalid.Cert.NotAfter.UTC().Format(time.RFC3339))
+	case errors.As(err, &hostname):
+		return fmt.Sprintf(" (TLS: the server's certificate does not name host %s, which sslmode=verify-full requires)", cmp.Or(cfg.TLSConfig.ServerName, cfg.Host))
+	}
+	return ""
 }

@@ -115,3 +115,19 @@ func (c *coverageCollector) read(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, d.Seconds(), name)
 	}
 }
+
+// CheckOwner fails unless the manager's role owns every partitioned table:
+// creating, detaching and dropping partitions needs ownership (Postgres
+// 15 has no MAINTAIN privilege), and without it partitions run out a few
+// intervals later. The manager runs as the schema's owner
+// (SLUICE_OWNER_DATABASE_URL) while the stage it runs beside connects as
+// its own role.
+func (m *Manager) CheckOwner(ctx context.Context) error {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.name
+	}
+	return pg.CheckOwns(ctx, m.pool, "lifecycle",
+		"it cannot create partitions of it (Postgres 15 has no MAINTAIN privilege: only the owner may)",
+		"give the lifecycle manager the owner's connection with SLUICE_OWNER_DATABASE_URL (or run `sluice lifecycle` as {owner})", names...)
+}

@@ -38,7 +38,6 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
-	"github.com/sluicehq/sluice/migrations"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -49,12 +48,16 @@ type assembly struct {
 	cfg Config
 	log *slog.Logger
 
-	reg       *prometheus.Registry
-	pool      *pgxpool.Pool
-	catalogue *schemas.Catalogue
-	types     catalog.Config // tenants' event types: vocabulary and limits
-	checks    []listen.Check
-	closers   []func()
+	reg  *prometheus.Registry
+	pool *pgxpool.Pool
+	// ownerPool migrates and runs the lifecycle manager, adminPool serves
+	// the admin listener: the process's pool unless their own roles'
+	// connections are configured (roles.go).
+	ownerPool, adminPool *pgxpool.Pool
+	catalogue            *schemas.Catalogue
+	types                catalog.Config // tenants' event types: vocabulary and limits
+	checks               []listen.Check
+	closers              []func()
 
 	kafkaOpts []kgo.Opt
 	adm       *kadm.Client // nil when no stage needs Kafka
@@ -146,10 +149,14 @@ func (a *assembly) postgres(ctx context.Context) error {
 	}
 	a.pool = pool
 	a.closers = append(a.closers, pool.Close)
-	if a.cfg.Migrate {
-		if err := pg.Migrate(ctx, pool, migrations.FS, a.log); err != nil {
-			return err
-		}
+	if a.ownerPool, err = a.roleConnection(ctx, a.cfg.OwnerDatabaseURL, 4, "the owner's connection (SLUICE_OWNER_DATABASE_URL)"); err != nil {
+		return err
+	}
+	if a.adminPool, err = a.roleConnection(ctx, a.cfg.AdminDatabaseURL, 10, "the admin listener's connection (SLUICE_ADMIN_DATABASE_URL)"); err != nil {
+		return err
+	}
+	if err := a.migrateOrCheck(ctx); err != nil {
+		return err
 	}
 	// The resource types decide topics: every process takes the
 	// deployment's list, and one given a list of its own that differs
@@ -304,6 +311,9 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 			return err
 		}
 		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: group.Run})
+		// A group retrying a deployment fault (a revoked grant) is not
+		// ready, in the fault's words, until it applies again.
+		a.checks = append(a.checks, listen.Check{Name: "consumer " + spec.ID, Fn: group.CheckDeployment})
 	}
 	return a.deliverStage(ctx)
 }
@@ -315,7 +325,7 @@ func (a *assembly) endpointTester(ends endpoints.Store) admin.EndpointTester {
 	if ends.Ring == nil || a.cfg.Delivery.Client == nil {
 		return nil
 	}
-	return delivery.New(a.cfg.Delivery, a.log.With(slog.String("component", "delivery")), a.pool, ends)
+	return delivery.New(a.cfg.Delivery, a.log.With(slog.String("component", "delivery")), a.adminPool, ends)
 }
 
 // deliverStage runs the deliverer beside the consumers: it reads only
@@ -404,7 +414,7 @@ func (a *assembly) adminStage(context.Context) error {
 		return nil
 	}
 	srv := listen.NewAdmin(a.cfg.AdminAddr, a.log, a.reg, a.checks)
-	store := tenancy.Store{Pool: a.pool, Providers: a.cfg.IngestConfig.Providers}
+	store := tenancy.Store{Pool: a.adminPool, Providers: a.cfg.IngestConfig.Providers}
 	if a.cfg.SecretKey != "" {
 		// Without a key ring (a relay or consumer process) the API still
 		// serves; creating a source or rotating a secret says what is missing.
@@ -414,24 +424,24 @@ func (a *assembly) adminStage(context.Context) error {
 		}
 		store.Ring = ring
 	}
-	types, err := catalog.New(a.pool, a.types)
+	types, err := catalog.New(a.adminPool, a.types)
 	if err != nil {
 		return err
 	}
 	// One operator over this process's pool and, when it runs a stage that
 	// reads Kafka, its admin client: an ingest-only process answers the
 	// Kafka routes 503.
-	op := operate.New(a.pool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
+	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
 		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
-	ends := &endpoints.Store{Pool: a.pool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
+	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
 		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
 		a.cfg.AdminGroups...)
-	admin.New(srv.Engine, admin.Config{Pool: a.pool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
+	admin.New(srv.Engine, admin.Config{Pool: a.adminPool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
 		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)
 	// The browser console (/console) asks the API above, in process, with
 	// each session's own token.
-	if _, err := console.Register(srv.Engine, console.Config{Pool: a.pool, API: srv.Engine}, a.log); err != nil {
+	if _, err := console.Register(srv.Engine, console.Config{Pool: a.adminPool, API: srv.Engine}, a.log); err != nil {
 		return err
 	}
 	if a.cfg.Profiling {

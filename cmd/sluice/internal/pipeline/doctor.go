@@ -51,6 +51,12 @@ func Doctor(ctx context.Context, cfg Config, log *slog.Logger) ([]Finding, error
 	}
 	a.pool = pool
 	a.closers = append(a.closers, pool.Close)
+	if a.ownerPool, err = a.roleConnection(ctx, a.cfg.OwnerDatabaseURL, 2, "the owner's connection (SLUICE_OWNER_DATABASE_URL)"); err != nil {
+		return []Finding{{Check: listen.Check{Name: "postgres_owner", Stage: "lifecycle"}, Err: err, Refuse: true}}, nil
+	}
+	if a.adminPool, err = a.roleConnection(ctx, a.cfg.AdminDatabaseURL, 2, "the admin listener's connection (SLUICE_ADMIN_DATABASE_URL)"); err != nil {
+		return []Finding{{Check: listen.Check{Name: "postgres_admin", Stage: "admin"}, Err: err, Refuse: true}}, nil
+	}
 	if err := a.vocabulary(); err != nil {
 		return nil, err
 	}
@@ -104,7 +110,8 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 		// A ring that cannot open the stored secrets would answer 503 to
 		// every delivery while looking healthy; GitHub never redelivers.
 		keys := tenancy.Store{Pool: pool, Ring: ring}
-		a.life = lifecycle.New(a.cfg.Lifecycle, pool, a.log.With(slog.String("component", "lifecycle")), a.reg)
+		// The manager partitions, which only the owner may (roles.go).
+		a.life = lifecycle.New(a.cfg.Lifecycle, a.ownerPool, a.log.With(slog.String("component", "lifecycle")), a.reg)
 		// The manager keeps partitions ahead; if it stops or keeps failing,
 		// operators hear of it an interval before the last one runs out,
 		// and a load balancer once ingest's tables have none for now
@@ -130,6 +137,7 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 			return unopenable(ctx, pool, ring, cols)
 		}})
 	}
+	checks = append(checks, a.postgresChecks()...)
 	if a.adm != nil {
 		adm := a.adm
 		topics := listen.Check{Name: "topics", Fn: a.topics.check}

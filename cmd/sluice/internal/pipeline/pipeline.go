@@ -58,8 +58,17 @@ type Config struct {
 	TopicSpec            kafka.TopicSpec
 	// Which stages run here.
 	Ingest, CDC, Consume bool
-	// Migrate applies pending migrations at start.
+	// Migrate applies pending migrations at start, when the owner's
+	// connection owns the schema; a runtime role never tries (roles.go).
 	Migrate bool
+	// OwnerDatabaseURL connects as the schema's owner, for the migrations
+	// and the lifecycle manager (partitions need ownership); empty:
+	// DatabaseURL, whose role then owns the schema (a superuser in dev).
+	OwnerDatabaseURL string
+	// AdminDatabaseURL connects the admin listener (admin API, console)
+	// as a role of its own; empty: DatabaseURL, whose role then needs the
+	// admin stage's privileges too.
+	AdminDatabaseURL string
 
 	IngestConfig ingest.Config
 	CDCConfig    cdc.Config
