@@ -22,7 +22,7 @@ func doctor(t *testing.T, env []string, args ...string) (doctorLines, int) {
 	var found struct {
 		Checks doctorLines `json:"checks"`
 	}
-	if err := json.Unmarshal([]byte(out), &found); err != nil {
+	if err := json.Unmarshal([]byte(out), &found); err != nil || found.Checks == nil {
 		t.Fatalf("doctor -o json: %v\n%s%s", err, out, errOut)
 	}
 	return found.Checks, code
@@ -71,5 +71,27 @@ func TestDoctorNamesEndpointSecretsTheRingCannotOpen(t *testing.T) {
 	}
 	if l := line(keyB + "," + keyA); !l.OK {
 		t.Fatalf("doctor with a ring holding the endpoints' key: %+v", l)
+	}
+}
+
+// A rewind reaches back only as far as a topic keeps its records: the
+// doctor names the topics keeping less than --topic-retention (the suite
+// made its topics with one hour).
+func TestDoctorNamesTopicsKeepingLessThanTheRetention(t *testing.T) {
+	t.Parallel()
+	line := func(retention string) doctorLine {
+		env := append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey, "SLUICE_TOPIC_RETENTION="+retention)
+		checks, _ := doctor(t, env, "--stage", "consume")
+		l, ok := checks.find("topic_retention")
+		if !ok {
+			t.Fatalf("no topic_retention line: %+v", checks)
+		}
+		return l
+	}
+	if l := line("1h"); !l.OK {
+		t.Fatalf("doctor with --topic-retention 1h over topics keeping 1h: %+v", l)
+	}
+	if l := line("168h"); l.OK || l.Refuse || !strings.Contains(l.Error, suite.topics.Resource("invoices")+" (1h0m0s)") {
+		t.Fatalf("doctor with --topic-retention 168h: %+v, want the suite's topics named with their 1h", l)
 	}
 }

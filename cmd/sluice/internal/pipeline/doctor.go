@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,7 +146,10 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 			topics.Fn = func(ctx context.Context) error { return topicsPresent(ctx, adm, a.topicNames()) }
 		}
 		checks = append(checks, a.kafkaChecks()...)
-		checks = append(checks, topics)
+		spec := a.cfg.TopicSpec.WithDefaults()
+		checks = append(checks, topics, listen.Check{Name: "topic_retention", Fn: func(ctx context.Context) error {
+			return retentionReaches(ctx, adm, a.topicNames(), spec.Retention)
+		}})
 	}
 	return checks, nil
 }
@@ -224,4 +228,36 @@ func unopenable(ctx context.Context, pool *pgxpool.Pool, ring *keyring.Ring, col
 		return nil
 	}
 	return fmt.Errorf("the key ring cannot open %s: SLUICE_SECRET_KEY lacks those keys or holds other bytes under their ids (`sluice keys status` counts what each id seals)", strings.Join(lines, "; "))
+}
+
+// retentionReaches names the topics that keep records for less than want
+// (--topic-retention): a rewind reaches back only as far as the topic
+// keeps. Not a refusal: an operator may have chosen it; topics Kafka does
+// not have are the topics check's.
+func retentionReaches(ctx context.Context, adm *kadm.Client, names []string, want time.Duration) error {
+	configs, err := adm.DescribeTopicConfigs(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("describe topic configs: %w", err)
+	}
+	var short []string
+	for _, rc := range configs {
+		if rc.Err != nil {
+			continue
+		}
+		for _, c := range rc.Configs {
+			if c.Key != "retention.ms" || c.Value == nil {
+				continue
+			}
+			ms, err := strconv.ParseInt(*c.Value, 10, 64)
+			if err == nil && ms >= 0 && time.Duration(ms)*time.Millisecond < want {
+				short = append(short, fmt.Sprintf("%s (%s)", rc.Name, time.Duration(ms)*time.Millisecond))
+			}
+		}
+	}
+	if len(short) == 0 {
+		return nil
+	}
+	slices.Sort(short)
+	return fmt.Errorf("%d topics keep records for less than --topic-retention %s, so a rewind reaches back only that far: %s; raise retention.ms (kafka-configs --alter --entity-type topics --add-config retention.ms=%d)",
+		len(short), want, strings.Join(short, ", "), want.Milliseconds())
 }
