@@ -136,11 +136,12 @@ func TestKubernetesManifestsRunEveryStageSafely(t *testing.T) {
 	}
 	stages := map[string]struct {
 		args      string
-		readiness bool // serves traffic or reports a stage that can work
+		readiness bool   // serves traffic or reports a stage that can work
+		role      string // the Secret's key of its own database URL
 	}{
-		"sluice-ingest":  {"ingest", true},
-		"sluice-cdc":     {"cdc", false}, // a standby is healthy without being ready
-		"sluice-consume": {"consume", true},
+		"sluice-ingest":  {"ingest", true, "ingest-database-url"},
+		"sluice-cdc":     {"cdc", false, "relay-database-url"}, // a standby is healthy without being ready
+		"sluice-consume": {"consume", true, "consumers-database-url"},
 	}
 	for name, want := range stages {
 		d, ok := m.deployments[name]
@@ -174,6 +175,7 @@ func TestKubernetesManifestsRunEveryStageSafely(t *testing.T) {
 			t.Errorf("%s: requests and a memory limit must be set: %+v", name, c.Resources)
 		}
 		checkSecrets(t, name, c)
+		checkRoles(t, name, c, want.role)
 		if s := c.SecurityContext; s == nil || s.ReadOnlyRootFilesystem == nil || !*s.ReadOnlyRootFilesystem {
 			t.Errorf("%s: the root filesystem should be read-only", name)
 		}
@@ -214,8 +216,9 @@ func TestKubernetesManifestsRunEveryStageSafely(t *testing.T) {
 			t.Errorf("%s: no admin port 8082 declared", name)
 		}
 	}
-	if j, ok := m.jobs["sluice-migrate"]; !ok || strings.Join(j.Spec.Template.Spec.Containers[0].Args, " ") != "migrate" {
-		t.Error("no migrate Job")
+	if j, ok := m.jobs["sluice-migrate"]; !ok || j.Spec.Template.Spec.Containers[0].Args[0] != "migrate" ||
+		secretKey(j.Spec.Template.Spec.Containers[0], "SLUICE_DATABASE_URL") != "owner-database-url" {
+		t.Error("no migrate Job running as the schema's owner")
 	}
 	if cm := m.configMaps["sluice"]; cm == nil || cm.Data["SLUICE_MIGRATE"] != "false" {
 		t.Error("stages must not each migrate at start: the Job does")
@@ -234,6 +237,31 @@ func checkSecrets(t *testing.T, name string, c corev1.Container) {
 			t.Errorf("%s: %s must come from the Secret sluice", name, e.Name)
 		}
 	}
+}
+
+// checkRoles: each stage connects as its own role, and only ingest, whose
+// lifecycle manager creates and drops partitions, holds the owner's URL.
+func checkRoles(t *testing.T, name string, c corev1.Container, role string) {
+	t.Helper()
+	if got := secretKey(c, "SLUICE_DATABASE_URL"); got != role {
+		t.Errorf("%s connects with %q, want its own role's %q", name, got, role)
+	}
+	if got, want := secretKey(c, "SLUICE_OWNER_DATABASE_URL"), map[bool]string{true: "owner-database-url"}[name == "sluice-ingest"]; got != want {
+		t.Errorf("%s holds the owner's URL as %q, want %q", name, got, want)
+	}
+	if got := secretKey(c, "SLUICE_ADMIN_DATABASE_URL"); got != "admin-database-url" {
+		t.Errorf("%s's admin listener connects with %q, want the admin role's", name, got)
+	}
+}
+
+// secretKey is the key of the Secret variable name comes from, "" when none.
+func secretKey(c corev1.Container, name string) string {
+	for _, e := range c.Env {
+		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			return e.ValueFrom.SecretKeyRef.Key
+		}
+	}
+	return ""
 }
 
 func coveredByPDB(m *manifests, d *appsv1.Deployment) bool {
