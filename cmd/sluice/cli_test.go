@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -172,6 +174,15 @@ func TestCLIListsAndLag(t *testing.T) {
 // a token, its operations only with one; /metrics stays open (private).
 func TestAdminListenerServesTheAPI(t *testing.T) {
 	t.Parallel()
+	// Ready once the suite's topics exist (made in the background at start).
+	testenv.Eventually(t, time.Minute, "the suite's admin /readyz", func() (bool, error) {
+		resp, err := http.Get(suite.adminURL + "/readyz")
+		if err != nil {
+			return false, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
 	for path, want := range map[string]int{
 		"/admin/v1/openapi.json": http.StatusOK,
 		"/admin/v1/tenants":      http.StatusUnauthorized,
@@ -184,9 +195,10 @@ func TestAdminListenerServesTheAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != want {
-			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+			t.Errorf("GET %s: %d, want %d: %s", path, resp.StatusCode, want, body)
 		}
 	}
 	stdout, _, code := cli(t, "admintoken", "create", "--role", "read", "-o", "json")

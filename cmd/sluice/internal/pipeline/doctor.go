@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sluicehq/sluice/cdc"
 	"github.com/sluicehq/sluice/consumers/groups"
@@ -146,10 +147,15 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 			topics.Fn = func(ctx context.Context) error { return topicsPresent(ctx, adm, a.topicNames()) }
 		}
 		checks = append(checks, a.kafkaChecks()...)
-		spec := a.cfg.TopicSpec.WithDefaults()
-		checks = append(checks, topics, listen.Check{Name: "topic_retention", Fn: func(ctx context.Context) error {
-			return retentionReaches(ctx, adm, a.topicNames(), spec.Retention)
-		}})
+		checks = append(checks, topics)
+		// Advice before a start, not readiness: reading topic configs needs
+		// DESCRIBE_CONFIGS, which no stage needs otherwise.
+		if a.doctor {
+			spec := a.cfg.TopicSpec.WithDefaults()
+			checks = append(checks, listen.Check{Name: "topic_retention", Fn: func(ctx context.Context) error {
+				return retentionReaches(ctx, adm, a.topicNames(), spec.Retention)
+			}})
+		}
 	}
 	return checks, nil
 }
@@ -236,6 +242,9 @@ func unopenable(ctx context.Context, pool *pgxpool.Pool, ring *keyring.Ring, col
 // not have are the topics check's.
 func retentionReaches(ctx context.Context, adm *kadm.Client, names []string, want time.Duration) error {
 	configs, err := adm.DescribeTopicConfigs(ctx, names...)
+	if errors.Is(err, kerr.TopicAuthorizationFailed) {
+		return fmt.Errorf("retention not checked: the Kafka user may not describe the topics' configs (DESCRIBE_CONFIGS on the prefix; no stage needs it, only this check): %w", err)
+	}
 	if err != nil {
 		return fmt.Errorf("describe topic configs: %w", err)
 	}
