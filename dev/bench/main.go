@@ -92,6 +92,12 @@ func main() {
 	if len(os.Args) == 3 && os.Args[1] == "null-server" {
 		log.Fatal(nullServer(os.Args[2]))
 	}
+	if len(os.Args) > 1 && strings.HasSuffix(os.Args[1], "-floor") {
+		if err := runFloor(os.Args[1], os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	ctx := context.Background()
 	b, err := setup(ctx)
 	if err != nil {
@@ -112,6 +118,9 @@ func main() {
 		// and invalidate the rounds' slots (pgbench's and rss's wrote
 		// more than 8 GB together).
 		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
+		// After the relay's rounds (whose slots would read its WAL) and
+		// before the steps that leave slots of their own.
+		{"ladder", "the cost ladder: each stage beside its floor", b.ladder},
 		{"latency", "relay latency at 5,000 rows/s", b.relayLatency},
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		// Its tenants and endpoints are its own, disabled when it ends.
@@ -446,6 +455,7 @@ func (b *bench) report() {
 		fmt.Fprintf(&sb, "| %s | %s | %s |\n", k.label, format(v), k.unit)
 	}
 	b.cpuTable(&sb)
+	b.ladderTable(&sb)
 	for _, n := range b.notes {
 		fmt.Fprintf(&sb, "\n- %s", n)
 	}
