@@ -75,7 +75,7 @@ func (m *meter) sample(procs ...*proc) cpuSample {
 		if strings.HasPrefix(name, "sluice-") {
 			name = "sluice"
 		}
-		s[name] = procfs.CPU(p.cmd.Process.Pid, false)
+		s[name] += procfs.CPU(p.cmd.Process.Pid, false) // separate stages add up
 	}
 	return s
 }

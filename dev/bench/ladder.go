@@ -5,18 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sluicehq/sluice/dev/bench/floor"
+	"github.com/sluicehq/sluice/dev/procfs"
 )
 
 // The ladder step: each stage's CPU per event (its process, Postgres and
@@ -136,23 +140,9 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 		b.results["ladder_"+w.rung+"_commit_batch"] = batches[w.rung]
 	}
 	p.terminate()
-	sourcesFile := filepath.Join(b.outDir, "ladder_sources.json")
-	var srcs []floor.Source
-	for _, s := range b.sources {
-		srcs = append(srcs, floor.Source{ID: s.sourceID, Tenant: s.tenantID, Account: s.account, Secret: s.secret})
-	}
-	raw, _ := json.Marshal(srcs)
-	if err := os.WriteFile(sourcesFile, raw, 0o600); err != nil {
-		return err
-	}
 	for _, w := range b.ladderWindows() {
 		batch := max(1, int(math.Round(batches[w.rung])))
-		var env []string
-		if os.Getenv("BENCH_PROFILE") != "" {
-			env = []string{"BENCH_FLOOR_PROFILE=" + filepath.Join(b.outDir, "floor_"+w.rung+".cpu.pprof")}
-		}
-		f, err := start("floor", b.self, []string{"ingest-floor", b.stageAddr, b.dbURL, b.prefix + ".invoices", strconv.Itoa(batch), sourcesFile},
-			env, b.stageAddr, "", "/healthz", b.outDir)
+		f, err := b.startIngestFloor(batch, w.rung)
 		if err != nil {
 			return err
 		}
@@ -168,6 +158,26 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 	}
 	b.medians(cpu)
 	return nil
+}
+
+// startIngestFloor starts the ingest floor at the stage's address with
+// group commits of batch (BENCH_PROFILE: profiled into floor_<rung>).
+func (b *bench) startIngestFloor(batch int, rung string) (*proc, error) {
+	sourcesFile := filepath.Join(b.outDir, "ladder_sources.json")
+	var srcs []floor.Source
+	for _, s := range b.sources {
+		srcs = append(srcs, floor.Source{ID: s.sourceID, Tenant: s.tenantID, Account: s.account, Secret: s.secret})
+	}
+	raw, _ := json.Marshal(srcs)
+	if err := os.WriteFile(sourcesFile, raw, 0o600); err != nil {
+		return nil, err
+	}
+	var env []string
+	if os.Getenv("BENCH_PROFILE") != "" {
+		env = []string{"BENCH_FLOOR_PROFILE=" + filepath.Join(b.outDir, "floor_"+rung+".cpu.pprof")}
+	}
+	return start("floor", b.self, []string{"ingest-floor", b.stageAddr, b.dbURL, b.prefix + ".invoices", strconv.Itoa(batch), sourcesFile},
+		env, b.stageAddr, "", "/healthz", b.outDir)
 }
 
 // with is s with name set to d.
@@ -216,41 +226,87 @@ func (b *bench) ladderRelay(ctx context.Context, adm *kadm.Client, relaySlot, fl
 	if err := b.floorTopics(ctx, adm); err != nil {
 		return err
 	}
-	bindir, err := exec.Command("pg_config", "--bindir").Output()
-	if err != nil {
-		return fmt.Errorf("pg_config: %w", err)
-	}
-	recv := exec.CommandContext(ctx, filepath.Join(strings.TrimSpace(string(bindir)), "pg_recvlogical"),
-		"-d", b.dbURL, "--slot", floorSlot, "--start", "--endpos", endLSN, "--no-loop",
-		"-o", "proto_version=2", "-o", "binary=true", "-o", "messages=true", "-o", "publication_names=sluice_outbox", "-f", "-")
-	producer := exec.CommandContext(ctx, b.self, "relay-floor", b.brokers, floorSuffix)
-	pipe, err := recv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	producer.Stdin = pipe
-	var recvErr, prodOut strings.Builder
-	recv.Stderr, producer.Stdout, producer.Stderr = &recvErr, &prodOut, &prodOut
 	before := b.cpu.sample()
-	if err := producer.Start(); err != nil {
+	live, err := b.startFloorRelay(ctx, floorSlot, endLSN)
+	if err != nil {
 		return err
 	}
-	if err := recv.Run(); err != nil {
-		_ = producer.Process.Kill()
-		return fmt.Errorf("pg_recvlogical: %w: %s", err, recvErr.String())
-	}
-	if err := producer.Wait(); err != nil {
-		return fmt.Errorf("relay floor: %w: %s", err, prodOut.String())
+	if err := live.wait(); err != nil {
+		return err
 	}
 	after := b.cpu.sample()
-	after["floor"] = childCPU(recv.ProcessState) + childCPU(producer.ProcessState)
+	after["floor"] = childCPU(live.recv.ProcessState) + childCPU(live.producer.ProcessState)
 	b.cpu.perEvent("ladder_relay_floor", before, after.only("floor", "postgres", "postgres_server", "kafka", "kafka_aside"), float64(rows), cpu)
-	log.Printf("ladder relay: %d rows; floor: %s", rows, strings.TrimSpace(prodOut.String()))
+	log.Printf("ladder relay: %d rows; floor: %s", rows, strings.TrimSpace(live.out.String()))
 	b.medians(cpu)
 	if err := b.dropSlot(ctx, floorSlot); err != nil {
 		return err
 	}
 	return nil
+}
+
+// floorRelay is pg_recvlogical piped into the relay floor.
+type floorRelay struct {
+	recv, producer *exec.Cmd
+	out, recvErr   strings.Builder
+}
+
+// startFloorRelay reads slot with the relay's pgoutput options up to
+// endLSN ("": until stopped) into the relay floor.
+func (b *bench) startFloorRelay(ctx context.Context, slot, endLSN string) (*floorRelay, error) {
+	args := []string{"-d", b.dbURL, "--slot", slot, "--start", "--no-loop",
+		"-o", "proto_version=2", "-o", "binary=true", "-o", "messages=true", "-o", "publication_names=sluice_outbox", "-f", "-"}
+	if endLSN != "" {
+		args = append(args, "--endpos", endLSN)
+	}
+	l := &floorRelay{recv: exec.CommandContext(ctx, pgBin("pg_recvlogical"), args...),
+		producer: exec.CommandContext(ctx, b.self, "relay-floor", b.brokers, floorSuffix)}
+	pipe, err := l.recv.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	l.producer.Stdin = pipe
+	l.recv.Stderr, l.producer.Stdout, l.producer.Stderr = &l.recvErr, &l.out, &l.out
+	if err := l.producer.Start(); err != nil {
+		return nil, err
+	}
+	if err := l.recv.Start(); err != nil {
+		_ = l.producer.Process.Kill()
+		_ = l.producer.Wait()
+		return nil, err
+	}
+	return l, nil
+}
+
+// wait waits until pg_recvlogical reached its end and the floor had every
+// record acknowledged.
+func (l *floorRelay) wait() error {
+	if err := l.recv.Wait(); err != nil {
+		_ = l.producer.Process.Kill()
+		_ = l.producer.Wait()
+		return fmt.Errorf("pg_recvlogical: %w: %s", err, l.recvErr.String())
+	}
+	if err := l.producer.Wait(); err != nil {
+		return fmt.Errorf("relay floor: %w: %s", err, l.out.String())
+	}
+	return nil
+}
+
+// stop ends a live pipe: pg_recvlogical flushes and exits on SIGINT, the
+// floor then has what it read acknowledged.
+func (l *floorRelay) stop() {
+	_ = l.recv.Process.Signal(os.Interrupt)
+	_ = l.recv.Wait()
+	_ = l.producer.Wait()
+}
+
+// pgBin is a Postgres client program of the server's installation.
+func pgBin(name string) string {
+	bindir, err := exec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		return name
+	}
+	return filepath.Join(strings.TrimSpace(string(bindir)), name)
 }
 
 // floorTopics creates the floor's topics beside the run's, with as many
@@ -308,31 +364,43 @@ func (b *bench) ladderConsumers(ctx context.Context, adm *kadm.Client, rows int)
 // difference in records is Kafka's and the reader's CPU per record, a JVM's
 // start and warm-up left out.
 func (b *bench) consumerPerf(ctx context.Context, rows int, cpu map[string][]float64) error {
-	script, err := filepath.Abs("dev/kafka/bin/kafka-run-class")
-	if err != nil {
-		return err
-	}
 	var used [2]cpuSample
 	counts := [2]int{rows / 10, rows}
 	for i, n := range counts {
-		cmd := exec.CommandContext(ctx, script, "org.apache.kafka.tools.ConsumerPerformance",
-			"--bootstrap-server", b.brokers, "--topic", b.prefix+".invoices"+floorSuffix, "--messages", strconv.Itoa(n),
-			"--group", fmt.Sprintf("%s.floor-perf-%d", b.prefix, i), "--timeout", "60000")
 		before := b.cpu.sample()
-		out, err := cmd.CombinedOutput()
+		cmd, err := b.startConsumerPerf(ctx, n, strconv.Itoa(i))
 		if err != nil {
-			return fmt.Errorf("ConsumerPerformance: %w: %s", err, out)
+			return err
+		}
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("ConsumerPerformance: %w: %s", err, cmd.Stdout)
 		}
 		after := b.cpu.sample()
 		used[i] = cpuSample{"floor": childCPU(cmd.ProcessState), "kafka": after["kafka"] - before["kafka"], "kafka_aside": after["kafka_aside"] - before["kafka_aside"]}
-		log.Printf("ladder consumers: ConsumerPerformance read %d records: %s", n, lastLine(out))
+		log.Printf("ladder consumers: ConsumerPerformance read %d records: %s", n, lastLine(cmd.Stdout.(*strings.Builder).String()))
 	}
 	b.cpu.perEvent("ladder_consumers_kafka_floor", used[0], used[1], float64(counts[1]-counts[0]), cpu)
 	return nil
 }
 
-func lastLine(out []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+// startConsumerPerf starts ConsumerPerformance reading n records of the
+// floor's invoices topic in a group of its own; its output is its Stdout,
+// a *strings.Builder.
+func (b *bench) startConsumerPerf(ctx context.Context, n int, group string) (*exec.Cmd, error) {
+	script, err := filepath.Abs("dev/kafka/bin/kafka-run-class")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, script, "org.apache.kafka.tools.ConsumerPerformance",
+		"--bootstrap-server", b.brokers, "--topic", b.prefix+".invoices"+floorSuffix, "--messages", strconv.Itoa(n),
+		"--group", b.prefix+".floor-perf-"+group, "--timeout", "60000")
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	return cmd, cmd.Start()
+}
+
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]
 }
 
@@ -340,49 +408,16 @@ func lastLine(out []byte) string {
 // transactions of batch records, grantShare of them making a grant, and
 // records pgbench's and Postgres's CPU per record.
 func (b *bench) creditsPgbench(ctx context.Context, rows int, batch, grantShare float64, cpu map[string][]float64) error {
-	var customers []floor.Customer
-	dbRows, err := b.pool.Query(ctx, `SELECT w.tenant_id::text, w.workspace_id::text, w.customer_id FROM workspace_customers w`)
-	if err != nil {
-		return err
-	}
-	for dbRows.Next() {
-		var c floor.Customer
-		if err := dbRows.Scan(&c.Tenant, &c.Workspace, &c.Customer); err != nil {
-			return err
-		}
-		customers = append(customers, c)
-	}
-	if err := dbRows.Err(); err != nil {
-		return err
-	}
-	sources := map[string]benchSource{}
-	for _, s := range b.sources {
-		sources[s.tenantID] = s
-	}
-	var picked []floor.Customer
-	records := max(1, int(math.Round(batch)))
-	for range max(1, int(math.Round(float64(records)*grantShare))) {
-		c := customers[rand.IntN(len(customers))]
-		for _, ok := sources[c.Tenant]; !ok; _, ok = sources[c.Tenant] {
-			c = customers[rand.IntN(len(customers))]
-		}
-		c.Source, c.Account = sources[c.Tenant].sourceID, sources[c.Tenant].account
-		picked = append(picked, c)
-	}
-	script := filepath.Join(b.outDir, "ladder_credits.sql")
-	if err := os.WriteFile(script, []byte(floor.CreditsScript(picked, b.prefix+".invoices", b.prefix+".notifications")), 0o644); err != nil {
-		return err
-	}
-	bindir, err := exec.Command("pg_config", "--bindir").Output()
+	script, err := b.creditsScript(ctx, batch, grantShare)
 	if err != nil {
 		return err
 	}
 	if err := b.quietPostgres(ctx, "ladder credits floor"); err != nil {
 		return err
 	}
+	records := max(1, int(math.Round(batch)))
 	txs := max(1, rows/records)
-	cmd := exec.CommandContext(ctx, filepath.Join(strings.TrimSpace(string(bindir)), "pgbench"), "-n", "-M", "prepared",
-		"-c", "1", "-t", strconv.Itoa(txs), "-f", script, b.dbURL)
+	cmd := exec.CommandContext(ctx, pgBin("pgbench"), "-n", "-M", "prepared", "-c", "1", "-t", strconv.Itoa(txs), "-f", script, b.dbURL)
 	before := b.cpu.sample()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -391,26 +426,146 @@ func (b *bench) creditsPgbench(ctx context.Context, rows int, batch, grantShare 
 	after := b.cpu.sample()
 	after["floor"] = childCPU(cmd.ProcessState)
 	b.cpu.perEvent("ladder_consumers_pg_floor", before.with("floor", 0), after.only("floor", "postgres", "postgres_server"), float64(txs*records), cpu)
-	log.Printf("ladder consumers: pgbench ran %d transactions of %d records, %d grants each", txs, records, len(picked))
+	log.Printf("ladder consumers: pgbench ran %d transactions of %d records", txs, records)
 	return nil
 }
 
-// ladderPipeline runs `sluice serve` saturated and counts its CPU until the
-// consumers applied the load and the relay confirmed the e-mails it caused.
+// creditsScript writes the pgbench script of one credits transaction of
+// batch records, grantShare of them granting, for customers of the bench's
+// tenants drawn at random; it returns its path.
+func (b *bench) creditsScript(ctx context.Context, batch, grantShare float64) (string, error) {
+	sources := map[string]benchSource{}
+	for _, s := range b.sources {
+		sources[s.tenantID] = s
+	}
+	rows, err := b.pool.Query(ctx, `SELECT tenant_id::text, workspace_id::text, customer_id FROM workspace_customers WHERE tenant_id = ANY($1::uuid[])`,
+		slices.Collect(maps.Keys(sources)))
+	if err != nil {
+		return "", err
+	}
+	customers, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (floor.Customer, error) {
+		var c floor.Customer
+		err := r.Scan(&c.Tenant, &c.Workspace, &c.Customer)
+		return c, err
+	})
+	if err != nil || len(customers) == 0 {
+		return "", fmt.Errorf("the bench's customers: %d (%v)", len(customers), err)
+	}
+	var picked []floor.Customer
+	records := max(1, int(math.Round(batch)))
+	for range max(1, int(math.Round(float64(records)*grantShare))) {
+		c := customers[rand.IntN(len(customers))]
+		c.Source, c.Account = sources[c.Tenant].sourceID, sources[c.Tenant].account
+		picked = append(picked, c)
+	}
+	script := filepath.Join(b.outDir, fmt.Sprintf("ladder_credits_%d.sql", records))
+	return script, os.WriteFile(script, []byte(floor.CreditsScript(picked, b.prefix+".invoices", b.prefix+".notifications")), 0o644)
+}
+
+// pipelineRun is one whole-pipeline window: `sluice serve` or the stages
+// as separate processes, saturated or paced, with the bench's tenants or
+// one.
+type pipelineRun struct {
+	key      string
+	separate bool
+	paced    bool
+	one      bool
+}
+
+// pipelineRuns are the whole pipeline's windows: the quick run measures
+// the cells the issue's targets read first (serve saturated and paced, the
+// separate stages paced, one tenant saturated), the full run all eight.
+func (b *bench) pipelineRuns() []pipelineRun {
+	var runs []pipelineRun
+	for _, separate := range []bool{false, true} {
+		for _, paced := range []bool{false, true} {
+			for _, one := range []bool{false, true} {
+				key := "pipeline" + map[bool]string{false: "", true: "_separate"}[separate] +
+					map[bool]string{false: "", true: "_at_1000"}[paced] + map[bool]string{false: "", true: "_1tenant"}[one]
+				runs = append(runs, pipelineRun{key, separate, paced, one})
+			}
+		}
+	}
+	if !b.quick {
+		return runs
+	}
+	quick := map[string]bool{"pipeline": true, "pipeline_at_1000": true, "pipeline_separate_at_1000": true, "pipeline_1tenant": true}
+	var kept []pipelineRun
+	for _, r := range runs {
+		if quick[r.key] {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// ladderPipeline runs each whole-pipeline window, then the floors as one
+// live pipeline paced at the same rate.
 func (b *bench) ladderPipeline(ctx context.Context, adm *kadm.Client) error {
-	slot := b.slot("ladder_serve")
-	p, err := b.startSluice("serve", b.stageAddr, slot)
+	cpu := map[string][]float64{}
+	for _, r := range b.pipelineRuns() {
+		if err := b.pipelineWindow(ctx, adm, r, cpu); err != nil {
+			return fmt.Errorf("%s: %w", r.key, err)
+		}
+	}
+	b.medians(cpu)
+	if err := b.floorPipeline(ctx, adm, b.sources, "pipeline_at_1000"); err != nil {
+		return err
+	}
+	if !b.quick {
+		return b.floorPipeline(ctx, adm, b.sources[:1], "pipeline_at_1000_1tenant")
+	}
+	return nil
+}
+
+// pipelineStages starts the run's Sluice processes on slot: serve, or
+// ingest, cdc and consume on ports of their own (BENCH_PORT's +3 to +6),
+// consume last, so b.opsAddr reads its metrics.
+func (b *bench) pipelineStages(r pipelineRun, slot string) ([]*proc, error) {
+	if !r.separate {
+		p, err := b.startSluice("serve", b.stageAddr, slot)
+		return []*proc{p}, err
+	}
+	host, port, _ := strings.Cut(b.stageAddr, ":")
+	base, _ := strconv.Atoi(port)
+	var procs []*proc
+	for i, stage := range []string{"ingest", "cdc", "consume"} {
+		addr, admin := b.stageAddr, fmt.Sprintf("%s:%d", host, base+3+2*i)
+		if stage != "ingest" {
+			addr = fmt.Sprintf("%s:%d", host, base+4+2*i)
+		}
+		p, err := start("sluice-"+stage, b.bin, []string{stage}, append(b.sluiceEnv(addr, slot), "SLUICE_ADMIN_ADDR="+admin),
+			addr, admin, "/readyz/stages", b.outDir)
+		if err != nil {
+			for _, q := range procs {
+				q.terminate()
+			}
+			return nil, err
+		}
+		procs = append(procs, p)
+		b.opsAddr = p.ops
+	}
+	return procs, nil
+}
+
+// pipelineWindow measures one window of the whole pipeline, its CPU counted
+// until the consumers applied the load and the relay confirmed the e-mails
+// it caused.
+func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipelineRun, cpu map[string][]float64) error {
+	slot := b.slot("ladder_" + r.key)
+	procs, err := b.pipelineStages(r, slot)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		p.terminate()
+		for _, p := range procs {
+			p.terminate()
+		}
 		if err := b.dropSlot(context.WithoutCancel(ctx), slot); err != nil {
 			log.Printf("ladder: %v", err)
 		}
 	}()
-	// What earlier rungs left in the topic (the floor's records are on
-	// topics of their own) is applied before the window.
+	// What earlier windows left in the topic is applied before this one.
 	if err := b.waitPipeline(ctx, slot); err != nil {
 		return err
 	}
@@ -418,20 +573,117 @@ func (b *bench) ladderPipeline(ctx context.Context, adm *kadm.Client) error {
 	if err != nil {
 		return err
 	}
-	b.settle(ctx, "ladder pipeline")
-	if err := b.quietPostgres(ctx, "ladder pipeline"); err != nil {
+	b.settle(ctx, "ladder "+r.key)
+	sources := b.sources
+	if r.one {
+		sources = sources[:1]
+	}
+	before := b.cpu.sample(procs...)
+	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, r.paced})
+	if err != nil {
 		return err
 	}
-	before := b.cpu.sample(p)
-	r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
 	if err := b.waitApplied(ctx, adm, start, slot); err != nil {
 		return err
 	}
-	cpu := map[string][]float64{}
-	b.cpu.perEvent("ladder_pipeline_sluice", before, b.cpu.sample(p).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), float64(r.ok), cpu)
-	b.medians(cpu)
-	log.Printf("ladder pipeline: %.0f events/s", r.rate())
+	b.cpu.perEvent("ladder_"+r.key+"_sluice", before, b.cpu.sample(procs...).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
+	if r.paced && !r.separate {
+		// The floors' live pipeline commits and applies in batches of
+		// the sizes Sluice's made at this rate.
+		b.results["ladder_"+r.key+"_consumers_batch"] = b.meanBatch(b.opsAddr)
+		b.results["ladder_"+r.key+"_commit_batch"] = commitBatch(b.opsAddr)
+	}
 	return nil
+}
+
+// meanBatch is the credits group's mean records per transaction so far.
+func (b *bench) meanBatch(addr string) float64 {
+	val, err := metricsOf(addr)
+	if err != nil {
+		return 0
+	}
+	l := `{group="` + b.prefix + `.credits"}`
+	return val("sluice_consumer_records_applied_total"+l) / max(1, val("sluice_consumer_batch_seconds_count"+l))
+}
+
+// commitBatch is ingest's mean deliveries per group commit so far.
+func commitBatch(addr string) float64 {
+	t := commitTotals(addr)
+	return t[0] / max(1, t[1])
+}
+
+// floorPipeline runs the floors as one pipeline paced at ladderRate: the
+// ingest floor, pg_recvlogical into the relay floor on a slot of its own,
+// ConsumerPerformance on the floor's records and pgbench running the credits
+// statements at the rate and batch Sluice's consumers applied at (-R). Each
+// process is started before the window and read from /proc around it, so no
+// start-up is counted.
+func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []benchSource, key string) error {
+	batch := max(1, int(math.Round(b.results["ladder_"+key+"_commit_batch"])))
+	records := max(1, int(math.Round(b.results["ladder_"+key+"_consumers_batch"])))
+	if err := b.floorTopics(ctx, adm); err != nil {
+		return err
+	}
+	f, err := b.startIngestFloor(batch, key)
+	if err != nil {
+		return err
+	}
+	defer f.terminate()
+	slot := b.slot("ladder_floor_pipeline")
+	if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
+		return err
+	}
+	live, err := b.startFloorRelay(ctx, slot, "")
+	if err != nil {
+		return err
+	}
+	defer live.stop()
+	expect := int(float64(ladderRate) * (b.window() + pacedWarmup).Seconds())
+	perf, err := b.startConsumerPerf(ctx, expect, "live-"+key)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = perf.Process.Kill(); _ = perf.Wait() }()
+	script, err := b.creditsScript(ctx, float64(records), b.results["ladder_consumers_grants_per_record"])
+	if err != nil {
+		return err
+	}
+	txRate := float64(ladderRate) / float64(records)
+	pgbench := exec.CommandContext(ctx, pgBin("pgbench"), "-n", "-M", "prepared", "-c", "1", "-R", strconv.FormatFloat(txRate, 'f', 2, 64),
+		"-T", strconv.Itoa(int((b.window() + pacedWarmup).Seconds())), "-f", script, b.dbURL)
+	time.Sleep(2 * time.Second) // the JVM's start, pgbench's connection: not counted
+	pids := map[string][]int{"floor": {f.cmd.Process.Pid, live.recv.Process.Pid, live.producer.Process.Pid, perf.Process.Pid}}
+	before := b.cpu.sample().with("floor", pidsCPU(pids["floor"]))
+	if err := pgbench.Start(); err != nil {
+		return err
+	}
+	ok, err := b.ladderLoad(ctx, ladderWindow{key, sources, true})
+	if err != nil {
+		return err
+	}
+	if err := pgbench.Wait(); err != nil {
+		return fmt.Errorf("pgbench: %w", err)
+	}
+	if err := b.waitRelayed(ctx, slot); err != nil {
+		return err
+	}
+	// ConsumerPerformance reads what the floor sent within its fetch wait
+	// (500 ms): counted, not waited for exactly (it reports at its end).
+	time.Sleep(time.Second)
+	after := b.cpu.sample().with("floor", pidsCPU(pids["floor"])+childCPU(pgbench.ProcessState))
+	cpu := map[string][]float64{}
+	b.cpu.perEvent("ladder_"+key+"_floor", before, after.only("floor", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
+	b.medians(cpu)
+	return nil
+}
+
+// pidsCPU is the CPU the processes used so far.
+func pidsCPU(pids []int) time.Duration {
+	var d time.Duration
+	for _, pid := range pids {
+		d += procfs.CPU(pid, false)
+	}
+	return d
 }
 
 // ladderRungs are the table's rows: each rung's Sluice and floor keys.
@@ -439,47 +691,68 @@ var ladderRungs = []struct{ key, label string }{
 	{"ingest", "ingest, 8 tenants, saturated"},
 	{"ingest_1tenant", "ingest, 1 tenant, saturated"},
 	{"ingest_at_1000", "ingest, 8 tenants, 1,000 events/s"},
-	{"relay", "relay, per outbox row"},
-	{"consumers", "consumers (credits), per record"},
-	{"pipeline", "whole pipeline (sluice serve), per accepted event"},
+	{"relay", "relay, per outbox row (backlog)"},
+	{"consumers", "consumers (credits), per record (backlog)"},
+	{"pipeline", "whole pipeline, serve, 8 tenants, saturated"},
+	{"pipeline_1tenant", "whole pipeline, serve, 1 tenant, saturated"},
+	{"pipeline_at_1000", "whole pipeline, serve, 8 tenants, 1,000 events/s"},
+	{"pipeline_at_1000_1tenant", "whole pipeline, serve, 1 tenant, 1,000 events/s"},
+	{"pipeline_separate", "whole pipeline, separate stages, 8 tenants, saturated"},
+	{"pipeline_separate_1tenant", "whole pipeline, separate stages, 1 tenant, saturated"},
+	{"pipeline_separate_at_1000", "whole pipeline, separate stages, 8 tenants, 1,000 events/s"},
+	{"pipeline_separate_at_1000_1tenant", "whole pipeline, separate stages, 1 tenant, 1,000 events/s"},
+}
+
+// pipelineFloor names the floor a whole-pipeline rung is read against:
+// paced, the floors' live pipeline at the same rate; saturated, the sum of
+// the stages' floors per event (an event is ingested once, relayed once
+// with each e-mail its grant caused, consumed once), with the ingest floor
+// of as many tenants.
+func (b *bench) pipelineFloor(key string) (float64, string, bool) {
+	one := strings.HasSuffix(key, "_1tenant")
+	if strings.Contains(key, "_at_1000") {
+		live := "pipeline_at_1000" + map[bool]string{false: "", true: "_1tenant"}[one]
+		v, ok := b.ladderSum("ladder_"+live+"_floor", "floor")
+		return v, "the floors live at 1,000/s", ok
+	}
+	ingest := "ingest" + map[bool]string{false: "", true: "_1tenant"}[one]
+	in, ok1 := b.results["ladder_"+ingest+"_floor_us"]
+	relay, ok2 := b.results["ladder_relay_floor_us"]
+	consume, ok3 := b.results["ladder_consumers_floor_us"]
+	return in + relay*(1+b.results["ladder_consumers_grants_per_record"]) + consume, "sum of the floors", ok1 && ok2 && ok3
+}
+
+// ladderSum is a rung's processes' CPU per event summed: self (sluice or
+// floor), Postgres and Kafka.
+func (b *bench) ladderSum(prefix, self string) (float64, bool) {
+	var total float64
+	found := false
+	for _, p := range []string{self, "postgres", "kafka"} {
+		if v, ok := b.ladderCPU(prefix, p); ok {
+			total, found = total+v, true
+		}
+	}
+	return total, found
 }
 
 // ladderRatios sums each rung's processes and divides Sluice's by the
 // floor's: ladder_<rung>_sluice_us, _floor_us, _ratio.
 func (b *bench) ladderRatios() {
-	sum := func(prefix string, procs ...string) (float64, bool) {
-		var total float64
-		found := false
-		for _, p := range procs {
-			if v, ok := b.ladderCPU(prefix, p); ok {
-				total, found = total+v, true
-			}
-		}
-		return total, found
-	}
-	for _, r := range ladderRungs[:5] {
-		s, ok1 := sum("ladder_"+r.key+"_sluice", "sluice", "postgres", "kafka")
-		f, ok2 := sum("ladder_"+r.key+"_floor", "floor", "postgres", "kafka")
-		if r.key == "consumers" {
-			k, _ := sum("ladder_consumers_kafka_floor", "floor", "kafka")
-			pg, _ := sum("ladder_consumers_pg_floor", "floor", "postgres")
+	for _, r := range ladderRungs {
+		s, ok1 := b.ladderSum("ladder_"+r.key+"_sluice", "sluice")
+		f, ok2 := b.ladderSum("ladder_"+r.key+"_floor", "floor")
+		switch {
+		case r.key == "consumers":
+			k, _ := b.ladderSum("ladder_consumers_kafka_floor", "floor")
+			pg, _ := b.ladderSum("ladder_consumers_pg_floor", "floor")
 			f, ok2 = k+pg, k > 0 && pg > 0
+		case strings.HasPrefix(r.key, "pipeline"):
+			f, _, ok2 = b.pipelineFloor(r.key)
 		}
-		if ok1 && ok2 {
+		if ok1 && ok2 && f > 0 {
 			b.results["ladder_"+r.key+"_sluice_us"], b.results["ladder_"+r.key+"_floor_us"] = s, f
 			b.results["ladder_"+r.key+"_ratio"] = s / f
 		}
-	}
-	// The pipeline's floor: an event is ingested once, relayed once with
-	// each e-mail its grant caused, and consumed once.
-	s, ok := sum("ladder_pipeline_sluice", "sluice", "postgres", "kafka")
-	in, ok1 := b.results["ladder_ingest_floor_us"]
-	relay, ok2 := b.results["ladder_relay_floor_us"]
-	consume, ok3 := b.results["ladder_consumers_floor_us"]
-	if ok && ok1 && ok2 && ok3 {
-		f := in + relay*(1+b.results["ladder_consumers_grants_per_record"]) + consume
-		b.results["ladder_pipeline_sluice_us"], b.results["ladder_pipeline_floor_us"] = s, f
-		b.results["ladder_pipeline_ratio"] = s / f
 	}
 }
 
@@ -518,11 +791,15 @@ func (b *bench) ladderTable(sb *strings.Builder) {
 		}
 		f := b.results["ladder_"+r.key+"_floor_us"]
 		sParts, fParts := parts("ladder_"+r.key+"_sluice", "sluice"), parts("ladder_"+r.key+"_floor", "floor")
-		switch r.key {
-		case "consumers":
+		switch {
+		case r.key == "consumers":
 			fParts = parts("ladder_consumers_kafka_floor", "floor") + "; " + parts("ladder_consumers_pg_floor", "floor")
-		case "pipeline":
-			fParts = "sum of the floors"
+		case strings.HasPrefix(r.key, "pipeline"):
+			_, fParts, _ = b.pipelineFloor(r.key)
+			if strings.Contains(r.key, "_at_1000") {
+				live := "ladder_pipeline_at_1000" + map[bool]string{false: "", true: "_1tenant"}[strings.HasSuffix(r.key, "_1tenant")]
+				fParts += ": " + parts(live+"_floor", "floor")
+			}
 		}
 		fmt.Fprintf(sb, "| %s | %s (%s) | %s (%s) | %s |\n", r.label, format(s), sParts, format(f), fParts, format(b.results["ladder_"+r.key+"_ratio"]))
 	}
