@@ -578,13 +578,19 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 	if r.one {
 		sources = sources[:1]
 	}
-	before := b.cpu.sample(procs...)
+	before, stagesBefore := b.cpu.sample(procs...), stageCPU(procs)
 	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, r.paced})
 	if err != nil {
 		return err
 	}
 	if err := b.waitApplied(ctx, adm, start, slot); err != nil {
 		return err
+	}
+	if r.separate {
+		// Each stage's own process, beside the floors' (ladderStages).
+		for stage, used := range stageCPU(procs) {
+			b.results["ladder_"+r.key+"_stage_"+stage+"_us"] = float64((used - stagesBefore[stage]).Microseconds()) / ok
+		}
 	}
 	b.cpu.perEvent("ladder_"+r.key+"_sluice", before, b.cpu.sample(procs...).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
 	if r.paced && !r.separate {
@@ -594,6 +600,15 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 		b.results["ladder_"+r.key+"_commit_batch"] = commitBatch(b.opsAddr)
 	}
 	return nil
+}
+
+// stageCPU is each Sluice process's CPU so far, by stage.
+func stageCPU(procs []*proc) map[string]time.Duration {
+	used := map[string]time.Duration{}
+	for _, p := range procs {
+		used[strings.TrimPrefix(p.name, "sluice-")] = procfs.CPU(p.cmd.Process.Pid, false)
+	}
+	return used
 }
 
 // meanBatch is the credits group's mean records per transaction so far.
@@ -652,8 +667,13 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	pgbench := exec.CommandContext(ctx, pgBin("pgbench"), "-n", "-M", "prepared", "-c", "1", "-R", strconv.FormatFloat(txRate, 'f', 2, 64),
 		"-T", strconv.Itoa(int((b.window() + pacedWarmup).Seconds())), "-f", script, b.dbURL)
 	time.Sleep(2 * time.Second) // the JVM's start, pgbench's connection: not counted
-	pids := map[string][]int{"floor": {f.cmd.Process.Pid, live.recv.Process.Pid, live.producer.Process.Pid, perf.Process.Pid}}
-	before := b.cpu.sample().with("floor", pidsCPU(pids["floor"]))
+	stages := map[string][]int{"ingest": {f.cmd.Process.Pid}, "cdc": {live.recv.Process.Pid, live.producer.Process.Pid}, "consume": {perf.Process.Pid}}
+	all := slices.Concat(stages["ingest"], stages["cdc"], stages["consume"])
+	stagesBefore := map[string]time.Duration{}
+	for stage, pids := range stages {
+		stagesBefore[stage] = pidsCPU(pids)
+	}
+	before := b.cpu.sample().with("floor", pidsCPU(all))
 	if err := pgbench.Start(); err != nil {
 		return err
 	}
@@ -670,7 +690,14 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	// ConsumerPerformance reads what the floor sent within its fetch wait
 	// (500 ms): counted, not waited for exactly (it reports at its end).
 	time.Sleep(time.Second)
-	after := b.cpu.sample().with("floor", pidsCPU(pids["floor"])+childCPU(pgbench.ProcessState))
+	after := b.cpu.sample().with("floor", pidsCPU(all)+childCPU(pgbench.ProcessState))
+	for stage, pids := range stages {
+		used := pidsCPU(pids) - stagesBefore[stage]
+		if stage == "consume" {
+			used += childCPU(pgbench.ProcessState)
+		}
+		b.results["ladder_"+key+"_floorstage_"+stage+"_us"] = float64(used.Microseconds()) / ok
+	}
 	cpu := map[string][]float64{}
 	b.cpu.perEvent("ladder_"+key+"_floor", before, after.only("floor", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
 	b.medians(cpu)
@@ -756,6 +783,30 @@ func (b *bench) ladderRatios() {
 	}
 }
 
+// ladderStages prints, at 1,000 events/s, each stage's own process beside
+// its floor's, with the stages live together (Postgres and Kafka serve them
+// all at once, so only the whole pipeline's totals include them).
+func (b *bench) ladderStages(sb *strings.Builder) {
+	if _, ok := b.results["ladder_pipeline_separate_at_1000_stage_ingest_us"]; !ok {
+		return
+	}
+	if _, ok := b.results["ladder_pipeline_at_1000_floorstage_ingest_us"]; !ok {
+		return
+	}
+	fmt.Fprintf(sb, "\nAt 1,000 events/s, stages live together, each stage's own process per accepted event (Postgres and Kafka in the pipeline's rows)\n\n")
+	fmt.Fprintf(sb, "| stage | sluice | floor | ratio |\n|---|---:|---:|---:|\n")
+	for _, st := range []struct{ key, label, floor string }{
+		{"ingest", "ingest", "the ingest floor"},
+		{"cdc", "relay", "pg_recvlogical + the relay floor"},
+		{"consume", "consumers", "ConsumerPerformance + pgbench"},
+	} {
+		s := b.results["ladder_pipeline_separate_at_1000_stage_"+st.key+"_us"]
+		f := b.results["ladder_pipeline_at_1000_floorstage_"+st.key+"_us"]
+		b.results["ladder_"+st.key+"_process_ratio_at_1000"] = s / f
+		fmt.Fprintf(sb, "| %s | %s | %s (%s) | %s |\n", st.label, format(s), format(f), st.floor, format(s/f))
+	}
+}
+
 // ladderCPU is a process's CPU per event in a rung; Kafka's without its
 // JIT compilers and metadata threads (kafkaAside), which no event asks
 // for and which other users of a shared broker keep busy.
@@ -803,6 +854,7 @@ func (b *bench) ladderTable(sb *strings.Builder) {
 		}
 		fmt.Fprintf(sb, "| %s | %s (%s) | %s (%s) | %s |\n", r.label, format(s), sParts, format(f), fParts, format(b.results["ladder_"+r.key+"_ratio"]))
 	}
+	b.ladderStages(sb)
 	fmt.Fprintf(sb, "\n- Group commits: Sluice's mean per window (the floor's batch): %s saturated, %s one tenant, %s at 1,000/s. "+
 		"Credits transactions: %s records, %s grants per record.\n",
 		format(b.results["ladder_ingest_commit_batch"]), format(b.results["ladder_ingest_1tenant_commit_batch"]),

@@ -241,8 +241,8 @@ func headersJSON(src *Source, ev stripeEvent, key string, at time.Time) string {
 }
 
 // commitLoop is the group commit: it takes the first waiting delivery, then
-// up to batch-1 more, waiting at most 5 ms for them, and stores them in one
-// statement.
+// up to batch-1 more, waiting for them until the first has waited 5 ms, and
+// stores them in one statement.
 func commitLoop(ctx context.Context, pool *pgxpool.Pool, queue chan *row, batch int, topic string) {
 	rows := make([]*row, 0, batch)
 	for {
@@ -253,7 +253,9 @@ func commitLoop(ctx context.Context, pool *pgxpool.Pool, queue chan *row, batch 
 		case r := <-queue:
 			rows = append(rows, r)
 		}
-		deadline := time.NewTimer(5 * time.Millisecond)
+		// The wait runs from the first delivery's arrival: deliveries
+		// that queued while the last batch committed wait no more.
+		deadline := time.NewTimer(time.Until(rows[0].received.Add(5 * time.Millisecond)))
 	gather:
 		for len(rows) < batch {
 			select {
