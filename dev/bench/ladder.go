@@ -128,6 +128,9 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 	batches := map[string]float64{}
 	cpu := map[string][]float64{}
 	for _, w := range b.ladderWindows() {
+		if os.Getenv("BENCH_PROFILE") != "" {
+			go b.profile("ladder_"+w.rung, b.opsAddr, b.window()-time.Second)
+		}
 		before, beforeBatch := b.cpu.sample(p), commitTotals(b.opsAddr)
 		ok, err := b.ladderLoad(ctx, w)
 		if err != nil {
@@ -578,6 +581,9 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 	if r.one {
 		sources = sources[:1]
 	}
+	if os.Getenv("BENCH_PROFILE") != "" && !r.separate {
+		go b.profile("ladder_"+r.key, b.opsAddr, b.window()-time.Second)
+	}
 	before, stagesBefore := b.cpu.sample(procs...), stageCPU(procs)
 	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, r.paced})
 	if err != nil {
@@ -666,7 +672,18 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	txRate := float64(ladderRate) / float64(records)
 	pgbench := exec.CommandContext(ctx, pgBin("pgbench"), "-n", "-M", "prepared", "-c", "1", "-R", strconv.FormatFloat(txRate, 'f', 2, 64),
 		"-T", strconv.Itoa(int((b.window() + pacedWarmup).Seconds())), "-f", script, b.dbURL)
-	time.Sleep(2 * time.Second) // the JVM's start, pgbench's connection: not counted
+	// The JVM's start is not counted: the window begins once its group
+	// has its partitions.
+	if err := waitFor(ctx, time.Minute, "ConsumerPerformance to join its group", func() (bool, error) {
+		groups, err := adm.DescribeGroups(ctx, b.prefix+".floor-perf-live-"+key)
+		if err != nil {
+			return false, err
+		}
+		g := groups[b.prefix+".floor-perf-live-"+key]
+		return g.State == "Stable" && len(g.Members) > 0, nil
+	}); err != nil {
+		return err
+	}
 	stages := map[string][]int{"ingest": {f.cmd.Process.Pid}, "cdc": {live.recv.Process.Pid, live.producer.Process.Pid}, "consume": {perf.Process.Pid}}
 	all := slices.Concat(stages["ingest"], stages["cdc"], stages["consume"])
 	stagesBefore := map[string]time.Duration{}

@@ -483,6 +483,9 @@ func (b *bench) relayOnce(ctx context.Context, adm *kadm.Client, step, slot stri
 	}); err != nil {
 		return 0, err
 	}
+	if os.Getenv("BENCH_PROFILE") != "" && step != "relay" {
+		go b.profile(strings.TrimSuffix(step, "_sluice"), b.opsAddr, 5*time.Second)
+	}
 	if err := waitFor(ctx, 10*time.Minute, "Kafka to acknowledge the backlog", func() (bool, error) {
 		end, err := b.endOffsets(ctx, adm)
 		return end-before >= int64(n), err
@@ -567,7 +570,7 @@ func (b *bench) consumeOnce(ctx context.Context, step string) (n int64, took tim
 		return 0, 0, 0, err
 	}
 	if os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("consume", b.opsAddr, 8*time.Second)
+		go b.profile(strings.TrimSuffix(step, "_sluice"), b.opsAddr, 8*time.Second)
 	}
 	// Applied, not committed: offsets reach Kafka up to a second after
 	// their batch, which would count against a run of seconds.

@@ -255,18 +255,32 @@ func commitLoop(ctx context.Context, pool *pgxpool.Pool, queue chan *row, batch 
 		}
 		// The wait runs from the first delivery's arrival: deliveries
 		// that queued while the last batch committed wait no more.
-		deadline := time.NewTimer(time.Until(rows[0].received.Add(5 * time.Millisecond)))
-	gather:
-		for len(rows) < batch {
-			select {
-			case r := <-queue:
-				rows = append(rows, r)
-			case <-deadline.C:
-				break gather
-			}
-		}
-		deadline.Stop()
+		gather(queue, &rows, batch, rows[0].received.Add(5*time.Millisecond))
 		commit(ctx, pool, rows, topic)
+	}
+}
+
+// gather adds queued deliveries to rows until it holds batch or, once the
+// queue is empty, the deadline passed.
+func gather(queue chan *row, rows *[]*row, batch int, deadline time.Time) {
+	for len(*rows) < batch {
+		select {
+		case r := <-queue:
+			*rows = append(*rows, r)
+			continue
+		default:
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case r := <-queue:
+			*rows = append(*rows, r)
+		case <-t.C:
+		}
+		t.Stop()
 	}
 }
 
