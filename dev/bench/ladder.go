@@ -124,7 +124,39 @@ func (b *bench) ladderRound(ctx context.Context) error {
 	if err := b.ladderConsumers(ctx, adm, rows); err != nil {
 		return err
 	}
-	return b.ladderPipeline(ctx, adm)
+	if err := b.ladderPipeline(ctx, adm); err != nil {
+		return err
+	}
+	return b.deliveryFloor(ctx)
+}
+
+// deliveryConns is the deliveries floor's clients: the deliver step's
+// endpoints, one per tenant.
+const deliveryConns = 8
+
+// deliveryFloor sends signed requests to the null server for a window
+// (deliver-floor) and records the client's CPU per request: the floor of
+// the deliver step's Sluice CPU per delivery, reported beside it without a
+// target.
+func (b *bench) deliveryFloor(ctx context.Context) error {
+	null, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "", "/", b.outDir)
+	if err != nil {
+		return err
+	}
+	defer null.terminate()
+	cmd := exec.CommandContext(ctx, b.self, "deliver-floor", "http://"+b.nullAddr+"/endpoint", strconv.Itoa(deliveryConns),
+		b.window().String(), "1000")
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("deliver-floor: %w", err)
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil || n == 0 {
+		return fmt.Errorf("deliver-floor answered %q", out)
+	}
+	b.results["ladder_deliveries_floor_us"] = float64(childCPU(cmd.ProcessState).Microseconds()) / n
+	log.Printf("ladder deliveries: floor %.0f requests/s, %.1f us of CPU each", n/b.window().Seconds(), b.results["ladder_deliveries_floor_us"])
+	return nil
 }
 
 // ladderWindow is one measured window of the generator against addr.
@@ -870,8 +902,8 @@ func (b *bench) ladderTable(sb *strings.Builder) {
 	if _, ok := b.results["ladder_ingest_ratio"]; !ok {
 		return
 	}
-	fmt.Fprintf(sb, "\nCost ladder: CPU per event, microseconds, Sluice's stage beside a floor doing its mandatory work (same run; medians of %s rounds, BENCH_LADDER_ROUNDS)\n\n",
-		format(b.results["ladder_rounds"]))
+	fmt.Fprintf(sb, "\nCost ladder: CPU per event, microseconds, Sluice's stage beside a floor doing its mandatory work (same run; medians of %d rounds, BENCH_LADDER_ROUNDS)\n\n",
+		int(b.results["ladder_rounds"]))
 	fmt.Fprintf(sb, "| rung | sluice (process + postgres + kafka) | floor (process + postgres + kafka) | ratio |\n|---|---:|---:|---:|\n")
 	parts := func(prefix, self string) string {
 		var ps []string
@@ -902,6 +934,18 @@ func (b *bench) ladderTable(sb *strings.Builder) {
 		fmt.Fprintf(sb, "| %s | %s (%s) | %s (%s) | %s |\n", r.label, format(s), sParts, format(f), fParts, format(b.results["ladder_"+r.key+"_ratio"]))
 	}
 	b.ladderStages(sb)
+	if f, ok := b.results["ladder_deliveries_floor_us"]; ok {
+		fmt.Fprintf(sb, "\n- Deliveries (no target): the floor, a client signing each request (Standard Webhooks) to a null server over %d connections, %s us per request", deliveryConns, format(f))
+		if s, ok := b.results["deliver_sluice_cpu_us_per_delivery"]; ok {
+			total := s + b.results["deliver_postgres_cpu_us_per_delivery"] + b.results["deliver_kafka_cpu_us_per_delivery"]
+			b.results["ladder_deliveries_ratio"] = total / f
+			fmt.Fprintf(sb, "; Sluice per delivery in the deliver step (beyond the same events without endpoints) %s (%s + %s + %s), %s times the floor",
+				format(total), format(s), format(b.results["deliver_postgres_cpu_us_per_delivery"]), format(b.results["deliver_kafka_cpu_us_per_delivery"]), format(total/f))
+		} else {
+			fmt.Fprintf(sb, " (Sluice's figure comes from the deliver step, which did not run)")
+		}
+		fmt.Fprintln(sb, ".")
+	}
 	fmt.Fprintf(sb, "\n- Group commits: Sluice's mean per window (the floor's batch): %s saturated, %s one tenant, %s at 1,000/s. "+
 		"Credits transactions: %s records, %s grants per record.\n",
 		format(b.results["ladder_ingest_commit_batch"]), format(b.results["ladder_ingest_1tenant_commit_batch"]),

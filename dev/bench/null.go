@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sluicehq/sluice/dev/bench/floor"
 )
@@ -31,8 +33,9 @@ func nullServer(addr string) error {
 
 // runFloor runs one of the ladder's floors as a process of its own, so the
 // bench reads its CPU apart: ingest-floor <addr> <database url> <topic>
-// <batch> <sources.json>, or relay-floor <brokers> <topic suffix> (reading
-// pg_recvlogical's output on stdin).
+// <batch> <sources.json>, relay-floor <brokers> <topic suffix> (reading
+// pg_recvlogical's output on stdin), or deliver-floor <url> <conns>
+// <duration> <body bytes> (printing the requests answered).
 func runFloor(name string, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
@@ -66,6 +69,17 @@ func runFloor(name string, args []string) error {
 			return fmt.Errorf("%s: %w", args[4], err)
 		}
 		return floor.Ingest(ctx, cfg)
+	case name == "deliver-floor" && len(args) == 4:
+		conns, err1 := strconv.Atoi(args[1])
+		d, err2 := time.ParseDuration(args[2])
+		size, err3 := strconv.Atoi(args[3])
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return err
+		}
+		body := []byte(`{"type":"stripe.invoice.paid","data":"` + strings.Repeat("x", max(0, size-40)) + `"}`)
+		n, err := floor.Deliver(ctx, args[0], conns, d, body)
+		fmt.Printf("%d\n", n)
+		return err
 	case name == "relay-floor" && len(args) == 2:
 		n, err := floor.Relay(ctx, os.Stdin, floor.RelayConfig{Brokers: strings.Split(args[0], ","), TopicSuffix: args[1]})
 		fmt.Printf("%d records acknowledged\n", n)
