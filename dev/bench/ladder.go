@@ -391,8 +391,8 @@ func (b *bench) floorTopics(ctx context.Context, adm *kadm.Client) error {
 // runs the credits handler's statements with pgbench at the consumers' mean
 // batch.
 func (b *bench) ladderConsumers(ctx context.Context, adm *kadm.Client, rows int) error {
-	var grantsBefore, grantsAfter int64
-	if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM credit_grants`).Scan(&grantsBefore); err != nil {
+	var grantsBefore, grantsAfter, deadBefore, deadAfter int64
+	if err := b.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM credit_grants), (SELECT count(*) FROM dead_letters)`).Scan(&grantsBefore, &deadBefore); err != nil {
 		return err
 	}
 	if err := b.quietPostgres(ctx, "ladder consumers"); err != nil {
@@ -402,8 +402,13 @@ func (b *bench) ladderConsumers(ctx context.Context, adm *kadm.Client, rows int)
 	if err != nil {
 		return err
 	}
-	if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM credit_grants`).Scan(&grantsAfter); err != nil {
+	if err := b.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM credit_grants), (SELECT count(*) FROM dead_letters)`).Scan(&grantsAfter, &deadAfter); err != nil {
 		return err
+	}
+	// The ingest floor's rows are in the backlog too: a row Sluice's
+	// consumers could not take would be a floor that skipped work.
+	if deadAfter > deadBefore {
+		return fmt.Errorf("the consumers dead-lettered %d of the ladder's records", deadAfter-deadBefore)
 	}
 	grantShare := float64(grantsAfter-grantsBefore) / float64(n)
 	b.results["ladder_consumers_batch"], b.results["ladder_consumers_grants_per_record"] = batch, grantShare

@@ -32,7 +32,10 @@ type RelayConfig struct {
 // all, at the end of the stream.
 func Relay(ctx context.Context, in io.Reader, cfg RelayConfig) (int64, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerLinger(20*time.Millisecond), kgo.ProducerBatchMaxBytes(256<<10), kgo.MaxBufferedRecords(1<<16))
+		kgo.ProducerLinger(20*time.Millisecond), kgo.ProducerBatchMaxBytes(256<<10), kgo.MaxBufferedRecords(1<<16),
+		// The bench creates the floor's topics just before: a broker may
+		// not host them for a moment yet.
+		kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		return 0, err
 	}
