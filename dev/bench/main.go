@@ -226,10 +226,16 @@ func setup(ctx context.Context) (*bench, error) {
 	if err := b.dropIndexes(ctx); err != nil {
 		return nil, err
 	}
-	// The relay creates its publication when it starts; slots made before
-	// that (for pg_recvlogical, for the backlogs) need it to exist already,
-	// since pgoutput looks publications up as of the slot's start.
-	if _, err := b.pool.Exec(ctx, `CREATE PUBLICATION sluice_outbox FOR TABLE outbox WITH (publish = 'insert')`); err != nil {
+	// Slots made before the relay starts (for pg_recvlogical, for the
+	// backlogs) need the publication to exist already, since pgoutput looks
+	// publications up as of the slot's start. The migrations make it from
+	// 00035 on; an older schema (BENCH_SLUICE of an older build migrates
+	// the same way) gets it here.
+	if _, err := b.pool.Exec(ctx, `DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = 'sluice_outbox') THEN
+			CREATE PUBLICATION sluice_outbox FOR TABLE outbox WITH (publish = 'insert');
+		END IF;
+	END $$`); err != nil {
 		return nil, err
 	}
 	if b.secretKey, err = keyring.Generate(); err != nil {
