@@ -23,6 +23,10 @@ import (
 type meter struct {
 	postmaster int // Postgres: the postmaster, its live children and the reaped ones
 	kafka      int // the broker's JVM
+	// scope, when set, reads "postgres" as the bench database's backends
+	// only (the ladder step; pgscope.go), the server's whole CPU as
+	// "postgres_server".
+	scope *pgScope
 }
 
 // newMeter finds Postgres through one of its backends and Kafka through the
@@ -59,6 +63,9 @@ func (m *meter) sample(procs ...*proc) cpuSample {
 		pg += procfs.CPU(c, false)
 	}
 	s["postgres"] = pg
+	if m.scope != nil {
+		s["postgres_server"], s["postgres"] = pg, m.scope.used()
+	}
 	if m.kafka != 0 {
 		s["kafka"] = procfs.CPU(m.kafka, false)
 		s["kafka_aside"] = m.kafkaAside()
@@ -68,7 +75,7 @@ func (m *meter) sample(procs ...*proc) cpuSample {
 		if strings.HasPrefix(name, "sluice-") {
 			name = "sluice"
 		}
-		s[name] = procfs.CPU(p.cmd.Process.Pid, false)
+		s[name] += procfs.CPU(p.cmd.Process.Pid, false) // separate stages add up
 	}
 	return s
 }
@@ -140,7 +147,9 @@ func (b *bench) quietPostgres(ctx context.Context, step string) error {
 func (s cpuSample) only(names ...string) cpuSample {
 	kept := cpuSample{}
 	for _, n := range names {
-		kept[n] = s[n]
+		if v, ok := s[n]; ok { // postgres_server is read only in the ladder step
+			kept[n] = v
+		}
 	}
 	return kept
 }

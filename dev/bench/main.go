@@ -92,6 +92,12 @@ func main() {
 	if len(os.Args) == 3 && os.Args[1] == "null-server" {
 		log.Fatal(nullServer(os.Args[2]))
 	}
+	if len(os.Args) > 1 && strings.HasSuffix(os.Args[1], "-floor") {
+		if err := runFloor(os.Args[1], os.Args[2:]); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	ctx := context.Background()
 	b, err := setup(ctx)
 	if err != nil {
@@ -112,6 +118,9 @@ func main() {
 		// and invalidate the rounds' slots (pgbench's and rss's wrote
 		// more than 8 GB together).
 		{"relay", "relay and pg_recvlogical, the other rounds", b.relayRounds},
+		// After the relay's rounds (whose slots would read its WAL) and
+		// before the steps that leave slots of their own.
+		{"ladder", "the cost ladder: each stage beside its floor", b.ladder},
 		{"latency", "relay latency at 5,000 rows/s", b.relayLatency},
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		// Its tenants and endpoints are its own, disabled when it ends.
@@ -217,10 +226,16 @@ func setup(ctx context.Context) (*bench, error) {
 	if err := b.dropIndexes(ctx); err != nil {
 		return nil, err
 	}
-	// The relay creates its publication when it starts; slots made before
-	// that (for pg_recvlogical, for the backlogs) need it to exist already,
-	// since pgoutput looks publications up as of the slot's start.
-	if _, err := b.pool.Exec(ctx, `CREATE PUBLICATION sluice_outbox FOR TABLE outbox WITH (publish = 'insert')`); err != nil {
+	// Slots made before the relay starts (for pg_recvlogical, for the
+	// backlogs) need the publication to exist already, since pgoutput looks
+	// publications up as of the slot's start. The migrations make it from
+	// 00035 on; an older schema (BENCH_SLUICE of an older build migrates
+	// the same way) gets it here.
+	if _, err := b.pool.Exec(ctx, `DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = 'sluice_outbox') THEN
+			CREATE PUBLICATION sluice_outbox FOR TABLE outbox WITH (publish = 'insert');
+		END IF;
+	END $$`); err != nil {
 		return nil, err
 	}
 	if b.secretKey, err = keyring.Generate(); err != nil {
@@ -446,6 +461,7 @@ func (b *bench) report() {
 		fmt.Fprintf(&sb, "| %s | %s | %s |\n", k.label, format(v), k.unit)
 	}
 	b.cpuTable(&sb)
+	b.ladderTable(&sb)
 	for _, n := range b.notes {
 		fmt.Fprintf(&sb, "\n- %s", n)
 	}

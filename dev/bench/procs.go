@@ -145,6 +145,12 @@ func (p *proc) terminate() {
 
 // waitFor polls cond every 50ms until it holds or the deadline passes.
 func waitFor(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
+	return waitEvery(ctx, timeout, 50*time.Millisecond, what, cond)
+}
+
+// waitEvery is waitFor polling every interval: a cond that reads a stage's
+// /metrics costs the stage a millisecond or two of CPU each time.
+func waitEvery(ctx context.Context, timeout, interval time.Duration, what string, cond func() (bool, error)) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		ok, err := cond()
@@ -157,7 +163,7 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, cond func(
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(interval):
 		}
 	}
 }

@@ -180,7 +180,7 @@ func (b *bench) ingestFull(ctx context.Context) error {
 	// queued when the load stops: the second sample waits until they are
 	// applied and the e-mails they caused relayed.
 	ended := time.Now()
-	if err := b.waitApplied(ctx, adm, start, b.slot("serve")); err != nil {
+	if err := b.waitApplied(ctx, adm, start, b.slot("serve"), 50*time.Millisecond); err != nil {
 		return err
 	}
 	b.results["full_drain_s"] = time.Since(ended).Seconds()
@@ -201,7 +201,7 @@ func (b *bench) ingestFull(ctx context.Context) error {
 // waitApplied waits until the credits group of the running stage applied
 // every record past start, its committed offsets when it began, and then
 // until the relay on slot confirmed the WAL written meanwhile.
-func (b *bench) waitApplied(ctx context.Context, adm *kadm.Client, start int64, slot string) error {
+func (b *bench) waitApplied(ctx context.Context, adm *kadm.Client, start int64, slot string, every time.Duration) error {
 	if err := b.waitRelayed(ctx, slot); err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (b *bench) waitApplied(ctx context.Context, adm *kadm.Client, start int64, 
 		return err
 	}
 	applied := `sluice_consumer_records_applied_total{group="` + b.prefix + `.credits"}`
-	if err := waitFor(ctx, 10*time.Minute, "the credits group to apply the load", func() (bool, error) {
+	if err := waitEvery(ctx, 10*time.Minute, every, "the credits group to apply the load", func() (bool, error) {
 		val, err := metricsOf(b.opsAddr)
 		if err != nil {
 			return false, err
@@ -355,7 +355,20 @@ func (b *bench) createTopics(ctx context.Context) error {
 		return err
 	}
 	p.terminate()
-	_, err = b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, slot)
+	return b.dropSlot(ctx, slot)
+}
+
+// dropSlot drops a slot once its reader's walsender let go of it (it may
+// outlive the reader by a moment on a busy machine).
+func (b *bench) dropSlot(ctx context.Context, slot string) error {
+	if err := waitFor(ctx, 30*time.Second, "slot "+slot+" to be released", func() (bool, error) {
+		var active bool
+		err := b.pool.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&active)
+		return !active, err
+	}); err != nil {
+		return err
+	}
+	_, err := b.pool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, slot)
 	return err
 }
 
@@ -424,7 +437,7 @@ func (b *bench) rounds() int { return pick(b.quick, 3, 5) }
 // relayRound reads round i's slots, the relay's then pg_recvlogical's, and
 // records the results of the rounds so far.
 func (b *bench) relayRound(ctx context.Context, adm *kadm.Client, i int) error {
-	relay, err := b.relayOnce(ctx, adm, b.roundSlot("relay", i), b.relayRows, b.relayCPU)
+	relay, err := b.relayOnce(ctx, adm, "relay", b.roundSlot("relay", i), b.relayRows, b.relayCPU)
 	if err != nil {
 		return err
 	}
@@ -449,8 +462,8 @@ func (b *bench) roundSlot(reader string, round int) string {
 }
 
 // relayOnce runs the relay on slot until Kafka acknowledged n more records
-// and returns its rows/s.
-func (b *bench) relayOnce(ctx context.Context, adm *kadm.Client, slot string, n int, cpu map[string][]float64) (float64, error) {
+// and returns its rows/s; its CPU per row goes under step's keys.
+func (b *bench) relayOnce(ctx context.Context, adm *kadm.Client, step, slot string, n int, cpu map[string][]float64) (float64, error) {
 	before, err := b.endOffsets(ctx, adm)
 	if err != nil {
 		return 0, err
@@ -470,6 +483,9 @@ func (b *bench) relayOnce(ctx context.Context, adm *kadm.Client, slot string, n 
 	}); err != nil {
 		return 0, err
 	}
+	if os.Getenv("BENCH_PROFILE") != "" && step != "relay" {
+		go b.profile(strings.TrimSuffix(step, "_sluice"), b.opsAddr, 5*time.Second)
+	}
 	if err := waitFor(ctx, 10*time.Minute, "Kafka to acknowledge the backlog", func() (bool, error) {
 		end, err := b.endOffsets(ctx, adm)
 		return end-before >= int64(n), err
@@ -477,7 +493,7 @@ func (b *bench) relayOnce(ctx context.Context, adm *kadm.Client, slot string, n 
 		return 0, err
 	}
 	took := time.Since(t0)
-	b.cpu.perEvent("relay", cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "kafka"), float64(n), cpu)
+	b.cpu.perEvent(step, cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), float64(n), cpu)
 	return float64(n) / took.Seconds(), nil
 }
 
@@ -504,22 +520,36 @@ func (b *bench) recvOnce(ctx context.Context, slot, endLSN string, n int, cpu ma
 }
 
 func (b *bench) consumeBacklog(ctx context.Context) error {
-	adm, done, err := b.admin()
+	n, took, _, err := b.consumeOnce(ctx, "consume")
 	if err != nil {
 		return err
+	}
+	b.results["consume_events_per_s"] = float64(n) / took.Seconds()
+	log.Printf("consumers: %d records applied in %s: %.0f events/s", n, took.Round(time.Millisecond), b.results["consume_events_per_s"])
+	return nil
+}
+
+// consumeOnce starts `sluice consume` and waits until the credits group
+// applied what the invoices topic holds past its committed offsets: the
+// records applied and how long that took, its CPU per record under step's
+// keys. The stage's metrics stay readable at b.opsAddr until it stops.
+func (b *bench) consumeOnce(ctx context.Context, step string) (n int64, took time.Duration, batch float64, err error) {
+	adm, done, err := b.admin()
+	if err != nil {
+		return 0, 0, 0, err
 	}
 	defer done()
 	end, err := b.endOffsets(ctx, adm)
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	start0, err := b.committed(ctx, adm)
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	p, err := b.startSluice("consume", b.stageAddr, b.slot("unused"))
 	if err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	defer p.terminate()
 	// Time from the moment the group is Stable (members joined, partitions
@@ -537,17 +567,22 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 		t0, cpuBefore, allocsBefore = time.Now(), b.cpu.sample(p), allocs()
 		return g.State == "Stable" && len(g.Members) > 0, nil
 	}); err != nil {
-		return err
+		return 0, 0, 0, err
 	}
 	if os.Getenv("BENCH_PROFILE") != "" {
-		go b.profile("consume", b.opsAddr, 8*time.Second)
+		go b.profile(strings.TrimSuffix(step, "_sluice"), b.opsAddr, 8*time.Second)
 	}
 	// Applied, not committed: offsets reach Kafka up to a second after
 	// their batch, which would count against a run of seconds.
 	want := end - start0
 	applied := `sluice_consumer_records_applied_total{group="` + b.prefix + `.credits"}`
-	var n int64
-	if err := waitFor(ctx, 15*time.Minute, "the credits group to catch up", func() (bool, error) {
+	// The ladder reads CPU, not the rate: its scrapes are fewer, so less
+	// of the stage's CPU is the bench's reading of /metrics.
+	every := 50 * time.Millisecond
+	if strings.HasPrefix(step, "ladder") {
+		every = 250 * time.Millisecond
+	}
+	if err := waitEvery(ctx, 15*time.Minute, every, "the credits group to catch up", func() (bool, error) {
 		val, err := metricsOf(b.opsAddr)
 		if err != nil {
 			return false, err
@@ -555,16 +590,19 @@ func (b *bench) consumeBacklog(ctx context.Context) error {
 		n = int64(val(applied))
 		return n >= want, nil
 	}); err != nil {
-		return err
+		return 0, 0, 0, err
 	}
-	took := time.Since(t0)
-	cpu := map[string][]float64{"consume_sluice_allocs_per_event": {(allocs() - allocsBefore) / float64(n)}}
-	b.cpu.perEvent("consume", cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "kafka"), float64(n), cpu)
+	took = time.Since(t0)
+	cpu := map[string][]float64{step + "_sluice_allocs_per_event": {(allocs() - allocsBefore) / float64(n)}}
+	b.cpu.perEvent(step, cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), float64(n), cpu)
 	b.medians(cpu)
-	b.results["consume_events_per_s"] = float64(n) / took.Seconds()
 	b.logConsumerStats(b.opsAddr, b.prefix+".credits")
-	log.Printf("consumers: %d records applied in %s: %.0f events/s", n, took.Round(time.Millisecond), b.results["consume_events_per_s"])
-	return nil
+	if val, err := metricsOf(b.opsAddr); err == nil {
+		if batches := val(`sluice_consumer_batch_seconds_count{group="` + b.prefix + `.credits"}`); batches > 0 {
+			batch = val(applied) / batches
+		}
+	}
+	return n, took, batch, nil
 }
 
 // relayLatency inserts outbox rows at 5,000/s while the relay runs and reads
