@@ -295,6 +295,16 @@ func (b *bench) endOffsets(ctx context.Context, adm *kadm.Client) (int64, error)
 
 func (b *bench) committed(ctx context.Context, adm *kadm.Client) (int64, error) {
 	offs, err := adm.FetchOffsets(ctx, b.prefix+".credits")
+	// A broker formatted moments ago (a fresh clone's CI) has no group
+	// coordinator until __consumer_offsets is made and led.
+	for deadline := time.Now().Add(time.Minute); err != nil && kerr.IsRetriable(err) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		offs, err = adm.FetchOffsets(ctx, b.prefix+".credits")
+	}
 	if err != nil {
 		return 0, err
 	}
