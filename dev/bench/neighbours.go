@@ -237,7 +237,9 @@ func (b *bench) neighbourWindow(ctx context.Context, w *neighbourWorld, c neighb
 	return lat, err
 }
 
-func (b *bench) neighbourWindowLen() time.Duration { return pick(b.quick, 10*time.Second, 20*time.Second) }
+func (b *bench) neighbourWindowLen() time.Duration {
+	return pick(b.quick, 10*time.Second, 20*time.Second)
+}
 
 // waitNeighbourQuiet waits for the credits group to have applied everything
 // (a poison flood drains after its window).
