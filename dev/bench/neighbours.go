@@ -39,6 +39,7 @@ type neighbourWorld struct {
 	github  benchSource // the neighbour's GitHub source
 	lockWS  string      // the workspace whose balance row (a) locks
 	lockCus string
+	lockEv  string // the event of that workspace sent as the lock began
 }
 
 type neighbourCase struct {
@@ -257,11 +258,8 @@ func (b *bench) waitNeighbourQuiet(ctx context.Context) error {
 // locked workspace's partition are counted apart.
 func (b *bench) neighbourGrants(ctx context.Context, w *neighbourWorld, ans *answered, apart bool) (neighbourWin, error) {
 	ids := ans.ids()
-	lockPart := int32(-1)
 	if apart {
-		if err := b.pool.QueryRow(ctx, `SELECT kafka_partition FROM credit_grants WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1`, w.lockWS).Scan(&lockPart); err != nil {
-			return neighbourWin{}, fmt.Errorf("the locked workspace's partition: %w", err)
-		}
+		ids = append(ids, w.lockEv) // waited for too: its partition is the one apart
 	}
 	var got map[string]grantAt
 	err := waitFor(ctx, 5*time.Minute, "the ten's grants", func() (bool, error) {
@@ -271,6 +269,11 @@ func (b *bench) neighbourGrants(ctx context.Context, w *neighbourWorld, ans *ans
 	})
 	if err != nil {
 		return neighbourWin{}, fmt.Errorf("%d of %d grants: %w", len(got), len(ids), err)
+	}
+	lockPart := int32(-1)
+	if apart {
+		lockPart = got[w.lockEv].partition
+		delete(got, w.lockEv)
 	}
 	var all, same result
 	ans.mu.Lock()
@@ -340,9 +343,11 @@ func (b *bench) neighbourLock(ctx context.Context, w *neighbourWorld, window tim
 	one.customers = []string{w.lockCus}
 	g := b.generatorOf(b.stageAddr, 1, []benchSource{one})
 	began := time.Now()
-	if status, err := g.send(ctx, g.next()); err != nil || status/100 != 2 {
+	ev := g.next()
+	if status, err := g.send(ctx, ev); err != nil || status/100 != 2 {
 		return fmt.Errorf("the locked workspace's invoice: %d %v", status, err)
 	}
+	w.lockEv = ev.eventID
 	time.Sleep(time.Until(began.Add(30 * time.Second)))
 	return tx.Rollback(ctx)
 }
