@@ -35,6 +35,19 @@ type applier struct {
 	handler Handler
 	slots   Slots               // bounds open transactions; nil: unbounded
 	waited  prometheus.Observer // time spent waiting for a slot; nil: not observed
+	// lockTimeout is the statement that bounds the transaction's lock
+	// waits (Config.LockTimeout); "": none, as for a replayed dead letter,
+	// which an operator runs once and may wait.
+	lockTimeout string
+}
+
+// setLockTimeout is the statement that sets d as the transaction's
+// lock_timeout; "" for none.
+func setLockTimeout(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("SET LOCAL lock_timeout = '%dms'", max(1, d.Milliseconds()))
 }
 
 // run applies the live entries in one transaction: with one call to Apply,
@@ -63,6 +76,11 @@ func (a applier) transact(ctx context.Context, entries []entry, oneByOne bool, f
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after commit
+	if a.lockTimeout != "" {
+		if _, err := tx.Exec(ctx, a.lockTimeout); err != nil {
+			return fmt.Errorf("lock timeout: %w", err)
+		}
+	}
 	if err := first(ctx, tx); err != nil {
 		return err
 	}

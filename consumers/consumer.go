@@ -45,8 +45,20 @@ type Config struct {
 	// 32 MiB.
 	MaxBufferedBytes int64
 	// MaxAttempts is how often a permanently failing record is tried before
-	// it is dead-lettered. Default 3.
+	// it is dead-lettered, the attempts one after the other without a
+	// pause: a permanent failure is not waited out, and a tenant's poison
+	// must not hold the partition's other tenants for a backoff each.
+	// Default 3.
 	MaxAttempts int
+	// LockTimeout bounds how long a statement of a batch's transaction
+	// waits for a row lock (Postgres' lock_timeout, set for the
+	// transaction): a row locked elsewhere (a long transaction, an
+	// operator's UPDATE) fails the transaction it is in, quickly, so a
+	// shared transaction's other partitions apply alone at once instead of
+	// waiting out the lock with it; the partition whose record waits retries
+	// in place, its order kept, every LockTimeout plus a short pause.
+	// Default 200ms; negative: no timeout.
+	LockTimeout time.Duration
 	// Transactions bounds the group's batch transactions open at once,
 	// whatever the number of partitions it owns. Batches that become ready
 	// while one is open share the next one, up to MaxPoll records and a
@@ -113,6 +125,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 3
+	}
+	if c.LockTimeout == 0 {
+		c.LockTimeout = 200 * time.Millisecond
 	}
 	if c.Backoff <= 0 {
 		c.Backoff = 200 * time.Millisecond
@@ -184,7 +199,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	if signals == nil {
 		signals = &TestSignals{}
 	}
-	a := applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds}
+	a := applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds, lockTimeout: setLockTimeout(cfg.LockTimeout)}
 	t := newTracing(cfg.Tracing, cfg.Group)
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),

@@ -11,6 +11,7 @@ type metrics struct {
 	deadLettered prometheus.Counter
 	transient    prometheus.Counter
 	deployment   prometheus.Counter
+	lockWaits    prometheus.Counter
 	oneByOne     prometheus.Counter
 	batchSeconds prometheus.Histogram
 	batchRecords prometheus.Histogram
@@ -29,6 +30,8 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 		transient:    prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_transient_failures_total", Help: "Batches retried after a transient failure.", ConstLabels: labels}),
 		deployment: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_deployment_errors_total",
 			Help: "Batches retried because the deployment was at fault (undefined table or column, missing privilege): never dead-lettered.", ConstLabels: labels}),
+		lockWaits: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_lock_timeouts_total",
+			Help: "Batches retried because a row they write was locked elsewhere longer than the lock timeout (counted among the transient failures too).", ConstLabels: labels}),
 		oneByOne: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_batches_one_by_one_total",
 			Help: "Set-based batches refused for a record's data and applied again record by record to find it.", ConstLabels: labels}),
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch transaction.",
@@ -47,7 +50,7 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 		buffered: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_consumer_buffered_bytes",
 			Help: "Bytes of records fetched and not yet applied, held against the group's MaxBufferedBytes.", ConstLabels: labels}),
 	}
-	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.deployment, m.oneByOne, m.batchSeconds, m.batchRecords, m.batchParts, m.sharedFailed,
+	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.deployment, m.lockWaits, m.oneByOne, m.batchSeconds, m.batchRecords, m.batchParts, m.sharedFailed,
 		m.waiting, m.slotSeconds, m.buffered)
 	return m
 }

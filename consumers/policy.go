@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/sluicehq/sluice/internal/pg"
 )
 
@@ -42,22 +45,40 @@ func newPolicy(cfg Config, m *metrics, log *slog.Logger, faults *deploymentFault
 
 // next judges the failure err of attempt over entries, applied one record
 // per call when oneByOne, and returns the pause before the next attempt (0:
-// at once) and whether that one goes record by record. It marks the entry
-// to dead-letter when its attempts ran out.
-func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOne bool, err error) (time.Duration, bool) {
+// at once), whether that one goes record by record and, when a record
+// failed for good, cut: the next attempts are of entries[:cut] alone (that
+// record and those before it), the rest left for a batch of its own. It
+// marks the entry to dead-letter when its attempts ran out.
+func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOne bool, err error) (delay time.Duration, byRecord bool, cut int) {
 	if i, ok := failedRecord(err); ok && IsPermanent(err) {
-		return p.recordFailed(&entries[i], err, oneByOne)
+		delay, byRecord = p.recordFailed(&entries[i], err, oneByOne)
+		return delay, byRecord, i + 1
 	}
 	if IsPermanent(err) && errors.Is(err, errSetBased) {
 		p.metrics.oneByOne.Inc()
 		p.log.InfoContext(ctx, "batch refused set-based, applying it record by record", slog.Int("records", len(entries)), slog.Any("error", err))
-		return 0, true // no pause: nothing was retried yet, the fault is located first
+		return 0, true, 0 // no pause: nothing was retried yet, the fault is located first
 	}
+	delay, byRecord = p.transient(ctx, attempt, oneByOne, err)
+	return delay, byRecord, 0
+}
+
+// transient judges a failure that is not a record's for good: the whole
+// batch is retried with backoff, never skipped.
+func (p *policy) transient(ctx context.Context, attempt int, oneByOne bool, err error) (time.Duration, bool) {
 	delay := backoff(p.backoff, p.maxBackoff, attempt)
 	if d, ok := RetryDelay(err); ok && d > delay {
 		delay = d
 	}
 	p.metrics.transient.Inc()
+	if waitedForLock(err) {
+		// A row locked elsewhere: the lock timeout already waited, and
+		// the lock may end any moment. A short pause, not a backoff that
+		// grows to MaxBackoff and leaves the partition idle long after.
+		p.metrics.lockWaits.Inc()
+		p.log.InfoContext(ctx, "batch waited for a row lock held elsewhere, retrying", slog.Int("attempt", attempt), slog.Any("error", err))
+		return min(delay, lockRetryPause), oneByOne
+	}
 	if pg.Classify(err) == pg.FaultDeployment {
 		// Never the record's fault: dead-lettering would throw the stream
 		// away for a missing migration or grant. Retried, the group not
@@ -73,9 +94,9 @@ func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOn
 	return delay, oneByOne
 }
 
-// recordFailed counts a permanent failure of e's record. Out of attempts,
-// the record is dead-lettered by the next attempt, at once, and the rest of
-// the batch may go set-based again.
+// recordFailed counts a permanent failure of e's record; the next attempt
+// follows at once. Out of attempts, the record is dead-lettered by it, and
+// the rest of the batch may go set-based again.
 func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration, bool) {
 	rec := e.rec
 	f := p.failures[rec.Offset]
@@ -91,7 +112,20 @@ func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration
 		e.dead = f
 		return 0, false
 	}
-	return backoff(p.backoff, p.maxBackoff, f.attempts), oneByOne
+	// Again at once: retrying a permanent failure cannot wait it out, and
+	// a pause would be the partition's time, every tenant's on it.
+	return 0, oneByOne
+}
+
+// lockRetryPause is the longest pause before a batch that timed out on a
+// row lock tries again.
+const lockRetryPause = 100 * time.Millisecond
+
+// waitedForLock says whether err is a statement that gave up waiting for a
+// lock (lock_timeout).
+func waitedForLock(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == pgerrcode.LockNotAvailable
 }
 
 // committed accounts for a batch whose transaction committed.

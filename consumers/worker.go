@@ -193,21 +193,33 @@ func (w *worker) process(batch []*kgo.Record, size int64) bool {
 	}()
 	entries := parseEntries(batch)
 	w.g.tracing.startProcessing(entries)
-	committed := false
-	defer func() { endProcessing(entries, committed) }()
+	applied := 0 // entries committed, from the first
+	defer func() { endProcessing(entries[:applied], true); endProcessing(entries[applied:], false) }()
 	committed, err := w.shared(remote, entries, size)
-	if !committed {
-		committed = w.alone(remote, entries, err)
+	if committed {
+		applied = len(entries)
+		w.mark(entries[applied-1].rec.Record)
 	}
-	if !committed {
-		return false
+	// Alone, the batch may commit in parts: a record failing for good cuts
+	// it after itself, so its retries and its dead letter re-apply only
+	// the records before it, and the rest is a batch of its own.
+	for applied < len(entries) {
+		n, ok := w.alone(remote, entries[applied:], err)
+		if !ok {
+			return false
+		}
+		applied, err = applied+n, nil
+		w.mark(entries[applied-1].rec.Record)
 	}
-	// Offsets may go to Kafka only now that the effects are committed. A
-	// lost commit (a crash, a revoke meanwhile) only means a harmless replay.
-	last := batch[len(batch)-1]
+	return true
+}
+
+// mark hands the offset past last to Kafka: only once the effects up to it
+// are committed. A lost commit (a crash, a revoke meanwhile) only means a
+// harmless replay.
+func (w *worker) mark(last *kgo.Record) {
 	w.cl.MarkCommitRecords(last)
 	w.g.signals.Marked.Signal(last)
-	return true
 }
 
 // shared tries the batch's first attempt in a transaction shared with
@@ -234,25 +246,30 @@ func (w *worker) shared(remote context.Context, entries []entry, size int64) (co
 	return true, nil
 }
 
-// alone applies the batch in transactions of its own until one commits,
-// or returns false when told to quit. failed, when not nil, is how its
-// first attempt already failed.
-func (w *worker) alone(remote context.Context, entries []entry, failed error) bool {
+// alone applies the batch in transactions of its own until one commits a
+// part of it, from its first record, and says how many it committed; false
+// when told to quit first. failed, when not nil, is how its first attempt
+// already failed.
+func (w *worker) alone(remote context.Context, entries []entry, failed error) (int, bool) {
 	oneByOne := false
 	for attempt := 1; ; attempt++ {
 		ctx, err := context.Background(), failed
 		if attempt > 1 || failed == nil {
 			if ctx, err = w.attempt(remote, entries, attempt, oneByOne); err == nil {
-				return true
+				return len(entries), true
 			}
 		}
 		var delay time.Duration
-		delay, oneByOne = w.policy.next(ctx, entries, attempt, oneByOne, err)
+		var cut int
+		delay, oneByOne, cut = w.policy.next(ctx, entries, attempt, oneByOne, err)
+		if cut > 0 {
+			entries = entries[:cut]
+		}
 		// Signalled once the policy has counted it, so a waiter reads the
 		// metrics of every attempt it saw.
 		w.g.signals.Attempted.Signal(err)
 		if delay > 0 && !w.wait(delay) {
-			return false
+			return 0, false
 		}
 	}
 }

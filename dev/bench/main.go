@@ -131,6 +131,7 @@ func main() {
 		// its writes after it.
 		{"reconcile", "reconcile a provider window of 1,000,000 events (quick: 100,000)", b.reconcile},
 		{"sustained", "sustained ingest while partitions roll", b.sustained},
+		{"neighbours", "noisy neighbours: ten tenants alone and beside a lock, poison, a flood, big pushes", b.neighbours},
 		{"search", "admin search on a large inbox", b.adminSearch},
 		{"console", "the console's pages over the search step's inbox", b.consolePages},
 	}
