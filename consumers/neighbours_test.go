@@ -101,7 +101,7 @@ func TestPoisonOfOneTenantDoesNotHoldTheOthers(t *testing.T) {
 	env.Produce(t, recs...)
 	h := credits.Handler{Topics: envelope.Topics{Prefix: topic}}
 	began := time.Now()
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: 200 * time.Millisecond}, h, nil)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: 200 * time.Millisecond, MaxAttempts: 3}, h, nil)
 	// 200 records at 0.6 s each over 3 partitions is 40 s.
 	env.WaitCommitted(t, g.ID, 20*time.Second, good...)
 	t.Logf("the other tenant's %d records applied %s after the group started", len(good), time.Since(began).Round(time.Millisecond))

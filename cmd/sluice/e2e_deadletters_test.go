@@ -48,7 +48,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 	h := headerMap(dead)
 	for k, want := range map[string]string{
 		envelope.HeaderID: poisonID, envelope.HeaderType: "stripe.invoice.paid", envelope.HeaderTenantID: f.tenantID,
-		consumers.HeaderDLQGroup: suite.group, consumers.HeaderDLQTopic: suite.topics.Resource("invoices"), consumers.HeaderDLQAttempts: "3",
+		consumers.HeaderDLQGroup: suite.group, consumers.HeaderDLQTopic: suite.topics.Resource("invoices"), consumers.HeaderDLQAttempts: "1",
 	} {
 		if h[k] != want {
 			t.Errorf("dlq header %s = %q, want %q", k, h[k], want)

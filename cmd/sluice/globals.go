@@ -152,7 +152,7 @@ type RunFlags struct {
 	RelayCreate      bool          `name:"relay-create-topics" env:"SLUICE_RELAY_CREATE_TOPICS" help:"Let the relay create a missing topic whose name is one of Sluice's own under --topic-prefix (<prefix>.<name>, <prefix>.tenant.<name>), with the --topic-* settings, instead of parking its records (off by default)."`
 	OutboxRetention  time.Duration `name:"outbox-retention" env:"SLUICE_OUTBOX_RETENTION" default:"24h" help:"How long outbox rows are kept after the relay confirmed them (how far back cdc resync can reach); 0 keeps them."`
 	MaxBody          int64         `name:"max-body-bytes" env:"SLUICE_MAX_BODY_BYTES" default:"1048576" help:"Largest webhook body accepted."`
-	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"3" help:"Attempts before a permanently failing record is dead-lettered."`
+	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"1" help:"Attempts, one after the other, before a permanently failing record is dead-lettered (replay it once the cause is fixed); more only hold the partition's other tenants longer."`
 	DispatchURL      string        `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The deployment's own endpoint for notification intents (POST, Idempotency-Key header), sent by the deliverer; empty: the dispatcher does not run."`
 	DispatchSecret   string        `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" envfile:"" help:"whsec_ secret signing every dispatched request (Standard Webhooks); required with --dispatch-url."`
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
