@@ -307,10 +307,15 @@ pg_stop() {
 # Pid of our running broker, or nothing (exit 1). Checks the command line so
 # a recycled pid is never taken for the broker.
 kafka_pid() {
-  local pid
+  local pid props
   [[ -s "$KAFKA_PID_FILE" ]] || return 1
   pid="$(head -n1 "$KAFKA_PID_FILE")"
-  pid_matches "$pid" kafka.Kafka "$KAFKA_PROPS" || return 1
+  pid_matches "$pid" kafka.Kafka || return 1
+  # Its properties file (the last argument) as the broker was given it: a
+  # worktree whose .run is a symlink names the same file by another path,
+  # and must not take the running broker for a stale one.
+  props="$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | tail -n1)"
+  [[ -n "$props" && "$(readlink -f "$props")" == "$(readlink -f "$KAFKA_PROPS")" ]] || return 1
   printf '%s\n' "$pid"
 }
 
