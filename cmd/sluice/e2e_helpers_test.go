@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/stripe/stripe-go/v82/webhook"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/cmd/sluice/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -160,4 +163,22 @@ func recordsFor(t *testing.T, topic string, want int, ids ...string) []*kgo.Reco
 func waitConsumed(t *testing.T, recs ...*kgo.Record) {
 	t.Helper()
 	waitGroupPast(t, suite.group, recs...)
+}
+
+// startIngest runs an ingest process of cfg, its listeners on free ports,
+// and returns it with what stops it (also run when the test ends); a
+// refusal to start is returned for the test to judge.
+func startIngest(t *testing.T, cfg pipeline.Config) (*pipeline.Process, func(), error) {
+	t.Helper()
+	cfg.HTTPAddr, cfg.AdminAddr, cfg.Ingest = "127.0.0.1:0", "127.0.0.1:0", true
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := pipeline.Start(ctx, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); _ = p.Wait() }) }
+	t.Cleanup(stop)
+	return p, stop, nil
 }

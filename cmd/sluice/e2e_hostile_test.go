@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -51,14 +50,8 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 		return keyID
 	}
 	idA := sealedWith(keyA)
-	start := func(key string) (*pipeline.Process, context.CancelFunc, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		p, err := pipeline.Start(ctx, pipeline.Config{DatabaseURL: dbURL, SecretKey: key, HTTPAddr: "127.0.0.1:0", Ingest: true}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			cancel()
-			return nil, nil, err
-		}
-		return p, func() { cancel(); _ = p.Wait() }, nil
+	start := func(key string) (*pipeline.Process, func(), error) {
+		return startIngest(t, pipeline.Config{DatabaseURL: dbURL, SecretKey: key})
 	}
 
 	_, _, err := start(keyB)

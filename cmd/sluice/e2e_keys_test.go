@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,32 +30,18 @@ import (
 // ring given as a file (SLUICE_SECRET_KEY_FILE), as a container would.
 func keysCLI(t *testing.T, dbURL, ring string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cliBinary.once.Do(func() { buildCLI(t) })
-	if cliBinary.path == "" {
-		t.Fatal("no sluice binary")
-	}
 	keyFile := filepath.Join(t.TempDir(), "secret-key")
 	if err := os.WriteFile(keyFile, []byte(ring+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(cliBinary.path, args...)
+	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "SLUICE_") {
-			cmd.Env = append(cmd.Env, kv)
+			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "SLUICE_DATABASE_URL="+dbURL, "SLUICE_SECRET_KEY_FILE="+keyFile, "SLUICE_LOG_LEVEL=warn")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	env = append(env, "SLUICE_DATABASE_URL="+dbURL, "SLUICE_SECRET_KEY_FILE="+keyFile, "SLUICE_LOG_LEVEL=warn")
+	return cliWith(t, env, args...)
 }
 
 // keyStatus is `sluice keys status -o json`: secrets by key id.

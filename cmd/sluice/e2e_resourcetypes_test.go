@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -26,14 +25,7 @@ func TestProcessesCannotDisagreeOnResourceTypes(t *testing.T) {
 	dbURL, pool := ownDatabase(t, "rtypes")
 	key := newKey(t)
 	start := func(rts ...string) (*pipeline.Process, func(), error) {
-		ctx, cancel := context.WithCancel(ctx)
-		p, err := pipeline.Start(ctx, pipeline.Config{DatabaseURL: dbURL, SecretKey: key, HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0",
-			Ingest: true, Catalog: catalog.Config{ResourceTypes: rts}}, slog.New(slog.DiscardHandler))
-		if err != nil {
-			cancel()
-			return nil, nil, err
-		}
-		return p, func() { cancel(); _ = p.Wait() }, nil
+		return startIngest(t, pipeline.Config{DatabaseURL: dbURL, SecretKey: key, Catalog: catalog.Config{ResourceTypes: rts}})
 	}
 
 	_, stop, err := start("order", "invoice")
