@@ -166,8 +166,8 @@ type Running struct {
 	// Ready is the group's readiness (Group.CheckDeployment).
 	Ready  func(context.Context) error
 	cancel context.CancelFunc
-	done     chan struct{}
-	err      error
+	done   chan struct{}
+	err    error
 }
 
 // Stop ends the group after its in-flight batches and waits for it.
