@@ -16,6 +16,11 @@ type entry struct {
 	rec   Record
 	fault error    // its envelope did not parse: permanent
 	dead  *failure // out of attempts: dead-lettered in the batch's transaction
+	// wait: set aside in the batch's transaction (waiting.go), not applied.
+	wait *waiting
+	// waited: taken from the waiting set by a retry, which deletes its row
+	// in its transaction; what it was set aside with.
+	waited *waiting
 }
 
 func parseEntries(batch []*kgo.Record) []entry {
@@ -33,6 +38,7 @@ func parseEntries(batch []*kgo.Record) []entry {
 type applier struct {
 	pool    *pgxpool.Pool
 	handler Handler
+	group   string              // whose records are set aside (waiting.go); "" for a replayed dead letter
 	slots   Slots               // bounds open transactions; nil: unbounded
 	waited  prometheus.Observer // time spent waiting for a slot; nil: not observed
 	// lockTimeout is the statement that bounds the transaction's lock
@@ -84,6 +90,9 @@ func (a applier) transact(ctx context.Context, entries []entry, oneByOne bool, f
 	if err := first(ctx, tx); err != nil {
 		return err
 	}
+	if err := setAside(ctx, tx, a.group, entries); err != nil {
+		return err
+	}
 	var b Batch
 	if err := safely(func() error { b = a.handler.Begin(tx); return nil }); err != nil {
 		return err
@@ -105,7 +114,7 @@ func (a applier) transact(ctx context.Context, entries []entry, oneByOne bool, f
 func (a applier) prepare(ctx context.Context, entries []entry) error {
 	for i := range entries {
 		e := &entries[i]
-		if e.dead != nil || e.fault != nil || e.rec.Prepared != nil {
+		if e.dead != nil || e.fault != nil || e.wait != nil || e.rec.Prepared != nil {
 			continue
 		}
 		if err := safely(func() error { return a.handler.Prepare(e.rec.traced(ctx), &e.rec) }); err != nil {
@@ -151,7 +160,7 @@ func liveRecords(entries []entry) (live []Record, at []int, err error) {
 	live, at = make([]Record, 0, len(entries)), make([]int, 0, len(entries))
 	for i, e := range entries {
 		switch {
-		case e.dead != nil:
+		case e.dead != nil, e.wait != nil:
 		case e.fault != nil:
 			return nil, nil, RecordFailed(i, e.fault)
 		default:

@@ -202,7 +202,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 	if signals == nil {
 		signals = &TestSignals{}
 	}
-	a := applier{pool: pool, handler: handler, slots: slots, waited: m.slotSeconds, lockTimeout: setLockTimeout(cfg.LockTimeout)}
+	a := applier{pool: pool, handler: handler, group: cfg.Group, slots: slots, waited: m.slotSeconds, lockTimeout: setLockTimeout(cfg.LockTimeout)}
 	t := newTracing(cfg.Tracing, cfg.Group)
 	return &Group{
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),

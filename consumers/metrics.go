@@ -7,19 +7,21 @@ import (
 )
 
 type metrics struct {
-	applied      prometheus.Counter
-	deadLettered prometheus.Counter
-	transient    prometheus.Counter
-	deployment   prometheus.Counter
-	lockWaits    prometheus.Counter
-	oneByOne     prometheus.Counter
-	batchSeconds prometheus.Histogram
-	batchRecords prometheus.Histogram
-	batchParts   prometheus.Histogram
-	sharedFailed prometheus.Counter
-	waiting      prometheus.Gauge
-	slotSeconds  prometheus.Histogram
-	buffered     prometheus.Gauge
+	applied        prometheus.Counter
+	deadLettered   prometheus.Counter
+	transient      prometheus.Counter
+	deployment     prometheus.Counter
+	lockWaits      prometheus.Counter
+	oneByOne       prometheus.Counter
+	setAside       prometheus.Counter
+	waitingApplied prometheus.Counter
+	batchSeconds   prometheus.Histogram
+	batchRecords   prometheus.Histogram
+	batchParts     prometheus.Histogram
+	sharedFailed   prometheus.Counter
+	waiting        prometheus.Gauge
+	slotSeconds    prometheus.Histogram
+	buffered       prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, group string) *metrics {
@@ -34,6 +36,10 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 			Help: "Batches retried because a row they write was locked elsewhere longer than the lock timeout (counted among the transient failures too).", ConstLabels: labels}),
 		oneByOne: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_batches_one_by_one_total",
 			Help: "Set-based batches refused for a record's data and applied again record by record to find it.", ConstLabels: labels}),
+		setAside: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_records_set_aside_total",
+			Help: "Records set aside (consumer_waiting) because what they need was held elsewhere, or behind such a record of their key: the partition's offset moved past them.", ConstLabels: labels}),
+		waitingApplied: prometheus.NewCounter(prometheus.CounterOpts{Name: "sluice_consumer_waiting_applied_total",
+			Help: "Records set aside and then applied or dead-lettered by a retry.", ConstLabels: labels}),
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_seconds", Help: "Time to apply and commit one batch transaction.",
 			ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
 		batchRecords: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sluice_consumer_batch_records", Help: "Records in one committed batch transaction.",
@@ -50,7 +56,7 @@ func newMetrics(reg prometheus.Registerer, group string) *metrics {
 		buffered: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sluice_consumer_buffered_bytes",
 			Help: "Bytes of records fetched and not yet applied, held against the group's MaxBufferedBytes.", ConstLabels: labels}),
 	}
-	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.deployment, m.lockWaits, m.oneByOne, m.batchSeconds, m.batchRecords, m.batchParts, m.sharedFailed,
+	reg.MustRegister(m.applied, m.deadLettered, m.transient, m.deployment, m.lockWaits, m.oneByOne, m.setAside, m.waitingApplied, m.batchSeconds, m.batchRecords, m.batchParts, m.sharedFailed,
 		m.waiting, m.slotSeconds, m.buffered)
 	return m
 }

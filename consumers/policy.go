@@ -71,7 +71,7 @@ func (p *policy) transient(ctx context.Context, attempt int, oneByOne bool, err 
 		delay = d
 	}
 	p.metrics.transient.Inc()
-	if waitedForLock(err) {
+	if WaitedForLock(err) {
 		// A row locked elsewhere: the lock timeout already waited, and
 		// the lock may end any moment. A short pause, not a backoff that
 		// grows to MaxBackoff and leaves the partition idle long after.
@@ -121,9 +121,10 @@ func (p *policy) recordFailed(e *entry, err error, oneByOne bool) (time.Duration
 // row lock tries again.
 const lockRetryPause = 100 * time.Millisecond
 
-// waitedForLock says whether err is a statement that gave up waiting for a
-// lock (lock_timeout).
-func waitedForLock(err error) bool {
+// WaitedForLock says whether err is a statement that gave up waiting for
+// a lock (lock_timeout): a handler's cue that a row it writes is held
+// elsewhere (see Blocked).
+func WaitedForLock(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == pgerrcode.LockNotAvailable
 }
@@ -135,6 +136,9 @@ func (p *policy) committed(entries []entry) {
 	}
 	applied := 0
 	for _, e := range entries {
+		if e.wait != nil {
+			continue // set aside, counted there
+		}
 		if e.dead == nil {
 			applied++
 			continue

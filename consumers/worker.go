@@ -46,7 +46,8 @@ type worker struct {
 	quit         chan struct{}
 	done         chan struct{}
 
-	policy *policy // this partition's failures in progress
+	policy  *policy    // this partition's failures in progress
+	waiting waitingSet // this partition's records set aside
 }
 
 func newWorker(g *Group, cl *kgo.Client, topic string, partition int32) *worker {
@@ -80,13 +81,23 @@ func (w *worker) run() {
 			return
 		default:
 		}
+		if !w.waiting.loaded || !time.Now().Before(w.waiting.due) {
+			if !w.tend() {
+				return
+			}
+			continue
+		}
 		recs, size := w.take()
 		if len(recs) == 0 {
+			due := time.NewTimer(time.Until(w.waiting.due))
 			select {
 			case <-w.quit:
+				due.Stop()
 				return
 			case <-w.wake:
+			case <-due.C:
 			}
+			due.Stop()
 			continue
 		}
 		ok := w.process(recs, size)
@@ -95,6 +106,46 @@ func (w *worker) run() {
 			return
 		}
 	}
+}
+
+// tend loads the partition's waiting keys before its first batch, and
+// retries its records set aside when they are due; false when told to quit
+// meanwhile.
+func (w *worker) tend() bool {
+	remote, cancel := w.quitContext()
+	defer cancel()
+	if w.waiting.loaded {
+		return w.retryWaiting(remote)
+	}
+	for attempt := 1; ; attempt++ {
+		err := w.loadWaiting(remote)
+		if err == nil {
+			w.waiting.schedule(true)
+			return true
+		}
+		if remote.Err() != nil {
+			return false
+		}
+		delay := backoff(w.g.cfg.Backoff, w.g.cfg.MaxBackoff, attempt)
+		w.log.Warn("waiting keys not read, trying again before the partition's first batch", slog.Duration("in", delay), slog.Any("error", err))
+		if !w.wait(delay) {
+			return false
+		}
+	}
+}
+
+// quitContext is a context that quit cancels, for the waits and the
+// remote calls of a batch.
+func (w *worker) quitContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-w.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // offer queues records from the poll loop without blocking it. Once two
@@ -182,36 +233,42 @@ func (w *worker) process(batch []*kgo.Record, size int64) bool {
 	// The transaction runs on a context that quit does not cancel, so a batch
 	// whose transaction started finishes cleanly; quit interrupts only the
 	// waits and the remote calls of Prepare, which commit nothing.
-	remote, cancel := context.WithCancel(context.Background())
+	remote, cancel := w.quitContext()
 	defer cancel()
-	go func() {
-		select {
-		case <-w.quit:
-			cancel()
-		case <-remote.Done():
-		}
-	}()
 	entries := parseEntries(batch)
+	w.waiting.behind(entries)
 	w.g.tracing.startProcessing(entries)
 	applied := 0 // entries committed, from the first
 	defer func() { endProcessing(entries[:applied], true); endProcessing(entries[applied:], false) }()
 	committed, err := w.shared(remote, entries, size)
 	if committed {
 		applied = len(entries)
+		w.noteWaiting(entries)
 		w.mark(entries[applied-1].rec.Record)
 	}
 	// Alone, the batch may commit in parts: a record failing for good cuts
 	// it after itself, so its retries and its dead letter re-apply only
 	// the records before it, and the rest is a batch of its own.
 	for applied < len(entries) {
+		follow(entries[:applied], entries[applied:])
 		n, ok := w.alone(remote, entries[applied:], err)
 		if !ok {
 			return false
 		}
+		w.noteWaiting(entries[applied : applied+n])
 		applied, err = applied+n, nil
 		w.mark(entries[applied-1].rec.Record)
 	}
 	return true
+}
+
+// noteWaiting counts what a committed batch set aside.
+func (w *worker) noteWaiting(entries []entry) {
+	if n := w.waiting.note(entries); n > 0 {
+		w.g.metrics.setAside.Add(float64(n))
+		w.log.Info("records set aside: what they need is held elsewhere, or they follow such a record of their key",
+			slog.Int("records", n), slog.Int("keys_waiting", len(w.waiting.keys)))
+	}
 }
 
 // mark hands the offset past last to Kafka: only once the effects up to it
@@ -237,6 +294,8 @@ func (w *worker) shared(remote context.Context, entries []entry, size int64) (co
 		return false, err
 	}
 	if err := w.g.joint.apply(entries, size); err != nil {
+		// Records it names wait; the rest is applied alone.
+		markBlocked(entries, err)
 		// Maybe another partition's fault: not this batch's attempt.
 		w.log.Debug("shared batch transaction failed, applying the partition's batch alone", slog.Any("error", err))
 		return false, nil
@@ -259,6 +318,12 @@ func (w *worker) alone(remote context.Context, entries []entry, failed error) (i
 				return len(entries), true
 			}
 		}
+		if markBlocked(entries, err) {
+			// Not an attempt of the records it names: they wait, and
+			// the rest goes again at once without them.
+			w.g.signals.Attempted.Signal(err)
+			continue
+		}
 		var delay time.Duration
 		var cut int
 		delay, oneByOne, cut = w.policy.next(ctx, entries, attempt, oneByOne, err)
@@ -279,7 +344,10 @@ func (w *worker) attempt(remote context.Context, entries []entry, attempt int, o
 	start := time.Now()
 	ctx, span := w.g.tracing.startBatch(entries, attempt)
 	err := w.g.applier.run(ctx, remote, entries, oneByOne, func(ctx context.Context, tx pgx.Tx) error {
-		return w.deadLetter(ctx, tx, entries)
+		if err := w.deadLetter(ctx, tx, entries); err != nil {
+			return err
+		}
+		return w.leaveWaiting(ctx, tx, entries)
 	})
 	EndSpan(span, err)
 	if err == nil {
@@ -299,6 +367,24 @@ func (w *worker) deadLetter(ctx context.Context, tx pgx.Tx, entries []entry) err
 		if err := writeDeadLetter(ctx, tx, w.g.cfg.Group, w.g.cfg.DeadLetterTopic, e.rec.Record, e.dead); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// leaveWaiting deletes the rows of a retry's entries: applied,
+// dead-lettered or, set aside again after this, still waiting.
+func (w *worker) leaveWaiting(ctx context.Context, tx pgx.Tx, entries []entry) error {
+	var offsets []int64
+	for _, e := range entries {
+		if e.waited != nil {
+			offsets = append(offsets, e.rec.Offset)
+		}
+	}
+	if len(offsets) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, waitingDoneSQL, w.g.cfg.Group, w.topic, w.partition, offsets); err != nil {
+		return fmt.Errorf("leave the waiting set: %w", err)
 	}
 	return nil
 }

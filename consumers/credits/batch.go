@@ -96,7 +96,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 	// in one round trip.
 	for _, ord := range made {
 		g := grants[ord-1]
-		addDelta(b.deltas, g.rec.Event.TenantID, g.workspace, credits)
+		addDelta(b.deltas, *g.rec, g.workspace, credits)
 		// One statement made every grant of the run: each grant's span
 		// covers it, and its e-mail continues that span's trace.
 		ctx, span := g.rec.StartEffect(ctx, "credits grant", queried)

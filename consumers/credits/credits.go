@@ -23,6 +23,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/consumers"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -54,6 +55,10 @@ type Handler struct {
 	Credits int64
 	// Topics names the notifications topic for e-mail intents.
 	Topics envelope.Topics
+	// Locks, when set, lets a batch set aside the records of a workspace
+	// whose balance row is locked elsewhere (see Locks); nil: such a
+	// batch waits for the row in place, holding its partition.
+	Locks *Locks
 }
 
 // Topic is the suffix of the topic this handler consumes.
@@ -162,22 +167,24 @@ func (b *batch) reverse(ctx context.Context, rec consumers.Record) (err error) {
 	if err != nil {
 		return fmt.Errorf("reverse credits: %w", err)
 	}
-	return b.collectDeltas(ev.TenantID, rows, -1)
+	return b.collectDeltas(rec, rows, -1)
 }
 
-// delta is a batch's net balance change for one workspace.
+// delta is a batch's net balance change for one workspace, and the records
+// that make it: they wait together if the balance row is locked elsewhere.
 type delta struct {
 	tenantID string
 	credits  int64
+	recs     []*kgo.Record
 }
 
-// collectDeltas adds what a reversal (sign -1) returned, if anything, to the
-// batch's balance changes.
-func (b *batch) collectDeltas(tenantID string, rows pgx.Rows, sign int64) error {
+// collectDeltas adds what rec's reversal (sign -1) returned, if anything,
+// to the batch's balance changes.
+func (b *batch) collectDeltas(rec consumers.Record, rows pgx.Rows, sign int64) error {
 	var workspaceID string
 	var credits int64
 	_, err := pgx.ForEachRow(rows, []any{&workspaceID, &credits}, func() error {
-		addDelta(b.deltas, tenantID, workspaceID, sign*credits)
+		addDelta(b.deltas, rec, workspaceID, sign*credits)
 		return nil
 	})
 	if err != nil {
@@ -186,13 +193,14 @@ func (b *batch) collectDeltas(tenantID string, rows pgx.Rows, sign int64) error 
 	return nil
 }
 
-func addDelta(deltas map[string]*delta, tenantID, workspaceID string, credits int64) {
+func addDelta(deltas map[string]*delta, rec consumers.Record, workspaceID string, credits int64) {
 	d := deltas[workspaceID]
 	if d == nil {
-		d = &delta{tenantID: tenantID}
+		d = &delta{tenantID: rec.Event.TenantID}
 		deltas[workspaceID] = d
 	}
 	d.credits += credits
+	d.recs = append(d.recs, rec.Record)
 }
 
 // Settle implements consumers.Batch: the e-mails of the batch's grants not
@@ -206,8 +214,11 @@ func (b *batch) Settle(ctx context.Context) error {
 	if err := consumers.QueueIntents(ctx, b.tx, &q, &b.params[0], b.takeIntents()); err != nil {
 		return err
 	}
+	workspaces := slices.Sorted(maps.Keys(b.deltas))
+	if err := b.locked(ctx, workspaces); err != nil {
+		return err
+	}
 	if len(b.deltas) > 0 {
-		workspaces := slices.Sorted(maps.Keys(b.deltas))
 		tenants := make([]string, len(workspaces))
 		amounts := make([]int64, len(workspaces))
 		for i, w := range workspaces {
@@ -227,9 +238,36 @@ func (b *batch) Settle(ctx context.Context) error {
 		}
 	}
 	if err := b.tx.Conn().PgConn().ExecBatch(ctx, &q).Close(); err != nil {
+		if consumers.WaitedForLock(err) {
+			b.h.Locks.suspect(workspaces) // the next attempt asks which
+		}
 		return fmt.Errorf("write e-mails and move balances: %w", err)
 	}
 	return nil
+}
+
+// locked fails the batch, naming the records that wait (consumers.Blocked),
+// when a workspace it moves was suspected of being locked elsewhere and
+// still is; a suspect found free is forgotten.
+func (b *batch) locked(ctx context.Context, workspaces []string) error {
+	suspects := b.h.Locks.among(workspaces)
+	if len(suspects) == 0 {
+		return nil
+	}
+	locked, err := probe(ctx, b.tx, suspects)
+	if err != nil {
+		return err
+	}
+	b.h.Locks.forget(slices.DeleteFunc(suspects, func(w string) bool { return slices.Contains(locked, w) }))
+	if len(locked) == 0 {
+		return nil
+	}
+	b.h.Locks.suspect(locked)
+	var recs []*kgo.Record
+	for _, w := range locked {
+		recs = append(recs, b.deltas[w].recs...)
+	}
+	return consumers.Blocked(fmt.Errorf("balance of workspace %s locked by another transaction", strings.Join(locked, ", ")), recs...)
 }
 
 func (h Handler) email(ctx context.Context, rec consumers.Record, kind, businessKey, workspaceID string, credits int64, invoiceID string) consumers.Intent {

@@ -128,6 +128,7 @@ var stageTables = map[Stage]map[string][]string{
 		"inbox_payloads":       {sel},
 		"outbox":               {ins},
 		"dead_letters":         {sel, ins, upd},
+		"consumer_waiting":     {sel, ins, upd, del},
 		"tenants":              {sel},
 		"workspace_customers":  {sel},
 		"balances":             {sel, ins, upd},
@@ -188,7 +189,7 @@ var stageIncludes = map[Stage][]Stage{
 // trails, the overview, inspection of each stage's state).
 var adminReads = []string{
 	"admin_audit", "admin_idempotency_keys", "admin_tokens", "api_keys", "balances", "cdc_parked", "cdc_slots",
-	"console_sessions", "credit_grants", "credit_reversals", "dead_letters", "deliveries", "delivery_attempts",
+	"console_sessions", "consumer_waiting", "credit_grants", "credit_reversals", "dead_letters", "deliveries", "delivery_attempts",
 	"delivery_log", "dispatch_delivered", "endpoint_secrets", "endpoints", "event_type_versions", "event_types",
 	"feedback_alerts", "github_installations", "inbox", "inbox_conflicts", "inbox_duplicates", "inbox_payloads",
 	"inbox_waiting", "object_links", "outbox", "pending_deliveries", "reconcile_budgets", "reconcile_corrections",

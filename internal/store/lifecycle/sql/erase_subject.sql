@@ -1,6 +1,7 @@
 -- Purge the payloads that mention a subject ($1, as its bytes appear in
 -- the body), of one tenant ($2) or of all (NULL): bodies, conflicts holding
--- one, outbox rows carrying one (kept for resync), dead letters' copies and
+-- one, outbox rows carrying one (kept for resync), dead letters' copies, records
+-- consumers set aside and
 -- waiting events' outbox payloads; the deliveries to endpoints of the events
 -- purged, or holding a body that mentions it, go with their attempts. Event
 -- keys stay, with their hashes and
@@ -30,6 +31,12 @@ WITH needle AS (
     RETURNING 1
 ), waiting AS (
     UPDATE inbox_waiting w SET payload = NULL FROM hit WHERE w.inbox_id = hit.id
+), set_aside AS (
+    -- A record set aside then applies without its body, and dead-letters
+    -- like any record whose payload was erased.
+    UPDATE consumer_waiting SET payload = NULL
+    WHERE ($2::uuid IS NULL OR headers->>'ce_tenantid' = $2::text)
+      AND position((SELECT b FROM needle) IN payload) > 0
 ), dead AS (
     UPDATE dead_letters SET payload = NULL
     WHERE ($2::uuid IS NULL OR headers->>'ce_tenantid' = $2::text)

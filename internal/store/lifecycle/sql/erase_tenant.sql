@@ -1,6 +1,6 @@
 -- Offboarding: every row of one tenant ($1), in one statement (foreign keys
 -- are checked at its end, once every row is gone): its events (keys,
--- payloads, delivery records, conflicts, waiting events, links, outbox rows,
+-- payloads, delivery records, conflicts, waiting events, records a consumer set aside, links, outbox rows,
 -- dead letters), its effects and projections, its workspaces, sources (their
 -- secrets cascade), API keys, event types (their versions cascade), its
 -- endpoints with their secrets, deliveries and the deliveries' attempts, and
@@ -23,6 +23,8 @@ WITH keys AS (
     DELETE FROM outbox WHERE headers->>'ce_tenantid' = $1::text RETURNING 1
 ), dead AS (
     DELETE FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text RETURNING 1
+), set_aside AS (
+    DELETE FROM consumer_waiting WHERE headers->>'ce_tenantid' = $1::text
 ), reversals AS (
     DELETE FROM credit_reversals WHERE tenant_id = $1
 ), grants AS (
