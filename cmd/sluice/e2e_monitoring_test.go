@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ const scrapeFileEnv = "SLUICE_METRICS_SCRAPE"
 // metrics a running Sluice exports. This test brings every family the
 // pipeline registers into existence (labelled families appear with their
 // first sample: an accepted webhook, a refused one, a dead letter, a
-// dispatched e-mail) and hands the scrape to dev/monitoring's check.
+// dispatched e-mail, a record set aside) and hands the scrape to dev/monitoring's check.
 func TestScrapeForTheMonitoringCheck(t *testing.T) {
 	t.Parallel()
 	f := newTenant(t)
@@ -34,8 +35,23 @@ func TestScrapeForTheMonitoringCheck(t *testing.T) {
 	if code := f.sendSigned(t, invoicePaid("evt_mon_orphan_"+s, "in_mon_orphan_"+s, "cus_mon_orphan_"+s, 1000)); code != http.StatusAccepted {
 		t.Fatalf("orphan webhook: status %d", code)
 	}
+	testenv.Eventually(t, time.Minute, "the first grant", func() (bool, error) { return f.grants(t) == 1, nil })
+	// A second invoice while the workspace's balance row is locked
+	// elsewhere: its record is set aside until the lock ends.
+	ctx := context.Background()
+	lock, err := suite.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx) //nolint:errcheck // the lock ends with it
+	if _, err := lock.Exec(ctx, `SELECT credits FROM balances WHERE workspace_id = $1 FOR UPDATE`, f.workspaceID); err != nil {
+		t.Fatal(err)
+	}
+	if code := f.sendSigned(t, invoicePaid("evt_mon_locked_"+s, "in_mon_locked_"+s, f.customer, 1000)); code != http.StatusAccepted {
+		t.Fatalf("second webhook: status %d", code)
+	}
 	var body []byte
-	testenv.Eventually(t, time.Minute, "the grant, its e-mail and the dead letter to show on /metrics", func() (bool, error) {
+	testenv.Eventually(t, time.Minute, "the grant, its e-mail, the dead letter and the record set aside to show on /metrics", func() (bool, error) {
 		// The scrape checked is the scrape written: a metric that shows
 		// between two scrapes passed the check without reaching the file.
 		body = scrapeText(t)
@@ -44,13 +60,17 @@ func TestScrapeForTheMonitoringCheck(t *testing.T) {
 		// The grant's confirmation e-mail reached the dispatcher's service,
 		// sent by the deliverer.
 		for _, series := range []string{"sluice_consumer_records_applied_total", "sluice_dead_letters_pending", "sluice_ingest_requests_total",
-			"sluice_cdc_slot_active", "sluice_delivery_attempts_total"} {
+			"sluice_cdc_slot_active", "sluice_delivery_attempts_total", "sluice_consumer_records_waiting", "sluice_consumer_oldest_waiting_seconds"} {
 			if v, ok := m(series); !ok || v == 0 {
 				return false, nil
 			}
 		}
 		return true, nil
 	})
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, "the record set aside to be granted once the lock ended", func() (bool, error) { return f.grants(t) == 2, nil })
 	path := os.Getenv(scrapeFileEnv)
 	if path == "" {
 		return

@@ -292,7 +292,8 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	for _, spec := range specs {
 		ids = append(ids, spec.ID)
 	}
-	a.reg.MustRegister(offsets.NewLagCollector(a.adm, ids, scrapeTimeout, a.log), consumers.NewBacklogCollector(a.pool, scrapeTimeout, a.log))
+	a.reg.MustRegister(offsets.NewLagCollector(a.adm, ids, scrapeTimeout, a.log), consumers.NewBacklogCollector(a.pool, scrapeTimeout, a.log),
+		consumers.NewWaitingCollector(a.pool, scrapeTimeout, a.log))
 	for _, spec := range specs {
 		group, err := consumers.NewGroup(consumers.Config{
 			Group:            spec.ID,
