@@ -220,6 +220,16 @@ func (s *waitingSet) note(entries []entry) int {
 	return n
 }
 
+// firstWaitReason is why the first entry set aside waits.
+func firstWaitReason(entries []entry) string {
+	for _, e := range entries {
+		if e.wait != nil {
+			return e.wait.reason
+		}
+	}
+	return ""
+}
+
 // setAside writes the entries marked waiting, in tx: one statement per
 // partition (a shared transaction holds several partitions' batches).
 func setAside(ctx context.Context, tx pgx.Tx, group string, entries []entry) error {
@@ -349,6 +359,9 @@ func (w *worker) retryWaiting(remote context.Context) bool {
 	if err := w.loadWaiting(remote); err != nil {
 		// The keys stay as they were: a retry soon reads them again.
 		w.log.Warn("waiting keys not read after a retry", slog.Any("error", err))
+	}
+	if w.waiting.empty() {
+		w.log.Info("records set aside applied: nothing of the partition waits", slog.Int("records", applied))
 	}
 	w.waiting.schedule(applied > 0)
 	return true

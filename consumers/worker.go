@@ -263,11 +263,17 @@ func (w *worker) process(batch []*kgo.Record, size int64) bool {
 }
 
 // noteWaiting counts what a committed batch set aside.
+// It logs when the partition starts waiting, not for every batch that
+// adds to it: a workspace locked while its invoices keep coming sets
+// records aside every few batches.
 func (w *worker) noteWaiting(entries []entry) {
+	was := !w.waiting.empty()
 	if n := w.waiting.note(entries); n > 0 {
 		w.g.metrics.setAside.Add(float64(n))
-		w.log.Info("records set aside: what they need is held elsewhere, or they follow such a record of their key",
-			slog.Int("records", n), slog.Int("keys_waiting", len(w.waiting.keys)))
+		if !was {
+			w.log.Info("records set aside: what they need is held elsewhere, or they follow such a record of their key",
+				slog.Int("records", n), slog.String("reason", firstWaitReason(entries)))
+		}
 	}
 }
 
@@ -293,17 +299,29 @@ func (w *worker) shared(remote context.Context, entries []entry, size int64) (co
 	if err := w.g.applier.prepare(remote, entries); err != nil {
 		return false, err
 	}
-	if err := w.g.joint.apply(entries, size); err != nil {
-		// Records it names wait; the rest is applied alone.
+	for try := 1; ; try++ {
+		err := w.g.joint.apply(entries, size)
+		if err == nil {
+			break
+		}
+		// Records it names, of whichever member, wait: every member shares
+		// the next transaction again without them, a few times at most,
+		// instead of each applying alone because one record met a lock.
 		markBlocked(entries, err)
-		// Maybe another partition's fault: not this batch's attempt.
-		w.log.Debug("shared batch transaction failed, applying the partition's batch alone", slog.Any("error", err))
-		return false, nil
+		if blockedRecords(err) == nil || try == shareTries {
+			// Maybe another partition's fault: not this batch's attempt.
+			w.log.Debug("shared batch transaction failed, applying the partition's batch alone", slog.Any("error", err))
+			return false, nil
+		}
 	}
 	w.policy.committed(entries)
 	w.g.signals.Attempted.Signal(nil)
 	return true, nil
 }
+
+// shareTries bounds the shared transactions a batch tries while each
+// fails only for records it names as blocked (Blocked).
+const shareTries = 3
 
 // alone applies the batch in transactions of its own until one commits a
 // part of it, from its first record, and says how many it committed; false

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -322,7 +323,7 @@ func (b *bench) sluiceEnv(addr, slot string) []string {
 		"SLUICE_HTTP_ADDR=" + addr,
 		"SLUICE_ADMIN_ADDR=" + b.adminAddr,
 		"SLUICE_SLOT=" + slot,
-		"SLUICE_LOG_LEVEL=warn",
+		"SLUICE_LOG_LEVEL=" + cmp.Or(os.Getenv("BENCH_LOG_LEVEL"), "warn"), // info: see what the stages did
 		// The bench measures capacity, not the per-tenant limit.
 		"SLUICE_TENANT_RATE=1000000",
 		"SLUICE_TENANT_BURST=1000000",

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -73,6 +75,7 @@ func (b *bench) neighbours(ctx context.Context) error {
 			continue
 		}
 		var alone, with, samePart []float64
+		var legsAlone, legsWith []legs
 		deadBefore, err := b.neighbourDead(ctx, w)
 		if err != nil {
 			return err
@@ -84,11 +87,13 @@ func (b *bench) neighbours(ctx context.Context) error {
 					return fmt.Errorf("%s: %w", c.key, err)
 				}
 				if harm {
+					legsWith = append(legsWith, win.legs)
 					with = append(with, win.p99)
 					if win.samePartP99 > 0 {
 						samePart = append(samePart, win.samePartP99)
 					}
 				} else {
+					legsAlone = append(legsAlone, win.legs)
 					alone = append(alone, win.p99)
 				}
 			}
@@ -103,6 +108,14 @@ func (b *bench) neighbours(ctx context.Context) error {
 		b.results[key+"_p99_ms_with"] = median(with)
 		b.results[key+"_p99_ratio"] = median(with) / median(alone)
 		b.results[key+"_dead_lettered"] = float64(dead)
+		for name, ls := range map[string][]legs{"alone": legsAlone, "with": legsWith} {
+			var produce, effect []float64
+			for _, l := range ls {
+				produce, effect = append(produce, l.relayP99), append(effect, l.consumeP99)
+			}
+			b.results[key+"_produce_p99_ms_"+name] = median(produce)
+			b.results[key+"_effect_p99_ms_"+name] = median(effect)
+		}
 		if len(samePart) > 0 {
 			b.results[key+"_same_partition_p99_ms"] = median(samePart)
 		}
@@ -117,7 +130,7 @@ func (b *bench) neighbours(ctx context.Context) error {
 // keeps.
 func (b *bench) neighbourTable() {
 	var sb strings.Builder
-	sb.WriteString("\n| neighbour | ten's p99 alone (ms) | with (ms) | ratio | ten's dead-lettered | ten's on the locked partition, p99 (ms) |\n|---|---:|---:|---:|---:|---:|\n")
+	sb.WriteString("\n| neighbour | ten's p99 alone (ms) | with (ms) | ratio | ten's dead-lettered | ten's on the locked partition, p99 (ms) | 2xx->Kafka p99 alone / with | Kafka->grant p99 alone / with |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, k := range []string{"lock", "poison", "flood", "pushes"} {
 		key := "neighbours_" + k
 		if _, ok := b.results[key+"_p99_ms_alone"]; !ok {
@@ -127,8 +140,10 @@ func (b *bench) neighbourTable() {
 		if v, ok := b.results[key+"_same_partition_p99_ms"]; ok {
 			same = format(v)
 		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %.0f | %s |\n", k, format(b.results[key+"_p99_ms_alone"]), format(b.results[key+"_p99_ms_with"]),
-			format(b.results[key+"_p99_ratio"]), b.results[key+"_dead_lettered"], same)
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %.0f | %s | %s / %s | %s / %s |\n", k, format(b.results[key+"_p99_ms_alone"]), format(b.results[key+"_p99_ms_with"]),
+			format(b.results[key+"_p99_ratio"]), b.results[key+"_dead_lettered"], same,
+			format(b.results[key+"_produce_p99_ms_alone"]), format(b.results[key+"_produce_p99_ms_with"]),
+			format(b.results[key+"_effect_p99_ms_alone"]), format(b.results[key+"_effect_p99_ms_with"]))
 	}
 	log.Print(sb.String())
 	b.notes = append(b.notes, "neighbours table:"+sb.String())
@@ -203,6 +218,7 @@ type neighbourWin struct {
 	p99         float64 // the ten's 2xx -> grant, ms (the locked partition's apart)
 	samePartP99 float64 // the ten's on the locked resource's partition, (a) only
 	dead        int     // the ten's events dead-lettered
+	legs        legs    // the ten's 2xx -> grant split where it entered Kafka
 }
 
 // neighbourWindow paces the ten for a window, the neighbour's harm beside
@@ -212,6 +228,7 @@ func (b *bench) neighbourWindow(ctx context.Context, w *neighbourWorld, c neighb
 		return neighbourWin{}, err
 	}
 	window := b.neighbourWindowLen()
+	began := time.Now()
 	g := b.generatorOf(b.stageAddr, 2*conns, w.ten)
 	// Every event its own invoice: each accepted one makes one grant.
 	g.dupShare, g.sameInv = 0, 0
@@ -232,10 +249,38 @@ func (b *bench) neighbourWindow(ctx context.Context, w *neighbourWorld, c neighb
 	if err != nil {
 		return neighbourWin{}, err
 	}
-	lat.dead, err = b.neighbourDead(ctx, w)
-	log.Printf("neighbours %s, %s: the ten %.0f accepted/s, %d errors, %d rejected; p99 %.1f ms (locked partition's %.1f ms); dead-lettered so far %d",
-		c.key, map[bool]string{false: "alone", true: "with the neighbour"}[harm], r.rate(), r.errors, r.rejected, lat.p99, lat.samePartP99, lat.dead)
-	return lat, err
+	if lat.dead, err = b.neighbourDead(ctx, w); err != nil {
+		return lat, err
+	}
+	if lat.legs, err = b.neighbourLegs(ctx, began, ans); err != nil {
+		return lat, err
+	}
+	log.Printf("neighbours %s, %s: the ten %.0f accepted/s, %d errors, %d rejected; p99 %.1f ms (locked partition's %.1f ms); %s; dead-lettered so far %d",
+		c.key, map[bool]string{false: "alone", true: "with the neighbour"}[harm], r.rate(), r.errors, r.rejected, lat.p99, lat.samePartP99, lat.legs, lat.dead)
+	return lat, nil
+}
+
+// neighbourLegs splits the ten's latency of a window into its legs: where
+// a neighbour's harm makes the ten wait (the relay, or Kafka and the
+// consumers).
+func (b *bench) neighbourLegs(ctx context.Context, began time.Time, ans *answered) (legs, error) {
+	adm, done, err := b.admin()
+	if err != nil {
+		return legs{}, err
+	}
+	defer done()
+	ans.mu.Lock()
+	answeredAt := maps.Clone(ans.at)
+	ans.mu.Unlock()
+	got, err := b.grantsOf(ctx, slices.Collect(maps.Keys(answeredAt)))
+	if err != nil {
+		return legs{}, err
+	}
+	effects := make(map[string]time.Time, len(got))
+	for id, g := range got {
+		effects[id] = g.at
+	}
+	return b.legs(ctx, adm, began, answeredAt, effects)
 }
 
 func (b *bench) neighbourWindowLen() time.Duration {

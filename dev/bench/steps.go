@@ -823,26 +823,28 @@ func (b *bench) endToEndRun(ctx context.Context, adm *kadm.Client, rate int, win
 	if len(lat.latencies) == 0 {
 		return result{}, fmt.Errorf("no grant came from the load")
 	}
-	if err := b.logLegs(ctx, adm, began, answered, effects); err != nil {
+	if legs, err := b.legs(ctx, adm, began, answered, effects); err != nil {
 		log.Printf("e2e legs: %v", err)
+	} else {
+		log.Printf("e2e legs over %d grants: %s", legs.n, legs)
 	}
 	return lat, nil
 }
 
-// logLegs splits end-to-end latency where the record entered Kafka (the
+// legs splits end-to-end latency where the record entered Kafka (the
 // relay's produce time, the record's timestamp): 2xx to produce is the relay
 // reading the commit, produce to effect is Kafka, the fetch and the
 // consumer's batch. It reads the topic afterwards, so it adds no load to the
 // window it explains.
-func (b *bench) logLegs(ctx context.Context, adm *kadm.Client, began time.Time, answered, effects map[string]time.Time) error {
+func (b *bench) legs(ctx context.Context, adm *kadm.Client, began time.Time, answered, effects map[string]time.Time) (legs, error) {
 	topic := b.prefix + ".invoices"
 	starts, err := adm.ListOffsetsAfterMilli(ctx, began.UnixMilli(), topic)
 	if err != nil {
-		return err
+		return legs{}, err
 	}
 	ends, err := adm.ListEndOffsets(ctx, topic)
 	if err != nil {
-		return err
+		return legs{}, err
 	}
 	// Read from each partition's first record of the window to its end; a
 	// partition the window did not reach starts at its end.
@@ -852,7 +854,7 @@ func (b *bench) logLegs(ctx context.Context, adm *kadm.Client, began time.Time, 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(began.UnixMilli())))
 	if err != nil {
-		return err
+		return legs{}, err
 	}
 	defer cl.Close()
 	readCtx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -869,7 +871,7 @@ func (b *bench) logLegs(ctx context.Context, adm *kadm.Client, began time.Time, 
 	for !done() {
 		fetches := cl.PollFetches(readCtx)
 		if err := readCtx.Err(); err != nil {
-			return err
+			return legs{}, err
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
 			at[r.Partition] = r.Offset + 1
@@ -885,9 +887,18 @@ func (b *bench) logLegs(ctx context.Context, adm *kadm.Client, began time.Time, 
 			}
 		})
 	}
-	log.Printf("e2e legs over %d grants: 2xx->produce p50 %.1f p99 %.1f ms; produce->effect p50 %.1f p99 %.1f ms",
-		len(relay.latencies), ms(relay.percentile(0.5)), ms(relay.percentile(0.99)), ms(consume.percentile(0.5)), ms(consume.percentile(0.99)))
-	return nil
+	return legs{n: len(relay.latencies), relayP50: ms(relay.percentile(0.5)), relayP99: ms(relay.percentile(0.99)),
+		consumeP50: ms(consume.percentile(0.5)), consumeP99: ms(consume.percentile(0.99))}, nil
+}
+
+// legs are end-to-end latency's two legs, in ms.
+type legs struct {
+	n                                          int
+	relayP50, relayP99, consumeP50, consumeP99 float64
+}
+
+func (l legs) String() string {
+	return fmt.Sprintf("2xx->produce p50 %.1f p99 %.1f ms; produce->effect p50 %.1f p99 %.1f ms", l.relayP50, l.relayP99, l.consumeP50, l.consumeP99)
 }
 
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
