@@ -201,9 +201,20 @@ func follow(done, rest []entry) {
 	}
 }
 
+// stillWaiting says whether every entry is a retry's record set aside
+// again.
+func stillWaiting(entries []entry) bool {
+	for _, e := range entries {
+		if e.waited == nil || e.wait == nil {
+			return false
+		}
+	}
+	return len(entries) > 0
+}
+
 // note counts the entries a committed batch set aside.
 func (s *waitingSet) note(entries []entry) int {
-	n := 0
+	was, n := s.empty(), 0
 	for _, e := range entries {
 		if e.wait == nil {
 			continue
@@ -214,7 +225,9 @@ func (s *waitingSet) note(entries []entry) int {
 		s.keys[string(e.rec.Key)]++
 		n++
 	}
-	if n > 0 {
+	if n > 0 && was {
+		// The partition's first records set aside: retried soon. More
+		// while it waits keep the retries' pace.
 		s.schedule(true)
 	}
 	return n

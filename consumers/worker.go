@@ -359,6 +359,11 @@ func (w *worker) alone(remote context.Context, entries []entry, failed error) (i
 
 // attempt applies the batch once in a transaction of its own.
 func (w *worker) attempt(remote context.Context, entries []entry, attempt int, oneByOne bool) (context.Context, error) {
+	if stillWaiting(entries) {
+		// A retry that found every record still blocked: their rows stay
+		// as they are, and there is nothing to commit.
+		return context.Background(), nil
+	}
 	start := time.Now()
 	ctx, span := w.g.tracing.startBatch(entries, attempt)
 	err := w.g.applier.run(ctx, remote, entries, oneByOne, func(ctx context.Context, tx pgx.Tx) error {
