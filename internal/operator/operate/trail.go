@@ -24,6 +24,8 @@ var (
 	sendsSQL string
 	//go:embed sql/corrections.sql
 	correctionsSQL string
+	//go:embed sql/waiting.sql
+	waitingSQL string
 )
 
 // Trail is one event's path through Sluice: how it was accepted, every
@@ -42,10 +44,25 @@ type Trail struct {
 	Effects     []Effect     `json:"effects"`
 	Sends       []Send       `json:"sends"`
 	DeadLetters []DeadLetter `json:"dead_letters"`
+	// Waiting are its records a consumer group set aside: what their
+	// effect needs is held elsewhere (a row another transaction locked),
+	// or they follow such a record of their key. They are applied once
+	// it is free.
+	Waiting     []Waiting    `json:"waiting"`
 	Corrections []Correction `json:"corrections"`
 	// Destinations are the event's deliveries to its tenant's endpoints,
 	// one per endpoint it matched, each with its requests.
 	Destinations []EndpointDelivery `json:"destinations"`
+}
+
+// Waiting is one of the event's records a consumer group set aside.
+type Waiting struct {
+	Group     string    `json:"group"`
+	Topic     string    `json:"topic"`
+	Partition int32     `json:"partition"`
+	Offset    int64     `json:"offset"`
+	Reason    string    `json:"reason"`
+	Since     time.Time `json:"waiting_since"`
 }
 
 // EndpointDelivery is the event's delivery to one endpoint: its state and
@@ -156,6 +173,12 @@ func (o *Operator) Trail(ctx context.Context, scope *Scope, id int64) (Trail, er
 	w := &where{}
 	w.add("d.headers->>'sluice_inboxid' = %s", strconv.FormatInt(id, 10))
 	if t.DeadLetters, err = o.deadLetters(ctx, w, "ASC", 0); err != nil {
+		return Trail{}, err
+	}
+	if t.Waiting, err = collect(ctx, o, waitingSQL, []any{id}, func(r pgx.CollectableRow) (Waiting, error) {
+		var wt Waiting
+		return wt, r.Scan(&wt.Group, &wt.Topic, &wt.Partition, &wt.Offset, &wt.Reason, &wt.Since)
+	}); err != nil {
 		return Trail{}, err
 	}
 	if t.Corrections, err = collect(ctx, o, correctionsSQL, []any{id}, func(r pgx.CollectableRow) (Correction, error) {
