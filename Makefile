@@ -56,8 +56,9 @@ console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, wi
 	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./internal/operator/console/
 	@ls .run/console/*.png
 
-test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring check, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
+test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
 	@go vet ./...
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./cmd/sluice/
