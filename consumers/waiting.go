@@ -325,6 +325,7 @@ func (w *worker) takeWaiting(ctx context.Context) ([]entry, error) {
 		rec := r
 		rec.Topic, rec.Partition, rec.Headers = w.topic, w.partition, envelope.RecordHeaders(headers)
 		recs, waits = append(recs, &rec), append(waits, wt)
+		headers = nil // JSON decodes into a map it is given: each row its own
 		return nil
 	})
 	if err != nil {
