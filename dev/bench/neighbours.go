@@ -37,6 +37,10 @@ type neighbourWorld struct {
 	ten     []benchSource
 	tenIDs  []string
 	x       benchSource // the neighbour, its customers mapped
+	// spread are ten more tenants: the flood's volume sent by them, the
+	// control that tells one tenant's volume from the machine's load.
+	spread    []benchSource
+	floodRate float64 // what the flood was accepted at, events/s
 	poison  benchSource // the neighbour's source again, customers mapped to no workspace
 	github  benchSource // the neighbour's GitHub source
 	lockWS  string      // the workspace whose balance row (a) locks
@@ -61,6 +65,8 @@ func (b *bench) neighbours(ctx context.Context) error {
 		{"lock", "(a) a balance row locked 30 s", b.neighbourLock},
 		{"poison", "(b) events that dead-letter", b.neighbourPoison},
 		{"flood", "(c) its full ingest rate", b.neighbourFlood},
+		{"spread", "(c, control) the flood's volume spread over ten other tenants", b.neighbourSpread},
+		{"beyond", "(c, beyond) sending as fast as ingest answers, mostly 429", b.neighbourBeyond},
 		{"pushes", "(d) 25 MiB GitHub pushes at 1/s", b.neighbourPushes},
 	}
 	// BENCH_NEIGHBOURS=lock,poison runs some cases (an A/B of one change).
@@ -122,6 +128,13 @@ func (b *bench) neighbours(ctx context.Context) error {
 		b.note("neighbours %s: the ten's p99 alone %.1f ms, with %.1f ms (ratio %.2f, target <= 1.5); the ten's events dead-lettered: %d (target 0)",
 			c.name, median(alone), median(with), median(with)/median(alone), dead)
 	}
+	if flood, ok := b.results["neighbours_flood_p99_ms_with"]; ok {
+		if spread, ok := b.results["neighbours_spread_p99_ms_with"]; ok && spread > 0 {
+			b.results["neighbours_flood_over_spread"] = flood / spread
+			b.note("neighbours flood against the same volume spread over ten tenants: the ten's p99 %.1f ms against %.1f ms (ratio %.2f: what one tenant's volume costs beyond the load)",
+				flood, spread, flood/spread)
+		}
+	}
 	b.neighbourTable()
 	return nil
 }
@@ -131,7 +144,7 @@ func (b *bench) neighbours(ctx context.Context) error {
 func (b *bench) neighbourTable() {
 	var sb strings.Builder
 	sb.WriteString("\n| neighbour | ten's p99 alone (ms) | with (ms) | ratio | ten's dead-lettered | ten's on the locked partition, p99 (ms) | 2xx->Kafka p99 alone / with | Kafka->grant p99 alone / with |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, k := range []string{"lock", "poison", "flood", "pushes"} {
+	for _, k := range []string{"lock", "poison", "flood", "spread", "beyond", "pushes"} {
 		key := "neighbours_" + k
 		if _, ok := b.results[key+"_p99_ms_alone"]; !ok {
 			continue
@@ -157,6 +170,9 @@ func (b *bench) neighbourWorld(ctx context.Context) (*neighbourWorld, error) {
 	}
 	for _, s := range w.ten {
 		w.tenIDs = append(w.tenIDs, s.tenantID)
+	}
+	if w.spread, err = b.newSources(ctx, "nbs"+b.run, neighbourTen); err != nil {
+		return nil, err
 	}
 	xs, err := b.newSources(ctx, "nbx"+b.run, 1)
 	if err != nil {
@@ -413,12 +429,41 @@ func (b *bench) neighbourPoison(_ context.Context, w *neighbourWorld, window tim
 	return nil
 }
 
-// neighbourFlood sends as fast as ingest lets the neighbour (its
-// --tenant-rate, 429 beyond) for the window.
+// neighbourFlood sends at the neighbour's full --tenant-rate for the
+// window: everything it may send, nothing refused.
 func (b *bench) neighbourFlood(_ context.Context, w *neighbourWorld, window time.Duration) error {
 	g := b.generatorOf(b.stageAddr, conns, []benchSource{w.x})
+	g.dupShare, g.sameInv = 0, 0
+	r := g.paced(neighbourTenantRate, conns, window)
+	w.floodRate = r.rate()
+	log.Printf("neighbours flood: %.0f accepted/s, %d errors, %d rejected (429)", r.rate(), r.errors, r.rejected)
+	return nil
+}
+
+// neighbourBeyond sends as fast as ingest answers the neighbour for the
+// window, closed loop: its --tenant-rate accepted, the rest refused (429)
+// after authentication, each refusal a verified signature's work.
+func (b *bench) neighbourBeyond(_ context.Context, w *neighbourWorld, window time.Duration) error {
+	g := b.generatorOf(b.stageAddr, conns, []benchSource{w.x})
 	r := g.saturate(conns/4, window)
-	log.Printf("neighbours flood: %.0f accepted/s, %d rejected (429)", r.rate(), r.rejected)
+	log.Printf("neighbours beyond its rate: %.0f accepted/s, %d rejected (429)", r.rate(), r.rejected)
+	return nil
+}
+
+// neighbourSpread sends what the flood was accepted at (its last window;
+// --tenant-rate when the flood did not run), spread over ten other
+// tenants, each well within its own rate. The ten's p99 beside the flood
+// over their p99 beside this is what one tenant's volume costs them beyond
+// the load itself: the machine's share of the flood's ratio is this one's.
+func (b *bench) neighbourSpread(_ context.Context, w *neighbourWorld, window time.Duration) error {
+	rate := w.floodRate
+	if rate <= 0 {
+		rate = neighbourTenantRate
+	}
+	g := b.generatorOf(b.stageAddr, conns, w.spread)
+	g.dupShare, g.sameInv = 0, 0
+	r := g.paced(int(rate), conns, window)
+	log.Printf("neighbours spread: %.0f accepted/s over %d tenants, %d errors, %d rejected", r.rate(), len(w.spread), r.errors, r.rejected)
 	return nil
 }
 
