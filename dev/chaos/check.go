@@ -172,6 +172,13 @@ WHERE coalesce(b.credits, 0) <>
 	if off > 0 {
 		c.violate("%d balances differ from their grants minus reversals", off)
 	}
+	var waiting int
+	if err := c.pool.QueryRow(ctx, `SELECT count(*) FROM consumer_waiting`).Scan(&waiting); err != nil {
+		return fmt.Errorf("records set aside: %w", err)
+	}
+	if waiting > 0 {
+		c.violate("%d records are still set aside (consumer_waiting) with no lock held", waiting)
+	}
 	return nil
 }
 

@@ -28,7 +28,7 @@ const (
 func (c *chaos) faultList(each int) []string {
 	var list []string
 	for range each {
-		list = append(list, faultIngest, faultLeader, faultStandby, faultConsumer, faultKafka, faultPause)
+		list = append(list, faultIngest, faultLeader, faultStandby, faultConsumer, faultKafka, faultPause, faultLock)
 	}
 	// A kafka_outage takes the whole cluster down; on three brokers it
 	// happens once, beside one broker at a time three times, and Postgres
@@ -78,7 +78,7 @@ func (c *chaos) runFaults(ctx context.Context, list []string) {
 		}
 		// The next fault starts once this one's rebalances are over, so
 		// each is counted where it belongs.
-		if err := c.settle(ctx, members, kind == faultConsumer); err != nil {
+		if err := c.settle(ctx, members, kind == faultConsumer || kind == faultLock); err != nil {
 			c.violate("after %s: %v", describe(w), err)
 		}
 		took := seen.Sub(at)
@@ -176,6 +176,8 @@ func (c *chaos) inject(ctx context.Context, kind string, w *window, afterKill fu
 		return nil
 	case faultSlot:
 		return c.invalidateSlot(ctx, afterKill)
+	case faultLock:
+		return c.lockBalance(ctx, w, afterKill)
 	case faultPause:
 		all := append(append(append([]string{}, c.ingests...), c.relays...), c.consumers...)
 		name, d := c.pick(all), time.Duration(2000+c.rng.IntN(2500))*time.Millisecond

@@ -52,7 +52,7 @@ func (c *chaos) allowance(w *window) int {
 	switch {
 	case w.cause == causeStartUp:
 		return len(c.consumers)
-	case w.cause == faultConsumer, w.cause == faultPause && consumer:
+	case w.cause == faultConsumer, w.cause == faultLock, w.cause == faultPause && consumer:
 		return 2
 	case w.cause == faultKafka, w.cause == faultBroker:
 		return 1

@@ -19,6 +19,7 @@ type report struct {
 	Rejected         map[string]map[string]int  `json:"hostile_rejected_by_reason"`
 	Duplicates       int                        `json:"duplicates_delivered"`
 	Kills            map[string]int             `json:"kills"`
+	Locks            int                        `json:"balance_locks"`
 	EligibleInvoices int                        `json:"eligible_invoices"`
 	DeadLetters      int                        `json:"dead_letters"`
 	Checked          map[string]int             `json:"projections_checked"`
