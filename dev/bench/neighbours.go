@@ -33,19 +33,19 @@ const (
 
 // neighbourWorld is the step's tenants.
 type neighbourWorld struct {
-	p       *proc
-	ten     []benchSource
-	tenIDs  []string
-	x       benchSource // the neighbour, its customers mapped
+	p      *proc
+	ten    []benchSource
+	tenIDs []string
+	x      benchSource // the neighbour, its customers mapped
 	// spread are ten more tenants: the flood's volume sent by them, the
 	// control that tells one tenant's volume from the machine's load.
 	spread    []benchSource
-	floodRate float64 // what the flood was accepted at, events/s
-	poison  benchSource // the neighbour's source again, customers mapped to no workspace
-	github  benchSource // the neighbour's GitHub source
-	lockWS  string      // the workspace whose balance row (a) locks
-	lockCus string
-	lockEv  string // the event of that workspace sent as the lock began
+	floodRate float64     // what the flood was accepted at, events/s
+	poison    benchSource // the neighbour's source again, customers mapped to no workspace
+	github    benchSource // the neighbour's GitHub source
+	lockWS    string      // the workspace whose balance row (a) locks
+	lockCus   string
+	lockEv    string // the event of that workspace sent as the lock began
 }
 
 type neighbourCase struct {
