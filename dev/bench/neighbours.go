@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluicehq/sluice/dev/procfs"
 	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -82,6 +83,7 @@ func (b *bench) neighbours(ctx context.Context) error {
 		}
 		var alone, with, samePart []float64
 		var legsAlone, legsWith []legs
+		var busyAlone, busyWith []float64
 		deadBefore, err := b.neighbourDead(ctx, w)
 		if err != nil {
 			return err
@@ -93,13 +95,13 @@ func (b *bench) neighbours(ctx context.Context) error {
 					return fmt.Errorf("%s: %w", c.key, err)
 				}
 				if harm {
-					legsWith = append(legsWith, win.legs)
+					legsWith, busyWith = append(legsWith, win.legs), append(busyWith, win.busy)
 					with = append(with, win.p99)
 					if win.samePartP99 > 0 {
 						samePart = append(samePart, win.samePartP99)
 					}
 				} else {
-					legsAlone = append(legsAlone, win.legs)
+					legsAlone, busyAlone = append(legsAlone, win.legs), append(busyAlone, win.busy)
 					alone = append(alone, win.p99)
 				}
 			}
@@ -114,6 +116,8 @@ func (b *bench) neighbours(ctx context.Context) error {
 		b.results[key+"_p99_ms_with"] = median(with)
 		b.results[key+"_p99_ratio"] = median(with) / median(alone)
 		b.results[key+"_dead_lettered"] = float64(dead)
+		b.results[key+"_machine_busy_alone"] = median(busyAlone)
+		b.results[key+"_machine_busy_with"] = median(busyWith)
 		for name, ls := range map[string][]legs{"alone": legsAlone, "with": legsWith} {
 			var produce, effect []float64
 			for _, l := range ls {
@@ -143,7 +147,7 @@ func (b *bench) neighbours(ctx context.Context) error {
 // keeps.
 func (b *bench) neighbourTable() {
 	var sb strings.Builder
-	sb.WriteString("\n| neighbour | ten's p99 alone (ms) | with (ms) | ratio | ten's dead-lettered | ten's on the locked partition, p99 (ms) | 2xx->Kafka p99 alone / with | Kafka->grant p99 alone / with |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	sb.WriteString("\n| neighbour | ten's p99 alone (ms) | with (ms) | ratio | ten's dead-lettered | ten's on the locked partition, p99 (ms) | 2xx->Kafka p99 alone / with | Kafka->grant p99 alone / with | machine CPU busy alone / with |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, k := range []string{"lock", "poison", "flood", "spread", "beyond", "pushes"} {
 		key := "neighbours_" + k
 		if _, ok := b.results[key+"_p99_ms_alone"]; !ok {
@@ -153,10 +157,11 @@ func (b *bench) neighbourTable() {
 		if v, ok := b.results[key+"_same_partition_p99_ms"]; ok {
 			same = format(v)
 		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %.0f | %s | %s / %s | %s / %s |\n", k, format(b.results[key+"_p99_ms_alone"]), format(b.results[key+"_p99_ms_with"]),
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %.0f | %s | %s / %s | %s / %s | %.0f%% / %.0f%% |\n", k, format(b.results[key+"_p99_ms_alone"]), format(b.results[key+"_p99_ms_with"]),
 			format(b.results[key+"_p99_ratio"]), b.results[key+"_dead_lettered"], same,
 			format(b.results[key+"_produce_p99_ms_alone"]), format(b.results[key+"_produce_p99_ms_with"]),
-			format(b.results[key+"_effect_p99_ms_alone"]), format(b.results[key+"_effect_p99_ms_with"]))
+			format(b.results[key+"_effect_p99_ms_alone"]), format(b.results[key+"_effect_p99_ms_with"]),
+			100*b.results[key+"_machine_busy_alone"], 100*b.results[key+"_machine_busy_with"])
 	}
 	log.Print(sb.String())
 	b.notes = append(b.notes, "neighbours table:"+sb.String())
@@ -235,6 +240,7 @@ type neighbourWin struct {
 	samePartP99 float64 // the ten's on the locked resource's partition, (a) only
 	dead        int     // the ten's events dead-lettered
 	legs        legs    // the ten's 2xx -> grant split where it entered Kafka
+	busy        float64 // the machine's CPUs busy over the window, 0-1, whoever ran
 }
 
 // neighbourWindow paces the ten for a window, the neighbour's harm beside
@@ -256,7 +262,9 @@ func (b *bench) neighbourWindow(ctx context.Context, w *neighbourWorld, c neighb
 		go func() { defer wg.Done(); harmErr = c.during(ctx, w, window) }()
 		time.Sleep(time.Second) // the harm under way before the window
 	}
+	busy0, all0 := procfs.Machine()
 	r := g.paced(neighbourTen*neighbourRate, 2*conns, window)
+	busy1, all1 := procfs.Machine()
 	wg.Wait()
 	if harmErr != nil {
 		return neighbourWin{}, harmErr
@@ -265,14 +273,17 @@ func (b *bench) neighbourWindow(ctx context.Context, w *neighbourWorld, c neighb
 	if err != nil {
 		return neighbourWin{}, err
 	}
+	if all1 > all0 {
+		lat.busy = float64(busy1-busy0) / float64(all1-all0)
+	}
 	if lat.dead, err = b.neighbourDead(ctx, w); err != nil {
 		return lat, err
 	}
 	if lat.legs, err = b.neighbourLegs(ctx, began, ans); err != nil {
 		return lat, err
 	}
-	log.Printf("neighbours %s, %s: the ten %.0f accepted/s, %d errors, %d rejected; p99 %.1f ms (locked partition's %.1f ms); %s; dead-lettered so far %d",
-		c.key, map[bool]string{false: "alone", true: "with the neighbour"}[harm], r.rate(), r.errors, r.rejected, lat.p99, lat.samePartP99, lat.legs, lat.dead)
+	log.Printf("neighbours %s, %s: the ten %.0f accepted/s, %d errors, %d rejected; p99 %.1f ms (locked partition's %.1f ms); %s; machine CPU busy %.0f%%; dead-lettered so far %d",
+		c.key, map[bool]string{false: "alone", true: "with the neighbour"}[harm], r.rate(), r.errors, r.rejected, lat.p99, lat.samePartP99, lat.legs, 100*lat.busy, lat.dead)
 	return lat, nil
 }
 

@@ -1,5 +1,6 @@
 // Package procfs reads what Linux's /proc says about a process: its peak
-// resident memory, its CPU time (whole or by thread) and its parent. The bench, the chaos run
+// resident memory, its CPU time (whole or by thread) and its parent, and the
+// machine's CPU time. The bench, the chaos run
 // and the tests that bound memory measure processes the same way through
 // it. A process that is gone reads as zero.
 package procfs
@@ -122,4 +123,31 @@ func ThreadCPU(pid int) map[string]time.Duration {
 		out[strings.TrimSpace(string(comm))] += time.Duration(utime+stime) * time.Second / clockTicks
 	}
 	return out
+}
+
+// Machine is the machine's CPU time so far, busy (every state but idle and
+// iowait) and in all, over every CPU, from /proc/stat: busy over all between
+// two readings is how loaded the machine was, whoever ran.
+func Machine() (busy, all time.Duration) {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 8 || fields[0] != "cpu" {
+		return 0, 0
+	}
+	var ticks [10]int64
+	for i := range min(len(fields)-1, len(ticks)) {
+		ticks[i], _ = strconv.ParseInt(fields[i+1], 10, 64)
+	}
+	// user nice system idle iowait irq softirq steal guest guest_nice; the
+	// guest times are within user and nice already.
+	var total int64
+	for _, t := range ticks[:8] {
+		total += t
+	}
+	idle := ticks[3] + ticks[4]
+	return time.Duration(total-idle) * time.Second / clockTicks, time.Duration(total) * time.Second / clockTicks
 }

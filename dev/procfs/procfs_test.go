@@ -77,3 +77,11 @@ func TestThreadCPUSplitsTheProcessByThreadName(t *testing.T) {
 		t.Error("a process that is gone has threads")
 	}
 }
+
+// The machine has been busy some of the time it has been up, never more.
+func TestReadsTheMachinesCPU(t *testing.T) {
+	busy, all := Machine()
+	if busy <= 0 || all <= busy {
+		t.Fatalf("machine CPU busy %v of %v", busy, all)
+	}
+}
