@@ -89,7 +89,7 @@ func (a *recordingAPI) take() []string {
 type testSender struct{}
 
 func (testSender) TestEndpoint(context.Context, string) (endpoints.Attempt, error) {
-	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusNoContent, LatencyMS: 1}, nil
+	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusAccepted, LatencyMS: 7, Answer: `{"received":"sluice.test"}`}, nil
 }
 
 // groupsFunc adds resource groups to the API (the operate routes are

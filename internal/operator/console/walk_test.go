@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -71,6 +73,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	b.walkPage(t, ctx, axe, shots, "sign-in", console.Prefix+"/sign-in")
 	b.browserSignIn(t, ctx, token)
 	conflict := b.firstLink(t, ctx, console.Prefix+"/conflicts", console.Prefix+"/conflicts/")
+	window := url.Values{"since": {time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)}, "until": {time.Now().UTC().Add(time.Minute).Format(time.RFC3339)}}
 	for name, path := range map[string]string{
 		"overview": "/", "events": "/events", "trail": "/events/" + w.inboxID, "payload": "/events/" + w.inboxID + "/payload",
 		"dead-letters": "/dead-letters", "replay": "/dead-letters/" + w.deadLetter + "/replay",
@@ -78,9 +81,20 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"sources": "/sources", "event-types": "/event-types?tenant_id=" + w.tenant, "destinations": "/destinations?tenant_id=" + w.tenant,
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
+		"delivery":       "/deliveries/" + w.delivery,
+		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
 	}
+	// The pages that answer a form: a test event's.
+	t.Run("test-event", func(t *testing.T) {
+		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/destinations?tenant_id="+w.tenant),
+			chromedp.Click(`form[action$="/destinations/`+w.endpoint+`/test"] button`), chromedp.WaitVisible(`dl.figures`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.checkPage(t, ctx, axe, shots, "test-event", "the test event's answer")
+	})
 }
 
 // firstLink is the first link under prefix on the page at path.
@@ -106,9 +120,19 @@ type axeResult struct {
 
 func (b *bundle) walkPage(t *testing.T, ctx context.Context, axe, shots, name, path string) {
 	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+path)); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b.checkPage(t, ctx, axe, shots, name, path)
+}
+
+// checkPage checks the page the browser shows (path names it in errors):
+// it renders, axe-core finds nothing serious, Tab reaches every control.
+func (b *bundle) checkPage(t *testing.T, ctx context.Context, axe, shots, name, path string) {
+	t.Helper()
 	var h1 string
 	var errs int
-	err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+path), chromedp.WaitVisible(`h1`),
+	err := chromedp.Run(ctx, chromedp.WaitVisible(`h1`),
 		chromedp.Text(`h1`, &h1), chromedp.Evaluate(`document.querySelectorAll('p.error').length`, &errs))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
