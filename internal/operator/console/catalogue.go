@@ -65,8 +65,11 @@ func (s tableSpec) Filters() []string { return s.filters }
 func (s tableSpec) InTenant() bool    { return s.inTenant }
 
 // RowLinks reports whether each row links to pages of its own (a
-// delivery's requests, an endpoint's replay), for any role.
-func (s tableSpec) RowLinks() bool { return s.page == "/deliveries" || s.page == "/destinations" }
+// delivery's requests, an endpoint's replay, a type's versions), for any
+// role.
+func (s tableSpec) RowLinks() bool {
+	return s.page == "/deliveries" || s.page == "/destinations" || s.page == "/event-types"
+}
 
 func (c *Console) tablePage(spec tableSpec) handler {
 	return func(w http.ResponseWriter, r *http.Request, s Session) error {

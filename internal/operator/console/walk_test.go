@@ -82,6 +82,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
 		"delivery":       "/deliveries/" + w.delivery,
+		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
 		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -87,8 +88,21 @@ VALUES ($1, 1, $2, 500, 12, 'status', 'status 500', 'receiver fell over')`, deli
 		t.Fatal(err)
 	}
 	w.delivery = strconv.FormatInt(delivery, 10)
+	// An event type of the tenant's API source in two versions.
+	types, err := catalog.New(b.pool, catalog.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","required":["order_id"]}`} {
+		if _, err := types.Create(ctx, catalog.Spec{TenantID: w.tenant, Kind: "api", Type: worldType, Schema: []byte(schema), ResourceType: "order"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return w
 }
+
+// worldType is the event type every world declares, in two versions.
+const worldType = "order.shipped"
 
 // granted is the credits granted for w's invoice.
 func (b *bundle) granted(t *testing.T, w world) int64 {
