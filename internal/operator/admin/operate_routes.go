@@ -205,6 +205,13 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 			d, err := o.DeadLetter(ctx, scopeOf(c), in.DeadLetterID)
 			return reply(d), err
 		})
+	Handle(a, Route{Op: op("get-dead-letter-summary", http.MethodGet, "/dead-letters/{dead_letter_id}/summary",
+		"A dead letter as the list shows it, without its record (not a payload read: not audited)", "dead-letters"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.DeadLetter], error) {
+			d, err := o.DeadLetterSummary(ctx, scopeOf(c), in.DeadLetterID)
+			return reply(d), err
+		})
 	Handle(a, Route{Op: op("replay-dead-letter", http.MethodPost, "/dead-letters/{dead_letter_id}/replay",
 		"Apply a dead letter again through its group's idempotent handler (once: a second replay is 409; one that fails again is 422 with the reason and failed_id, and stays pending)", "dead-letters"),
 		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.replay"},
