@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
@@ -33,6 +35,7 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/schemas"
 )
 
 var dbURL string
@@ -102,6 +105,23 @@ func setup(t testing.TB, extra ...func(*admin.API)) *bundle {
 // setupWith is setup with a Kafka client (nil: none) for the operator.
 func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...func(*admin.API)) *bundle {
 	t.Helper()
+	return setupProcess(t, process{kafka: adm, topics: topics}, extra...)
+}
+
+// process is what the admin listener's process runs beside the API.
+type process struct {
+	// kafka is the operator's Kafka client; nil: none.
+	kafka  *kadm.Client
+	topics envelope.Topics
+	// ingests: the process ingests, so the API is given a reconciliation
+	// runner (an ingest service of its own that recovered events enter).
+	ingests bool
+}
+
+// setupProcess is setup in a process that runs what p says.
+func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
+	t.Helper()
+	adm, topics := p.kafka, p.topics
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
 	if err != nil {
@@ -121,7 +141,11 @@ func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...
 	ends := &endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
 	groups := append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(ends, testSender{}),
 		admin.DeliveryRoutes(ends, 48*time.Hour)}, extra...)
-	admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
+	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
+	if p.ingests {
+		cfg.Reconciler = reconciler(t, store, topics, log)
+	}
+	admin.New(srv.Engine, cfg, log)
 	api := &recordingAPI{h: srv.Engine}
 	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: api}, log); err != nil {
 		t.Fatal(err)
@@ -129,6 +153,19 @@ func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...
 	b := &bundle{pool: pool, store: store, ends: ends, api: api, srv: httptest.NewServer(srv.Engine)}
 	t.Cleanup(b.srv.Close)
 	return b
+}
+
+// reconciler is the runner of an ingesting process, as the pipeline
+// builds the admin API's: its runs enter through an ingest service.
+func reconciler(t testing.TB, store tenancy.Store, topics envelope.Topics, log *slog.Logger) *reconcile.Runner {
+	t.Helper()
+	catalogue, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := ingest.New(ingest.Config{Topics: topics}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
+	testenv.Run(t, svc.Run)
+	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, nil, svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 // token makes an admin token.
