@@ -51,6 +51,8 @@ type bundle struct {
 	srv   *httptest.Server
 	// api records every answer the API gave the console.
 	api *recordingAPI
+	// op is the API's operator (a test samples the lag through it).
+	op *operate.Operator
 }
 
 // recordingAPI is the admin API as the console calls it, keeping every
@@ -113,6 +115,8 @@ type process struct {
 	// kafka is the operator's Kafka client; nil: none.
 	kafka  *kadm.Client
 	topics envelope.Topics
+	// slot is the relay's slot the operator reads ("": the default).
+	slot string
 	// ingests: the process ingests, so the API is given a reconciliation
 	// runner (an ingest service of its own that recovered events enter).
 	ingests bool
@@ -133,7 +137,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	store := tenancy.Store{Pool: pool, Ring: ring}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, adm, operate.Config{Topics: topics})
+	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot})
 	types, err := catalog.New(pool, catalog.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +154,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: api}, log); err != nil {
 		t.Fatal(err)
 	}
-	b := &bundle{pool: pool, store: store, ends: ends, api: api, srv: httptest.NewServer(srv.Engine)}
+	b := &bundle{pool: pool, store: store, ends: ends, api: api, op: op, srv: httptest.NewServer(srv.Engine)}
 	t.Cleanup(b.srv.Close)
 	return b
 }

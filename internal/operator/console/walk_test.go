@@ -15,8 +15,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
@@ -50,15 +48,13 @@ func axeScript(t *testing.T) string {
 func TestEveryPageIsAccessible(t *testing.T) {
 	t.Parallel()
 	axe := axeScript(t)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(testenv.Require(t).Brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
 	topics := envelope.Topics{Prefix: "consolewalk" + testenv.RandomSuffix()}
-	b := setupWith(t, kadm.NewClient(cl), topics)
+	b := setupWith(t, kafkaAdmin(t), topics)
 	w := b.newWorld(t)
 	b.newWorld(t)
+	// The overview's lag charts: two samples of this process.
+	b.op.SampleLag(t.Context(), time.Now().Add(-time.Minute))
+	b.op.SampleLag(t.Context(), time.Now())
 	_, token := b.token(t, admintoken.RoleOperate, "")
 	shots := os.Getenv("SLUICE_CONSOLE_SCREENSHOTS")
 	if shots != "" {

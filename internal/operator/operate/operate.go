@@ -59,6 +59,8 @@ type Operator struct {
 	// minutes keeps the overview's settled minutes (an Operator lives as
 	// long as its process).
 	minutes *minutes
+	// lags keeps the last hour's lag samples (SampleLags).
+	lags *lagRing
 }
 
 // New returns an operator over pool and, for the Kafka operations (lag,
@@ -67,7 +69,7 @@ func New(pool *pgxpool.Pool, admin *kadm.Client, cfg Config) *Operator {
 	if cfg.Slot == "" {
 		cfg.Slot = "sluice"
 	}
-	return &Operator{pool: pool, admin: admin, cfg: cfg, minutes: &minutes{}}
+	return &Operator{pool: pool, admin: admin, cfg: cfg, minutes: &minutes{}, lags: newLagRing(int(OverviewWindow / LagSampleEvery))}
 }
 
 // Page is one page of a list, newest first. Next is the cursor of the page

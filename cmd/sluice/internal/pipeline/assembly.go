@@ -456,7 +456,14 @@ func (a *assembly) adminStage(context.Context) error {
 	}
 	a.adminLn = ln
 	a.stages = append(a.stages, stage{name: "admin", run: func(ctx context.Context) error {
-		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		// The overview's lag charts: samples of this process, kept in
+		// memory while the listener serves.
+		sampling, stopSampling := context.WithCancel(ctx)
+		sampled := make(chan error, 1)
+		go func() { sampled <- op.SampleLags(sampling, operate.LagSampleEvery) }()
+		err := srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		stopSampling()
+		return errors.Join(err, <-sampled)
 	}})
 	return nil
 }
