@@ -46,7 +46,7 @@ func OperateRoutes(o *operate.Operator, log *slog.Logger) func(*API) {
 		conflictRoutes(a, o)
 		groupRoutes(a, o)
 		overviewRoutes(a, o)
-		lagRoutes(a, o)
+		sampleRoutes(a, o)
 	}
 }
 
@@ -73,14 +73,14 @@ func overviewRoutes(a *API, o *operate.Operator) {
 		})
 }
 
-// lagRoutes registers the lag over the last hour, as this process sampled
+// sampleRoutes registers the lag over the last hour, as this process sampled
 // it: every group's and the slot's, deployment-wide (unscoped tokens only).
-func lagRoutes(a *API, o *operate.Operator) {
-	Handle(a, Route{Op: op("get-overview-lag", http.MethodGet, "/overview/lag",
+func sampleRoutes(a *API, o *operate.Operator) {
+	Handle(a, Route{Op: op("get-overview-samples", http.MethodGet, "/overview/samples",
 		"The consumer groups' lag and the relay slot's retained WAL over the last hour, sampled by this process every 15 s (none before it started)", "overview"),
 		Scope: ScopeGlobal},
-		func(ctx context.Context, c Call, _ *struct{}) (*body[operate.LagHistory], error) {
-			h, err := o.LagHistory(scopeOf(c), time.Now())
+		func(ctx context.Context, c Call, _ *struct{}) (*body[operate.ProcessSamples], error) {
+			h, err := o.Samples(scopeOf(c), time.Now())
 			return reply(h), err
 		})
 }

@@ -28,6 +28,9 @@ type series struct {
 type lineChart struct {
 	Groups, Slot template.HTML
 	GroupLines   []series
+	// Answers charts ingest's answers between samples, by outcome.
+	Answers      template.HTML
+	AnswerLines  []series
 	SlotLatest   *int64
 	Samples      int
 	Since, Until time.Time
@@ -35,7 +38,7 @@ type lineChart struct {
 	NoSamplesYet bool
 }
 
-func lagCharts(h operate.LagHistory, now time.Time) lineChart {
+func lagCharts(h operate.ProcessSamples, now time.Time) lineChart {
 	c := lineChart{Since: now.Add(-operate.OverviewWindow), Until: now, Samples: len(h.Samples), EverySeconds: h.EverySeconds,
 		NoSamplesYet: len(h.Samples) == 0}
 	var names []string
@@ -65,15 +68,17 @@ func lagCharts(h operate.LagHistory, now time.Time) lineChart {
 		}
 		c.GroupLines = append(c.GroupLines, line)
 	}
-	c.Groups = drawLines("Consumer lag per group over the last hour (records)", "groups-chart", c.Since, c.Until, ats, c.GroupLines)
-	c.Slot = drawLines("WAL retained by the relay's slot over the last hour (bytes)", "slot-chart", c.Since, c.Until, ats, []series{slot})
+	c.AnswerLines = answerLines(h)
+	c.Answers = drawLines("Ingest's answers per sample interval by outcome over the last hour", "answers-chart", "in the hour", c.Since, c.Until, ats, c.AnswerLines)
+	c.Groups = drawLines("Consumer lag per group over the last hour (records)", "groups-chart", "latest", c.Since, c.Until, ats, c.GroupLines)
+	c.Slot = drawLines("WAL retained by the relay's slot over the last hour (bytes)", "slot-chart", "latest", c.Since, c.Until, ats, []series{slot})
 	return c
 }
 
 // drawLines draws lines over [since, until] from the samples taken at ats,
 // server-side, scaled to the highest value, with a title naming the
 // latest values for those who do not see the lines.
-func drawLines(title, id string, since, until time.Time, ats []time.Time, lines []series) template.HTML {
+func drawLines(title, id, latestIs string, since, until time.Time, ats []time.Time, lines []series) template.HTML {
 	const width, height = 600, 120
 	var peak int64
 	for _, l := range lines {
@@ -98,8 +103,8 @@ func drawLines(title, id string, since, until time.Time, ats []time.Time, lines 
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="%s"><title id="%s">%s: at most %d; latest: %s</title>`,
-		width, height+14, width, height+14, id, id, title, peak, strings.Join(latest, ", "))
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="%s"><title id="%s">%s: at most %d; %s: %s</title>`,
+		width, height+14, width, height+14, id, id, title, peak, latestIs, strings.Join(latest, ", "))
 	fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-width="1"/>`, height, width, height)
 	for _, l := range lines {
 		var pts []string
@@ -123,4 +128,39 @@ func drawLines(title, id string, since, until time.Time, ats []time.Time, lines 
 	fmt.Fprintf(&b, `<text x="0" y="%d" font-size="11" fill="#444">%s</text><text x="%d" y="%d" font-size="11" fill="#444" text-anchor="end">%s</text></svg>`,
 		height+12, since.UTC().Format("15:04 UTC"), width, height+12, until.UTC().Format("15:04 UTC"))
 	return template.HTML(b.String()) //nolint:gosec // numbers, fixed words and escaped group names
+}
+
+// answerLines are ingest's answers between consecutive samples, by
+// outcome: the counters' differences (none across a gap, nor where a
+// counter went back, a process restarted). Latest is the hour's total.
+func answerLines(h operate.ProcessSamples) []series {
+	var outcomes []string
+	for _, s := range h.Samples {
+		for o := range s.Answers {
+			if !slices.Contains(outcomes, o) {
+				outcomes = append(outcomes, o)
+			}
+		}
+	}
+	slices.Sort(outcomes)
+	var lines []series
+	for k, o := range outcomes {
+		line := series{Name: o, Color: seriesColors[k%len(seriesColors)], Values: make([]*int64, len(h.Samples))}
+		for i := 1; i < len(h.Samples); i++ {
+			prev, okPrev := h.Samples[i-1].Answers[o]
+			cur, ok := h.Samples[i].Answers[o]
+			if h.Samples[i].Answers == nil || h.Samples[i-1].Answers == nil || cur < prev {
+				continue
+			}
+			if !okPrev {
+				prev = 0 // the outcome's first answer since the last sample
+			}
+			if ok || okPrev {
+				d := cur - prev
+				line.Values[i], line.Latest = &d, line.Latest+d
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -42,8 +42,8 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) er
 			d.Groups = groups.Items
 		})
 		wg.Go(func() {
-			var h operate.LagHistory
-			if d.LagErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/overview/lag", nil, nil, &h)); d.LagErr == "" {
+			var h operate.ProcessSamples
+			if d.LagErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/overview/samples", nil, nil, &h)); d.LagErr == "" {
 				charts := lagCharts(h, c.cfg.Now())
 				d.Lag = &charts
 			}

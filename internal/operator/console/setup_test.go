@@ -117,6 +117,8 @@ type process struct {
 	topics envelope.Topics
 	// slot is the relay's slot the operator reads ("": the default).
 	slot string
+	// metrics is the registry the operator samples ingest's answers from.
+	metrics prometheus.Gatherer
 	// ingests: the process ingests, so the API is given a reconciliation
 	// runner (an ingest service of its own that recovered events enter).
 	ingests bool
@@ -137,7 +139,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	store := tenancy.Store{Pool: pool, Ring: ring}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot})
+	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics})
 	types, err := catalog.New(pool, catalog.Config{})
 	if err != nil {
 		t.Fatal(err)

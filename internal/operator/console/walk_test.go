@@ -15,10 +15,12 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/operator/console"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -49,12 +51,17 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	t.Parallel()
 	axe := axeScript(t)
 	topics := envelope.Topics{Prefix: "consolewalk" + testenv.RandomSuffix()}
-	b := setupWith(t, kafkaAdmin(t), topics)
+	reg := prometheus.NewRegistry()
+	answers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: operate.IngestAnswersMetric, Help: "h"}, []string{"kind", "code", "outcome"})
+	reg.MustRegister(answers)
+	answers.WithLabelValues("stripe", "202", "accepted")
+	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, metrics: reg})
 	w := b.newWorld(t)
 	b.newWorld(t)
-	// The overview's lag charts: two samples of this process.
-	b.op.SampleLag(t.Context(), time.Now().Add(-time.Minute))
-	b.op.SampleLag(t.Context(), time.Now())
+	// The overview's charts: two samples of this process.
+	b.op.Sample(t.Context(), time.Now().Add(-time.Minute))
+	answers.WithLabelValues("stripe", "202", "accepted").Add(7)
+	b.op.Sample(t.Context(), time.Now())
 	_, token := b.token(t, admintoken.RoleOperate, "")
 	shots := os.Getenv("SLUICE_CONSOLE_SCREENSHOTS")
 	if shots != "" {

@@ -432,7 +432,7 @@ func (a *assembly) adminStage(context.Context) error {
 	// reads Kafka, its admin client: an ingest-only process answers the
 	// Kafka routes 503.
 	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
-		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
+		Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
 	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
 		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
@@ -460,7 +460,7 @@ func (a *assembly) adminStage(context.Context) error {
 		// memory while the listener serves.
 		sampling, stopSampling := context.WithCancel(ctx)
 		sampled := make(chan error, 1)
-		go func() { sampled <- op.SampleLags(sampling, operate.LagSampleEvery) }()
+		go func() { sampled <- op.SampleProcess(sampling, operate.SampleEvery) }()
 		err := srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
 		stopSampling()
 		return errors.Join(err, <-sampled)
