@@ -65,10 +65,10 @@ func (s tableSpec) Filters() []string { return s.filters }
 func (s tableSpec) InTenant() bool    { return s.inTenant }
 
 // RowLinks reports whether each row links to pages of its own (a
-// delivery's requests, an endpoint's replay, a type's versions), for any
-// role.
+// delivery's requests, an endpoint's replay, a type's versions, a
+// source's reconciliation), for any role.
 func (s tableSpec) RowLinks() bool {
-	return s.page == "/deliveries" || s.page == "/destinations" || s.page == "/event-types"
+	return s.page == "/deliveries" || s.page == "/destinations" || s.page == "/event-types" || s.page == "/sources"
 }
 
 func (c *Console) tablePage(spec tableSpec) handler {

@@ -24,7 +24,7 @@ func TestTenantScopedTokenSeesOnlyItsTenant(t *testing.T) {
 	pages := []string{"/", "/events", "/events?object_id=" + own.invoice, "/events/" + own.inboxID, "/events/" + own.inboxID + "/payload",
 		"/dead-letters", "/dead-letters?replayed=true", "/dead-letters/" + own.deadLetter + "/replay", "/dead-letters/replay?reason=workspace",
 		"/conflicts", "/sources", "/destinations", "/deliveries", "/deliveries/" + own.delivery, "/event-types", "/reconciliation", "/audit",
-		"/event-types/" + own.tenant + "/api/" + worldType,
+		"/event-types/" + own.tenant + "/api/" + worldType, "/sources/" + own.source,
 		"/destinations/" + own.endpoint + "/replay?since=2026-01-01T00:00:00Z&until=2026-01-02T00:00:00Z",
 		// Asked for the other tenant: answered with the token's own.
 		"/destinations?tenant_id=" + other.tenant, "/event-types?tenant_id=" + other.tenant}

@@ -86,6 +86,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
 		"delivery":       "/deliveries/" + w.delivery,
 		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
+		"source":         "/sources/" + w.source,
 		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
