@@ -25,25 +25,15 @@ func TestReconcileADryRunThenARunAgainstStripe(t *testing.T) {
 	b := setupProcess(t, process{topics: envelope.Topics{Prefix: "consolerec" + testenv.RandomSuffix()}, ingests: true})
 	w := b.newWorld(t)
 	ctx := t.Context()
-	source, err := b.store.CreateSource(ctx, tenancy.NewSource{TenantID: w.tenant, Kind: "stripe", Account: "acct_api" + testenv.RandomSuffix(),
-		Secret: "whsec_" + testenv.RandomSuffix()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stripe := stripetest.New(t)
-	if err := b.store.SetAPICredentials(ctx, source, fmt.Appendf(nil, `{"secret_key":"rk_test_x","api_base":%q}`, stripe.URL)); err != nil {
-		t.Fatal(err)
-	}
-	missed := "evt_missed_" + testenv.RandomSuffix()
-	stripe.Record(stripetest.Event{ID: missed, Type: "invoice.paid", Created: time.Now().Add(-30 * time.Minute), APIVersion: "2024-06-20",
-		Object: map[string]any{"id": "in_missed", "object": "invoice", "customer": w.customer, "amount_paid": 1500, "currency": "usd", "status": "paid"}})
+	source := b.stripeSource(t, w)
+	missed := missedEvent(source)
 
 	_, token := b.token(t, admintoken.RoleOperate, w.tenant)
 	browser := browser(t)
 	b.browserSignIn(t, browser, token)
 	since := time.Now().UTC().Add(-2 * time.Hour).Format(time.RFC3339)
 	var dry string
-	err = chromedp.Run(browser,
+	err := chromedp.Run(browser,
 		chromedp.Navigate(b.srv.URL+console.Prefix+"/reconciliation"),
 		chromedp.SendKeys(`input[name="source_id"]`, source),
 		chromedp.SendKeys(`input[name="since"]`, since),
@@ -107,6 +97,30 @@ WHERE c.source_id = $1 AND i.event_id = $2`, source, missed).Scan(&inbox); err !
 		t.Errorf("a source without API credentials does not say so")
 	}
 }
+
+// stripeSource is a Stripe source of w's tenant whose API credentials
+// point at a fake Stripe API holding a paid invoice of w's customer that
+// no webhook brought (its event id: missedEvent).
+func (b *bundle) stripeSource(t testing.TB, w world) string {
+	t.Helper()
+	ctx := t.Context()
+	source, err := b.store.CreateSource(ctx, tenancy.NewSource{TenantID: w.tenant, Kind: "stripe", Account: "acct_api" + testenv.RandomSuffix(),
+		Secret: "whsec_" + testenv.RandomSuffix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripe := stripetest.New(t)
+	if err := b.store.SetAPICredentials(ctx, source, fmt.Appendf(nil, `{"secret_key":"rk_test_x","api_base":%q}`, stripe.URL)); err != nil {
+		t.Fatal(err)
+	}
+	stripe.Record(stripetest.Event{ID: missedEvent(source), Type: "invoice.paid", Created: time.Now().Add(-30 * time.Minute), APIVersion: "2024-06-20",
+		Object: map[string]any{"id": "in_missed", "object": "invoice", "customer": w.customer, "amount_paid": 1500, "currency": "usd", "status": "paid"}})
+	return source
+}
+
+// missedEvent is the event id of the paid invoice source's Stripe API
+// holds and no webhook brought.
+func missedEvent(source string) string { return "evt_missed_" + source[:8] }
 
 // corrections counts the reconciliation corrections of source.
 func (b *bundle) corrections(t *testing.T, source string) int {

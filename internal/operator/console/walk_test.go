@@ -55,7 +55,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	answers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: operate.IngestAnswersMetric, Help: "h"}, []string{"kind", "code", "outcome"})
 	reg.MustRegister(answers)
 	answers.WithLabelValues("stripe", "202", "accepted")
-	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, metrics: reg})
+	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, metrics: reg, ingests: true})
 	w := b.newWorld(t)
 	b.newWorld(t)
 	// The overview's charts: two samples of this process.
@@ -91,7 +91,17 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
 	}
-	// The pages that answer a form: a test event's.
+	// The pages that answer a form: a reconciliation's dry run (of a source
+	// with a Stripe API that answers), a test event's.
+	reconciled := b.stripeSource(t, w)
+	t.Run("reconcile-dry-run", func(t *testing.T) {
+		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/sources/"+reconciled),
+			chromedp.Click(`form[aria-label="Reconcile"] button`), chromedp.WaitVisible(`button.danger`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.checkPage(t, ctx, axe, shots, "reconcile-dry-run", "the dry run's report")
+	})
 	t.Run("test-event", func(t *testing.T) {
 		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/destinations?tenant_id="+w.tenant),
 			chromedp.Click(`form[action$="/destinations/`+w.endpoint+`/test"] button`), chromedp.WaitVisible(`dl.figures`))
