@@ -77,3 +77,30 @@ func (b *bundle) deliveryState(t *testing.T, id string) string {
 	}
 	return s
 }
+
+// The destinations' actions need the session's CSRF token like every
+// other: without it nothing is sent and nothing replayed.
+func TestDestinationActionsNeedTheCSRFToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	rec, token := b.token(t, admintoken.RoleOperate, w.tenant)
+	c := b.client(t)
+	b.signIn(t, c, token)
+	for _, path := range []string{"/destinations/" + w.endpoint + "/test", "/destinations/" + w.endpoint + "/replay"} {
+		resp, err := c.PostForm(b.srv.URL+console.Prefix+path, url.Values{"since": {"2026-01-01T00:00:00Z"}, "until": {time.Now().UTC().Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("POST %s without the CSRF token: %d, want 403", path, resp.StatusCode)
+		}
+	}
+	if state := b.deliveryState(t, w.delivery); state != "dead" {
+		t.Errorf("the delivery is %s after a refused replay", state)
+	}
+	if n := b.audited(t, rec.ID, "endpoint.test"); n != 0 {
+		t.Errorf("a refused test was sent (%d audited)", n)
+	}
+}
