@@ -36,9 +36,10 @@ fi
 
 bin/sluice serve >.run/sluice.log 2>&1 &
 serve_pid=$!
+fake_pid=
 stop() {
-  kill -TERM "$serve_pid" 2>/dev/null || true
-  wait "$serve_pid" 2>/dev/null || true
+  kill -TERM "$serve_pid" $fake_pid 2>/dev/null || true
+  wait "$serve_pid" $fake_pid 2>/dev/null || true
 }
 trap stop EXIT
 trap 'exit 130' INT TERM
@@ -69,6 +70,30 @@ bin/sluice eventtype create --tenant "$tenant" --kind api --type order.placed --
   --schema-file .run/demo-schema.json >/dev/null || echo "(demo event type not made: see above)"
 bin/sluice endpoint create --tenant "$tenant" --url https://receiver.example/hooks --filter 'stripe.invoice.*' \
   --description "demo receiver (does not exist)" >/dev/null || echo "(demo endpoint not made: see above)"
+# A reconciliation run: the demo's Stripe source gets API credentials for a
+# fake Stripe API on a local port (dev/console/fakestripe, stripetest's
+# fake), which holds a paid invoice of the demo's customer whose webhook
+# never came; `sluice reconcile` recovers it (a correction, and its grant).
+# The fake serves until Ctrl-C, so the console can start runs against it.
+source_id=$(awk '$1 == "source" {print $2; exit}' .run/demo.txt)
+customer=$(awk '$1 == "workspace" {gsub(/\)/, "", $4); print $4; exit}' .run/demo.txt)
+go build -o .run/bin/fakestripe ./dev/console/fakestripe
+.run/bin/fakestripe --customer "$customer" >.run/fakestripe.txt 2>&1 &
+fake_pid=$!
+stripe_url=
+for _ in $(seq 50); do
+  stripe_url=$(awk '$1 == "url" {print $2; exit}' .run/fakestripe.txt)
+  [[ -n "$stripe_url" ]] && break
+  sleep 0.1
+done
+if [[ -n "$stripe_url" ]]; then
+  printf '{"secret_key":"rk_test_demo","api_base":"%s"}' "$stripe_url" >.run/demo-stripe.json
+  bin/sluice source set-api-credentials --source "$source_id" --credentials-file .run/demo-stripe.json >/dev/null &&
+    bin/sluice reconcile --source "$source_id" --since "$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)" 2>.run/demo-reconcile.log ||
+    echo "(demo reconciliation not run: see above and .run/demo-reconcile.log)"
+else
+  echo "(demo reconciliation not run: the fake Stripe API did not start; .run/fakestripe.txt)"
+fi
 # A token for the console, a day long; make another with
 # `bin/sluice admintoken create --role operate` (or --role read, --tenant T).
 console_token=$(bin/sluice admintoken create --role operate --name "make run console" --expires 24h -o json | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
@@ -79,6 +104,7 @@ Sluice is running (pid $serve_pid; log .run/sluice.log).
   ingest      POST $base_url/v1/ingest/{source_id}
   health      $base_url/healthz   ready: $base_url/readyz (ingest)
   admin       $admin_url/readyz (every stage)  $admin_url/metrics  (private: 127.0.0.1 only)
+  stripe API  $stripe_url (a fake, for the demo source's reconciliation)
   console     $admin_url/console/   sign in with this operate token (a day long):
               $console_token
               another: bin/sluice admintoken create --role operate   (--role read; --tenant T: one tenant's view)

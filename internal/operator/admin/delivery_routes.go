@@ -112,6 +112,26 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			d, err := s.As(c.Actor).Retry(ctx, in.DeliveryID)
 			return reply(DeliveryView{d}), deliveryError(err)
 		})
+	type countIn struct {
+		EndpointID string    `query:"endpoint_id" required:"true" format:"uuid" doc:"The endpoint whose window is counted."`
+		Since      time.Time `query:"since" required:"true" doc:"Deliveries created from this time (RFC 3339), inclusive."`
+		Until      time.Time `query:"until" required:"true" doc:"Deliveries created before this time; after since, and at most the payload horizon after it."`
+	}
+	Handle(a, Route{Op: op("count-replay-deliveries", http.MethodGet, "/deliveries/replay/count",
+		"The dry run of a replay: how many of an endpoint's deliveries created in [since, until) POST /deliveries/replay would send again now (at most 10000: more says the window holds more); changes nothing", "deliveries"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *countIn) (*body[endpoints.ReplayCount], error) {
+			tenant, err := c.TenantFilter("")
+			if err != nil {
+				return nil, err
+			}
+			if errs := checkRange("query.until", in.Since, in.Until); errs != nil {
+				return nil, huma.Error422UnprocessableEntity("validation failed", errs...)
+			}
+			n, err := s.CountReplay(ctx, endpoints.ReplayWindow{EndpointID: in.EndpointID, Since: in.Since, Until: in.Until,
+				TenantID: tenant, Horizon: horizon})
+			return reply(n), deliveryError(err)
+		})
 	replay := op("replay-deliveries", http.MethodPost, "/deliveries/replay",
 		"Send an endpoint's deliveries created in [since, until) again, oldest first, at most 10000 a call (next_since says where the rest starts); pending ones keep their schedule (audited)", "deliveries")
 	replay.DefaultStatus = http.StatusOK

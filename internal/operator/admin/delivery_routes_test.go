@@ -71,6 +71,13 @@ func TestDeliveriesRoutesKeepAScopedTokenInItsTenant(t *testing.T) {
 	if status, got := b.do(t, act, http.MethodPost, "/admin/v1/deliveries/replay", window); status != http.StatusNotFound {
 		t.Errorf("replay of another tenant's endpoint: %d %s, want 404", status, got)
 	}
+	countOf := func(w map[string]any) string {
+		return fmt.Sprintf("/admin/v1/deliveries/replay/count?endpoint_id=%s&since=%s&until=%s", w["endpoint_id"],
+			w["since"].(time.Time).Format(time.RFC3339), w["until"].(time.Time).Format(time.RFC3339))
+	}
+	if status, got := b.do(t, read, http.MethodGet, countOf(window), nil); status != http.StatusNotFound {
+		t.Errorf("dry run of a replay of another tenant's endpoint: %d %s, want 404", status, got)
+	}
 	if n := b.count(t, `SELECT count(*) FROM deliveries WHERE tenant_id = $1 AND state = 'pending'`, other.tenant); n != 0 {
 		t.Errorf("the other tenant's deliveries moved: %d pending", n)
 	}
@@ -92,6 +99,13 @@ func TestDeliveriesRoutesKeepAScopedTokenInItsTenant(t *testing.T) {
 		t.Fatal(err)
 	}
 	window["endpoint_id"] = a.endpoint
+	status, got = b.do(t, read, http.MethodGet, countOf(window), nil)
+	if n := decode[endpoints.ReplayCount](t, got); status != http.StatusOK || n.Replayable != 1 || n.More || n.TenantID != a.tenant {
+		t.Errorf("dry run of the replay: %d %s, want 1 replayable", status, got)
+	}
+	if n := b.count(t, `SELECT count(*) FROM deliveries WHERE id = $1 AND state = 'delivered'`, a.delivery); n != 1 {
+		t.Errorf("the dry run moved the delivery")
+	}
 	status, got = b.do(t, act, http.MethodPost, "/admin/v1/deliveries/replay", window)
 	if r := decode[endpoints.Replayed](t, got); status != http.StatusOK || r.Replayed != 1 || r.TenantID != a.tenant {
 		t.Errorf("replay: %d %s", status, got)
@@ -129,6 +143,15 @@ func TestDeliveriesRoutesRefuseBadInput(t *testing.T) {
 		{http.MethodPost, "/admin/v1/deliveries/replay", map[string]any{"endpoint_id": w.endpoint, "until": now}, http.StatusUnprocessableEntity},
 		{http.MethodPost, "/admin/v1/deliveries/replay", map[string]any{"endpoint_id": "00000000-0000-0000-0000-000000000000",
 			"since": now.Add(-time.Hour), "until": now}, http.StatusNotFound},
+		{http.MethodGet, "/admin/v1/deliveries/replay/count?endpoint_id=" + w.endpoint + "&until=2026-01-01T00:00:00Z", nil, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/admin/v1/deliveries/replay/count?endpoint_id=" + w.endpoint + "&since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z", nil,
+			http.StatusUnprocessableEntity},
+		{http.MethodGet, "/admin/v1/deliveries/replay/count?endpoint_id=" + w.endpoint + "&since=2026-01-01T00:00:00Z&until=2026-01-05T00:00:00Z", nil,
+			http.StatusUnprocessableEntity},
+		{http.MethodGet, "/admin/v1/deliveries/replay/count?endpoint_id=ABC&since=2026-01-01T00:00:00Z&until=2026-01-02T00:00:00Z", nil,
+			http.StatusUnprocessableEntity},
+		{http.MethodGet, "/admin/v1/deliveries/replay/count?endpoint_id=00000000-0000-0000-0000-000000000000&since=2026-01-01T00:00:00Z&until=2026-01-02T00:00:00Z",
+			nil, http.StatusNotFound},
 	} {
 		status, got := b.do(t, root, c.method, c.path, c.body)
 		if status != c.want {

@@ -46,6 +46,7 @@ func OperateRoutes(o *operate.Operator, log *slog.Logger) func(*API) {
 		conflictRoutes(a, o)
 		groupRoutes(a, o)
 		overviewRoutes(a, o)
+		sampleRoutes(a, o)
 	}
 }
 
@@ -69,6 +70,18 @@ func overviewRoutes(a *API, o *operate.Operator) {
 			}
 			ov, err := o.Overview(ctx, scope, time.Now())
 			return reply(ov), err
+		})
+}
+
+// sampleRoutes registers the lag over the last hour, as this process sampled
+// it: every group's and the slot's, deployment-wide (unscoped tokens only).
+func sampleRoutes(a *API, o *operate.Operator) {
+	Handle(a, Route{Op: op("get-overview-samples", http.MethodGet, "/overview/samples",
+		"The consumer groups' lag and the relay slot's retained WAL over the last hour, sampled by this process every 15 s (none before it started)", "overview"),
+		Scope: ScopeGlobal},
+		func(ctx context.Context, c Call, _ *struct{}) (*body[operate.ProcessSamples], error) {
+			h, err := o.Samples(scopeOf(c), time.Now())
+			return reply(h), err
 		})
 }
 
@@ -203,6 +216,13 @@ func deadLetterRoutes(a *API, o *operate.Operator, log *slog.Logger) {
 		Scope: ScopeTenant, Resource: "dead_letter", Action: "dead_letter.read_payload", Payload: true},
 		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.DeadLetterDetail], error) {
 			d, err := o.DeadLetter(ctx, scopeOf(c), in.DeadLetterID)
+			return reply(d), err
+		})
+	Handle(a, Route{Op: op("get-dead-letter-summary", http.MethodGet, "/dead-letters/{dead_letter_id}/summary",
+		"A dead letter as the list shows it, without its record (not a payload read: not audited)", "dead-letters"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *DeadLetterPath) (*body[operate.DeadLetter], error) {
+			d, err := o.DeadLetterSummary(ctx, scopeOf(c), in.DeadLetterID)
 			return reply(d), err
 		})
 	Handle(a, Route{Op: op("replay-dead-letter", http.MethodPost, "/dead-letters/{dead_letter_id}/replay",

@@ -3,10 +3,12 @@ package admin_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 )
 
 // An operator answers "what happened to this event?" over HTTP: the
@@ -44,6 +46,11 @@ func TestEventsDeadLettersAndConflictsOverHTTP(t *testing.T) {
 	}](t, got)
 	if status != http.StatusOK || trail.Event.TenantID != w.tenant || len(trail.DeadLetters) != 2 || len(trail.Deliveries) == 0 {
 		t.Errorf("trail: %d %s, want the event with its deliveries and two dead letters", status, got)
+	}
+	status, got = b.do(t, tok, http.MethodGet, "/admin/v1/dead-letters/"+w.deadLetter+"/summary", nil)
+	if l := decode[operate.DeadLetter](t, got); status != http.StatusOK || strconv.FormatInt(l.ID, 10) != w.deadLetter || l.TenantID != w.tenant ||
+		strings.Contains(string(got), `"payload"`) {
+		t.Errorf("dead letter's summary: %d %s, want the letter without its record", status, got)
 	}
 	if len(b.auditRows(t, rec.ID)) != 0 {
 		t.Fatal("plain reads were audited")

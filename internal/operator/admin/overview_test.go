@@ -3,6 +3,7 @@ package admin_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
@@ -64,5 +65,21 @@ func TestDeadLetterCountIsTheReplaysDryRun(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Errorf("count after the replay: %d, want 0", n)
+	}
+}
+
+// The lag over the last hour is the deployment's: an unscoped token reads
+// the process's samples (none yet in this test's process: an empty list,
+// not null), a scoped one is refused.
+func TestOverviewSamplesAreTheDeployments(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	status, raw := b.do(t, b.token(t, admintoken.RoleRead, ""), http.MethodGet, "/admin/v1/overview/samples", nil)
+	if status != http.StatusOK || !strings.Contains(string(raw), `"samples":[]`) || !strings.Contains(string(raw), `"every_seconds":15`) {
+		t.Errorf("unscoped: %d %s, want an empty history", status, raw)
+	}
+	if status, raw := b.do(t, b.token(t, admintoken.RoleRead, w.tenant), http.MethodGet, "/admin/v1/overview/samples", nil); status != http.StatusForbidden {
+		t.Errorf("scoped: %d %s, want 403", status, raw)
 	}
 }

@@ -43,6 +43,13 @@ var requestBodies = map[string]string{
 	"replay-deliveries":      `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z"}`,
 }
 
+// requestQueries are the required queries of the GET operations that
+// have one (ENDPOINT: the endpoint aimed at); a list without one is given
+// the tenant as its filter.
+var requestQueries = map[string]string{
+	"count-replay-deliveries": "endpoint_id=ENDPOINT&since=2026-01-01T00:00:00Z&until=2026-01-02T00:00:00Z",
+}
+
 type operation struct {
 	method, path, id, scope string
 	hasBody                 bool
@@ -116,6 +123,10 @@ func TestEveryRouteKeepsTenantScope(t *testing.T) {
 				scoped = readA
 			}
 			aimed := aim(o.path, other, reqBody)
+			if q, ok := requestQueries[o.id]; ok {
+				aimed.path = o.path + "?" + strings.ReplaceAll(q, "ENDPOINT", other.endpoint)
+				aimed.filtered = false
+			}
 			if r.method == http.MethodDelete {
 				aimed.path = strings.ReplaceAll(aimed.path, other.endpoint, other.doomed)
 			}

@@ -35,7 +35,7 @@ var (
 	sourcesPage = tableSpec{page: "/sources", title: "Sources", nav: "sources", api: "/sources",
 		filters: []string{"tenant_id", "kind", "disabled", "cursor"}, id: "id", actions: []string{"source.disable", "source.enable"}}
 	endpointsPage = tableSpec{page: "/destinations", title: "Destinations", nav: "destinations", api: "/tenants/{tenant}/endpoints",
-		filters: []string{"enabled", "cursor"}, inTenant: true, id: "id", actions: []string{"endpoint.test", "endpoint.disable", "endpoint.enable"}}
+		filters: []string{"enabled", "cursor"}, inTenant: true, id: "id", actions: []string{"endpoint.disable", "endpoint.enable"}}
 	deliveriesPage = tableSpec{page: "/deliveries", title: "Deliveries", nav: "destinations", api: "/deliveries",
 		filters: []string{"tenant_id", "endpoint_id", "state", "event_id", "since", "until", "cursor"}, id: "id", actions: []string{"delivery.retry"}}
 	eventTypesPage = tableSpec{page: "/event-types", title: "Event types", nav: "sources", api: "/tenants/{tenant}/event-types",
@@ -63,6 +63,13 @@ type tableData struct {
 func (s tableSpec) Page() string      { return s.page }
 func (s tableSpec) Filters() []string { return s.filters }
 func (s tableSpec) InTenant() bool    { return s.inTenant }
+
+// RowLinks reports whether each row links to pages of its own (a
+// delivery's requests, an endpoint's replay, a type's versions, a
+// source's reconciliation), for any role.
+func (s tableSpec) RowLinks() bool {
+	return s.page == "/deliveries" || s.page == "/destinations" || s.page == "/event-types" || s.page == "/sources"
+}
 
 func (c *Console) tablePage(spec tableSpec) handler {
 	return func(w http.ResponseWriter, r *http.Request, s Session) error {
@@ -150,7 +157,6 @@ type actionSpec struct {
 var actions = map[string]actionSpec{
 	"source.disable":      {"Disable", "/sources/%s/disable", "/sources", "source-disabled"},
 	"source.enable":       {"Enable", "/sources/%s/enable", "/sources", "source-enabled"},
-	"endpoint.test":       {"Send a test event", "/endpoints/%s/test", "/destinations", "endpoint-tested"},
 	"endpoint.disable":    {"Disable", "/endpoints/%s/disable", "/destinations", "endpoint-disabled"},
 	"endpoint.enable":     {"Enable", "/endpoints/%s/enable", "/destinations", "endpoint-enabled"},
 	"delivery.retry":      {"Retry now", "/deliveries/%s/retry", "/deliveries", "delivery-retried"},

@@ -82,17 +82,13 @@ func (c *Console) confirmReplay(w http.ResponseWriter, r *http.Request, s Sessio
 	if err != nil || n <= 0 {
 		return &apiError{Status: http.StatusNotFound, Detail: "no dead letter " + id}
 	}
-	// The letter as the list shows it (no payload: reading one is audited
-	// and not needed to decide).
-	var l list[operate.DeadLetter]
-	q := url.Values{"replayed": {"true"}, "cursor": {strconv.FormatInt(n+1, 10)}, "limit": {"1"}}
-	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/dead-letters", q, nil, &l); err != nil {
+	// The letter without its record (reading one is audited and not
+	// needed to decide).
+	var letter operate.DeadLetter
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/dead-letters/"+strconv.FormatInt(n, 10)+"/summary", nil, nil, &letter); err != nil {
 		return err
 	}
-	if len(l.Items) == 0 || l.Items[0].ID != n {
-		return &apiError{Status: http.StatusNotFound, Detail: "no dead letter " + id}
-	}
-	d := replayConfirm{Action: Prefix + "/dead-letters/" + id + "/replay", Letter: &l.Items[0]}
+	d := replayConfirm{Action: Prefix + "/dead-letters/" + id + "/replay", Letter: &letter}
 	if d.Letter.ReplayedAt == nil {
 		d.Count = 1
 	}

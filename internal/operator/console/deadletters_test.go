@@ -41,6 +41,9 @@ func TestReplayADeadLetterAndTheGrantAppears(t *testing.T) {
 	if n := b.granted(t, w); n != 0 {
 		t.Fatalf("granted %d before the replay was confirmed", n)
 	}
+	if n := b.audited(t, rec.ID, "dead_letter.read_payload"); n != 0 {
+		t.Errorf("the confirmation read the letter's payload (%d audited reads)", n)
+	}
 	err = chromedp.Run(ctx,
 		chromedp.Click(`button.danger`),
 		chromedp.WaitVisible(`p.notice`),

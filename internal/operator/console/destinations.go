@@ -3,11 +3,18 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
 func (c *Console) destinationRoutes() {
 	c.mux.HandleFunc("POST "+Prefix+"/destinations", c.signedIn(c.createEndpoint))
+	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/test", c.signedIn(c.testEndpoint))
+	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}/replay", c.signedIn(c.confirmReplayWindow))
+	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/replay", c.signedIn(c.replayEndpointWindow))
+	c.mux.HandleFunc("GET "+Prefix+"/deliveries/{id}", c.signedIn(c.delivery))
 }
 
 // created is the page after a create whose answer holds a secret shown
@@ -36,5 +43,90 @@ func (c *Console) createEndpoint(w http.ResponseWriter, r *http.Request, s Sessi
 	}
 	c.render(w, r, http.StatusCreated, "created", view{Title: "Endpoint created", Nav: "destinations", Session: &s,
 		Data: created{What: "endpoint", ID: out.ID, Secret: out.Secret, Back: Prefix + "/destinations?tenant_id=" + url.QueryEscape(tenant)}})
+	return nil
+}
+
+// deliveryData is one delivery with every request made to its endpoint.
+type deliveryData struct {
+	D endpoints.Delivery
+}
+
+// delivery shows one delivery: its state, next attempt and each request
+// (status, the endpoint's answer, duration, error).
+func (c *Console) delivery(w http.ResponseWriter, r *http.Request, s Session) error {
+	var d endpoints.Delivery
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/deliveries/"+url.PathEscape(r.PathValue("id")), nil, nil, &d); err != nil {
+		return err
+	}
+	c.render(w, r, http.StatusOK, "delivery", view{Title: "Delivery " + strconv.FormatInt(d.ID, 10), Nav: "destinations", Session: &s,
+		Data: deliveryData{D: d}})
+	return nil
+}
+
+// testData is what the endpoint answered a test event.
+type testData struct {
+	EndpointID, TenantID string
+	Attempt              endpoints.Attempt
+}
+
+// testEndpoint sends the endpoint a test event through the API and shows
+// the request's outcome: status, duration, error and the answer's start.
+func (c *Console) testEndpoint(w http.ResponseWriter, r *http.Request, s Session) error {
+	id := r.PathValue("id")
+	var at endpoints.Attempt
+	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/endpoints/"+url.PathEscape(id)+"/test", nil, struct{}{}, &at); err != nil {
+		return err
+	}
+	title := "Test event: the endpoint answered " + strconv.Itoa(at.Status)
+	if !at.OK() {
+		title = "Test event failed"
+	}
+	c.render(w, r, http.StatusOK, "test", view{Title: title, Nav: "destinations", Session: &s,
+		Data: testData{EndpointID: id, TenantID: r.PostFormValue("tenant_id"), Attempt: at}})
+	return nil
+}
+
+// replayWindow is the page of an endpoint's replay: the window's form,
+// and once a window is named, the dry run's count with the form that
+// replays it; after the replay, what it did.
+type replayWindow struct {
+	EndpointID, Since, Until string
+	Count                    *endpoints.ReplayCount
+	Done                     *endpoints.Replayed
+}
+
+// confirmReplayWindow shows the window's form, and when since and until
+// are named, how many deliveries the replay would send (the API's dry run).
+func (c *Console) confirmReplayWindow(w http.ResponseWriter, r *http.Request, s Session) error {
+	d := replayWindow{EndpointID: r.PathValue("id"), Since: r.URL.Query().Get("since"), Until: r.URL.Query().Get("until")}
+	var refusal string
+	if d.Since != "" || d.Until != "" {
+		q := url.Values{"endpoint_id": {d.EndpointID}, "since": {apiTime(d.Since)}, "until": {apiTime(d.Until)}}
+		var n endpoints.ReplayCount
+		var err error
+		if refusal, err = refused(c.call(r.Context(), r, s.Token, http.MethodGet, "/deliveries/replay/count", q, nil, &n)); err != nil {
+			return err
+		}
+		if refusal == "" {
+			d.Count = &n
+		}
+	} else if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/endpoints/"+url.PathEscape(d.EndpointID), nil, nil, nil); err != nil {
+		return err // an endpoint the token cannot see is 404 before any window
+	}
+	c.render(w, r, http.StatusOK, "replay-window", view{Title: "Replay an endpoint's window", Nav: "destinations", Session: &s, Error: refusal, Data: d})
+	return nil
+}
+
+// replayEndpointWindow replays the confirmed window through the API and
+// shows what it did (and where the rest starts, past the cap).
+func (c *Console) replayEndpointWindow(w http.ResponseWriter, r *http.Request, s Session) error {
+	d := replayWindow{EndpointID: r.PathValue("id"), Since: r.PostFormValue("since"), Until: r.PostFormValue("until")}
+	body := map[string]string{"endpoint_id": d.EndpointID, "since": apiTime(d.Since), "until": apiTime(d.Until)}
+	var done endpoints.Replayed
+	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/deliveries/replay", nil, body, &done); err != nil {
+		return err
+	}
+	d.Done = &done
+	c.render(w, r, http.StatusOK, "replay-window", view{Title: "Deliveries replayed", Nav: "destinations", Session: &s, Data: d})
 	return nil
 }

@@ -21,6 +21,10 @@ type overviewData struct {
 	GroupsErr string
 	Slot      *cdc.SlotStatus
 	SlotErr   string
+	// Lag is the last hour of the groups' and the slot's lag, as the
+	// process sampled it.
+	Lag    *lineChart
+	LagErr string
 }
 
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) error {
@@ -36,6 +40,13 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) er
 			}
 			d.GroupsErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/consumer-groups", url.Values{}, nil, &groups))
 			d.Groups = groups.Items
+		})
+		wg.Go(func() {
+			var h operate.ProcessSamples
+			if d.LagErr = optional(c.call(r.Context(), r, s.Token, http.MethodGet, "/overview/samples", nil, nil, &h)); d.LagErr == "" {
+				charts := lagCharts(h, c.cfg.Now())
+				d.Lag = &charts
+			}
 		})
 		wg.Go(func() {
 			var slot cdc.SlotStatus

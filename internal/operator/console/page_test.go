@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
+
+	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // page fetches a console page with c and returns its body (200 expected).
@@ -31,4 +33,14 @@ func csrfOf(t *testing.T, page string) string {
 		t.Fatal("the page has no CSRF field")
 	}
 	return m[1]
+}
+
+// signedIn is a client signed in with a new token of role (scoped to
+// tenant, or unscoped when "").
+func (b *bundle) signedIn(t *testing.T, role admintoken.Role, tenant string) *http.Client {
+	t.Helper()
+	_, token := b.token(t, role, tenant)
+	c := b.client(t)
+	b.signIn(t, c, token)
+	return c
 }

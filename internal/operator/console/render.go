@@ -40,7 +40,7 @@ var notices = map[string]string{
 	"source-enabled": "Source enabled.", "source-disabled": "Source disabled.",
 	"secret-rotated": "Secret rotated.",
 	"deprecated":     "Event type deprecated.", "released": "Event type released.",
-	"endpoint-created": "Endpoint created.", "endpoint-tested": "Test event sent.",
+	"endpoint-created": "Endpoint created.",
 	"delivery-retried": "Delivery retried.", "endpoint-replayed": "Deliveries replayed.",
 	"endpoint-disabled": "Endpoint disabled.", "endpoint-enabled": "Endpoint enabled.",
 	"reconcile-started": "Reconciliation run finished.",

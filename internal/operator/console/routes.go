@@ -22,6 +22,7 @@ func (c *Console) routes() {
 	c.deadLetterRoutes()
 	c.groupRoutes()
 	c.catalogueRoutes()
+	c.eventTypeRoutes()
 	c.destinationRoutes()
 	c.reconcileRoutes()
 	c.sourceRoutes()

@@ -21,6 +21,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/sluicehq/sluice/ingest"
+	"github.com/sluicehq/sluice/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
@@ -33,6 +35,7 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
+	"github.com/sluicehq/sluice/schemas"
 )
 
 var dbURL string
@@ -48,6 +51,8 @@ type bundle struct {
 	srv   *httptest.Server
 	// api records every answer the API gave the console.
 	api *recordingAPI
+	// op is the API's operator (a test samples the lag through it).
+	op *operate.Operator
 }
 
 // recordingAPI is the admin API as the console calls it, keeping every
@@ -89,7 +94,7 @@ func (a *recordingAPI) take() []string {
 type testSender struct{}
 
 func (testSender) TestEndpoint(context.Context, string) (endpoints.Attempt, error) {
-	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusNoContent, LatencyMS: 1}, nil
+	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusAccepted, LatencyMS: 7, Answer: `{"received":"sluice.test"}`}, nil
 }
 
 // groupsFunc adds resource groups to the API (the operate routes are
@@ -102,6 +107,27 @@ func setup(t testing.TB, extra ...func(*admin.API)) *bundle {
 // setupWith is setup with a Kafka client (nil: none) for the operator.
 func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...func(*admin.API)) *bundle {
 	t.Helper()
+	return setupProcess(t, process{kafka: adm, topics: topics}, extra...)
+}
+
+// process is what the admin listener's process runs beside the API.
+type process struct {
+	// kafka is the operator's Kafka client; nil: none.
+	kafka  *kadm.Client
+	topics envelope.Topics
+	// slot is the relay's slot the operator reads ("": the default).
+	slot string
+	// metrics is the registry the operator samples ingest's answers from.
+	metrics prometheus.Gatherer
+	// ingests: the process ingests, so the API is given a reconciliation
+	// runner (an ingest service of its own that recovered events enter).
+	ingests bool
+}
+
+// setupProcess is setup in a process that runs what p says.
+func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
+	t.Helper()
+	adm, topics := p.kafka, p.topics
 	ctx := context.Background()
 	pool, err := pg.Connect(ctx, dbURL, 8)
 	if err != nil {
@@ -113,7 +139,7 @@ func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...
 	store := tenancy.Store{Pool: pool, Ring: ring}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, adm, operate.Config{Topics: topics})
+	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics})
 	types, err := catalog.New(pool, catalog.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -121,14 +147,31 @@ func setupWith(t testing.TB, adm *kadm.Client, topics envelope.Topics, extra ...
 	ends := &endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
 	groups := append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(ends, testSender{}),
 		admin.DeliveryRoutes(ends, 48*time.Hour)}, extra...)
-	admin.New(srv.Engine, admin.Config{Pool: pool, Store: store, Groups: groups}, log)
+	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
+	if p.ingests {
+		cfg.Reconciler = reconciler(t, store, topics, log)
+	}
+	admin.New(srv.Engine, cfg, log)
 	api := &recordingAPI{h: srv.Engine}
 	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: api}, log); err != nil {
 		t.Fatal(err)
 	}
-	b := &bundle{pool: pool, store: store, ends: ends, api: api, srv: httptest.NewServer(srv.Engine)}
+	b := &bundle{pool: pool, store: store, ends: ends, api: api, op: op, srv: httptest.NewServer(srv.Engine)}
 	t.Cleanup(b.srv.Close)
 	return b
+}
+
+// reconciler is the runner of an ingesting process, as the pipeline
+// builds the admin API's: its runs enter through an ingest service.
+func reconciler(t testing.TB, store tenancy.Store, topics envelope.Topics, log *slog.Logger) *reconcile.Runner {
+	t.Helper()
+	catalogue, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := ingest.New(ingest.Config{Topics: topics}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
+	testenv.Run(t, svc.Run)
+	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, nil, svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 // token makes an admin token.

@@ -5,9 +5,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/sluicehq/sluice/internal/operator/admin"
 )
 
 func (c *Console) sourceRoutes() {
+	c.mux.HandleFunc("GET "+Prefix+"/sources/{id}", c.signedIn(c.source))
 	c.mux.HandleFunc("GET "+Prefix+"/sources/{id}/rotate", c.signedIn(c.rotateForm))
 	c.mux.HandleFunc("POST "+Prefix+"/sources/{id}/rotate", c.signedIn(c.rotate))
 }
@@ -48,5 +51,27 @@ func (c *Console) rotate(w http.ResponseWriter, r *http.Request, s Session) erro
 	}
 	c.render(w, r, http.StatusOK, "created", view{Title: "Secret rotated", Nav: "sources", Session: &s,
 		Data: created{What: "source", ID: id, Secret: out.Secret, Back: Prefix + "/sources"}})
+	return nil
+}
+
+// sourceData is a source's page: the source, whether it has API
+// credentials (then where its reconciliation stands) and its latest runs.
+type sourceData struct {
+	Source map[string]any
+	admin.SourceReconciliation
+}
+
+// source shows one source with its reconciliation: API credentials
+// present or not, the automatic window's position, and the last runs.
+func (c *Console) source(w http.ResponseWriter, r *http.Request, s Session) error {
+	id := url.PathEscape(r.PathValue("id"))
+	var d sourceData
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/sources/"+id, nil, nil, &d.Source); err != nil {
+		return err
+	}
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/sources/"+id+"/reconcile", url.Values{"limit": {"10"}}, nil, &d.SourceReconciliation); err != nil {
+		return err
+	}
+	c.render(w, r, http.StatusOK, "source", view{Title: "Source " + r.PathValue("id"), Nav: "sources", Session: &s, Data: d})
 	return nil
 }

@@ -4,21 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/operator/console"
+	"github.com/sluicehq/sluice/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -48,15 +50,18 @@ func axeScript(t *testing.T) string {
 func TestEveryPageIsAccessible(t *testing.T) {
 	t.Parallel()
 	axe := axeScript(t)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(testenv.Require(t).Brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
 	topics := envelope.Topics{Prefix: "consolewalk" + testenv.RandomSuffix()}
-	b := setupWith(t, kadm.NewClient(cl), topics)
+	reg := prometheus.NewRegistry()
+	answers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: operate.IngestAnswersMetric, Help: "h"}, []string{"kind", "code", "outcome"})
+	reg.MustRegister(answers)
+	answers.WithLabelValues("stripe", "202", "accepted")
+	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, metrics: reg, ingests: true})
 	w := b.newWorld(t)
 	b.newWorld(t)
+	// The overview's charts: two samples of this process.
+	b.op.Sample(t.Context(), time.Now().Add(-time.Minute))
+	answers.WithLabelValues("stripe", "202", "accepted").Add(7)
+	b.op.Sample(t.Context(), time.Now())
 	_, token := b.token(t, admintoken.RoleOperate, "")
 	shots := os.Getenv("SLUICE_CONSOLE_SCREENSHOTS")
 	if shots != "" {
@@ -71,6 +76,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	b.walkPage(t, ctx, axe, shots, "sign-in", console.Prefix+"/sign-in")
 	b.browserSignIn(t, ctx, token)
 	conflict := b.firstLink(t, ctx, console.Prefix+"/conflicts", console.Prefix+"/conflicts/")
+	window := url.Values{"since": {time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)}, "until": {time.Now().UTC().Add(time.Minute).Format(time.RFC3339)}}
 	for name, path := range map[string]string{
 		"overview": "/", "events": "/events", "trail": "/events/" + w.inboxID, "payload": "/events/" + w.inboxID + "/payload",
 		"dead-letters": "/dead-letters", "replay": "/dead-letters/" + w.deadLetter + "/replay",
@@ -78,9 +84,32 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"sources": "/sources", "event-types": "/event-types?tenant_id=" + w.tenant, "destinations": "/destinations?tenant_id=" + w.tenant,
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
+		"delivery":       "/deliveries/" + w.delivery,
+		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
+		"source":         "/sources/" + w.source,
+		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
 	}
+	// The pages that answer a form: a reconciliation's dry run (of a source
+	// with a Stripe API that answers), a test event's.
+	reconciled := b.stripeSource(t, w)
+	t.Run("reconcile-dry-run", func(t *testing.T) {
+		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/sources/"+reconciled),
+			chromedp.Click(`form[aria-label="Reconcile"] button`), chromedp.WaitVisible(`button.danger`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.checkPage(t, ctx, axe, shots, "reconcile-dry-run", "the dry run's report")
+	})
+	t.Run("test-event", func(t *testing.T) {
+		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/destinations?tenant_id="+w.tenant),
+			chromedp.Click(`form[action$="/destinations/`+w.endpoint+`/test"] button`), chromedp.WaitVisible(`dl.figures`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.checkPage(t, ctx, axe, shots, "test-event", "the test event's answer")
+	})
 }
 
 // firstLink is the first link under prefix on the page at path.
@@ -106,9 +135,19 @@ type axeResult struct {
 
 func (b *bundle) walkPage(t *testing.T, ctx context.Context, axe, shots, name, path string) {
 	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+path)); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b.checkPage(t, ctx, axe, shots, name, path)
+}
+
+// checkPage checks the page the browser shows (path names it in errors):
+// it renders, axe-core finds nothing serious, Tab reaches every control.
+func (b *bundle) checkPage(t *testing.T, ctx context.Context, axe, shots, name, path string) {
+	t.Helper()
 	var h1 string
 	var errs int
-	err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+path), chromedp.WaitVisible(`h1`),
+	err := chromedp.Run(ctx, chromedp.WaitVisible(`h1`),
 		chromedp.Text(`h1`, &h1), chromedp.Evaluate(`document.querySelectorAll('p.error').length`, &errs))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)

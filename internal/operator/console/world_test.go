@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -20,7 +21,7 @@ type world struct {
 	eventID, invoice        string
 	customer                string
 	inboxID, deadLetter     string
-	endpoint                string
+	endpoint, delivery      string
 }
 
 func (b *bundle) newWorld(t testing.TB) world {
@@ -72,8 +73,36 @@ func (b *bundle) newWorld(t testing.TB) world {
 		t.Fatal(err)
 	}
 	w.endpoint = e.ID
+	// The event's delivery to the endpoint, dead after a request the
+	// endpoint answered 500.
+	var delivery int64
+	if err := b.pool.QueryRow(ctx, `
+INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, state, attempts, last_status, last_error, latency_ms,
+                        inbox_id, event_id, event_type, source, topic, partition, "offset")
+VALUES ($1, $2, 'msg_' || $3::bigint, 'invoice/' || $4, 'dead', 1, 500, 'status 500', 12, $3::bigint, $5, 'stripe.invoice.paid', 's', 'sluice.invoices', 0, 1)
+RETURNING id`, w.endpoint, w.tenant, inboxID, w.invoice, w.eventID).Scan(&delivery); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, attempt, endpoint_id, status, latency_ms, error_class, error, answer)
+VALUES ($1, 1, $2, 500, 12, 'status', 'status 500', 'receiver fell over')`, delivery, w.endpoint); err != nil {
+		t.Fatal(err)
+	}
+	w.delivery = strconv.FormatInt(delivery, 10)
+	// An event type of the tenant's API source in two versions.
+	types, err := catalog.New(b.pool, catalog.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, schema := range []string{`{"type":"object"}`, `{"type":"object","required":["order_id"]}`} {
+		if _, err := types.Create(ctx, catalog.Spec{TenantID: w.tenant, Kind: "api", Type: worldType, Schema: []byte(schema), ResourceType: "order"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return w
 }
+
+// worldType is the event type every world declares, in two versions.
+const worldType = "order.shipped"
 
 // granted is the credits granted for w's invoice.
 func (b *bundle) granted(t *testing.T, w world) int64 {

@@ -157,6 +157,12 @@ func (o *Operator) DeadLetter(ctx context.Context, scope *Scope, id int64) (Dead
 	return detail, nil
 }
 
+// DeadLetterSummary returns dead letter id as a list shows it, without its
+// record: what a replay's confirmation needs, and not a payload read.
+func (o *Operator) DeadLetterSummary(ctx context.Context, scope *Scope, id int64) (DeadLetter, error) {
+	return o.findDeadLetter(ctx, scope, id)
+}
+
 // findDeadLetter is dead letter id if the scope sees it.
 func (o *Operator) findDeadLetter(ctx context.Context, scope *Scope, id int64) (DeadLetter, error) {
 	w := &where{}

@@ -20,6 +20,7 @@ package operate
 
 import (
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sluicehq/sluice/consumers/groups"
@@ -49,6 +50,9 @@ type Config struct {
 	Groups groups.Options
 	// Slot is the relay's replication slot. Default "sluice".
 	Slot string
+	// Metrics is the process's registry: the overview's samples read
+	// ingest's answers from it (nil: none).
+	Metrics prometheus.Gatherer
 }
 
 // Operator runs the operations against one deployment.
@@ -59,6 +63,8 @@ type Operator struct {
 	// minutes keeps the overview's settled minutes (an Operator lives as
 	// long as its process).
 	minutes *minutes
+	// lags keeps the last hour's lag samples (SampleProcess).
+	lags *sampleRing
 }
 
 // New returns an operator over pool and, for the Kafka operations (lag,
@@ -67,7 +73,7 @@ func New(pool *pgxpool.Pool, admin *kadm.Client, cfg Config) *Operator {
 	if cfg.Slot == "" {
 		cfg.Slot = "sluice"
 	}
-	return &Operator{pool: pool, admin: admin, cfg: cfg, minutes: &minutes{}}
+	return &Operator{pool: pool, admin: admin, cfg: cfg, minutes: &minutes{}, lags: newSampleRing(int(OverviewWindow / SampleEvery))}
 }
 
 // Page is one page of a list, newest first. Next is the cursor of the page

@@ -26,6 +26,8 @@ var (
 	deliveryRetrySQL string
 	//go:embed sql/delivery_replay.sql
 	deliveryReplaySQL string
+	//go:embed sql/delivery_replay_count.sql
+	deliveryReplayCountSQL string
 	//go:embed sql/delivery_tenant.sql
 	deliveryTenantSQL string
 	//go:embed sql/replay_endpoint.sql

@@ -121,6 +121,46 @@ func (s Store) Replay(ctx context.Context, w ReplayWindow) (Replayed, error) {
 	return out, nil
 }
 
+// ReplayCount is a replay's dry run: how many deliveries Replay with the
+// same window would send again now (at most MaxReplay; More says the
+// window holds more, for the calls after it). The window is checked as
+// Replay checks it, the endpoint confined as Replay confines it, and
+// nothing changes.
+type ReplayCount struct {
+	EndpointID string `json:"endpoint_id"`
+	TenantID   string `json:"tenant_id"`
+	Replayable int64  `json:"replayable" doc:"Delivered and dead deliveries of the window a replay would send again now (at most 10000: one replay's cap)."`
+	More       bool   `json:"more" doc:"The window holds more than 10000: a replay sends the oldest 10000 and says where the rest starts."`
+}
+
+// CountReplay counts what Replay(w) would send again, changing nothing.
+func (s Store) CountReplay(ctx context.Context, w ReplayWindow) (ReplayCount, error) {
+	out := ReplayCount{EndpointID: w.EndpointID}
+	if err := w.check(); err != nil {
+		return out, err
+	}
+	var tenant *string
+	if w.TenantID != "" {
+		tenant = &w.TenantID
+	}
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, replayEndpointSQL, w.EndpointID, tenant).Scan(&out.TenantID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, deliveryReplayCountSQL, w.EndpointID, w.Since, w.Until, MaxReplay).Scan(&out.Replayable)
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return out, &NotFoundError{Resource: "endpoint", ID: w.EndpointID}
+	case err != nil:
+		return out, fmt.Errorf("count the replay of endpoint %s: %w", w.EndpointID, err)
+	}
+	if out.Replayable > MaxReplay {
+		out.Replayable, out.More = MaxReplay, true
+	}
+	return out, nil
+}
+
 func (w ReplayWindow) check() error {
 	horizon := w.Horizon
 	if horizon <= 0 {

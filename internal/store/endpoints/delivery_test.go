@@ -280,6 +280,17 @@ func TestReplaySendsAnEndpointsWindowAgain(t *testing.T) {
 	otherEndpoint := b.insert(t, row{state: endpoints.Delivered, attempts: 1, createdAt: since.Add(time.Minute),
 		endpoint: b.newEndpoint(t, b.tenant), tenant: b.tenant})
 
+	// The dry run counts what the replay then does, and changes nothing.
+	count, err := b.store.CountReplay(ctx, endpoints.ReplayWindow{EndpointID: b.endpoint, Since: since, Until: until})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count.Replayable != 2 || count.More || count.TenantID != b.tenant {
+		t.Errorf("dry run: %+v, want 2 replayable", count)
+	}
+	if s, _ := b.state(t, in2); s != endpoints.Dead {
+		t.Errorf("the dry run moved a delivery to %s", s)
+	}
 	got, err := b.store.Replay(ctx, endpoints.ReplayWindow{EndpointID: b.endpoint, Since: since, Until: until})
 	if err != nil {
 		t.Fatal(err)
@@ -315,6 +326,9 @@ func TestReplaySendsAnEndpointsWindowAgain(t *testing.T) {
 		if _, err := b.store.Replay(ctx, w); !errors.Is(err, endpoints.ErrInvalid) {
 			t.Errorf("%+v: %v, want invalid", w, err)
 		}
+		if _, err := b.store.CountReplay(ctx, w); !errors.Is(err, endpoints.ErrInvalid) {
+			t.Errorf("dry run %+v: %v, want invalid", w, err)
+		}
 	}
 	for _, w := range []endpoints.ReplayWindow{
 		{EndpointID: b.endpoint, Since: since, Until: until, TenantID: other},
@@ -322,6 +336,9 @@ func TestReplaySendsAnEndpointsWindowAgain(t *testing.T) {
 	} {
 		if _, err := b.store.Replay(ctx, w); !errors.Is(err, endpoints.ErrNotFound) {
 			t.Errorf("%+v: %v, want not found", w, err)
+		}
+		if _, err := b.store.CountReplay(ctx, w); !errors.Is(err, endpoints.ErrNotFound) {
+			t.Errorf("dry run %+v: %v, want not found", w, err)
 		}
 	}
 }
@@ -338,6 +355,9 @@ FROM generate_series(1, $4) n`, b.endpoint, b.tenant, start, endpoints.MaxReplay
 		t.Fatal(err)
 	}
 	w := endpoints.ReplayWindow{EndpointID: b.endpoint, Since: start, Until: start.Add(time.Hour)}
+	if count, err := b.store.CountReplay(ctx, w); err != nil || count.Replayable != endpoints.MaxReplay || !count.More {
+		t.Errorf("dry run of a wide window: %+v, %v; want the cap and more", count, err)
+	}
 	got, err := b.store.Replay(ctx, w)
 	if err != nil {
 		t.Fatal(err)

@@ -433,7 +433,7 @@ func (a *assembly) adminStage(context.Context) error {
 	// reads Kafka, its admin client: an ingest-only process answers the
 	// Kafka routes 503.
 	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
-		Slot: a.cfg.CDCConfig.WithDefaults().Slot})
+		Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
 	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
 		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
@@ -457,7 +457,14 @@ func (a *assembly) adminStage(context.Context) error {
 	}
 	a.adminLn = ln
 	a.stages = append(a.stages, stage{name: "admin", run: func(ctx context.Context) error {
-		return srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		// The overview's lag charts: samples of this process, kept in
+		// memory while the listener serves.
+		sampling, stopSampling := context.WithCancel(ctx)
+		sampled := make(chan error, 1)
+		go func() { sampled <- op.SampleProcess(sampling, operate.SampleEvery) }()
+		err := srv.Serve(ctx, ln, a.cfg.ShutdownGrace)
+		stopSampling()
+		return errors.Join(err, <-sampled)
 	}})
 	return nil
 }
