@@ -55,7 +55,7 @@ func (c *Console) trail(w http.ResponseWriter, r *http.Request, s Session) error
 	_ = json.Unmarshal(raw["verification"], &d.Verification)
 	for _, sec := range []struct{ key, title string }{
 		{"deliveries", "Inbox, outbox and Kafka (topic, partition, offset)"}, {"effects", "Effects on its object"}, {"sends", "Sends"},
-		{"dead_letters", "Dead letters"}, {"corrections", "Reconciliation corrections"}, {"destinations", "Destinations: each endpoint's delivery and attempts"},
+		{"dead_letters", "Dead letters"}, {"waiting", "Set aside: waiting for a row locked elsewhere"}, {"corrections", "Reconciliation corrections"}, {"destinations", "Destinations: each endpoint's delivery and attempts"},
 	} {
 		d.Sections = append(d.Sections, section{Title: sec.title, Table: asTable(raw[sec.key])})
 	}

@@ -10,12 +10,20 @@ import (
 	"github.com/sluicehq/sluice/internal/operator/console"
 )
 
-// An operator looks an invoice up by its id, opens its event's trail, and
-// then its payload: the read is audited under the session's token.
+// An operator looks an invoice up by its id, opens its event's trail (its
+// dead letter, its record set aside), and then its payload: the read is
+// audited under the session's token.
 func TestSearchAnInvoicesEventAndOpenItsTrail(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	w := b.newWorld(t)
+	// Its record set aside by a consumer group, as a locked balance row
+	// leaves it: the trail says so.
+	if _, err := b.pool.Exec(t.Context(), `INSERT INTO consumer_waiting (consumer_group, topic, partition, "offset", key, headers, payload, record_time, reason)
+VALUES ('sluice.credits', 'sluice.invoices', 0, 7, 'k', jsonb_build_object('sluice_inboxid', $1::text), '{}', now(), 'balance of workspace w locked by another transaction')`,
+		w.inboxID); err != nil {
+		t.Fatal(err)
+	}
 	rec, token := b.token(t, admintoken.RoleRead, "")
 	ctx := browser(t)
 	b.browserSignIn(t, ctx, token)
@@ -37,7 +45,8 @@ func TestSearchAnInvoicesEventAndOpenItsTrail(t *testing.T) {
 	if h1 != "Event "+w.eventID {
 		t.Errorf("trail heading %q, want Event %s", h1, w.eventID)
 	}
-	contains(t, "the trail", trail, "stripe.invoice.paid", "invoice "+w.invoice, "Dead letters", "no workspace maps customer")
+	contains(t, "the trail", trail, "stripe.invoice.paid", "invoice "+w.invoice, "Dead letters", "no workspace maps customer",
+		"Set aside", "balance of workspace w locked by another transaction")
 	if strings.Contains(trail, `"amount_paid"`) {
 		t.Errorf("the trail shows the payload before it is asked for")
 	}
