@@ -50,7 +50,7 @@ func (b *bench) consolePages(ctx context.Context) error {
 	}
 	pages := []string{"/", "/events", "/events?object_id=in_search_4711", "/events?event_id=evt_search_99999", "/events?status=quarantined",
 		fmt.Sprintf("/events/%d", inboxID), "/dead-letters", "/conflicts", "/sources", "/destinations?tenant_id=" + tenant, "/deliveries",
-		"/audit", "/reconciliation", "/sources/" + b.sources[0].sourceID, "/event-types", "/consumer-groups"}
+		"/audit", "/reconciliation", "/sources/" + b.sources[0].sourceID, "/event-types"}
 	base := "http://" + b.adminAddr + "/console"
 	var worstServer, worstNav time.Duration
 	for _, scope := range []string{"", tenant} {
