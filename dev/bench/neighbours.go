@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,7 +89,7 @@ func (b *bench) neighbours(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for round := range b.runs() {
+		for round := range neighbourRounds(b.runs()) {
 			for _, harm := range abba(round) {
 				win, err := b.neighbourWindow(ctx, w, c, harm)
 				if err != nil {
@@ -308,6 +309,16 @@ func (b *bench) neighbourLegs(ctx context.Context, began time.Time, ans *answere
 		effects[id] = g.at
 	}
 	return b.legs(ctx, adm, began, answeredAt, effects)
+}
+
+// neighbourRounds is the rounds of each case: BENCH_NEIGHBOURS_ROUNDS when
+// set (medians of more alternating rounds in quick mode's windows), else
+// the mode's.
+func neighbourRounds(mode int) int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_NEIGHBOURS_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	return mode
 }
 
 func (b *bench) neighbourWindowLen() time.Duration {
