@@ -82,7 +82,8 @@ go build -o .run/bin/fakestripe ./dev/console/fakestripe
 fake_pid=$!
 stripe_url=
 for _ in $(seq 50); do
-  stripe_url=$(awk '$1 == "url" {print $2; exit}' .run/fakestripe.txt)
+  # The file appears once the background process starts: until then, no url.
+  stripe_url=$(awk '$1 == "url" {print $2; exit}' .run/fakestripe.txt 2>/dev/null || true)
   [[ -n "$stripe_url" ]] && break
   sleep 0.1
 done
