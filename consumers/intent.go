@@ -85,10 +85,15 @@ const intentsStatement = "sluice_consumers_intents"
 func encodeIntents(p *pg.Params, intents []Intent) {
 	topics, keys := make([]string, len(intents)), make([][]byte, len(intents))
 	headers, payloads := make([][]byte, len(intents)), make([][]byte, len(intents))
+	size := 0
 	for i, in := range intents {
 		topics[i], keys[i], headers[i], payloads[i] = in.Topic, in.Key, in.Headers, in.Payload
+		size += len(in.Topic) + len(in.Key) + len(in.Headers) + len(in.Payload)
 	}
 	p.Reset()
+	// The four arrays' headers (20 bytes each), each element's length and
+	// jsonb version byte (4 + 4 + 5 + 4): one growth for the statement.
+	p.Grow(4*20 + 17*len(intents) + size)
 	p.Text(topics)
 	p.Bytea(keys)
 	p.JSONB(headers)

@@ -219,6 +219,13 @@ func readBatchEvent(raw json.RawMessage, catalogue lookup) (providerEvent, error
 		return providerEvent{}, fmt.Errorf("event is not a JSON object with id, type, object_id, time and data: %w", err)
 	}
 	pe := providerEvent{ID: e.ID, Type: e.Type, ObjectID: e.ObjectID}
+	// The document, parsed once here, serves the entry's pointers, the
+	// canonical JSON sum and the schema check: each parsed the event again.
+	// What parseJSON refuses (encoding/json read it) is left to them, as
+	// before.
+	if doc, err := parseJSON(raw); err == nil {
+		pe.doc = doc
+	}
 	if e.Time != nil {
 		pe.Time = e.Time.UTC()
 	}
@@ -250,11 +257,13 @@ func (pe *providerEvent) entryLocations(raw json.RawMessage) error {
 	if e == nil || (e.ObjectIDPointer == "" && e.EventTimePointer == "") {
 		return nil
 	}
-	doc, err := parseJSON(raw)
-	if err != nil {
-		return err
+	if pe.doc == nil {
+		doc, err := parseJSON(raw)
+		if err != nil {
+			return err
+		}
+		pe.doc = doc
 	}
-	pe.doc = doc
 	// An empty pointer leaves the event's own field as read.
 	pe.locate(provider.Event{ObjectIDPointer: e.ObjectIDPointer, TimePointer: e.EventTimePointer, TimeFormat: e.EventTimeFormat}, nil)
 	return nil

@@ -524,7 +524,7 @@ func (s *Service) delivery(src *source, pe providerEvent, body []byte, trace str
 		return d
 	}
 	validate := func() error { return entry.Validate(body) }
-	if pe.doc != nil { // parsed already by readEvent
+	if pe.doc != nil { // parsed already by readEvent or readBatchEvent
 		validate = func() error { return entry.ValidateDoc(pe.doc) }
 	}
 	if err := validate(); err != nil {

@@ -147,13 +147,18 @@ func TestOutboxHeadersAreWhatMarshalGives(t *testing.T) {
 	}
 }
 
-func BenchmarkOutboxHeaders(b *testing.B) {
-	ev := Event{
+// benchEvent is an accepted Stripe event's envelope, as the bench sends.
+func benchEvent() Event {
+	return Event{
 		ID: "evt_1NirD82eZvKYlo2CIvbtLWuY", Source: SourceURI("8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10", "2b7e4d7e-0f0e-4a7c-8d5e-5f7b9a1c2d3e"),
 		Type: "stripe.invoice.paid", Subject: "in_1NirD82eZvKYlo2CIvbtLWuY", Time: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC),
 		TenantID: "8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10", SourceAccount: "acct_1", PartitionKey: Key("8f1d3c1e-6a43-4a4e-9a51-4c2f1f6a7b10", "invoice", "in_1"),
 		ContentType: "application/json", TraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", APIVersion: "2025-03-31.basil",
 	}
+}
+
+func BenchmarkOutboxHeaders(b *testing.B) {
+	ev := benchEvent()
 	b.ReportAllocs()
 	for b.Loop() {
 		ev.OutboxHeaders()
@@ -219,5 +224,54 @@ func TestHeaderKeyIsTheKey(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { _ = HeaderKey([]byte(HeaderTraceParent)) }); n != 0 {
 		t.Errorf("%v allocations for a known key", n)
+	}
+}
+
+func BenchmarkParseRecord(b *testing.B) {
+	ev := benchEvent()
+	ev.InboxID = "123456789"
+	hs := append(RecordHeaders(ev.Headers()), kgo.RecordHeader{Key: HeaderOutboxID, Value: []byte("987654321")})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseRecord(hs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// headerIndex's switch names every header of eventHeaders at its place.
+func TestHeaderIndexIsThePlace(t *testing.T) {
+	for i, h := range eventHeaders {
+		if got := headerIndex(h.key); got != i {
+			t.Errorf("headerIndex(%q) = %d, want %d", h.key, got, i)
+		}
+	}
+	if got := headerIndex("ce_ID"); got != -1 {
+		t.Errorf("headerIndex(ce_ID) = %d", got)
+	}
+}
+
+// plainJSON's eight bytes at a time say what the byte table says, for
+// every byte at every place of a word and strings of every length.
+func TestPlainJSONIsTheByteTable(t *testing.T) {
+	t.Parallel()
+	slow := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if !plainByte[s[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	for c := range 256 {
+		for n := 1; n <= 19; n++ {
+			for at := range n {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				if got, want := plainJSON(string(b)), slow(string(b)); got != want {
+					t.Fatalf("plainJSON(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
 	}
 }

@@ -57,21 +57,20 @@ func HeaderMap(hs []kgo.RecordHeader) map[string]string {
 // consumer reads paid for (the map and a string per header): the values it
 // reads are copied into one string that the Event's fields share.
 func ParseRecord(hs []kgo.RecordHeader) (Event, error) {
-	var last [len(eventHeaders)]int // 1 + where in hs each header last occurs; 0: absent
-	for i, h := range hs {
-		if k := headerIndex(h.Key); k >= 0 {
-			last[k] = i + 1
-		}
-	}
+	var last [headerCount]int // 1 + where in hs each header last occurs; 0: absent
 	size := 0
-	for _, i := range last {
-		if i > 0 {
-			size += len(hs[i-1].Value)
+	for i := range hs {
+		if k := headerIndex(hs[i].Key); k >= 0 {
+			if j := last[k]; j > 0 {
+				size -= len(hs[j-1].Value)
+			}
+			last[k] = i + 1
+			size += len(hs[i].Value)
 		}
 	}
 	var b strings.Builder
 	b.Grow(size)
-	var ends [len(eventHeaders)]int
+	var ends [headerCount]int
 	for k, i := range last {
 		if i > 0 {
 			b.Write(hs[i-1].Value)
@@ -79,25 +78,64 @@ func ParseRecord(hs []kgo.RecordHeader) (Event, error) {
 		ends[k] = b.Len()
 	}
 	all := b.String()
-	return parse(func(key string) string {
-		k := headerIndex(key)
-		if k < 0 {
-			return ""
-		}
-		start := 0
-		if k > 0 {
-			start = ends[k-1]
-		}
-		return all[start:ends[k]]
-	})
+	var vals headerValues
+	start := 0
+	for k, end := range ends {
+		vals[k] = all[start:end]
+		start = end
+	}
+	return parse(&vals)
 }
 
-// headerIndex is key's place in eventHeaders, -1 for a key it lacks.
+// headerIndex is key's place in eventHeaders, -1 for a key it lacks: a
+// switch, which the compiler turns into a search by length and bytes,
+// where a loop compared a record's every header with most of the sixteen.
 func headerIndex(key string) int {
-	for i := range eventHeaders {
-		if eventHeaders[i].key == key {
-			return i
-		}
+	if rest, ok := strings.CutPrefix(key, "ce_"); ok {
+		return cloudEventsIndex(rest)
+	}
+	switch key {
+	case HeaderContentType:
+		return iContentType
+	case HeaderClaim:
+		return iClaim
+	case HeaderInboxID:
+		return iInboxID
+	case HeaderRecovered:
+		return iRecovered
+	case HeaderTraceParent:
+		return iTraceParent
+	}
+	return -1
+}
+
+// cloudEventsIndex is headerIndex of "ce_" + name, the names written out
+// (constant cases, searched by length and bytes; TestHeaderIndexIsThePlace
+// holds them to the constants).
+func cloudEventsIndex(name string) int {
+	switch name {
+	case "apiversion": // HeaderAPIVersion
+		return iAPIVersion
+	case "dataschema": // HeaderDataSchema
+		return iDataSchema
+	case "id": // HeaderID
+		return iID
+	case "partitionkey": // HeaderPartitionKey
+		return iPartitionKey
+	case "source": // HeaderSource
+		return iSource
+	case "sourceaccount": // HeaderSourceAccount
+		return iSourceAccount
+	case "specversion": // HeaderSpecVersion
+		return iSpecVersion
+	case "subject": // HeaderSubject
+		return iSubject
+	case "tenantid": // HeaderTenantID
+		return iTenantID
+	case "time": // HeaderTime
+		return iTime
+	case "type": // HeaderType
+		return iType
 	}
 	return -1
 }

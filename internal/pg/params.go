@@ -33,6 +33,11 @@ func (p *Params) Reset() {
 	p.buf, p.ends = p.buf[:0], p.ends[:0]
 }
 
+// Grow makes room for n more bytes of parameters: a caller that knows what
+// its statement's arrays hold grows the buffer once, where each array grew
+// it (and copied what the earlier ones wrote) in turn.
+func (p *Params) Grow(n int) { p.buf = slices.Grow(p.buf, n) }
+
 // Trim drops the buffer when it grew past max bytes: a statement that
 // carried a few large bodies need not keep their room for every later one.
 func (p *Params) Trim(max int) {

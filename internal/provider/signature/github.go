@@ -25,7 +25,7 @@ func (GitHub) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 	if err != nil || len(sig) != sha256.Size {
 		return Verified{}, ErrMissing
 	}
-	if !anyMatch(sha256.New, secrets, [][]byte{sig}, d.Body) {
+	if !anyMatch(nil, sha256.New, secrets, [][]byte{sig}, d.Body) {
 		return Verified{}, ErrMismatch
 	}
 	return Verified{}, nil

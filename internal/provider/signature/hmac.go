@@ -80,14 +80,17 @@ func (c HMACConfig) encode(b []byte) string {
 type HMAC struct {
 	Config    HMACConfig
 	Tolerance time.Duration // default DefaultTolerance, both directions
+	macs      *keyedMACs    // NewHMAC's, for Config's hash
 }
 
-// NewHMAC checks the configuration once, when the source is loaded.
+// NewHMAC checks the configuration once, when the source is loaded, and
+// keeps the secrets' keyed states from one delivery to the next.
 func NewHMAC(cfg HMACConfig, tolerance time.Duration) (HMAC, error) {
 	if err := cfg.Validate(); err != nil {
 		return HMAC{}, err
 	}
-	return HMAC{Config: cfg, Tolerance: tolerance}, nil
+	newHash, _ := cfg.hash() // Validate checked it
+	return HMAC{Config: cfg, Tolerance: tolerance, macs: newKeyedMACs(newHash)}, nil
 }
 
 func (v HMAC) Verify(d Delivery, secrets [][]byte) (Verified, error) {
@@ -108,7 +111,7 @@ func (v HMAC) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 		return Verified{}, ErrMissing
 	}
 	if v.Config.TimestampHeader == "" {
-		if !anyMatch(newHash, secrets, sigs, d.Body) {
+		if !anyMatch(v.macs, newHash, secrets, sigs, d.Body) {
 			return Verified{}, ErrMismatch
 		}
 		return Verified{}, nil
@@ -118,7 +121,7 @@ func (v HMAC) Verify(d Delivery, secrets [][]byte) (Verified, error) {
 	if err != nil {
 		return Verified{}, ErrMissing
 	}
-	if !anyMatch(newHash, secrets, sigs, []byte(ts), []byte{'.'}, d.Body) {
+	if !anyMatch(v.macs, newHash, secrets, sigs, []byte(ts), []byte{'.'}, d.Body) {
 		return Verified{}, ErrMismatch
 	}
 	signedAt := time.Unix(unix, 0)

@@ -77,20 +77,23 @@ func withinTolerance(signed, now time.Time, tolerance time.Duration) bool {
 
 // anyMatch computes the MAC of the signed parts under every secret and
 // compares it, in constant time, with every candidate. It never stops early,
-// so timing does not reveal which secret or candidate matched.
-func anyMatch(newHash func() hash.Hash, secrets [][]byte, candidates [][]byte, parts ...[]byte) bool {
+// so timing does not reveal which secret or candidate matched. macs holds
+// the verifier's keyed states (nil: none), newHash is the scheme's hash.
+func anyMatch(macs *keyedMACs, newHash func() hash.Hash, secrets [][]byte, candidates [][]byte, parts ...[]byte) bool {
 	matched := false
+	var sum [64]byte // SHA-512's size, the largest of the schemes'
 	for _, secret := range secrets {
-		mac := hmac.New(newHash, secret)
+		mac, kept := macs.mac(newHash, secret)
 		for _, p := range parts {
 			mac.Write(p)
 		}
-		expected := mac.Sum(nil)
+		expected := mac.Sum(sum[:0])
 		for _, c := range candidates {
 			if hmac.Equal(expected, c) {
 				matched = true
 			}
 		}
+		kept.release(mac)
 	}
 	return matched
 }

@@ -48,7 +48,7 @@ func (s StandardWebhooks) Verify(d Delivery, secrets [][]byte) (Verified, error)
 	if len(sigs) == 0 {
 		return Verified{}, ErrMissing
 	}
-	if !anyMatch(sha256.New, standardKeys(secrets), sigs, []byte(id), []byte{'.'}, []byte(ts), []byte{'.'}, d.Body) {
+	if !anyMatch(nil, sha256.New, standardKeys(secrets), sigs, []byte(id), []byte{'.'}, []byte(ts), []byte{'.'}, d.Body) {
 		return Verified{}, ErrMismatch
 	}
 	signedAt := time.Unix(unix, 0)

@@ -24,7 +24,7 @@ func (Provider) Open(settings []byte, tolerance time.Duration) (provider.Scheme,
 	if err := provider.NoSettings(Kind, settings); err != nil {
 		return provider.Scheme{}, err
 	}
-	return provider.Scheme{Verifier: signature.Stripe{Tolerance: tolerance}, Read: read, Compared: compared}, nil
+	return provider.Scheme{Verifier: signature.NewStripe(tolerance), Read: read, Compared: compared}, nil
 }
 
 func (Provider) CheckSecret(string) error { return nil }
