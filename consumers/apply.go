@@ -140,11 +140,13 @@ func (a applier) apply(ctx context.Context, b Batch, entries []entry, oneByOne b
 		return nil
 	}
 	err = safely(func() error { return b.Apply(ctx, live) })
-	switch j, named := failedRecord(err); {
-	case err == nil:
+	if err == nil {
 		return nil
-	case named && j >= 0 && j < len(at):
-		return RecordFailed(at[j], err)
+	}
+	if mapped, named := renumber(err, at); named {
+		return mapped
+	}
+	switch {
 	case len(live) == 1:
 		return RecordFailed(at[0], err)
 	case IsPermanent(err):

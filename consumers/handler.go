@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,10 +98,12 @@ func (b eachRecord) Apply(ctx context.Context, recs []Record) error {
 func (eachRecord) Settle(context.Context) error { return nil }
 
 // recordError is a failure that names the record at fault, by its index
-// among the records handed over.
+// among the records handed over; more are other records of the same call
+// failing for good, each with its own error (RecordsFailed).
 type recordError struct {
 	index int
 	err   error
+	more  []recordError
 }
 
 func (e recordError) Error() string { return e.err.Error() }
@@ -115,6 +118,27 @@ func RecordFailed(i int, err error) error {
 	return recordError{index: i, err: err}
 }
 
+// RecordsFailed says several records of the call to Apply failed for good,
+// errs[i] the fault of recs[i]: a set-based handler that finds many bad
+// records with one statement names them all, so the runtime dead-letters
+// them with one more attempt instead of one per record. Classified by the
+// first one's error, by index.
+func RecordsFailed(errs map[int]error) error {
+	var all []recordError
+	for i, err := range errs {
+		if err != nil {
+			all = append(all, recordError{index: i, err: err})
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortFunc(all, func(a, b recordError) int { return a.index - b.index })
+	first := all[0]
+	first.more = all[1:]
+	return first
+}
+
 // failedRecord is the index RecordFailed named in err, if any.
 func failedRecord(err error) (int, bool) {
 	var r recordError
@@ -122,6 +146,35 @@ func failedRecord(err error) (int, bool) {
 		return r.index, true
 	}
 	return 0, false
+}
+
+// failedRecords are the records RecordFailed or RecordsFailed named in err,
+// in index order.
+func failedRecords(err error) ([]recordError, bool) {
+	var r recordError
+	if !errors.As(err, &r) {
+		return nil, false
+	}
+	first := r
+	first.more = nil
+	return append([]recordError{first}, r.more...), true
+}
+
+// renumber maps the indices of the records err names through at (the
+// index in the batch of each record handed to Apply), keeping each error.
+func renumber(err error, at []int) (error, bool) {
+	failed, ok := failedRecords(err)
+	if !ok {
+		return err, false
+	}
+	errs := make(map[int]error, len(failed))
+	for _, f := range failed {
+		if f.index < 0 || f.index >= len(at) {
+			return err, false
+		}
+		errs[at[f.index]] = f.err
+	}
+	return RecordsFailed(errs), true
 }
 
 // safely turns a handler panic into a permanent error (the recoverer): a

@@ -50,9 +50,13 @@ func newPolicy(cfg Config, m *metrics, log *slog.Logger, faults *deploymentFault
 // record and those before it), the rest left for a batch of its own. It
 // marks the entry to dead-letter when its attempts ran out.
 func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOne bool, err error) (delay time.Duration, byRecord bool, cut int) {
-	if i, ok := failedRecord(err); ok && IsPermanent(err) {
-		delay, byRecord = p.recordFailed(&entries[i], err, oneByOne)
-		return delay, byRecord, i + 1
+	if failed, ok := failedRecords(err); ok && allPermanent(failed, len(entries)) {
+		// Every record named failed for good: each counts an attempt, and
+		// the next attempt goes up to the last of them.
+		for _, f := range failed {
+			delay, byRecord = p.recordFailed(&entries[f.index], f.err, oneByOne)
+		}
+		return delay, byRecord, failed[len(failed)-1].index + 1
 	}
 	if IsPermanent(err) && errors.Is(err, errSetBased) {
 		p.metrics.oneByOne.Inc()
@@ -61,6 +65,17 @@ func (p *policy) next(ctx context.Context, entries []entry, attempt int, oneByOn
 	}
 	delay, byRecord = p.transient(ctx, attempt, oneByOne, err)
 	return delay, byRecord, 0
+}
+
+// allPermanent says whether every record named is in the batch and failed
+// for good.
+func allPermanent(failed []recordError, n int) bool {
+	for _, f := range failed {
+		if f.index < 0 || f.index >= n || !IsPermanent(f.err) {
+			return false
+		}
+	}
+	return true
 }
 
 // transient judges a failure that is not a record's for good: the whole

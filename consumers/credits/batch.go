@@ -53,7 +53,7 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 		if rec.Event.Type != typeRefunded {
 			continue
 		}
-		if err := b.grantAll(ctx, recs[from:i]); err != nil {
+		if err := b.grantAll(ctx, recs[from:i], from); err != nil {
 			return err
 		}
 		// The grants' e-mails go out before the refund's, as they happened.
@@ -65,20 +65,22 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 		}
 		from = i + 1
 	}
-	return b.grantAll(ctx, recs[from:])
+	return b.grantAll(ctx, recs[from:], from)
 }
 
 // pendingGrant is an eligible invoice of a run, asked for once.
 type pendingGrant struct {
 	rec       *consumers.Record
+	at        int // its index among the records handed to Apply
 	invoice   invoiceObject
 	workspace string
 }
 
 // grantAll grants the eligible invoices among recs (records of other types
-// change nothing), the first event of each invoice asking for it.
-func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
-	grants, err := eligible(ctx, b.tx, recs)
+// change nothing), the first event of each invoice asking for it; recs
+// begin at index from of Apply's records.
+func (b *batch) grantAll(ctx context.Context, recs []consumers.Record, from int) error {
+	grants, err := eligible(ctx, b.tx, recs, from)
 	if err != nil || len(grants) == 0 {
 		return err
 	}
@@ -108,7 +110,7 @@ func (b *batch) grantAll(ctx context.Context, recs []consumers.Record) error {
 
 // eligible are the paid invoices among recs, each asked for by its first
 // event of the run.
-func eligible(ctx context.Context, tx pgx.Tx, recs []consumers.Record) ([]pendingGrant, error) {
+func eligible(ctx context.Context, tx pgx.Tx, recs []consumers.Record, from int) ([]pendingGrant, error) {
 	// Sized for a run of paid invoices, most of a backlog: grown from
 	// nothing, the map moved every key at each of its doublings.
 	grants := make([]pendingGrant, 0, len(recs))
@@ -127,7 +129,7 @@ func eligible(ctx context.Context, tx pgx.Tx, recs []consumers.Record) ([]pendin
 			continue // not eligible, or a later event about an invoice already asked for
 		}
 		asked[k] = true
-		grants = append(grants, pendingGrant{rec: rec, invoice: obj})
+		grants = append(grants, pendingGrant{rec: rec, at: from + i, invoice: obj})
 	}
 	return grants, nil
 }
@@ -230,13 +232,20 @@ func (b *batch) workspacesOf(ctx context.Context, grants []pendingGrant) error {
 			return fmt.Errorf("find workspaces: %w", err)
 		}
 	}
+	// Every customer mapped to no workspace is named at once: each record
+	// is dead-lettered with its own reason, in one more attempt.
+	var unmapped map[int]error
 	for i := range grants {
 		g := &grants[i]
 		ws, ok := known[[2]string{g.rec.Event.TenantID, g.invoice.Customer}]
 		if !ok {
-			return consumers.Permanent(fmt.Errorf("%w: customer %s", ErrNoWorkspace, g.invoice.Customer))
+			if unmapped == nil {
+				unmapped = map[int]error{}
+			}
+			unmapped[g.at] = consumers.Permanent(fmt.Errorf("%w: customer %s", ErrNoWorkspace, g.invoice.Customer))
+			continue
 		}
 		g.workspace = ws
 	}
-	return nil
+	return consumers.RecordsFailed(unmapped)
 }
