@@ -355,3 +355,50 @@ func TestPoisonPublishedTwiceIsOneDeadLetter(t *testing.T) {
 		t.Errorf("dead-letter outbox rows = %d, want 1", n)
 	}
 }
+
+// setBased refuses any call holding the poison invoice with a permanent
+// failure that names no record, as a set-based statement refused by one
+// row's data does; alone, the poison fails as itself.
+type setBased struct{ consumers.Local }
+
+func (setBased) Begin(pgx.Tx) consumers.Batch { return setBasedBatch{} }
+
+type setBasedBatch struct{}
+
+func (setBasedBatch) Apply(_ context.Context, recs []consumers.Record) error {
+	for _, r := range recs {
+		if r.Event.Subject == "in_poison" {
+			if len(recs) > 1 {
+				return consumers.Permanentf("set-based statement refused a row")
+			}
+			return consumers.Permanentf("the poison itself")
+		}
+	}
+	return nil
+}
+
+func (setBasedBatch) Settle(context.Context) error { return nil }
+
+// A set-based batch refused for one record's data, naming none, is applied
+// record by record to find it: the poison alone is dead-lettered, with its
+// own failure as the reason, and the group commits past the batch.
+func TestASetBasedRefusalNamingNoRecordIsSearchedRecordByRecord(t *testing.T) {
+	t.Parallel()
+	env := consumertest.Shared(t)
+	f := env.Tenant(t, "stripe")
+	topic := env.Topic(t, "invoices", 1)
+	recs := append(invoices(f, topic, 5), invoicePaid(f, topic, "evt_poison", "in_poison", f.Customer))
+	recs = append(recs, invoices(f, topic, 3)...)
+	env.Produce(t, recs...)
+	g := env.Run(t, consumers.Config{Topics: []string{topic}}, setBased{}, nil)
+	env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1`, g.ID); n != 1 {
+		t.Errorf("dead letters = %d, want the poison's", n)
+	}
+	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1 AND headers->>'ce_id' = 'evt_poison' AND reason = 'the poison itself'`, g.ID); n != 1 {
+		t.Error("the poison's dead letter does not give its own failure")
+	}
+	if n := counter(t, g.Registry, "sluice_consumer_batches_one_by_one_total"); n < 1 {
+		t.Errorf("batches applied record by record = %v, want at least 1", n)
+	}
+}
