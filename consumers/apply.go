@@ -59,7 +59,7 @@ func setLockTimeout(d time.Duration) string {
 // run applies the live entries in one transaction: with one call to Apply,
 // or one call per record when oneByOne. first writes the runtime's rows
 // (dead letters, a replay's mark) in the same transaction. A failure that is
-// an entry's fault names it (failedRecord), by its index in entries.
+// an entry's fault names it (failedRecords), by its index in entries.
 func (a applier) run(ctx, remote context.Context, entries []entry, oneByOne bool, first func(context.Context, pgx.Tx) error) error {
 	if err := a.prepare(remote, entries); err != nil {
 		return err

@@ -139,15 +139,6 @@ func RecordsFailed(errs map[int]error) error {
 	return first
 }
 
-// failedRecord is the index RecordFailed named in err, if any.
-func failedRecord(err error) (int, bool) {
-	var r recordError
-	if errors.As(err, &r) {
-		return r.index, true
-	}
-	return 0, false
-}
-
 // failedRecords are the records RecordFailed or RecordsFailed named in err,
 // in index order.
 func failedRecords(err error) ([]recordError, bool) {

@@ -16,9 +16,11 @@ CREATE TABLE consumer_waiting (
     payload        bytea,
     record_time    timestamptz NOT NULL,
     reason         text        NOT NULL,
+    -- Times it was set aside: once, and once more for each retry or
+    -- consumption again that found it blocked and wrote its row (a retry
+    -- finding every record still blocked writes nothing).
     attempts       integer     NOT NULL DEFAULT 1,
     waiting_since  timestamptz NOT NULL DEFAULT now(),
-    last_tried_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (consumer_group, topic, partition, "offset")
 );
 

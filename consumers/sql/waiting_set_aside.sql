@@ -8,4 +8,4 @@ SELECT $1, $2, $3, o, k, h::jsonb, p, t, r, a, s
 FROM unnest($4::bigint[], $5::bytea[], $6::text[], $7::bytea[], $8::timestamptz[], $9::text[], $10::int[], $11::timestamptz[])
     AS x(o, k, h, p, t, r, a, s)
 ON CONFLICT (consumer_group, topic, partition, "offset") DO UPDATE
-SET reason = EXCLUDED.reason, attempts = w.attempts + 1, last_tried_at = now()
+SET reason = EXCLUDED.reason, attempts = w.attempts + 1
