@@ -187,6 +187,10 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 		if os.Getenv("BENCH_PROFILE") != "" {
 			go b.profile("ladder_"+w.rung, b.opsAddr, b.window()-time.Second)
 		}
+		if err := b.quietPostgres(ctx, "ladder "+w.rung); err != nil {
+			p.terminate()
+			return err
+		}
 		before, beforeBatch := b.cpu.sample(p), commitTotals(b.opsAddr)
 		ok, err := b.ladderLoad(ctx, w)
 		if err != nil {
@@ -203,6 +207,10 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 		batch := max(1, int(math.Round(batches[w.rung])))
 		f, err := b.startIngestFloor(batch, w.rung)
 		if err != nil {
+			return err
+		}
+		if err := b.quietPostgres(ctx, "ladder "+w.rung+" floor"); err != nil {
+			f.terminate()
 			return err
 		}
 		before := b.cpu.sample(f)
@@ -248,9 +256,6 @@ func (s cpuSample) with(name string, d time.Duration) cpuSample {
 // ladderLoad sends one window and returns the events accepted (the paced
 // warm-up's included: they are served and counted by the CPU samples).
 func (b *bench) ladderLoad(ctx context.Context, w ladderWindow) (float64, error) {
-	if err := b.quietPostgres(ctx, "ladder "+w.rung); err != nil {
-		return 0, err
-	}
 	g := b.generatorOf(b.stageAddr, conns, w.sources)
 	if !w.paced {
 		r := g.saturate(conns, b.window())
@@ -275,6 +280,9 @@ func commitTotals(addr string) [2]float64 {
 // with pg_recvlogical into the floor's producer on the other.
 func (b *bench) ladderRelay(ctx context.Context, adm *kadm.Client, relaySlot, floorSlot, endLSN string, rows int) error {
 	b.settle(ctx, "ladder relay")
+	if err := b.quietPostgres(ctx, "ladder relay"); err != nil {
+		return err
+	}
 	cpu := map[string][]float64{}
 	if _, err := b.relayOnce(ctx, adm, "ladder_relay_sluice", relaySlot, rows, cpu); err != nil {
 		return err
@@ -283,6 +291,9 @@ func (b *bench) ladderRelay(ctx context.Context, adm *kadm.Client, relaySlot, fl
 		return err
 	}
 	if err := b.floorTopics(ctx, adm); err != nil {
+		return err
+	}
+	if err := b.quietPostgres(ctx, "ladder relay floor"); err != nil {
 		return err
 	}
 	before := b.cpu.sample()
@@ -645,6 +656,9 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 	if os.Getenv("BENCH_PROFILE") != "" && !r.separate {
 		go b.profile("ladder_"+r.key, b.opsAddr, b.window()-time.Second)
 	}
+	if err := b.quietPostgres(ctx, "ladder "+r.key); err != nil {
+		return err
+	}
 	before, stagesBefore := b.cpu.sample(procs...), stageCPU(procs)
 	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, r.paced})
 	if err != nil {
@@ -755,6 +769,9 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	stagesBefore := map[string]time.Duration{}
 	for stage, pids := range stages {
 		stagesBefore[stage] = pidsCPU(pids)
+	}
+	if err := b.quietPostgres(ctx, "ladder "+key+" floor"); err != nil {
+		return err
 	}
 	before := b.cpu.sample().with("floor", pidsCPU(all))
 	if err := pgbench.Start(); err != nil {

@@ -73,7 +73,7 @@ func (b *bench) ingestPaused(ctx context.Context) error {
 		before, allocsBefore := b.cpu.sample(p), allocs()
 		r := b.generatorFor(b.stageAddr, conns).saturate(conns, b.window())
 		b.cpu.perEvent("ingest", before, b.cpu.sample(p).only("sluice", "postgres", "generator"), float64(r.ok), cpu)
-		cpu["ingest_sluice_allocs_per_event"] = append(cpu["ingest_sluice_allocs_per_event"], (allocs()-allocsBefore)/float64(r.ok))
+		allocs().perEvent("ingest", allocsBefore, float64(r.ok), cpu)
 		rates = append(rates, r.rate())
 		log.Printf("ingest: %.0f events/s accepted, %d rejected, %d errors, p99 %.1f ms", r.rate(), r.rejected, r.errors, ms(r.percentile(0.99)))
 	}
@@ -567,7 +567,7 @@ func (b *bench) consumeOnce(ctx context.Context, step string) (n int64, took tim
 	var t0 time.Time
 	var cpuBefore cpuSample
 	allocs := b.allocs(b.opsAddr)
-	var allocsBefore float64
+	var allocsBefore heapAllocs
 	if err := waitFor(ctx, time.Minute, "the credits group to be stable", func() (bool, error) {
 		groups, err := adm.DescribeGroups(ctx, b.prefix+".credits")
 		if err != nil {
@@ -603,7 +603,8 @@ func (b *bench) consumeOnce(ctx context.Context, step string) (n int64, took tim
 		return 0, 0, 0, err
 	}
 	took = time.Since(t0)
-	cpu := map[string][]float64{step + "_sluice_allocs_per_event": {(allocs() - allocsBefore) / float64(n)}}
+	cpu := map[string][]float64{}
+	allocs().perEvent(step, allocsBefore, float64(n), cpu)
 	b.cpu.perEvent(step, cpuBefore, b.cpu.sample(p).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), float64(n), cpu)
 	b.medians(cpu)
 	b.logConsumerStats(b.opsAddr, b.prefix+".credits")
@@ -1016,38 +1017,47 @@ func (b *bench) rssBacklog(ctx context.Context) error {
 }
 
 // profile saves a CPU profile of the stage at addr (BENCH_PROFILE=1), for
-// `go tool pprof bin/sluice .run/bench/<name>.cpu.pprof`.
+// `go tool pprof bin/sluice .run/bench/<name>.cpu.pprof`, with what the
+// window allocated (<name>.allocs.pprof, read beside the CPU: a stage that
+// exits when its work is done, the consumers' backlog, has nothing left to
+// ask afterwards) and the live heap at its end.
 func (b *bench) profile(name, addr string, d time.Duration) {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
-	if err != nil {
-		log.Printf("profile %s: %v", name, err)
+	allocs := make(chan struct{})
+	go func() {
+		defer close(allocs)
+		b.saveProfile(fmt.Sprintf("http://%s/debug/pprof/allocs?seconds=%d", addr, int(d.Seconds())), name+".allocs.pprof")
+	}()
+	defer func() { <-allocs }()
+	if !b.saveProfile(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())), name+".cpu.pprof") {
 		return
 	}
-	defer resp.Body.Close()
-	out := filepath.Join(b.outDir, name+".cpu.pprof")
-	f, err := os.Create(out)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	_, _ = io.Copy(f, resp.Body)
-	log.Printf("profile written: %s", out)
 	// The live heap at the end of the window (after a collection): what
 	// the collector's target is a multiple of.
-	heap, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/heap?gc=1", addr))
+	b.saveProfile(fmt.Sprintf("http://%s/debug/pprof/heap?gc=1", addr), name+".heap.pprof")
+}
+
+// saveProfile writes what url answers to the bench's output as file, and
+// says whether it did.
+func (b *bench) saveProfile(url, file string) bool {
+	resp, err := http.Get(url)
 	if err != nil {
-		log.Printf("heap profile %s: %v", name, err)
-		return
+		log.Printf("profile %s: %v", file, err)
+		return false
 	}
-	defer heap.Body.Close()
-	out = filepath.Join(b.outDir, name+".heap.pprof")
-	hf, err := os.Create(out)
+	defer resp.Body.Close()
+	out := filepath.Join(b.outDir, file)
+	f, err := os.Create(out)
 	if err != nil {
-		return
+		log.Printf("profile %s: %v", file, err)
+		return false
 	}
-	defer hf.Close()
-	_, _ = io.Copy(hf, heap.Body)
+	defer f.Close()
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		log.Printf("profile %s: %v", file, err)
+		return false
+	}
 	log.Printf("profile written: %s", out)
+	return true
 }
 
 // metricsOf reads a stage's metrics; the returned func gives a sample's
