@@ -23,7 +23,7 @@ var (
 
 // Begin implements consumers.Handler.
 func (h Handler) Begin(tx pgx.Tx) consumers.Batch {
-	return &batch{h: h, tx: tx, workspaces: map[[2]string]string{}, deltas: map[string]*delta{}}
+	return &batch{h: h, tx: tx, workspaces: map[[2]string]string{}, deltas: map[string]*delta{}, params: h.Buffers.get()}
 }
 
 // batch is one transaction attempt: what it learned and what it owes
@@ -37,8 +37,9 @@ type batch struct {
 	deltas     map[string]*delta  // net balance changes by workspace
 	intents    []consumers.Intent // e-mails of grants, not written yet
 	// params encode the statements' parameters (pgx's encoding boxes every
-	// array element); Settle sends two statements at once, hence two.
-	params [2]pg.Params
+	// array element); Settle sends two statements at once, hence two. Taken
+	// from the handler's Buffers, given back when Settle is done.
+	params *[2]pg.Params
 }
 
 // Apply implements consumers.Batch. Each run of records between two refunds

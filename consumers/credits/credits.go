@@ -59,6 +59,9 @@ type Handler struct {
 	// whose balance row is locked elsewhere (see Locks); nil: such a
 	// batch waits for the row in place, holding its partition.
 	Locks *Locks
+	// Buffers, when set, keeps the statements' parameter buffers between
+	// batches (see Buffers); nil: each batch makes its own.
+	Buffers *Buffers
 }
 
 // Topic is the suffix of the topic this handler consumes.
@@ -208,6 +211,8 @@ func addDelta(deltas map[string]*delta, rec consumers.Record, workspaceID string
 // trip.
 func (b *batch) Settle(ctx context.Context) error {
 	if len(b.intents) == 0 && len(b.deltas) == 0 {
+		b.h.Buffers.put(b.params)
+		b.params = nil
 		return nil
 	}
 	var q pgconn.Batch
@@ -243,6 +248,9 @@ func (b *batch) Settle(ctx context.Context) error {
 		}
 		return fmt.Errorf("write e-mails and move balances: %w", err)
 	}
+	// Every statement was sent and answered: nothing reads the buffers.
+	b.h.Buffers.put(b.params)
+	b.params = nil
 	return nil
 }
 

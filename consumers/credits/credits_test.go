@@ -49,7 +49,7 @@ func TestConformance(t *testing.T) {
 	consumertest.Conformance(t, consumertest.Suite{
 		Kind: "stripe", Topic: credits.Topic,
 		Handler: func(_ *consumertest.Env, topics envelope.Topics, _ string) consumers.Handler {
-			return credits.Handler{Topics: topics}
+			return credits.Handler{Topics: topics, Buffers: credits.NewBuffers()}
 		},
 		Histories: []consumertest.History{
 			consumertest.Steps("paid", "granted 100, reversed 0; e-mails 1 granted, 0 reversed", record, step{"evt_1", "paid"}),
@@ -150,8 +150,9 @@ func TestConcurrentPartitionsNeverDeadlockOnBalances(t *testing.T) {
 	}
 	before := deadlocks()
 	env.Produce(t, recs...)
-	// Small polls make many small batches, so many settle at once.
-	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 120}, credits.Handler{Topics: envelope.Topics{Prefix: topic}}, nil)
+	// Small polls make many small batches, so many settle at once, each
+	// encoding into buffers an earlier one gave back.
+	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxPoll: 120}, credits.Handler{Topics: envelope.Topics{Prefix: topic}, Buffers: credits.NewBuffers()}, nil)
 	env.WaitCommitted(t, g.ID, 2*time.Minute, recs...)
 	if n := env.Count(t, `SELECT sum(credits)::int FROM balances WHERE tenant_id = $1`, f.TenantID); n != 100*len(recs) {
 		t.Errorf("balances sum to %d, want %d", n, 100*len(recs))

@@ -55,7 +55,7 @@ func List(t envelope.Topics, o Options) []Group {
 		return g
 	}
 	list := []Group{
-		group("credits", credits.Handler{Topics: t, Locks: credits.NewLocks()}, credits.Topic),
+		group("credits", credits.Handler{Topics: t, Locks: credits.NewLocks(), Buffers: credits.NewBuffers()}, credits.Topic),
 		group("subscriptions", subscriptions.Handler{}, subscriptions.Topic),
 		group("installations", installations.Handler{}, installations.Topic),
 		group("verifications", verifications.Handler{}, verifications.Topic),
