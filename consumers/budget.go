@@ -88,17 +88,12 @@ func recordBytes(recs []*kgo.Record) (held, data int64) {
 	return held, data
 }
 
-// detach copies the records into a slab of their own, with their keys,
-// values and header values in one buffer of their own, and gives the
-// fetched records back to franz-go (Recycle) for the next fetch. franz-go
-// hands records out as slices of the decompressed fetch, and one record
-// held back (a partition waiting for its turn) would keep a whole
-// decompressed batch alive, ten times its compressed size for bodies like
-// webhooks': memory would follow the fetches, not the budget. Given back,
-// the fetch's buffers are decompressed into again (fetchPool) instead of
-// being garbage the collector must find: they were a fifth of what a
-// backlog's consumers allocated. recs are not to be used afterwards.
-func detach(recs []*kgo.Record, data int64) []*kgo.Record {
+// detach copies the records' keys, values and header values into one buffer
+// of their own. franz-go hands them out as slices of the decompressed fetch,
+// and one record held back (a partition waiting for its turn) would keep a
+// whole decompressed batch alive, ten times its compressed size for bodies
+// like webhooks': memory would follow the fetches, not the budget.
+func detach(recs []*kgo.Record, data int64) {
 	buf := make([]byte, 0, data)
 	keep := func(b []byte) []byte {
 		if b == nil {
@@ -107,54 +102,10 @@ func detach(recs []*kgo.Record, data int64) []*kgo.Record {
 		buf = append(buf, b...)
 		return buf[len(buf)-len(b) : len(buf) : len(buf)]
 	}
-	own := make([]kgo.Record, len(recs))
-	out := make([]*kgo.Record, len(recs))
-	for i, r := range recs {
-		own[i] = *r
-		c := &own[i]
-		c.Key, c.Value = keep(r.Key), keep(r.Value)
-		// The header slice is the record's own (franz-go makes one per
-		// record); only its values point into the fetch.
-		for j := range c.Headers {
-			c.Headers[j].Value = keep(c.Headers[j].Value)
+	for _, r := range recs {
+		r.Key, r.Value = keep(r.Key), keep(r.Value)
+		for i := range r.Headers {
+			r.Headers[i].Value = keep(r.Headers[i].Value)
 		}
-		// The copy keeps the record's context, which holds its receive
-		// span when tracing is on (tracing.go); it is never recycled.
-		r.Recycle()
-		out[i] = c
 	}
-	return out
 }
-
-// fetchPool gives franz-go back the buffers it decompresses fetches into
-// and the slabs it decodes records into, once detach copied the records
-// out (kgo.WithPools). A group has one; sync.Pool lets go of what a quieter
-// group no longer needs at the next collections.
-type fetchPool struct {
-	bytes, records sync.Pool
-}
-
-var (
-	_ kgo.PoolDecompressBytes = (*fetchPool)(nil)
-	_ kgo.PoolRecords         = (*fetchPool)(nil)
-)
-
-// GetDecompressBytes returns a buffer of any capacity: franz-go grows one
-// too small and puts the grown one back.
-func (p *fetchPool) GetDecompressBytes([]byte, kgo.CompressionCodecType) []byte {
-	if b, ok := p.bytes.Get().(*[]byte); ok {
-		return *b
-	}
-	return nil
-}
-
-func (p *fetchPool) PutDecompressBytes(b []byte) { p.bytes.Put(&b) }
-
-func (p *fetchPool) GetRecords(n int) []kgo.Record {
-	if r, ok := p.records.Get().(*[]kgo.Record); ok && cap(*r) >= n {
-		return (*r)[:0]
-	}
-	return make([]kgo.Record, 0, n)
-}
-
-func (p *fetchPool) PutRecords(r []kgo.Record) { p.records.Put(&r) }

@@ -169,7 +169,6 @@ type Group struct {
 	kafkaOpt []kgo.Opt
 	metrics  *metrics
 	budget   *budget
-	fetches  *fetchPool // what detach gives back to franz-go
 	signals  *TestSignals
 	tracing  tracing
 	faults   *deploymentFaults // partitions held up by the deployment
@@ -209,7 +208,7 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 		cfg: cfg, log: log.With(slog.String("group", cfg.Group)),
 		applier: a, joint: newJoint(a, t, m, cfg.Transactions, cfg.SharePatience, cfg.MaxPoll, cfg.batchBytes()),
 		kafkaOpt: kafkaOpts, metrics: m, workers: map[partitionKey]*worker{},
-		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, fetches: &fetchPool{}, signals: signals, faults: newDeploymentFaults(cfg.Group),
+		budget: &budget{limit: cfg.MaxBufferedBytes, gauge: m.buffered}, signals: signals, faults: newDeploymentFaults(cfg.Group),
 		tracing: t,
 	}, nil
 }
@@ -283,9 +282,6 @@ func (g *Group) clientOpts() []kgo.Opt {
 		// A partition resumed after a pause joins the next fetch, which
 		// waits behind one long-polling idle partitions: keep that short.
 		kgo.FetchMaxWait(500 * time.Millisecond),
-		// Fetches decompress into, and records decode into, what detach
-		// gave back (budget.go).
-		kgo.WithPools(g.fetches),
 		kgo.OnPartitionsAssigned(g.assigned),
 		kgo.OnPartitionsRevoked(g.revoked),
 		kgo.OnPartitionsLost(g.lost),

@@ -154,7 +154,7 @@ func (w *worker) quitContext() (context.Context, context.CancelFunc) {
 // paused too when the group holds its whole byte budget.
 func (w *worker) offer(recs []*kgo.Record) {
 	n, data := recordBytes(recs)
-	recs = detach(recs, data)
+	detach(recs, data)
 	w.g.budget.add(n)
 	w.mu.Lock()
 	w.pending = append(w.pending, recs...)
