@@ -184,12 +184,13 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 	batches := map[string]float64{}
 	cpu := map[string][]float64{}
 	for _, w := range b.ladderWindows() {
-		if os.Getenv("BENCH_PROFILE") != "" {
-			go b.profile("ladder_"+w.rung, b.opsAddr, b.window()-time.Second)
-		}
+		// Quiet first: a profile taken from here would cover the wait.
 		if err := b.quietPostgres(ctx, "ladder "+w.rung); err != nil {
 			p.terminate()
 			return err
+		}
+		if os.Getenv("BENCH_PROFILE") != "" {
+			go b.profile("ladder_"+w.rung, b.opsAddr, b.window()-time.Second)
 		}
 		before, beforeBatch := b.cpu.sample(p), commitTotals(b.opsAddr)
 		ok, err := b.ladderLoad(ctx, w)
@@ -653,11 +654,11 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 	if r.one {
 		sources = sources[:1]
 	}
-	if os.Getenv("BENCH_PROFILE") != "" && !r.separate {
-		go b.profile("ladder_"+r.key, b.opsAddr, b.window()-time.Second)
-	}
 	if err := b.quietPostgres(ctx, "ladder "+r.key); err != nil {
 		return err
+	}
+	if os.Getenv("BENCH_PROFILE") != "" && !r.separate {
+		go b.profile("ladder_"+r.key, b.opsAddr, b.window()-time.Second)
 	}
 	before, stagesBefore := b.cpu.sample(procs...), stageCPU(procs)
 	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, r.paced})
