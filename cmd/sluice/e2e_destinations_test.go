@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	svix "github.com/svix/svix-webhooks/go"
 
@@ -74,11 +75,7 @@ func newEndpoint(t *testing.T, tenantID, url string, ordered bool, filters ...st
 func newEndpointIn(t *testing.T, pool *pgxpool.Pool, tenantID, url string, ordered bool, filters ...string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	var id string
-	if err := pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters, ordered) VALUES ($1, $2, $3, $4) RETURNING id`,
-		tenantID, url, filters, ordered).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
+	id := uuid.NewString()
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	secret := "whsec_" + base64.StdEncoding.EncodeToString(key)
@@ -90,7 +87,11 @@ func newEndpointIn(t *testing.T, pool *pgxpool.Pool, tenantID, url string, order
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3)`, id, keyID, sealed); err != nil {
+	// One statement: a deliverer never sees the endpoint without its secret.
+	if _, err := pool.Exec(ctx, `WITH ep AS (
+  INSERT INTO endpoints (id, tenant_id, url, filters, ordered) VALUES ($1, $2, $3, $4, $5) RETURNING id
+) INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) SELECT id, $6, $7 FROM ep`,
+		id, tenantID, url, filters, ordered, keyID, sealed); err != nil {
 		t.Fatal(err)
 	}
 	return id, secret

@@ -474,15 +474,21 @@ func parseNote(p string) (string, span, bool) {
 	return f[0], span{lo, hi}, true
 }
 
-// ErrNoEndpoint: the endpoint to test does not exist or is disabled.
-var ErrNoEndpoint = errors.New("delivery: no enabled endpoint with that id")
-
 // TestEndpoint posts a signed synthetic sluice.test event to endpoint id
-// and returns the attempt; nothing is stored.
+// and returns the attempt; nothing is stored. An endpoint that is no
+// target (disabled, deleted, no signing secret in force) is a conflict
+// (endpoints.ErrConflict) that says why when the store does.
 func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Attempt, error) {
 	t, ok, err := d.store.Target(ctx, id)
 	if !ok {
-		return endpoints.Attempt{}, errors.Join(ErrNoEndpoint, err)
+		if err != nil && !errors.Is(err, endpoints.ErrNoSecret) {
+			return endpoints.Attempt{}, err // a read that failed, or a secret that does not open: the server's
+		}
+		detail := fmt.Sprintf("endpoint %s is not enabled: nothing is sent to it", id)
+		if err != nil {
+			detail = err.Error()
+		}
+		return endpoints.Attempt{}, &endpoints.ConflictError{Detail: detail}
 	}
 	now := time.Now().UTC()
 	eventID := "test_" + strconv.FormatInt(now.UnixNano(), 36)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/consumers/delivery"
@@ -57,24 +58,32 @@ func newEnv(t *testing.T) env {
 	return e
 }
 
-// endpoint makes an endpoint at url with one delivery pending, and returns
-// the delivery's id.
-func (e env) endpoint(t *testing.T, url string) int64 {
+// newEndpoint makes an endpoint at url subscribed to everything, with a
+// signing secret sealed by the env's ring, in one statement: a deliverer
+// never sees it without its secret.
+func (e env) newEndpoint(t *testing.T, url string) string {
 	t.Helper()
-	ctx := context.Background()
-	var id string
-	if err := e.pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters) VALUES ($1, $2, '{*}') RETURNING id::text`, e.tenant, url).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
+	id := uuid.NewString()
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	keyID, sealed, err := e.ring.Seal([]byte("whsec_"+base64.StdEncoding.EncodeToString(key)), []byte(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.pool.Exec(ctx, `INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) VALUES ($1, $2, $3)`, id, keyID, sealed); err != nil {
+	if _, err := e.pool.Exec(context.Background(), `WITH ep AS (
+  INSERT INTO endpoints (id, tenant_id, url, filters) VALUES ($1, $2, $3, '{*}') RETURNING id
+) INSERT INTO endpoint_secrets (endpoint_id, key_id, ciphertext) SELECT id, $4, $5 FROM ep`, id, e.tenant, url, keyID, sealed); err != nil {
 		t.Fatal(err)
 	}
+	return id
+}
+
+// endpoint makes an endpoint at url with one delivery pending, and returns
+// the delivery's id.
+func (e env) endpoint(t *testing.T, url string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	id := e.newEndpoint(t, url)
 	var delivery int64
 	if err := e.pool.QueryRow(ctx, `INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, payload, event_id, event_type, source, topic, partition, "offset")
 VALUES ($1, $2, 'msg_1', 'k', '{"a":1}', 'evt_1', 'sluice.test', '/tenants/t', 't', 0, 0) RETURNING id`, id, e.tenant).Scan(&delivery); err != nil {

@@ -128,12 +128,7 @@ func TestDeliverersShareEndpointsAndTakeOverAStoppedOnesShare(t *testing.T) {
 	const endpointCount, each = 6, 25
 	var ids []string
 	for i := range endpointCount {
-		var id string
-		if err := e.pool.QueryRow(context.Background(), `INSERT INTO endpoints (tenant_id, url, filters) VALUES ($1, $2, '{*}') RETURNING id::text`,
-			e.tenant, fmt.Sprintf("%s/%d", srv.URL, i)).Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
+		ids = append(ids, e.newEndpoint(t, fmt.Sprintf("%s/%d", srv.URL, i)))
 	}
 	stopA := e.deliverer(t, "a")
 	e.deliverer(t, "b")
@@ -193,11 +188,7 @@ func TestABusyKeyIsSentWholeInOrder(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(srv.Close)
-	var id string
-	if err := e.pool.QueryRow(context.Background(), `INSERT INTO endpoints (tenant_id, url, filters) VALUES ($1, $2, '{*}') RETURNING id::text`,
-		e.tenant, srv.URL).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
+	id := e.newEndpoint(t, srv.URL)
 	const n = 50
 	if _, err := e.pool.Exec(context.Background(), `WITH ins AS (
   INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, payload, event_id, event_type, source, topic, partition, "offset")

@@ -89,19 +89,15 @@ func create(t *testing.T, s endpoints.Store, n endpoints.New) (endpoints.Endpoin
 }
 
 // target is endpoint id as the deliverer reads it; ok false when it is
-// not among the targets (disabled, deleted).
+// not among the targets (disabled, deleted). Only id is read: other
+// tests' endpoints in the shared database are none of this one's.
 func target(t *testing.T, s endpoints.Store, id string) (endpoints.Target, bool) {
 	t.Helper()
-	targets, err := s.Targets(context.Background())
+	tg, ok, err := s.Target(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tg := range targets {
-		if tg.ID == id {
-			return tg, true
-		}
-	}
-	return endpoints.Target{}, false
+	return tg, ok
 }
 
 func key(t *testing.T, secret string) string {
@@ -333,6 +329,46 @@ func TestRotationSignsWithEveryUnexpiredSecret(t *testing.T) {
 	}
 	if a := auditActions(t, e.ID); strings.Join(a, ",") != "endpoint.create,endpoint.rotate_secret,endpoint.rotate_secret" {
 		t.Errorf("audit %v", a)
+	}
+}
+
+// An endpoint with no secret in force is no target, named in the error:
+// its deliveries wait rather than go out unsigned. The others are still
+// targets beside it.
+func TestAnEndpointWithoutASecretInForceIsNoTarget(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, endpoints.Limits{})
+	ctx := context.Background()
+	tenant := newTenant(t)
+	signed, _ := create(t, s, endpoints.New{TenantID: tenant})
+	expired, _ := create(t, s, endpoints.New{TenantID: tenant})
+	if _, err := pool.Exec(ctx, `UPDATE endpoint_secrets SET expires_at = now() - interval '1 second' WHERE endpoint_id = $1`, expired.ID); err != nil {
+		t.Fatal(err)
+	}
+	var bare string
+	if err := pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters) VALUES ($1, 'https://example.com/bare', '{*}') RETURNING id::text`,
+		tenant).Scan(&bare); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{expired.ID, bare} {
+		if tg, ok, err := s.Target(ctx, id); ok || !errors.Is(err, endpoints.ErrNoSecret) {
+			t.Errorf("endpoint %s without a secret in force: target %v with %d keys, error %v; want none, ErrNoSecret", id, ok, len(tg.Keys), err)
+		}
+	}
+	if tg, ok := target(t, s, signed.ID); !ok || len(tg.Keys) != 1 {
+		t.Errorf("the signed endpoint: target %v with %d keys, want one key", ok, len(tg.Keys))
+	}
+	targets, err := s.Targets(ctx)
+	if !errors.Is(err, endpoints.ErrNoSecret) || targets == nil {
+		t.Fatalf("targets beside two endpoints without secrets: %v, %v; want the others and ErrNoSecret", len(targets), err)
+	}
+	for _, tg := range targets {
+		if tg.ID == expired.ID || tg.ID == bare {
+			t.Errorf("endpoint %s without a secret in force is a target", tg.ID)
+		}
+		if len(tg.Keys) == 0 {
+			t.Errorf("target %s has no key to sign with", tg.ID)
+		}
 	}
 }
 

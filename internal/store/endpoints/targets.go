@@ -113,8 +113,17 @@ ORDER BY e.id`, only)
 	return targets, errors.Join(unopened...)
 }
 
+// ErrNoSecret: an endpoint has no signing secret in force (none yet, or
+// every one expired). It is left out of Targets like one whose secret does
+// not open, so its deliveries wait: a request without a signature is one
+// the receiver must refuse, and one a forger could have sent.
+var ErrNoSecret = errors.New("no signing secret in force: its deliveries wait")
+
 // open fills t's keys and headers from their sealed forms.
 func (s Store) open(t *Target, headersKey *string, headers []byte, keyIDs []string, sealed [][]byte) error {
+	if len(keyIDs) == 0 {
+		return fmt.Errorf("endpoint %s: %w", t.ID, ErrNoSecret)
+	}
 	for i := range keyIDs {
 		secret, err := s.Ring.Open(keyIDs[i], sealed[i], []byte(t.ID))
 		if err != nil {
