@@ -82,8 +82,9 @@ type Result struct {
 	Resealed int `json:"resealed"`
 	// Remaining counts, by key id, the values still sealed by another key
 	// than the ring's first after the rotation: those the ring cannot
-	// open, and any sealed meanwhile by a process whose ring still puts
-	// an old key first.
+	// open, any sealed meanwhile by a process whose ring still puts an old
+	// key first, and any another transaction held when it counted (another
+	// rotation's open batch, an operator's change), never waited for.
 	Remaining map[string]int `json:"remaining"`
 	// Unopenable are the key ids of values the ring failed to open: keys
 	// it lacks, or holds other bytes under.
