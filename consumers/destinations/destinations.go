@@ -124,6 +124,15 @@ func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, erro
 	return &Subscriptions{load: load, refresh: refresh, now: time.Now}
 }
 
+// Forget drops what was read: the next Index reads afresh. The Gate's
+// wiring calls it before the group starts, so the first batch past the
+// mark sees the endpoint whose creation started it.
+func (s *Subscriptions) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ix = nil
+}
+
 // Index returns the endpoints as of at most refresh ago. A failed read
 // keeps no stale answer past refresh: the batch is retried (transient).
 func (s *Subscriptions) Index(ctx context.Context) (*endpoints.Index, error) {

@@ -29,6 +29,17 @@ func (s Store) Subscriptions(ctx context.Context) ([]Subscription, error) {
 	return subs, nil
 }
 
+// AnyEnabled reports whether some tenant's endpoint is enabled: while
+// none is, the fan-out has nothing to write and its group need not read.
+func (s Store) AnyEnabled(ctx context.Context) (bool, error) {
+	var enabled bool
+	err := s.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM endpoints WHERE disabled_at IS NULL AND tenant_id IS NOT NULL)`).Scan(&enabled)
+	if err != nil {
+		return false, fmt.Errorf("read whether an endpoint is enabled: %w", err)
+	}
+	return enabled, nil
+}
+
 // Target is an enabled endpoint as the deliverer sees it: where, how, and
 // the keys that sign for it, opened.
 type Target struct {

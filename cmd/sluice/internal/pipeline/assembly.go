@@ -286,7 +286,12 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 		return err
 	}
 	eventTopics := a.eventTopics()
-	fanOut := destinations.New(destinations.NewSubscriptions(endpoints.Store{Pool: a.pool}.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh)))
+	ends := endpoints.Store{Pool: a.pool}
+	subs := destinations.NewSubscriptions(ends.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh))
+	fanOut := destinations.New(subs)
+	idle := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_consumer_group_idle",
+		Help: "1 while a group is held stopped because it has nothing to do (the fan-out while no endpoint is enabled)."}, []string{"group"})
+	a.reg.MustRegister(idle)
 	specs := groups.List(a.cfg.Topics, groups.Options{Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))
 	for _, spec := range specs {
@@ -311,12 +316,54 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: group.Run})
+		run := group.Run
+		if spec.Handler == fanOut {
+			run = a.fanOutGate(spec, ends, subs, idle.WithLabelValues(spec.ID), group.Run)
+		}
+		a.stages = append(a.stages, stage{name: spec.ID, gate: a.topics, run: run})
 		// A group retrying a deployment fault (a revoked grant) is not
 		// ready, in the fault's words, until it applies again.
 		a.checks = append(a.checks, listen.Check{Name: "consumer " + spec.ID, Fn: group.CheckDeployment})
 	}
 	return a.deliverStage(ctx)
+}
+
+// fanOutGate runs the fan-out's group only while an endpoint is enabled
+// (destinations.Gate), looking as often as the fan-out re-reads endpoints,
+// but at most once a second; each start reads the endpoints afresh.
+func (a *assembly) fanOutGate(spec groups.Group, ends endpoints.Store, subs *destinations.Subscriptions, idle prometheus.Gauge, run func(context.Context) error) func(context.Context) error {
+	gate := destinations.Gate{
+		Subscribed: ends.AnyEnabled,
+		Mark: func(ctx context.Context) (func(context.Context) error, error) {
+			to, err := offsets.Ends(ctx, a.adm, spec.Topics...)
+			if err != nil {
+				return nil, err
+			}
+			return func(ctx context.Context) error {
+				_, err := offsets.ForwardTo(ctx, a.adm, spec.ID, to)
+				if errors.Is(err, offsets.ErrGroupActive) {
+					return nil // another process's member reads them
+				}
+				return err
+			}, nil
+		},
+		Every: max(cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh), time.Second),
+		Idle:  cmp.Or(a.cfg.FanOutIdle, destinations.Idle),
+		Held: func(held bool) {
+			if held {
+				idle.Set(1)
+			} else {
+				idle.Set(0)
+			}
+		},
+		Log: a.log.With(slog.String("component", "consumer"), slog.String("group", spec.ID)),
+	}
+	return func(ctx context.Context) error {
+		return gate.Run(ctx, func(ctx context.Context) error {
+			subs.Forget()
+			return run(ctx)
+		})
+	}
 }
 
 // endpointTester sends the admin API's test events: a deliverer of its

@@ -109,6 +109,10 @@ type Config struct {
 	// (for types no handler knows) see an endpoint created or changed.
 	// Default 5s.
 	EndpointsRefresh time.Duration
+	// FanOutIdle is how long no endpoint is enabled before the fan-out's
+	// group stops reading (it starts again within EndpointsRefresh of one
+	// being enabled). Default destinations.Idle.
+	FanOutIdle time.Duration
 	// ShutdownGrace bounds the wait for in-flight requests on stop. Default 20s.
 	ShutdownGrace time.Duration
 	// KafkaBackoff is the first pause between attempts to create the topics
