@@ -70,15 +70,17 @@ func (g Gate) hold(ctx context.Context) error {
 			g.Log.Info("fan-out starting: an endpoint is enabled")
 			g.held(false)
 			return nil
-		case forward != nil:
-			if err := forward(ctx); err != nil && ctx.Err() == nil {
-				g.Log.Warn("fan-out: offsets not moved", slog.Any("error", err))
+		default:
+			if forward != nil {
+				if err := forward(ctx); err != nil && ctx.Err() == nil {
+					g.Log.Warn("fan-out: offsets not moved", slog.Any("error", err))
+				}
 			}
-		}
-		if !held {
-			held = true
-			g.Log.Info("fan-out held stopped: no endpoint is enabled")
-			g.held(true)
+			if !held {
+				held = true
+				g.Log.Info("fan-out held stopped: no endpoint is enabled")
+				g.held(true)
+			}
 		}
 		if err := g.wait(ctx); err != nil {
 			return err
