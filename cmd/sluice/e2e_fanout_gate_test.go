@@ -96,7 +96,10 @@ func TestTheFanOutReadsOnlyWhileAnEndpointIsEnabled(t *testing.T) {
 	}
 	delivered := func() []string {
 		t.Helper()
-		rows, _ := pool.Query(ctx, `SELECT event_id FROM deliveries WHERE tenant_id = $1 AND state = 'delivered' ORDER BY event_id`, tenant)
+		rows, err := pool.Query(ctx, `SELECT event_id FROM deliveries WHERE tenant_id = $1 AND state = 'delivered' ORDER BY event_id`, tenant)
+		if err != nil {
+			t.Fatal(err)
+		}
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
 			t.Fatal(err)

@@ -67,6 +67,13 @@ func (p *gateProbe) gate(idle time.Duration) destinations.Gate {
 	}
 }
 
+// run runs the gate over p.group; the channel gets what Run returned.
+func (p *gateProbe) run(ctx context.Context, idle time.Duration) <-chan error {
+	ran := make(chan error, 1)
+	go func() { ran <- p.gate(idle).Run(ctx, p.group) }()
+	return ran
+}
+
 // group is a consumer group that runs until its context ends.
 func (p *gateProbe) group(ctx context.Context) error {
 	p.started <- struct{}{}
@@ -84,8 +91,7 @@ func TestTheFanOutRunsOnlyWhileAnEndpointIsEnabled(t *testing.T) {
 	p := newGateProbe()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	ran := make(chan error, 1)
-	go func() { ran <- p.gate(0).Run(ctx, p.group) }()
+	ran := p.run(ctx, 0)
 
 	p.answers <- false // the first look: no endpoint
 	p.answers <- false // the second
@@ -121,8 +127,7 @@ func TestTheFanOutKeepsRunningThroughAShortGap(t *testing.T) {
 	p := newGateProbe()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	ran := make(chan error, 1)
-	go func() { ran <- p.gate(time.Hour).Run(ctx, p.group) }()
+	ran := p.run(ctx, time.Hour)
 
 	p.answers <- true
 	<-p.started
