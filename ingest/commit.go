@@ -132,6 +132,10 @@ type CommitConfig struct {
 	TenantQueueSize int
 	// Timeout bounds one transaction. Default 5s.
 	Timeout time.Duration
+	// Pool holds the committers' connections (pg.ConnectCommitter; one per
+	// committer is enough, a batch's transactions run one after another);
+	// nil: the service's pool.
+	Pool *pgxpool.Pool
 }
 
 func (c CommitConfig) WithDefaults() CommitConfig {
@@ -174,6 +178,9 @@ type committer struct {
 
 func newCommitter(pool *pgxpool.Pool, log *slog.Logger, cfg CommitConfig, m *metrics, tracer trace.Tracer) *committer {
 	cfg = cfg.WithDefaults()
+	if cfg.Pool != nil {
+		pool = cfg.Pool
+	}
 	return &committer{pool: pool, log: log, cfg: cfg, metrics: m, queue: newFairQueue(cfg.TenantQueueSize, cfg.QueueSize), tracer: tracer,
 		args: sync.Pool{New: func() any { return &acceptArgs{} }}}
 }

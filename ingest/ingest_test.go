@@ -83,6 +83,15 @@ func setupIn(t *testing.T, cfg ingest.Config, databaseURL, serviceURL string, sc
 		}
 		t.Cleanup(servicePool.Close)
 	}
+	if cfg.Commit.Pool == nil {
+		// The group commits' own connections, as the stages run them.
+		commits, err := pg.ConnectCommitter(ctx, serviceURL, int32(cfg.Commit.WithDefaults().Committers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(commits.Close)
+		cfg.Commit.Pool = commits
+	}
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
 	catalogue, err := schemas.Load(schemaFiles...)

@@ -37,6 +37,19 @@ func ConnectDeliverer(ctx context.Context, url string, maxConns int32) (*pgxpool
 	return connect(ctx, url, maxConns, map[string]string{"synchronous_commit": "off", "plan_cache_mode": "force_custom_plan"})
 }
 
+// ConnectCommitter is Connect for ingest's group commits: each statement
+// is planned once per connection and that plan kept (plan_cache_mode
+// force_generic_plan). Under Postgres's default, a prepared statement whose
+// custom plans look cheaper than its generic plan is planned anew at every
+// call, and ingest's accepting statement looks so for the batches of one or
+// two deliveries that moderate rates make: planning it costs Postgres more
+// than running it. Its statements are written to run well under any plan
+// (ingest/sql: the key probe's LIMIT 1, inserts in key order), and the pool
+// is the committers' alone, so no other statement is planned so.
+func ConnectCommitter(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	return connect(ctx, url, maxConns, map[string]string{"plan_cache_mode": "force_generic_plan"})
+}
+
 func connect(ctx context.Context, url string, maxConns int32, params map[string]string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

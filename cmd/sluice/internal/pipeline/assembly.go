@@ -213,6 +213,14 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing
 	ic.EndpointsRefresh = cmp.Or(ic.EndpointsRefresh, a.cfg.EndpointsRefresh)
+	// Group commits on connections of their own (pg.ConnectCommitter says
+	// why).
+	commits, err := pg.ConnectCommitter(ctx, a.cfg.DatabaseURL, int32(ic.Commit.WithDefaults().Committers))
+	if err != nil {
+		return err
+	}
+	a.closers = append(a.closers, commits.Close)
+	ic.Commit.Pool = commits
 	if ic.TenantTypes, err = catalog.New(a.pool, a.types); err != nil {
 		return err
 	}
