@@ -11,6 +11,9 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,12 +61,9 @@ func connect(ctx context.Context, url string, maxConns int32, params map[string]
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
-	for k, v := range params {
-		cfg.ConnConfig.RuntimeParams[k] = v
-	}
-	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		registerUUIDStrings(conn.TypeMap())
-		return nil
+		return set(ctx, conn, params)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -76,6 +76,26 @@ func connect(ctx context.Context, url string, maxConns int32, params map[string]
 		return nil, fmt.Errorf("reach database%s: %w", tlsHint(err, cfg.ConnConfig.Config), err)
 	}
 	return pool, nil
+}
+
+// set applies settings to a new connection with a statement, not as
+// startup parameters: PgBouncer refuses a connection whose startup packet
+// has a parameter it does not track ("unsupported startup parameter"),
+// while a statement passes any pooler in session mode.
+func set(ctx context.Context, conn *pgx.Conn, settings map[string]string) error {
+	if len(settings) == 0 {
+		return nil
+	}
+	var calls []string
+	var args []any
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		calls = append(calls, fmt.Sprintf("set_config($%d, $%d, false)", len(args)+1, len(args)+2))
+		args = append(args, k, settings[k])
+	}
+	if _, err := conn.Exec(ctx, "SELECT "+strings.Join(calls, ", "), args...); err != nil {
+		return fmt.Errorf("set %s: %w", strings.Join(slices.Sorted(maps.Keys(settings)), ", "), err)
+	}
+	return nil
 }
 
 // tlsHint names which part of TLS failed, in front of the driver's own

@@ -1,0 +1,58 @@
+package pg_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// The pools that differ from Connect carry their settings on every
+// connection they open, set by a statement once connected (a pooler may
+// refuse them as startup parameters), and Connect's carry none.
+func TestEachPoolHasItsSettingsOnEveryConnection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := testenv.Require(t).DatabaseURL
+	for _, tc := range []struct {
+		name               string
+		connect            func(context.Context, string, int32) (*pgxpool.Pool, error)
+		planMode, syncMode string
+	}{
+		{"plain", pg.Connect, "auto", "on"},
+		{"committer", pg.ConnectCommitter, "force_generic_plan", "on"},
+		{"deliverer", pg.ConnectDeliverer, "force_custom_plan", "off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pool, err := tc.connect(ctx, url, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			// Two connections at once: each opened with the settings.
+			a, err := pool.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Release()
+			b, err := pool.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Release()
+			for _, c := range []*pgxpool.Conn{a, b} {
+				var plan, sync string
+				if err := c.QueryRow(ctx, `SELECT current_setting('plan_cache_mode'), current_setting('synchronous_commit')`).Scan(&plan, &sync); err != nil {
+					t.Fatal(err)
+				}
+				if plan != tc.planMode || sync != tc.syncMode {
+					t.Fatalf("plan_cache_mode %s, synchronous_commit %s; want %s, %s", plan, sync, tc.planMode, tc.syncMode)
+				}
+			}
+		})
+	}
+}
