@@ -39,8 +39,11 @@ import (
 //   - consumers: `sluice consume` against Kafka's ConsumerPerformance over
 //     the floor's records plus pgbench running the credits handler's
 //     statements at the consumers' mean batch;
-//   - pipeline: `sluice serve` saturated, counted until applied and
-//     relayed, against the sum of the floors per event.
+//   - pipeline: `sluice serve` (or the stages as separate processes),
+//     saturated and paced, counted until applied and relayed, against the
+//     floors run live as one pipeline at the rate Sluice's window reached,
+//     with its group commits and credits batches (and, saturated, beside
+//     the sum of the stages' floors per event).
 
 // ladderRate is the paced rungs' rate.
 const ladderRate = 1000
@@ -163,14 +166,14 @@ func (b *bench) deliveryFloor(ctx context.Context) error {
 type ladderWindow struct {
 	rung    string
 	sources []benchSource
-	paced   bool
+	rate    int // events/s; 0: saturated
 }
 
 func (b *bench) ladderWindows() []ladderWindow {
 	return []ladderWindow{
-		{"ingest", b.sources, false},
-		{"ingest_1tenant", b.sources[:1], false},
-		{"ingest_at_1000", b.sources, true},
+		{"ingest", b.sources, 0},
+		{"ingest_1tenant", b.sources[:1], 0},
+		{"ingest_at_1000", b.sources, ladderRate},
 	}
 }
 
@@ -258,14 +261,14 @@ func (s cpuSample) with(name string, d time.Duration) cpuSample {
 // warm-up's included: they are served and counted by the CPU samples).
 func (b *bench) ladderLoad(ctx context.Context, w ladderWindow) (float64, error) {
 	g := b.generatorOf(b.stageAddr, conns, w.sources)
-	if !w.paced {
+	if w.rate == 0 {
 		r := g.saturate(conns, b.window())
 		log.Printf("ladder %s: %.0f events/s, %d rejected, %d errors", w.rung, r.rate(), r.rejected, r.errors)
 		return float64(r.ok), nil
 	}
-	r := g.paced(ladderRate, conns, b.window())
+	r := g.paced(w.rate, conns, b.window())
 	log.Printf("ladder %s: %.0f events/s, %d rejected, %d errors", w.rung, r.rate(), r.rejected, r.errors)
-	return float64(r.ok) + float64(ladderRate)*pacedWarmup.Seconds(), nil
+	return float64(r.ok) + float64(w.rate)*pacedWarmup.Seconds(), nil
 }
 
 // commitTotals reads ingest's group-commit counters: deliveries, batches.
@@ -576,20 +579,33 @@ func (b *bench) pipelineRuns() []pipelineRun {
 }
 
 // ladderPipeline runs each whole-pipeline window, then the floors as one
-// live pipeline paced at the same rate.
+// live pipeline at each window's rate: paced, at ladderRate (one floor for
+// serve and separate stages, with serve's batches); saturated, at the rate
+// Sluice reached in that window, with its batches.
 func (b *bench) ladderPipeline(ctx context.Context, adm *kadm.Client) error {
 	cpu := map[string][]float64{}
-	for _, r := range b.pipelineRuns() {
+	runs := b.pipelineRuns()
+	for _, r := range runs {
 		if err := b.pipelineWindow(ctx, adm, r, cpu); err != nil {
 			return fmt.Errorf("%s: %w", r.key, err)
 		}
 	}
 	b.medians(cpu)
-	if err := b.floorPipeline(ctx, adm, b.sources, "pipeline_at_1000"); err != nil {
-		return err
-	}
-	if !b.quick {
-		return b.floorPipeline(ctx, adm, b.sources[:1], "pipeline_at_1000_1tenant")
+	for _, r := range runs {
+		if r.paced && r.separate {
+			continue // serve's floor at the same rate
+		}
+		sources := b.sources
+		if r.one {
+			sources = sources[:1]
+		}
+		rate := ladderRate
+		if !r.paced {
+			rate = int(math.Round(b.results["ladder_"+r.key+"_rate"]))
+		}
+		if err := b.floorPipeline(ctx, adm, sources, r.key, max(1, rate)); err != nil {
+			return fmt.Errorf("%s floor: %w", r.key, err)
+		}
 	}
 	return nil
 }
@@ -660,10 +676,21 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 	if os.Getenv("BENCH_PROFILE") != "" && !r.separate {
 		go b.profile("ladder_"+r.key, b.opsAddr, b.window()-time.Second)
 	}
+	rate := 0
+	if r.paced {
+		rate = ladderRate
+	}
+	// The floors run at this window's batches: ingest's in the process
+	// that ingests (serve, or the first of the stages), the credits
+	// group's in the one that consumes (b.opsAddr).
+	commitsBefore, creditsBefore := commitTotals(procs[0].ops), b.creditsTotals(b.opsAddr)
 	before, stagesBefore := b.cpu.sample(procs...), stageCPU(procs)
-	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, r.paced})
+	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, rate})
 	if err != nil {
 		return err
+	}
+	if !r.paced {
+		b.results["ladder_"+r.key+"_rate"] = ok / b.window().Seconds()
 	}
 	if err := b.waitApplied(ctx, adm, start, slot, 250*time.Millisecond); err != nil { // fewer scrapes of /metrics
 		return err
@@ -675,12 +702,11 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 		}
 	}
 	b.cpu.perEvent("ladder_"+r.key+"_sluice", before, b.cpu.sample(procs...).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
-	if r.paced && !r.separate {
-		// The floors' live pipeline commits and applies in batches of
-		// the sizes Sluice's made at this rate.
-		b.results["ladder_"+r.key+"_consumers_batch"] = b.meanBatch(b.opsAddr)
-		b.results["ladder_"+r.key+"_commit_batch"] = commitBatch(b.opsAddr)
-	}
+	// The floors' live pipeline commits and applies in batches of the
+	// sizes Sluice's made in this window, its load and the drain after it.
+	commits, credits := commitTotals(procs[0].ops), b.creditsTotals(b.opsAddr)
+	b.results["ladder_"+r.key+"_commit_batch"] = (commits[0] - commitsBefore[0]) / max(1, commits[1]-commitsBefore[1])
+	b.results["ladder_"+r.key+"_consumers_batch"] = (credits[0] - creditsBefore[0]) / max(1, credits[1]-creditsBefore[1])
 	return nil
 }
 
@@ -693,29 +719,25 @@ func stageCPU(procs []*proc) map[string]time.Duration {
 	return used
 }
 
-// meanBatch is the credits group's mean records per transaction so far.
-func (b *bench) meanBatch(addr string) float64 {
+// creditsTotals reads the credits group's counters: records applied,
+// batch transactions.
+func (b *bench) creditsTotals(addr string) [2]float64 {
 	val, err := metricsOf(addr)
 	if err != nil {
-		return 0
+		return [2]float64{}
 	}
 	l := `{group="` + b.prefix + `.credits"}`
-	return val("sluice_consumer_records_applied_total"+l) / max(1, val("sluice_consumer_batch_seconds_count"+l))
+	return [2]float64{val("sluice_consumer_records_applied_total" + l), val("sluice_consumer_batch_seconds_count" + l)}
 }
 
-// commitBatch is ingest's mean deliveries per group commit so far.
-func commitBatch(addr string) float64 {
-	t := commitTotals(addr)
-	return t[0] / max(1, t[1])
-}
-
-// floorPipeline runs the floors as one pipeline paced at ladderRate: the
-// ingest floor, pg_recvlogical into the relay floor on a slot of its own,
+// floorPipeline runs the floors as one pipeline paced at rate, Sluice's in
+// the window key: the ingest floor with the group commits Sluice's ingest
+// made there, pg_recvlogical into the relay floor on a slot of its own,
 // ConsumerPerformance on the floor's records and pgbench running the credits
 // statements at the rate and batch Sluice's consumers applied at (-R). Each
 // process is started before the window and read from /proc around it, so no
 // start-up is counted.
-func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []benchSource, key string) error {
+func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []benchSource, key string, rate int) error {
 	batch := max(1, int(math.Round(b.results["ladder_"+key+"_commit_batch"])))
 	records := max(1, int(math.Round(b.results["ladder_"+key+"_consumers_batch"])))
 	if err := b.floorTopics(ctx, adm); err != nil {
@@ -740,7 +762,7 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 		return err
 	}
 	defer live.stop()
-	expect := int(float64(ladderRate) * (b.window() + pacedWarmup).Seconds())
+	expect := int(float64(rate) * (b.window() + pacedWarmup).Seconds())
 	perf, err := b.startConsumerPerf(ctx, expect, "live-"+key)
 	if err != nil {
 		return err
@@ -750,7 +772,7 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	if err != nil {
 		return err
 	}
-	txRate := float64(ladderRate) / float64(records)
+	txRate := float64(rate) / float64(records)
 	pgbench := exec.CommandContext(ctx, pgBin("pgbench"), "-n", "-M", "prepared", "-c", "1", "-R", strconv.FormatFloat(txRate, 'f', 2, 64),
 		"-T", strconv.Itoa(int((b.window() + pacedWarmup).Seconds())), "-f", script, b.dbURL)
 	// The JVM's start is not counted: the window begins once its group
@@ -778,7 +800,7 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	if err := pgbench.Start(); err != nil {
 		return err
 	}
-	ok, err := b.ladderLoad(ctx, ladderWindow{key, sources, true})
+	ok, err := b.ladderLoad(ctx, ladderWindow{key + " floor", sources, rate})
 	if err != nil {
 		return err
 	}
@@ -832,22 +854,42 @@ var ladderRungs = []struct{ key, label string }{
 }
 
 // pipelineFloor names the floor a whole-pipeline rung is read against:
-// paced, the floors' live pipeline at the same rate; saturated, the sum of
-// the stages' floors per event (an event is ingested once, relayed once
-// with each e-mail its grant caused, consumed once), with the ingest floor
-// of as many tenants.
+// the floors run live as one pipeline at the rung's rate with its batches
+// (paced: serve's window at 1,000/s, which separate stages share).
 func (b *bench) pipelineFloor(key string) (float64, string, bool) {
-	one := strings.HasSuffix(key, "_1tenant")
+	live := b.liveFloor(key)
+	v, ok := b.ladderSum("ladder_"+live+"_floor", "floor")
+	return v, fmt.Sprintf("the floors live at %s/s", format(b.liveRate(key))), ok
+}
+
+// liveFloor is the key of the floors' live pipeline a rung is read against.
+func (b *bench) liveFloor(key string) string {
 	if strings.Contains(key, "_at_1000") {
-		live := "pipeline_at_1000" + map[bool]string{false: "", true: "_1tenant"}[one]
-		v, ok := b.ladderSum("ladder_"+live+"_floor", "floor")
-		return v, "the floors live at 1,000/s", ok
+		return "pipeline_at_1000" + map[bool]string{false: "", true: "_1tenant"}[strings.HasSuffix(key, "_1tenant")]
 	}
-	ingest := "ingest" + map[bool]string{false: "", true: "_1tenant"}[one]
+	return key
+}
+
+// liveRate is the rate of the floors' live pipeline of a rung.
+func (b *bench) liveRate(key string) float64 {
+	if strings.Contains(key, "_at_1000") {
+		return ladderRate
+	}
+	return math.Round(b.results["ladder_"+key+"_rate"])
+}
+
+// floorSum is a saturated whole-pipeline rung's other floor: the sum of the
+// stages' floors per event, each measured on its own (ingest saturated with
+// as many tenants, the relay and the consumers from a backlog: batches of
+// thousands of records, which a live pipeline does not make); an event is
+// ingested once, relayed once with each e-mail its grant caused, consumed
+// once.
+func (b *bench) floorSum(key string) (float64, bool) {
+	ingest := "ingest" + map[bool]string{false: "", true: "_1tenant"}[strings.HasSuffix(key, "_1tenant")]
 	in, ok1 := b.results["ladder_"+ingest+"_floor_us"]
 	relay, ok2 := b.results["ladder_relay_floor_us"]
 	consume, ok3 := b.results["ladder_consumers_floor_us"]
-	return in + relay*(1+b.results["ladder_consumers_grants_per_record"]) + consume, "sum of the floors", ok1 && ok2 && ok3
+	return in + relay*(1+b.results["ladder_consumers_grants_per_record"]) + consume, ok1 && ok2 && ok3
 }
 
 // ladderSum is a rung's processes' CPU per event summed: self (sluice or
@@ -881,6 +923,28 @@ func (b *bench) ladderRatios() {
 			b.results["ladder_"+r.key+"_sluice_us"], b.results["ladder_"+r.key+"_floor_us"] = s, f
 			b.results["ladder_"+r.key+"_ratio"] = s / f
 		}
+		if sum, ok := b.floorSum(r.key); ok1 && ok && sum > 0 && strings.HasPrefix(r.key, "pipeline") && !strings.Contains(r.key, "_at_1000") {
+			b.results["ladder_"+r.key+"_floor_sum_us"] = sum
+			b.results["ladder_"+r.key+"_ratio_to_sum"] = s / sum
+		}
+	}
+}
+
+// ladderSums prints the saturated pipeline rungs against the sum of the
+// stages' floors, each measured alone (the relay's and the consumers' from
+// a backlog): the measure before the floors ran live at Sluice's rate,
+// kept beside it.
+func (b *bench) ladderSums(sb *strings.Builder) {
+	var cells []string
+	for _, r := range ladderRungs {
+		if v, ok := b.results["ladder_"+r.key+"_ratio_to_sum"]; ok {
+			cells = append(cells, fmt.Sprintf("%s %s (%s against %s)", r.label, format(v),
+				format(b.results["ladder_"+r.key+"_sluice_us"]), format(b.results["ladder_"+r.key+"_floor_sum_us"])))
+		}
+	}
+	if len(cells) > 0 {
+		fmt.Fprintf(sb, "\n- Saturated, against the sum of the stages' floors each measured alone (the relay's and the consumers' from a backlog, batches of thousands): %s.\n",
+			strings.Join(cells, "; "))
 	}
 }
 
@@ -949,13 +1013,11 @@ func (b *bench) ladderTable(sb *strings.Builder) {
 			fParts = parts("ladder_consumers_kafka_floor", "floor") + "; " + parts("ladder_consumers_pg_floor", "floor")
 		case strings.HasPrefix(r.key, "pipeline"):
 			_, fParts, _ = b.pipelineFloor(r.key)
-			if strings.Contains(r.key, "_at_1000") {
-				live := "ladder_pipeline_at_1000" + map[bool]string{false: "", true: "_1tenant"}[strings.HasSuffix(r.key, "_1tenant")]
-				fParts += ": " + parts(live+"_floor", "floor")
-			}
+			fParts += ": " + parts("ladder_"+b.liveFloor(r.key)+"_floor", "floor")
 		}
 		fmt.Fprintf(sb, "| %s | %s (%s) | %s (%s) | %s |\n", r.label, format(s), sParts, format(f), fParts, format(b.results["ladder_"+r.key+"_ratio"]))
 	}
+	b.ladderSums(sb)
 	b.ladderStages(sb)
 	if f, ok := b.results["ladder_deliveries_floor_us"]; ok {
 		fmt.Fprintf(sb, "\n- Deliveries (no target): the floor, a client signing each request (Standard Webhooks) to a null server over %d connections, %s us per request", deliveryConns, format(f))
@@ -974,4 +1036,14 @@ func (b *bench) ladderTable(sb *strings.Builder) {
 		format(b.results["ladder_ingest_commit_batch"]), format(b.results["ladder_ingest_1tenant_commit_batch"]),
 		format(b.results["ladder_ingest_at_1000_commit_batch"]), format(b.results["ladder_consumers_batch"]),
 		format(b.results["ladder_consumers_grants_per_record"]))
+	var cells []string
+	for _, r := range b.pipelineRuns() {
+		if _, ok := b.results["ladder_"+r.key+"_floor_us"]; ok && b.liveFloor(r.key) == r.key {
+			cells = append(cells, fmt.Sprintf("%s: %s events/s, group commits of %s, credits transactions of %s", r.key,
+				format(b.liveRate(r.key)), format(b.results["ladder_"+r.key+"_commit_batch"]), format(b.results["ladder_"+r.key+"_consumers_batch"])))
+		}
+	}
+	if len(cells) > 0 {
+		fmt.Fprintf(sb, "- The floors' live pipelines ran at Sluice's rate and batches: %s.\n", strings.Join(cells, "; "))
+	}
 }
