@@ -7,6 +7,9 @@
 #   SLUICE_PG_TLS      1: PostgreSQL over TLS under a throwaway CA, and
 #                      .run/env's URL with sslmode=verify-full (default 0;
 #                      changing it restarts a running server)
+#   SLUICE_PG_STATEMENTS 1: load pg_stat_statements with planning tracked,
+#                      for the bench's BENCH_STATEMENTS=1 (default 0;
+#                      changing it restarts a running server)
 #   SLUICE_KAFKA_PORT  Kafka broker port on 127.0.0.1 (default 9092); the
 #                      KRaft controller uses SLUICE_KAFKA_PORT+10000 unless
 #                      SLUICE_KAFKA_CONTROLLER_PORT is set
@@ -101,6 +104,14 @@ fsync = on
 synchronous_commit = on
 full_page_writes = on
 EOF
+  if [[ "${SLUICE_PG_STATEMENTS:-0}" == 1 ]]; then
+    cat <<EOF
+# SLUICE_PG_STATEMENTS=1: what each statement costs, its planning apart
+# (the bench's BENCH_STATEMENTS=1 writes it per window).
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track_planning = on
+EOF
+  fi
   if [[ "$PG_TLS" == 1 ]]; then
     cat <<EOF
 # SLUICE_PG_TLS=1: TLS with dev/lib.sh's throwaway CA (plaintext still accepted).

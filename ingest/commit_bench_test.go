@@ -22,13 +22,7 @@ import (
 // package's TestMain database belongs to the external tests).
 func ownDatabase(tb testing.TB) *pgxpool.Pool {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := testenv.Require(tb).NewDatabase(ctx, "ingestint")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(db.Drop)
-	pool, err := pg.Connect(ctx, db.URL, 4)
+	pool, err := pg.Connect(context.Background(), ownDatabaseURL(tb), 4)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -57,13 +51,41 @@ func TestRefusedDeliveryDoesNotFailItsBatch(t *testing.T) {
 	}
 }
 
+// ownDatabaseURL is the URL of a migrated database of the test's own.
+func ownDatabaseURL(tb testing.TB) string {
+	tb.Helper()
+	db, err := testenv.Require(tb).NewDatabase(context.Background(), "ingestint")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Drop)
+	return db.URL
+}
+
+// commitEach writes n batches, each made by next, on c.
+func commitEach(tb testing.TB, c *committer, n int, next func() []*request) {
+	tb.Helper()
+	for range n {
+		if _, err := c.write(context.Background(), next()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// publishedDelivery is a new delivery of an invoice.paid event published
+// on topic.
+func publishedDelivery(tenant, source, eventID string, topic *string, body []byte) *delivery {
+	return &delivery{TenantID: tenant, SourceID: source, Account: "acct", EventID: eventID,
+		EventType: "invoice.paid", ObjectType: "invoice", ObjectID: "in_1", Status: "published", Body: body, Sum: sha256.Sum256(body),
+		ReceivedAt: time.Now(), Topic: topic, Key: []byte("k"), Envelope: envelope.Event{ID: "evt"}, Payload: body}
+}
+
 // BenchmarkCommitBatch measures one group-commit transaction of 100
 // deliveries, all new or all duplicates, with and without the duplicates'
 // records, to show what the delivery log costs:
 //
 //	go test -run '^$' -bench CommitBatch -benchtime 200x ./ingest/
 func BenchmarkCommitBatch(b *testing.B) {
-	ctx := context.Background()
 	pool := ownDatabase(b)
 	const batchSize = 100
 	tenant, source := uuid.NewString(), uuid.NewString()
@@ -84,24 +106,58 @@ func BenchmarkCommitBatch(b *testing.B) {
 						} else {
 							seq = i
 						}
-						batch[i] = &request{d: &delivery{TenantID: tenant, SourceID: source, Account: "acct", EventID: fmt.Sprintf("%s_%d", prefix, seq),
-							EventType: "invoice.paid", ObjectType: "invoice", ObjectID: "in_1", Status: "published", Body: body, Sum: sha256.Sum256(body),
-							ReceivedAt: time.Now(), Topic: &topic, Key: []byte("k"), Envelope: envelope.Event{ID: "evt"}, Payload: body}}
+						batch[i] = &request{d: publishedDelivery(tenant, source, fmt.Sprintf("%s_%d", prefix, seq), &topic, body)}
 					}
 					return batch
 				}
 				if dup {
-					if _, err := c.write(ctx, makeBatch()); err != nil {
-						b.Fatal(err)
-					}
+					commitEach(b, c, 1, makeBatch)
 				}
 				b.ResetTimer()
-				for range b.N {
-					if _, err := c.write(ctx, makeBatch()); err != nil {
-						b.Fatal(err)
-					}
-				}
+				commitEach(b, c, b.N, makeBatch)
 				b.ReportMetric(float64(b.N*batchSize)/b.Elapsed().Seconds(), "events/s")
+			})
+		}
+	}
+}
+
+// BenchmarkCommitPlans measures one group commit of 1 and of 25
+// deliveries on connections with Postgres's default plan choice and on
+// the committers' own (pg.ConnectCommitter), to show what planning the
+// accepting statement at every call costs a small batch:
+//
+//	go test -run '^$' -bench CommitPlans -benchtime 2000x ./ingest/
+func BenchmarkCommitPlans(b *testing.B) {
+	ctx := context.Background()
+	url := ownDatabaseURL(b)
+	tenant, source, topic := uuid.NewString(), uuid.NewString(), "bench.invoices"
+	body := []byte(`{"id":"evt","type":"invoice.paid","data":{"object":{"id":"in_1","object":"invoice"}}}`)
+	for _, pools := range []struct {
+		name    string
+		connect func(context.Context, string, int32) (*pgxpool.Pool, error)
+	}{{"default", pg.Connect}, {"committer", pg.ConnectCommitter}} {
+		for _, size := range []int{1, 25} {
+			b.Run(fmt.Sprintf("%s/batch=%d", pools.name, size), func(b *testing.B) {
+				pool, err := pools.connect(ctx, url, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer pool.Close()
+				c := newCommitter(pool, slog.New(slog.DiscardHandler), CommitConfig{}, newMetrics(prometheus.NewRegistry(), false), nil)
+				prefix, seq := uuid.NewString(), 0
+				makeBatch := func() []*request {
+					batch := make([]*request, size)
+					for i := range batch {
+						seq++
+						batch[i] = &request{d: publishedDelivery(tenant, source, fmt.Sprintf("%s_%d", prefix, seq), &topic, body)}
+					}
+					return batch
+				}
+				// Past the five custom plans Postgres makes before it
+				// compares them with the generic one.
+				commitEach(b, c, 10, makeBatch)
+				b.ResetTimer()
+				commitEach(b, c, b.N, makeBatch)
 			})
 		}
 	}

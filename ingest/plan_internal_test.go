@@ -2,18 +2,14 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/testenv"
 )
 
 // At moderate rates a group commit holds one or two deliveries, and
@@ -23,12 +19,7 @@ import (
 func TestSmallGroupCommitsReuseOnePlan(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := testenv.Require(t).NewDatabase(ctx, "ingestplan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Drop)
-	pool, err := pg.ConnectCommitter(ctx, db.URL, 1)
+	pool, err := pg.ConnectCommitter(ctx, ownDatabaseURL(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,10 +29,7 @@ func TestSmallGroupCommitsReuseOnePlan(t *testing.T) {
 	body := []byte(`{"id":"evt","type":"invoice.paid"}`)
 	const commits = 12
 	for i := range commits {
-		d := &delivery{TenantID: tenant, SourceID: source, Account: "acct", EventID: fmt.Sprintf("evt_%d", i),
-			EventType: "invoice.paid", ObjectType: "invoice", ObjectID: "in_1", Status: "published", Body: body, Sum: sha256.Sum256(body),
-			ReceivedAt: time.Now(), Topic: &topic, Key: []byte("k"), Envelope: envelope.Event{ID: "evt"}, Payload: body}
-		results, err := c.write(ctx, []*request{{d: d}})
+		results, err := c.write(ctx, []*request{{d: publishedDelivery(tenant, source, fmt.Sprintf("evt_%d", i), &topic, body)}})
 		if err != nil || results[0].outcome != OutcomeAccepted {
 			t.Fatalf("commit %d: %+v, %v", i, results, err)
 		}

@@ -64,6 +64,7 @@ func (b *bench) ladder(ctx context.Context) error {
 		if rounds > 1 {
 			log.Printf("ladder round %d of %d", i+1, rounds)
 		}
+		b.ladderRoundN = i
 		if err := b.ladderRound(ctx); err != nil {
 			return err
 		}
@@ -77,6 +78,13 @@ func (b *bench) ladder(ctx context.Context) error {
 	b.medians(seen)
 	b.results["ladder_rounds"] = float64(rounds)
 	return nil
+}
+
+// ladderSlot names a slot of this round's: a relay records the slots it
+// streamed from and refuses one that vanished (it would have lost events),
+// so a round never reuses an earlier round's name.
+func (b *bench) ladderSlot(name string) string {
+	return b.slot(fmt.Sprintf("ladder%d_%s", b.ladderRoundN, name))
 }
 
 // ladderRound measures every rung once.
@@ -103,7 +111,7 @@ func (b *bench) ladderRound(ctx context.Context) error {
 	if err := b.createTopics(ctx); err != nil {
 		return err
 	}
-	relaySlot, floorSlot := b.slot("ladder_relay"), b.slot("ladder_floor")
+	relaySlot, floorSlot := b.ladderSlot("relay"), b.ladderSlot("floor")
 	for _, slot := range []string{relaySlot, floorSlot} {
 		if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
 			return err
@@ -195,6 +203,7 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 		if os.Getenv("BENCH_PROFILE") != "" {
 			go b.profile("ladder_"+w.rung, b.opsAddr, b.window()-time.Second)
 		}
+		stmts := b.readStatements(ctx)
 		before, beforeBatch := b.cpu.sample(p), commitTotals(b.opsAddr)
 		ok, err := b.ladderLoad(ctx, w)
 		if err != nil {
@@ -202,6 +211,7 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 			return err
 		}
 		b.cpu.perEvent("ladder_"+w.rung+"_sluice", before, b.cpu.sample(p).only("sluice", "postgres", "postgres_server"), ok, cpu)
+		b.writeStatements(ctx, "ladder_"+w.rung, stmts, ok)
 		after := commitTotals(b.opsAddr)
 		batches[w.rung] = (after[0] - beforeBatch[0]) / max(1, after[1]-beforeBatch[1])
 		b.results["ladder_"+w.rung+"_commit_batch"] = batches[w.rung]
@@ -217,6 +227,7 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 			f.terminate()
 			return err
 		}
+		stmts := b.readStatements(ctx)
 		before := b.cpu.sample(f)
 		ok, err := b.ladderLoad(ctx, w)
 		after := b.cpu.sample(f)
@@ -224,6 +235,7 @@ func (b *bench) ladderIngest(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		b.writeStatements(ctx, "floor_"+w.rung, stmts, ok)
 		b.cpu.perEvent("ladder_"+w.rung+"_floor", before, after.only("floor", "postgres", "postgres_server"), ok, cpu)
 		log.Printf("ladder %s: floor with group commits of %d", w.rung, batch)
 	}
@@ -644,7 +656,7 @@ func (b *bench) pipelineStages(r pipelineRun, slot string) ([]*proc, error) {
 // until the consumers applied the load and the relay confirmed the e-mails
 // it caused.
 func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipelineRun, cpu map[string][]float64) error {
-	slot := b.slot("ladder_" + r.key)
+	slot := b.ladderSlot(r.key)
 	procs, err := b.pipelineStages(r, slot)
 	if err != nil {
 		return err
@@ -684,6 +696,7 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 	// that ingests (serve, or the first of the stages), the credits
 	// group's in the one that consumes (b.opsAddr).
 	commitsBefore, creditsBefore := commitTotals(procs[0].ops), b.creditsTotals(b.opsAddr)
+	stmts := b.readStatements(ctx)
 	before, stagesBefore := b.cpu.sample(procs...), stageCPU(procs)
 	ok, err := b.ladderLoad(ctx, ladderWindow{r.key, sources, rate})
 	if err != nil {
@@ -702,6 +715,7 @@ func (b *bench) pipelineWindow(ctx context.Context, adm *kadm.Client, r pipeline
 		}
 	}
 	b.cpu.perEvent("ladder_"+r.key+"_sluice", before, b.cpu.sample(procs...).only("sluice", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
+	b.writeStatements(ctx, "ladder_"+r.key, stmts, ok)
 	// The floors' live pipeline commits and applies in batches of the
 	// sizes Sluice's made in this window, its load and the drain after it.
 	commits, credits := commitTotals(procs[0].ops), b.creditsTotals(b.opsAddr)
@@ -748,7 +762,7 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 		return err
 	}
 	defer f.terminate()
-	slot := b.slot("ladder_floor_" + key)
+	slot := b.ladderSlot("floor_" + key)
 	if _, err := b.pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'pgoutput')`, slot); err != nil {
 		return err
 	}
@@ -796,6 +810,7 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	if err := b.quietPostgres(ctx, "ladder "+key+" floor"); err != nil {
 		return err
 	}
+	stmts := b.readStatements(ctx)
 	before := b.cpu.sample().with("floor", pidsCPU(all))
 	if err := pgbench.Start(); err != nil {
 		return err
@@ -823,6 +838,7 @@ func (b *bench) floorPipeline(ctx context.Context, adm *kadm.Client, sources []b
 	}
 	cpu := map[string][]float64{}
 	b.cpu.perEvent("ladder_"+key+"_floor", before, after.only("floor", "postgres", "postgres_server", "kafka", "kafka_aside"), ok, cpu)
+	b.writeStatements(ctx, "floor_"+key, stmts, ok)
 	b.medians(cpu)
 	return nil
 }

@@ -51,6 +51,8 @@ type bench struct {
 	prefix             string
 	outDir             string
 	pool               *pgxpool.Pool
+	stmts              bool // BENCH_STATEMENTS: per-window statements (statements.go)
+	ladderRoundN       int  // the ladder's round, from 0 (BENCH_LADDER_ROUNDS)
 	store              tenancy.Store
 	targets            []target // filled per ingest address
 	sources            []benchSource
@@ -256,6 +258,9 @@ func setup(ctx context.Context) (*bench, error) {
 		return nil, err
 	}
 	if b.cpu, err = b.newMeter(ctx); err != nil {
+		return nil, err
+	}
+	if b.stmts, err = b.statementsOn(ctx); err != nil {
 		return nil, err
 	}
 	log.Printf("bench database %s, topic prefix %s, %s mode", b.dbName, b.prefix, pick(b.quick, "quick", "full"))
