@@ -934,14 +934,14 @@ func (b *bench) ladderRatios() {
 			f, ok2 = k+pg, k > 0 && pg > 0
 		case strings.HasPrefix(r.key, "pipeline"):
 			f, _, ok2 = b.pipelineFloor(r.key)
+			if sum, ok := b.floorSum(r.key); ok1 && ok && sum > 0 && !strings.Contains(r.key, "_at_1000") {
+				b.results["ladder_"+r.key+"_floor_sum_us"] = sum
+				b.results["ladder_"+r.key+"_ratio_to_sum"] = s / sum
+			}
 		}
 		if ok1 && ok2 && f > 0 {
 			b.results["ladder_"+r.key+"_sluice_us"], b.results["ladder_"+r.key+"_floor_us"] = s, f
 			b.results["ladder_"+r.key+"_ratio"] = s / f
-		}
-		if sum, ok := b.floorSum(r.key); ok1 && ok && sum > 0 && strings.HasPrefix(r.key, "pipeline") && !strings.Contains(r.key, "_at_1000") {
-			b.results["ladder_"+r.key+"_floor_sum_us"] = sum
-			b.results["ladder_"+r.key+"_ratio_to_sum"] = s / sum
 		}
 	}
 }
