@@ -44,10 +44,23 @@ type replayConfirm struct {
 	Count   int64
 	Letter  *operate.DeadLetter
 	Filters url.Values
+	// NoFilter: the link named no filter, and a replay of every letter at
+	// once is never offered.
+	NoFilter bool
 }
 
 func (c *Console) confirmReplaySet(w http.ResponseWriter, r *http.Request, s Session) error {
 	q := filters(r, replayFilters...)
+	if len(q) == 0 {
+		c.render(w, r, http.StatusOK, "replay", view{Title: "Replay dead letters", Nav: "dead-letters", Session: &s,
+			Data: replayConfirm{NoFilter: true}})
+		return nil
+	}
+	// The form replays what was counted: letters that fail after the count
+	// are not in it, so an open window is closed at the moment of counting.
+	if q.Get("until") == "" {
+		q.Set("until", time.Now().UTC().Format(time.RFC3339Nano))
+	}
 	var n struct {
 		Pending int64 `json:"pending"`
 	}

@@ -1,6 +1,10 @@
 package console_test
 
 import (
+	stdhtml "html"
+	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -114,3 +118,63 @@ func TestConflictShowsBothBodiesSideBySide(t *testing.T) {
 		t.Errorf("%d conflict reads audited, want 1", n)
 	}
 }
+
+// The dead-letters page's own "replay every pending letter this filter
+// selects" link carries its filter to the server: a filter that matches no
+// letter offers nothing, and one that matches one tenant's letter replays
+// exactly that letter, not another tenant's pending beside it.
+func TestFilteredReplayFromTheListReplaysWhatItCounted(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w, other := b.newWorld(t), b.newWorld(t)
+	for _, x := range []world{w, other} {
+		if _, err := b.store.CreateWorkspace(t.Context(), x.tenant, x.customer, "w"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, token := b.token(t, admintoken.RoleOperate, "")
+	c := b.client(t)
+	b.signIn(t, c, token)
+	follow := func(list string) string {
+		t.Helper()
+		m := replayLink.FindStringSubmatch(b.page(t, c, list))
+		if m == nil {
+			t.Fatalf("%s offers no filtered replay", list)
+		}
+		return b.page(t, c, stdhtml.UnescapeString(m[1]))
+	}
+
+	none := follow(console.Prefix + "/dead-letters?" + url.Values{"tenant_id": {w.tenant}, "reason": {"matches-no-letter"}}.Encode())
+	contains(t, "the confirmation of a filter matching nothing", none, "Nothing to replay")
+
+	page := follow(console.Prefix + "/dead-letters?" + url.Values{"tenant_id": {w.tenant}, "reason": {"workspace"}}.Encode())
+	contains(t, "the confirmation", page, "<strong>1</strong> dead letter will be", `name="tenant_id" value="`+w.tenant+`"`)
+	form := url.Values{"csrf": {csrfOf(t, page)}}
+	for _, m := range hiddenInput.FindAllStringSubmatch(page, -1) {
+		if m[1] != "csrf" {
+			form.Set(m[1], stdhtml.UnescapeString(m[2]))
+		}
+	}
+	resp, err := c.PostForm(b.srv.URL+console.Prefix+"/dead-letters/replay", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("filtered replay: %d", resp.StatusCode)
+	}
+	if n := b.granted(t, w); n != 100 {
+		t.Errorf("granted %d to the filtered tenant after its replay, want 100", n)
+	}
+	if n := b.granted(t, other); n != 0 {
+		t.Errorf("granted %d to a tenant the filter did not name, want 0", n)
+	}
+
+	bare := b.page(t, c, console.Prefix+"/dead-letters/replay")
+	contains(t, "the confirmation without a filter", bare, "Name at least a group")
+}
+
+var (
+	replayLink  = regexp.MustCompile(`<a href="([^"]*/dead-letters/replay\?[^"]*)">Replay every pending`)
+	hiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+)

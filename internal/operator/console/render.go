@@ -129,8 +129,11 @@ var funcs = template.FuncMap{
 		return timeTag(*t)
 	},
 	"list": func(s ...string) []string { return s },
-	// qs is a page's query with some values set (the next page's cursor).
-	"qs": func(q url.Values, kv ...string) string {
+	// qs is a page's query with some values set (the next page's cursor),
+	// as a template.URL: a plain string after a link's "?" is escaped as one
+	// query value, its "=" and "&" included, and the filter never reached
+	// the server. Encode has escaped every key and value already.
+	"qs": func(q url.Values, kv ...string) template.URL {
 		out := url.Values{}
 		for k, v := range q {
 			out[k] = v
@@ -138,7 +141,8 @@ var funcs = template.FuncMap{
 		for i := 0; i+1 < len(kv); i += 2 {
 			out.Set(kv[i], kv[i+1])
 		}
-		return out.Encode()
+		return template.URL(out.Encode()) //nolint:gosec // every part escaped by Encode
+
 	},
 	"short": func(s string) string {
 		if len(s) > 8 {
