@@ -56,10 +56,13 @@ WITH input AS (
     ORDER BY arrival
 ), taken AS (
     -- Keys in the inbox before this statement began (its snapshot does not
-    -- include the rows ins just wrote). One index probe per delivery: the
-    -- LIMIT keeps the planner from turning this into a join that could scan
-    -- the whole inbox under a plan cached while the table was small.
-    -- The stored body is read only when the hashes cannot decide.
+    -- include the rows ins just wrote). One probe of the event key's unique
+    -- index per delivery, with the whole key, under any statistics: the
+    -- LIMIT keeps the planner from making this a join, the committers'
+    -- connections plan no scan where an index serves (pg.ConnectCommitter),
+    -- and the only other index on event_id is one of another collation
+    -- (migrations/00037). The stored body is read only when the hashes
+    -- cannot decide.
     SELECT input.arrival, input.received_at, i.id,
            CASE WHEN i.body_sha256 = input.body_sha256 OR i.json_sha256 = input.json_sha256 THEN 'duplicate'
                 WHEN i.json_sha256 IS NOT NULL AND input.json_sha256 IS NOT NULL THEN 'conflict'

@@ -46,11 +46,17 @@ func ConnectDeliverer(ctx context.Context, url string, maxConns int32) (*pgxpool
 // custom plans look cheaper than its generic plan is planned anew at every
 // call, and ingest's accepting statement looks so for the batches of one or
 // two deliveries that moderate rates make: planning it costs Postgres more
-// than running it. Its statements are written to run well under any plan
-// (ingest/sql: the key probe's LIMIT 1, inserts in key order), and the pool
-// is the committers' alone, so no other statement is planned so.
+// than running it.
+//
+// A plan kept for the connection's life is made with the statistics of its
+// first call, and on a new deployment those say the inbox is empty: a scan
+// looks cheapest, and is then kept while the inbox grows (one scan per
+// delivery, each longer). Every committer statement reads by key, so its
+// connections plan no sequential scan where an index serves
+// (enable_seqscan off): the plan is the same whatever the statistics say.
+// The pool is the committers' alone, so no other statement is planned so.
 func ConnectCommitter(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
-	return connect(ctx, url, maxConns, map[string]string{"plan_cache_mode": "force_generic_plan"})
+	return connect(ctx, url, maxConns, map[string]string{"plan_cache_mode": "force_generic_plan", "enable_seqscan": "off"})
 }
 
 func connect(ctx context.Context, url string, maxConns int32, params map[string]string) (*pgxpool.Pool, error) {
