@@ -31,7 +31,7 @@ run: up build ## Run the pipeline: services, migrations, a demo tenant, one sign
 	@bash dev/run.sh
 
 # Schemathesis, installed once per version from PyPI into a virtual
-# environment under .run/tools/: cmd/sluice's TestAdminAPIUnderSchemathesis
+# environment under .run/tools/: command's TestAdminAPIUnderSchemathesis
 # runs it against the admin API (dev/schemathesis/schemathesis.toml).
 SCHEMATHESIS_VERSION := 4.32.5
 SCHEMATHESIS := .run/tools/schemathesis-$(SCHEMATHESIS_VERSION)/bin/st
@@ -39,7 +39,7 @@ SCHEMATHESIS := .run/tools/schemathesis-$(SCHEMATHESIS_VERSION)/bin/st
 $(SCHEMATHESIS):
 	@bash dev/schemathesis/install.sh $(SCHEMATHESIS_VERSION) $(patsubst %/bin/st,%,$@)
 
-# The console's browser tests (internal/operator/console): Debian's Chromium,
+# The console's browser tests (command/internal/operator/console): Debian's Chromium,
 # installed when missing, and axe-core from npm, installed once per version
 # from dev/console/axe's lockfile under .run/tools/ (a test tool only: the
 # binary embeds nothing of it).
@@ -53,7 +53,7 @@ chromium: ## Install Debian's Chromium for the console's browser tests when it i
 	@bash dev/console/chromium.sh
 
 console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, with demo data, to .run/console/.
-	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./internal/operator/console/
+	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
 	@ls .run/console/*.png
 
 test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
@@ -61,10 +61,10 @@ test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring 
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
-	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./cmd/sluice/
+	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/
 
 # The end-to-end flows run again with every process its own least-privilege
-# role over verify-full TLS (cmd/sluice/e2e_roles_test.go): a webhook to its
+# role over verify-full TLS (command/e2e_roles_test.go): a webhook to its
 # grant, a refund, rewinds, a dead letter replayed.
 E2E_ROLES_FLOWS := ^(TestPaidInvoiceGrantsCreditsOnce|TestRefundFollowsItsInvoiceAndReversesOnce|TestKillAndRewindsChangeNoEffect|TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix)$$
 
@@ -86,7 +86,7 @@ monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then c
 	@$(PROMTOOL) check rules cmd/sluice/monitoring/alerts.yml
 	@$(PROMTOOL) test rules cmd/sluice/monitoring/alerts_test.yml
 	@rm -f $(MONITORING_SCRAPE)
-	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./cmd/sluice
+	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./command
 	@cd dev/monitoring && go vet ./... && SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) ./...
 
 bench: up build ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
@@ -99,7 +99,7 @@ bench-docs: ## Copy the latest full bench's table (.run/bench/results.md) into d
 	@bash dev/bench-docs.sh
 
 docs: up ## Regenerate docs/configuration.md's flag tables from the CLI's own flags.
-	@$(WITH_ENV) go test -count=1 -run '^TestConfigurationPageMatchesTheFlags$$' ./cmd/sluice -update-docs
+	@$(WITH_ENV) go test -count=1 -run '^TestConfigurationPageMatchesTheFlags$$' ./command -update-docs
 
 chaos: ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
 	@bash dev/chaos.sh

@@ -12,9 +12,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/operator/admintoken"
 )
 
 // Targets of the console's pages at 1,000,000 inbox rows (issue 31).
@@ -23,7 +20,7 @@ const (
 	consoleNavigationTarget = 300 * time.Millisecond
 )
 
-// consolePages measures the console's pages (internal/operator/console's
+// consolePages measures the console's pages (command/internal/operator/console's
 // BenchmarkPagesAtVolume, the same way) over the search step's inbox, as
 // `sluice serve` serves them on its admin listener: each page's server p95
 // over 30 requests (a client on the host, to the last byte) and Chromium's
@@ -74,8 +71,7 @@ func (b *bench) consoleAs(ctx context.Context, base, tenant string, pages []stri
 	if tenant != "" {
 		who = "scoped"
 	}
-	_, token, err := admintoken.Store{Pool: b.pool, Actor: &audit.Actor{}}.Create(ctx,
-		admintoken.New{Name: "bench console " + who, Role: admintoken.RoleOperate, TenantID: tenant, TTL: time.Hour})
+	token, err := b.adminToken(ctx, tenant, "bench console "+who)
 	if err != nil {
 		return 0, 0, fmt.Errorf("console token: %w", err)
 	}

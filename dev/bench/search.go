@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -12,9 +16,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/operator/operate"
 )
 
 // searchRows is the inbox the search step fills: 1,000,000 rows, or
@@ -68,33 +69,47 @@ func (b *bench) fillSearch(ctx context.Context) error {
 	return nil
 }
 
-// adminSearch times the operators' searches (internal/operator/operate, the
-// code behind the admin API) on a large inbox: by provider event id, by
-// object id, and one tenant over an hour. It runs last: its rows would weigh on
-// the ingest steps.
+// adminSearch times the operators' searches on a large inbox, as the admin
+// API of `sluice serve` answers them (GET /admin/v1/events, each answer read
+// to its last byte): by provider event id, by object id, and one tenant over
+// an hour. It runs last: its rows would weigh on the ingest steps.
 func (b *bench) adminSearch(ctx context.Context) error {
 	if err := b.fillSearch(ctx); err != nil {
 		return err
 	}
+	p, err := b.startSluice("serve", b.stageAddr, b.slot("search"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		p.terminate()
+		if _, err := b.pool.Exec(context.WithoutCancel(ctx), `SELECT pg_drop_replication_slot($1)`, b.slot("search")); err != nil {
+			log.Printf("search: drop slot: %v", err)
+		}
+	}()
+	token, err := b.adminToken(ctx, "", "bench search")
+	if err != nil {
+		return err
+	}
 	rows := b.searchRows()
-	op := operate.New(b.pool, nil, operate.Config{Topics: envelope.Topics{Prefix: b.prefix}})
 	rnd := rand.New(rand.NewPCG(1, uint64(rows)))
 	tenants := func() string { return b.sources[rnd.IntN(len(b.sources))].tenantID }
 	kinds := []struct {
 		key    string
-		filter func() operate.SearchFilter
+		filter func() url.Values
 	}{
-		{"event_id", func() operate.SearchFilter {
-			return operate.SearchFilter{EventID: fmt.Sprintf("evt_search_%d", 1+rnd.IntN(rows))}
+		{"event_id", func() url.Values {
+			return url.Values{"event_id": {fmt.Sprintf("evt_search_%d", 1+rnd.IntN(rows))}}
 		}},
-		{"object_id", func() operate.SearchFilter {
-			return operate.SearchFilter{ObjectID: fmt.Sprintf("in_search_%d", rnd.IntN(rows/3+1))}
+		{"object_id", func() url.Values {
+			return url.Values{"object_id": {fmt.Sprintf("in_search_%d", rnd.IntN(rows/3+1))}}
 		}},
-		{"tenant_time", func() operate.SearchFilter {
+		{"tenant_time", func() url.Values {
 			since := time.Now().Add(-time.Duration(1+rnd.IntN(19)) * time.Hour)
-			return operate.SearchFilter{TenantID: tenants(), Since: since, Until: since.Add(time.Hour)}
+			return url.Values{"tenant_id": {tenants()}, "since": {since.Format(time.RFC3339)}, "until": {since.Add(time.Hour).Format(time.RFC3339)}}
 		}},
 	}
+	c := &http.Client{Timeout: 30 * time.Second}
 	n := pick(b.quick, 200, 1000)
 	var worst float64
 	for _, k := range kinds {
@@ -102,13 +117,13 @@ func (b *bench) adminSearch(ctx context.Context) error {
 		found := 0
 		for i := range n + 20 {
 			start := time.Now()
-			p, err := op.Search(ctx, nil, k.filter())
+			items, err := searchOnce(ctx, c, "http://"+b.adminAddr+"/admin/v1/events?"+k.filter().Encode(), token)
 			if err != nil {
 				return fmt.Errorf("search by %s: %w", k.key, err)
 			}
 			if i >= 20 { // the first ones warm the cache and the statement cache
 				lat = append(lat, time.Since(start))
-				found += len(p.Items)
+				found += items
 			}
 		}
 		slices.Sort(lat)
@@ -124,6 +139,31 @@ func (b *bench) adminSearch(ctx context.Context) error {
 		b.note("admin search measured on %d inbox rows (BENCH_SEARCH_ROWS), not 1,000,000", rows)
 	}
 	return nil
+}
+
+// searchOnce asks the admin API for one page of events and counts them.
+func searchOnce(ctx context.Context, c *http.Client, u, token string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return 0, fmt.Errorf("%s: %s", resp.Status, body)
+	}
+	var page struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		return 0, err
+	}
+	return len(page.Items), nil
 }
 
 // dropIndexes drops the indexes BENCH_DROP_INDEXES names (comma-separated)

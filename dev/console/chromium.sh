@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium for the console's browser tests
-# (internal/operator/console) when it is missing. The tests drive it with
+# (command/internal/operator/console) when it is missing. The tests drive it with
 # chromedp and fail, never skip, without it.
 set -euo pipefail
 if [[ -x /usr/bin/chromium ]]; then

@@ -5,9 +5,10 @@
 //   - a package of no folder in the table (a new folder must be placed);
 //   - an import of the same level or above, outside the importer's folder;
 //   - a stage importing another stage (tests included: stages meet only in
-//     cmd/ and dev/);
+//     command/ and dev/);
 //   - a package below the operator layer importing a stage;
-//   - a production package importing a test or dev helper.
+//   - a production package importing a test or dev helper;
+//   - a top-level folder holding levels both below and above the stages.
 //
 // Test files are no package anyone imports, so they may reach up a level
 // (a store's tests drive the relay and the consumers) and import helpers;
@@ -21,6 +22,7 @@ import (
 	"io"
 	"os/exec"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,12 +36,13 @@ const (
 	providers
 	stores // the tables stages and operators share
 	stages
-	operator // the operator layer: the only importer of stages besides cmd/ and dev/
+	operator // the operator layer: with the command line, the only importer of stages besides dev/
+	cli      // the command line and its assembly of the stages
 	binary
 	dev // outside the rules
 )
 
-var levelNames = [...]string{"top", "plumbing", "providers", "stores", "stages", "operator layer", "binary", "dev"}
+var levelNames = [...]string{"top", "plumbing", "providers", "stores", "stages", "operator layer", "command line", "binary", "dev"}
 
 // folders is the house: a package belongs to the folder whose path is the
 // longest prefix of its own, and has that folder's level. Inside one folder
@@ -73,13 +76,19 @@ var folders = map[string]int{
 	// and consumers/consumertest on them: beside the stores.
 	"internal/testenv": stores,
 
-	"ingest":    stages,
-	"cdc":       stages,
-	"consumers": stages,
+	"internal/ingest":    stages,
+	"internal/cdc":       stages,
+	"internal/consumers": stages,
 
-	"internal/operator": operator,
+	// Above the stages, inside the command line's folder: the command
+	// line imports them, and Go lets nothing outside command/ import them,
+	// so the admin API's internals never become public API.
+	"command/internal/operator": operator,
 
-	"cmd": binary,
+	// The command line (public: a team's own binary runs it) with its
+	// assembly of the stages, and Sluice's own main.
+	"command": cli,
+	"cmd":     binary,
 
 	"dev": dev,
 }
@@ -174,7 +183,7 @@ func brokenRule(from, to string, test bool) string {
 	case ff == tf:
 		return ""
 	case tl == stages && fl < stages:
-		return "only the operator layer, cmd/ and dev/ import a stage"
+		return "only the operator layer, the command line and dev/ import a stage"
 	case tl >= fl:
 		return fmt.Sprintf("imports point down a level or stay in their folder: %s is %s (%s), %s is %s (%s)",
 			from, levelNames[fl], ff, to, levelNames[tl], tf)
@@ -212,26 +221,28 @@ func TestTheRulesOnImportsNotInTheTree(t *testing.T) {
 		test     bool
 		broken   bool
 	}{
-		{"consumers/credits", "consumers", false, false},
+		{"internal/consumers/credits", "internal/consumers", false, false},
 		{"internal/provider/kinds/stripe", "internal/provider", false, false},
-		{"ingest/reconcile", "ingest", false, false},
-		{"internal/operator/admin", "cdc", false, false},
-		{"cmd/sluice", "internal/operator/admin", false, false},
-		{"consumers/consumertest", "internal/testenv", false, false},
+		{"internal/ingest/reconcile", "internal/ingest", false, false},
+		{"command/internal/operator/admin", "internal/cdc", false, false},
+		{"command", "command/internal/operator/admin", false, false},
+		{"cmd/sluice", "command", false, false},
+		{"internal/consumers/consumertest", "internal/testenv", false, false},
 		{"dev/bench", "internal/provider/kinds/stripe/stripetest", false, false},
-		{"cdc", "internal/testsignal", false, false},                         // production carries its signals
-		{"internal/store/lifecycle", "cdc", true, false},                     // a store's tests drive a stage
-		{"ingest", "internal/provider/kinds/providertest", true, false},      // tests take helpers
-		{"ingest", "cdc", false, true},                                       // stage to stage
-		{"ingest", "consumers/credits", true, true},                          // stage to stage, in tests too
-		{"internal/store/tenancy", "ingest", false, true},                    // a store above a stage
-		{"internal/pg", "internal/kafka", false, true},                       // same level, another folder
-		{"internal/provider", "internal/store/tenancy", false, true},         // up a level
-		{"internal/store/catalog", "internal/store/tenancy", false, true},    // store to store
-		{"internal/operator/operate", "internal/testenv", false, true},       // a test helper in production
-		{"ingest", "internal/provider/kinds/stripe/stripetest", false, true}, // a test helper in production
-		{"cmd/sluice", "dev/procfs", false, true},                            // a dev helper in production
-		{"internal/listen", "cmd/sluice", false, true},
+		{"internal/cdc", "internal/testsignal", false, false},                         // production carries its signals
+		{"internal/store/lifecycle", "internal/cdc", true, false},                     // a store's tests drive a stage
+		{"internal/ingest", "internal/provider/kinds/providertest", true, false},      // tests take helpers
+		{"internal/ingest", "internal/cdc", false, true},                              // stage to stage
+		{"internal/ingest", "internal/consumers/credits", true, true},                 // stage to stage, in tests too
+		{"internal/store/tenancy", "internal/ingest", false, true},                    // a store above a stage
+		{"internal/pg", "internal/kafka", false, true},                                // same level, another folder
+		{"internal/provider", "internal/store/tenancy", false, true},                  // up a level
+		{"internal/store/catalog", "internal/store/tenancy", false, true},             // store to store
+		{"command/internal/operator/operate", "internal/testenv", false, true},        // a test helper in production
+		{"internal/ingest", "internal/provider/kinds/stripe/stripetest", false, true}, // a test helper in production
+		{"command", "dev/procfs", false, true},                                        // a dev helper in production
+		{"internal/listen", "command", false, true},
+		{"internal/cdc", "command/internal/operator/operate", false, true}, // a stage above itself
 	} {
 		if got := brokenRule(c.from, c.to, c.test) != ""; got != c.broken {
 			t.Errorf("%s -> %s (test %v): broken %v, want %v", c.from, c.to, c.test, got, c.broken)
@@ -240,4 +251,47 @@ func TestTheRulesOnImportsNotInTheTree(t *testing.T) {
 	if f := folderOf("internal/providers"); f != "" {
 		t.Errorf("internal/providers placed in %s: a folder is a whole path segment", f)
 	}
+}
+
+// A top-level folder holds levels on one side of the stages only, so the
+// tree a reader sees draws the house: internal/ below the stages (and the
+// stages), command/ above them. A folder placed with levels on both sides
+// (the operator layer filed under internal/, as it once was) fails.
+func TestNoTopFolderHoldsLevelsOnBothSidesOfTheStages(t *testing.T) {
+	t.Parallel()
+	if bad := foldersAcrossTheStages(folders); len(bad) > 0 {
+		t.Errorf("top-level folders with levels both below and above the stages: %v", bad)
+	}
+	planted := map[string]int{}
+	for f, l := range folders {
+		planted[f] = l
+	}
+	planted["internal/operator"] = operator // the operator layer moved back beside the plumbing
+	if bad := foldersAcrossTheStages(planted); len(bad) != 1 || bad[0] != "internal" {
+		t.Errorf("a planted internal/operator: %v, want [internal]", bad)
+	}
+}
+
+// foldersAcrossTheStages names each top-level folder of table that holds a
+// level below the stages and one above them.
+func foldersAcrossTheStages(table map[string]int) []string {
+	below, above := map[string]bool{}, map[string]bool{}
+	for f, l := range table {
+		top, _, _ := strings.Cut(f, "/")
+		switch {
+		case l == dev:
+		case l < stages:
+			below[top] = true
+		case l > stages:
+			above[top] = true
+		}
+	}
+	var both []string
+	for top := range below {
+		if above[top] {
+			both = append(both, top)
+		}
+	}
+	slices.Sort(both)
+	return both
 }

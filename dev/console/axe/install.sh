@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs axe-core, exactly as package-lock.json pins it, into DIR (make
 # test keeps it under .run/tools/): the console's accessibility test
-# (internal/operator/console, TestEveryPageIsAccessible) injects its
+# (command/internal/operator/console, TestEveryPageIsAccessible) injects its
 # axe.min.js into each page. A failed install leaves nothing behind.
 set -euo pipefail
 dir=$1

@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicehq/sluice/cdc"
-	"github.com/sluicehq/sluice/consumers"
+	"github.com/sluicehq/sluice/internal/cdc"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 )
 

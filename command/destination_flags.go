@@ -1,0 +1,78 @@
+package command
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/internal/consumers/delivery"
+	"github.com/sluicehq/sluice/internal/egress"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+// DeliveryFlags configure deliveries to tenants' endpoints: the deliverer
+// in processes that consume, and the rules endpoints are created under.
+type DeliveryFlags struct {
+	Deliver            bool          `name:"deliver" env:"SLUICE_DELIVER" default:"true" negatable:"" help:"Run the deliverer of tenants' endpoints in a process that consumes (needs SLUICE_SECRET_KEY); --no-deliver runs the consumers without it (deliveries then wait, pending, for a process that delivers)."`
+	AllowHTTP          bool          `name:"delivery-allow-http" env:"SLUICE_DELIVERY_ALLOW_HTTP" help:"Accept endpoints with plain http:// URLs (tests, private deployments); HTTPS only by default."`
+	AllowNetworks      []string      `name:"delivery-allow-networks" env:"SLUICE_DELIVERY_ALLOW_NETWORKS" sep:"," help:"CIDRs endpoints may be dialled at although not public (loopback, private, link-local...); none by default."`
+	Horizon            time.Duration `name:"delivery-horizon" env:"SLUICE_DELIVERY_HORIZON" default:"72h" help:"How long a delivery is retried before it is dead for its endpoint (at most the payload horizon)."`
+	FailingHorizon     time.Duration `name:"delivery-failing-horizon" env:"SLUICE_DELIVERY_FAILING_HORIZON" default:"120h" help:"An endpoint whose every attempt failed for this long is disabled."`
+	Timeout            time.Duration `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of one request to an endpoint, its answer included."`
+	Backoff            time.Duration `name:"delivery-backoff" env:"SLUICE_DELIVERY_BACKOFF" default:"5s" help:"Wait after a delivery's first failed attempt; each next is four times longer, up to 6h, jittered."`
+	DefaultConcurrency int           `name:"delivery-concurrency" env:"SLUICE_DELIVERY_CONCURRENCY" default:"4" help:"Requests in flight per endpoint and deliverer process, for endpoints that set none."`
+	MaxConcurrency     int           `name:"delivery-max-concurrency" env:"SLUICE_DELIVERY_MAX_CONCURRENCY" default:"20" help:"Most requests in flight per endpoint and deliverer process, whatever the endpoint asks."`
+	MaxRate            int           `name:"delivery-max-rate" env:"SLUICE_DELIVERY_MAX_RATE" default:"100" help:"Most requests per second per endpoint and deliverer process, whatever the endpoint asks."`
+	EndpointsPerTenant int           `name:"endpoints-per-tenant" env:"SLUICE_ENDPOINTS_PER_TENANT" default:"50" help:"Most endpoints a tenant may have."`
+}
+
+// policy is the addresses the deliverer may dial.
+func (f DeliveryFlags) policy() (egress.Policy, error) {
+	var p egress.Policy
+	for _, cidr := range f.AllowNetworks {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return p, fmt.Errorf("--delivery-allow-networks: %w", err)
+		}
+		p.Allow = append(p.Allow, prefix.Masked())
+	}
+	return p, nil
+}
+
+// endpoints are the rules endpoints are created and changed under, and
+// the check of their URLs (literal addresses the policy refuses).
+func (f DeliveryFlags) endpoints() (endpoints.Limits, func(string) error, error) {
+	policy, err := f.policy()
+	if err != nil {
+		return endpoints.Limits{}, nil, err
+	}
+	limits := endpoints.Limits{AllowHTTP: f.AllowHTTP, MaxRate: f.MaxRate, MaxConcurrency: f.MaxConcurrency,
+		MaxPerTenant: f.EndpointsPerTenant, DefaultConcurrency: f.DefaultConcurrency}
+	check := func(raw string) error {
+		_, err := policy.CheckURL(raw, f.AllowHTTP)
+		return err
+	}
+	return limits, check, nil
+}
+
+// config is the deliverer's configuration.
+func (f DeliveryFlags) config() (delivery.Config, error) {
+	policy, err := f.policy()
+	if err != nil {
+		return delivery.Config{}, err
+	}
+	return delivery.Config{
+		Client:             egress.NewClient(egress.Config{Policy: policy, Timeout: f.Timeout}),
+		Horizon:            f.Horizon,
+		FailingHorizon:     f.FailingHorizon,
+		Timeout:            f.Timeout,
+		BackoffBase:        f.Backoff,
+		DefaultConcurrency: f.DefaultConcurrency,
+		MaxConcurrency:     f.MaxConcurrency,
+		MaxRate:            f.MaxRate,
+	}, nil
+}

@@ -1,0 +1,301 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
+)
+
+// EndpointTester sends a signed synthetic sluice.test event to an endpoint
+// and returns the attempt (the deliverer implements it).
+type EndpointTester interface {
+	TestEndpoint(ctx context.Context, endpointID string) (endpoints.Attempt, error)
+}
+
+// DestinationRoutes is the resource group of tenants' endpoints
+// (internal/store/endpoints): create (its signing secret shown once),
+// list, read with its figures, change, disable, enable, delete, rotate
+// the secret, and send a test event through t (nil: the test route answers
+// 503). Every route is tenant-scoped: a scoped token manages its own
+// tenant's endpoints, within the deployment's caps like everyone else
+// (the store enforces them).
+func DestinationRoutes(s *endpoints.Store, t EndpointTester) func(*API) {
+	return func(a *API) {
+		a.Owner("endpoint_id", "endpoint", func(ctx context.Context, id string) (string, error) {
+			tenant, err := s.TenantOf(ctx, id)
+			return tenant, endpointError(err)
+		})
+		r := endpointRouter{a: a, s: s, tester: t}
+		r.create()
+		r.read()
+		r.change()
+		r.secrets()
+		r.stateCaps()
+	}
+}
+
+// stateCaps writes the deployment's caps into the document's bounds of
+// rate_per_second and concurrency (the tags say the default caps), so a
+// client and huma's validation know this deployment's.
+func (r endpointRouter) stateCaps() {
+	limits := r.s.Limits.WithDefaults()
+	reg := r.a.api.OpenAPI().Components.Schemas
+	for _, o := range []*huma.Operation{r.a.registered(http.MethodPost, Prefix+"/tenants/{tenant_id}/endpoints"),
+		r.a.registered(http.MethodPatch, Prefix+"/endpoints/{endpoint_id}")} {
+		for _, mt := range o.RequestBody.Content {
+			body := deref(reg, mt.Schema)
+			for name, limit := range map[string]int{"rate_per_second": limits.MaxRate, "concurrency": limits.MaxConcurrency} {
+				if p := deref(reg, body.Properties[name]); p != nil {
+					p.Maximum = ptr(float64(limit))
+					p.PrecomputeMessages()
+				}
+			}
+		}
+	}
+}
+
+// endpointError gives the store's refusals tenancy's types, which every
+// route of this package maps (404, 409, 422) with their words.
+func endpointError(err error) error {
+	var nf *endpoints.NotFoundError
+	var ie *endpoints.InvalidError
+	var ce *endpoints.ConflictError
+	switch {
+	case errors.As(err, &nf):
+		return &tenancy.NotFoundError{Resource: nf.Resource, ID: nf.ID}
+	case errors.As(err, &ie):
+		return &tenancy.InvalidError{Field: ie.Field, Reason: ie.Reason}
+	case errors.As(err, &ce):
+		return &tenancy.ConflictError{Detail: ce.Detail}
+	}
+	return err
+}
+
+// EndpointPath names one endpoint.
+type EndpointPath struct {
+	EndpointID string `path:"endpoint_id" format:"uuid" doc:"Endpoint id."`
+}
+
+// EndpointFilter is one event-type pattern of an endpoint, as the
+// document states it (endpoints.CheckFilter).
+type EndpointFilter string
+
+func (EndpointFilter) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeString, MinLength: ptr(1), MaxLength: ptr(endpoints.MaxFilterLength),
+		Pattern: `^(\*|[a-z0-9_-]+(\.[a-z0-9_-]+)*(\.\*)?)$`, PatternDescription: `"*", an event type (stripe.invoice.paid) or a prefix ending in ".*"`,
+		Description: `An event-type pattern: "*" (every event), an exact type, or a prefix ending in ".*" (stripe.invoice.*).`}
+}
+
+// EndpointHeaders are an endpoint's static headers, as the document states
+// them; names are HTTP tokens, and the ones Sluice sets are refused (422).
+type EndpointHeaders map[string]string
+
+func (EndpointHeaders) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeObject, MaxProperties: ptr(endpoints.MaxHeaders),
+		AdditionalProperties: &huma.Schema{Type: huma.TypeString, MaxLength: ptr(endpoints.MaxHeaderBytes), MinLength: ptr(0),
+			Pattern: input.TextPattern, PatternDescription: input.TextPatternDescription},
+		Description: "Static headers sent on every request (sealed, never shown again: reads list their names). At most 20, names and values 4 KiB in all; " +
+			"names are HTTP tokens; webhook-*, ce-*, content-type, content-length, host, traceparent, tracestate, user-agent and hop-by-hop headers are Sluice's (422). Authorization is allowed."}
+}
+
+func filters(fs []EndpointFilter) []string {
+	if fs == nil {
+		return nil
+	}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return out
+}
+
+// NewEndpointBody is an endpoint to create.
+type NewEndpointBody struct {
+	URL         string           `json:"url" maxLength:"2048" pattern:"^https?://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s) URL without user info or fragment" doc:"Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment; private and loopback addresses are refused (422)."`
+	Description string           `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"For people (at most 500 characters)."`
+	Filters     []EndpointFilter `json:"filters" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
+	Ordered     *bool            `json:"ordered,omitempty" doc:"Deliver in order per resource (default true); false sends in parallel."`
+	Rate        int              `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
+	Concurrency int              `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
+	Headers     EndpointHeaders  `json:"headers,omitempty"`
+}
+
+// EndpointPatchBody changes an endpoint: absent fields stay as they are.
+type EndpointPatchBody struct {
+	URL         *string          `json:"url,omitempty" maxLength:"2048" pattern:"^https?://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s) URL without user info or fragment" doc:"A new URL (the rules of the create)."`
+	Description *string          `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"A new description; empty clears it."`
+	Filters     []EndpointFilter `json:"filters,omitempty" minItems:"1" maxItems:"64" doc:"Replace the filters."`
+	Ordered     *bool            `json:"ordered,omitempty"`
+	Rate        *int             `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
+	Concurrency *int             `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`
+	Headers     EndpointHeaders  `json:"headers,omitempty" doc:"Replace every static header; {} clears them."`
+}
+
+func (b EndpointPatchBody) patch() endpoints.Patch {
+	p := endpoints.Patch{URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Ordered: b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency}
+	if b.Headers != nil {
+		h := map[string]string(b.Headers)
+		p.Headers = &h
+	}
+	return p
+}
+
+// EndpointDetail is an endpoint with its figures.
+type EndpointDetail struct {
+	endpoints.Endpoint
+	Figures endpoints.Stats `json:"figures" doc:"Counted from the endpoint's deliveries, each figure bounded (see window and pending_at_least)."`
+}
+
+// EndpointCreated is a create's answer: the endpoint and its signing
+// secret, shown this once.
+type EndpointCreated struct {
+	endpoints.Endpoint
+	Secret string `json:"secret" doc:"The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept."`
+}
+
+type endpointRouter struct {
+	a      *API
+	s      *endpoints.Store
+	tester EndpointTester
+}
+
+// as is the store acting for the call's token.
+func (r endpointRouter) as(c Call) endpoints.Store { return r.s.As(c.Actor) }
+
+func (r endpointRouter) create() {
+	type createIn struct {
+		TenantPath
+		Body NewEndpointBody
+	}
+	create := op("create-endpoint", http.MethodPost, "/tenants/{tenant_id}/endpoints",
+		"Create an endpoint receiving the tenant's matching events; its signing secret is shown once", "endpoints")
+	create.DefaultStatus = http.StatusCreated
+	Handle(r.a, Route{Op: create, Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.create", ShownOnce: true},
+		func(ctx context.Context, c Call, in *createIn) (*created[EndpointCreated], error) {
+			b := in.Body
+			n := endpoints.New{TenantID: in.TenantID, URL: b.URL, Description: b.Description, Filters: filters(b.Filters),
+				Unordered: b.Ordered != nil && !*b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency, Headers: b.Headers}
+			e, secret, err := r.as(c).CreateEndpoint(ctx, n)
+			if err != nil {
+				return nil, endpointError(err)
+			}
+			return made(EndpointCreated{Endpoint: e, Secret: secret}, "/endpoints/"+e.ID), nil
+		})
+}
+
+func (r endpointRouter) read() {
+	type listIn struct {
+		TenantPath
+		PageQuery
+		Enabled string `query:"enabled" enum:"true,false" doc:"Only enabled (true) or disabled (false) endpoints."`
+	}
+	Handle(r.a, Route{Op: op("list-endpoints", http.MethodGet, "/tenants/{tenant_id}/endpoints", "The tenant's endpoints (never their secrets)", "endpoints"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *listIn) (*listOut[endpoints.Endpoint], error) {
+			f := endpoints.Filter{TenantID: in.TenantID}
+			if in.Enabled != "" {
+				enabled := in.Enabled == "true"
+				f.Enabled = &enabled
+			}
+			items, next, err := r.s.ListEndpoints(ctx, f, endpoints.Page{After: in.Cursor, Limit: in.Limit})
+			return list(items, next), endpointError(err)
+		})
+	Handle(r.a, Route{Op: op("get-endpoint", http.MethodGet, "/endpoints/{endpoint_id}",
+		"An endpoint with its figures: delivered, pending, dead, oldest undelivered age, last error (never its secrets nor header values)", "endpoints"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *EndpointPath) (*body[EndpointDetail], error) {
+			e, err := r.s.GetEndpoint(ctx, in.EndpointID)
+			if err != nil {
+				return nil, endpointError(err)
+			}
+			st, err := r.s.Stats(ctx, in.EndpointID)
+			return reply(EndpointDetail{Endpoint: e, Figures: st}), endpointError(err)
+		})
+}
+
+func (r endpointRouter) change() {
+	type patchIn struct {
+		EndpointPath
+		Body EndpointPatchBody
+	}
+	Handle(r.a, Route{Op: op("update-endpoint", http.MethodPatch, "/endpoints/{endpoint_id}",
+		"Change an endpoint (absent fields stay); the deliverer sees it within 5 s", "endpoints"),
+		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.update"},
+		func(ctx context.Context, c Call, in *patchIn) (*body[endpoints.Endpoint], error) {
+			e, err := r.as(c).UpdateEndpoint(ctx, in.EndpointID, in.Body.patch())
+			return reply(e), endpointError(err)
+		})
+	for _, ch := range []struct {
+		id, verb, summary string
+		do                func(endpoints.Store, context.Context, string) (endpoints.Endpoint, error)
+	}{
+		{"disable-endpoint", "disable", "Stop deliveries to an endpoint (they wait, pending, until it is enabled)", endpoints.Store.DisableEndpoint},
+		{"enable-endpoint", "enable", "Deliver to an endpoint again, whatever disabled it (operator, gone, failing)", endpoints.Store.EnableEndpoint},
+	} {
+		Handle(r.a, Route{Op: op(ch.id, http.MethodPost, "/endpoints/{endpoint_id}/"+ch.verb, ch.summary, "endpoints"),
+			Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint." + ch.verb},
+			func(ctx context.Context, c Call, in *EndpointPath) (*body[endpoints.Endpoint], error) {
+				e, err := ch.do(r.as(c), ctx, in.EndpointID)
+				return reply(e), endpointError(err)
+			})
+	}
+	del := op("delete-endpoint", http.MethodDelete, "/endpoints/{endpoint_id}",
+		"Delete an endpoint with its secrets, and every delivery to it and their attempts (disable it to keep them)", "endpoints")
+	del.DefaultStatus = http.StatusNoContent
+	Handle(r.a, Route{Op: del, Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.delete"},
+		func(ctx context.Context, c Call, in *EndpointPath) (*struct{}, error) {
+			return &struct{}{}, endpointError(r.as(c).DeleteEndpoint(ctx, in.EndpointID))
+		})
+}
+
+func (r endpointRouter) secrets() {
+	type rotateIn struct {
+		EndpointPath
+		Body struct {
+			OverlapSeconds *int64 `json:"overlap_seconds,omitempty" minimum:"0" maximum:"2592000" doc:"How long the current secrets keep signing beside the new one, in seconds (at most 30 days; 0: they stop at once); absent: 86400."`
+		}
+	}
+	type rotated struct {
+		Secret             string    `json:"secret" doc:"The new signing secret: shown this once."`
+		OldSecretsExpireAt time.Time `json:"old_secrets_expire_at" doc:"Until then every request carries a signature by each secret."`
+	}
+	Handle(r.a, Route{Op: op("rotate-endpoint-secret", http.MethodPost, "/endpoints/{endpoint_id}/secret/rotate",
+		"Give an endpoint a new signing secret (shown once); the current ones keep signing for the overlap", "endpoints"),
+		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.rotate_secret"},
+		func(ctx context.Context, c Call, in *rotateIn) (*body[rotated], error) {
+			overlap := endpoints.DefaultOverlap
+			if in.Body.OverlapSeconds != nil {
+				overlap = time.Duration(*in.Body.OverlapSeconds) * time.Second
+			}
+			var out rotated
+			var err error
+			out.Secret, out.OldSecretsExpireAt, err = r.as(c).RotateSecret(ctx, in.EndpointID, overlap)
+			return reply(out), endpointError(err)
+		})
+	Handle(r.a, Route{Op: op("test-endpoint", http.MethodPost, "/endpoints/{endpoint_id}/test",
+		"Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)", "endpoints"),
+		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.test"},
+		func(ctx context.Context, c Call, in *EndpointPath) (*body[endpoints.Attempt], error) {
+			if r.tester == nil {
+				return nil, huma.Error503ServiceUnavailable("this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
+			}
+			tenant, err := r.s.TenantOf(ctx, in.EndpointID)
+			if err != nil {
+				return nil, endpointError(err)
+			}
+			at, err := r.tester.TestEndpoint(ctx, in.EndpointID)
+			if err != nil {
+				return nil, endpointError(err)
+			}
+			r.a.record(ctx, c, audit.Target{Action: "endpoint.test", Resource: "endpoint", ID: in.EndpointID, TenantID: tenant})
+			return reply(at), nil
+		})
+}

@@ -1,0 +1,223 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/command/internal/operator/console"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/testenv"
+)
+
+// axeVersion is dev/console/axe/package-lock.json's; the Makefile installs
+// it under .run/tools/ (SLUICE_AXE names another axe.min.js).
+const axeVersion = "4.14.1"
+
+func axeScript(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("SLUICE_AXE")
+	if path == "" {
+		path = filepath.Join("..", "..", "..", "..", ".run", "tools", "axe-core-"+axeVersion, "node_modules", "axe-core", "axe.min.js")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("axe-core is not installed (bash dev/console/axe/install.sh .run/tools/axe-core-%s): %v", axeVersion, err)
+	}
+	return string(src)
+}
+
+// TestEveryPageIsAccessible walks every page of the console, signed in as
+// an operator, in Chromium: each renders (a heading, no error), axe-core
+// finds no serious or critical violation, and every link, button and
+// field is reached by the keyboard (Tab) in order. With
+// SLUICE_CONSOLE_SCREENSHOTS set (make console-screenshots) it writes a
+// PNG of each page there.
+func TestEveryPageIsAccessible(t *testing.T) {
+	t.Parallel()
+	axe := axeScript(t)
+	topics := envelope.Topics{Prefix: "consolewalk" + testenv.RandomSuffix()}
+	reg := prometheus.NewRegistry()
+	answers := prometheus.NewCounterVec(prometheus.CounterOpts{Name: operate.IngestAnswersMetric, Help: "h"}, []string{"kind", "code", "outcome"})
+	reg.MustRegister(answers)
+	answers.WithLabelValues("stripe", "202", "accepted")
+	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, metrics: reg, ingests: true})
+	w := b.newWorld(t)
+	b.newWorld(t)
+	// The overview's charts: two samples of this process.
+	b.op.Sample(t.Context(), time.Now().Add(-time.Minute))
+	answers.WithLabelValues("stripe", "202", "accepted").Add(7)
+	b.op.Sample(t.Context(), time.Now())
+	_, token := b.token(t, admintoken.RoleOperate, "")
+	shots := os.Getenv("SLUICE_CONSOLE_SCREENSHOTS")
+	if shots != "" {
+		if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := browser(t)
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	b.walkPage(t, ctx, axe, shots, "sign-in", console.Prefix+"/sign-in")
+	b.browserSignIn(t, ctx, token)
+	conflict := b.firstLink(t, ctx, console.Prefix+"/conflicts", console.Prefix+"/conflicts/")
+	window := url.Values{"since": {time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)}, "until": {time.Now().UTC().Add(time.Minute).Format(time.RFC3339)}}
+	for name, path := range map[string]string{
+		"overview": "/", "events": "/events", "trail": "/events/" + w.inboxID, "payload": "/events/" + w.inboxID + "/payload",
+		"dead-letters": "/dead-letters", "replay": "/dead-letters/" + w.deadLetter + "/replay",
+		"replay-set": "/dead-letters/replay?reason=workspace", "conflicts": "/conflicts", "conflict": strings.TrimPrefix(conflict, console.Prefix),
+		"sources": "/sources", "event-types": "/event-types?tenant_id=" + w.tenant, "destinations": "/destinations?tenant_id=" + w.tenant,
+		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
+		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
+		"delivery":       "/deliveries/" + w.delivery,
+		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
+		"source":         "/sources/" + w.source,
+		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
+	} {
+		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
+	}
+	// The pages that answer a form: a reconciliation's dry run (of a source
+	// with a Stripe API that answers), a test event's.
+	reconciled := b.stripeSource(t, w)
+	t.Run("reconcile-dry-run", func(t *testing.T) {
+		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/sources/"+reconciled),
+			chromedp.Click(`form[aria-label="Reconcile"] button`), chromedp.WaitVisible(`button.danger`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.checkPage(t, ctx, axe, shots, "reconcile-dry-run", "the dry run's report")
+	})
+	t.Run("test-event", func(t *testing.T) {
+		err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+console.Prefix+"/destinations?tenant_id="+w.tenant),
+			chromedp.Click(`form[action$="/destinations/`+w.endpoint+`/test"] button`), chromedp.WaitVisible(`dl.figures`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.checkPage(t, ctx, axe, shots, "test-event", "the test event's answer")
+	})
+}
+
+// firstLink is the first link under prefix on the page at path.
+func (b *bundle) firstLink(t *testing.T, ctx context.Context, path, prefix string) string {
+	t.Helper()
+	var href string
+	err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+path),
+		chromedp.AttributeValue(`a[href^="`+prefix+`"]`, "href", &href, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return href
+}
+
+type axeResult struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any `json:"target"`
+	} `json:"nodes"`
+}
+
+func (b *bundle) walkPage(t *testing.T, ctx context.Context, axe, shots, name, path string) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Navigate(b.srv.URL+path)); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b.checkPage(t, ctx, axe, shots, name, path)
+}
+
+// checkPage checks the page the browser shows (path names it in errors):
+// it renders, axe-core finds nothing serious, Tab reaches every control.
+func (b *bundle) checkPage(t *testing.T, ctx context.Context, axe, shots, name, path string) {
+	t.Helper()
+	var h1 string
+	var errs int
+	err := chromedp.Run(ctx, chromedp.WaitVisible(`h1`),
+		chromedp.Text(`h1`, &h1), chromedp.Evaluate(`document.querySelectorAll('p.error').length`, &errs))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if h1 == "" || errs > 0 || h1 == "Not found" || h1 == "Error" {
+		t.Errorf("%s renders %q with %d errors", path, h1, errs)
+	}
+	if shots != "" {
+		var png []byte
+		if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// axe-core, injected past the page's CSP (only the test does so).
+	var raw string
+	err = chromedp.Run(ctx,
+		chromedp.ActionFunc(func(ctx context.Context) error { return page.SetBypassCSP(true).Do(ctx) }),
+		chromedp.Evaluate(axe, nil),
+		chromedp.Evaluate(`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, &raw,
+			func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+	)
+	if err != nil {
+		t.Fatalf("%s: axe: %v", path, err)
+	}
+	var violations []axeResult
+	if err := json.Unmarshal([]byte(raw), &violations); err != nil {
+		t.Fatalf("%s: axe answered %.200s: %v", path, raw, err)
+	}
+	for _, v := range violations {
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Errorf("%s: axe %s (%s): %s, at %v", path, v.ID, v.Impact, v.Help, v.Nodes)
+		}
+	}
+	b.tabThrough(t, ctx, path)
+}
+
+// tabThrough presses Tab from the top of the page and checks that focus
+// visits every focusable element (links, buttons, fields) in turn.
+func (b *bundle) tabThrough(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	var n int
+	err := chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+  const els = [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')].filter(e => !e.disabled);
+  els.forEach((e, i) => e.setAttribute('data-k', String(i)));
+  document.activeElement && document.activeElement.blur();
+  window.scrollTo(0, 0);
+  return els.length;
+})()`, &n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := map[string]bool{}
+	for range n + 2 {
+		var k string
+		if err := chromedp.Run(ctx, chromedp.KeyEvent(kb.Tab),
+			chromedp.Evaluate(`document.activeElement ? (document.activeElement.getAttribute('data-k') || '') : ''`, &k)); err != nil {
+			t.Fatal(err)
+		}
+		if k != "" {
+			reached[k] = true
+		}
+	}
+	for i := range n {
+		if !reached[fmt.Sprint(i)] {
+			var what string
+			_ = chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`document.querySelector('[data-k="%d"]').outerHTML`, i), &what))
+			t.Errorf("%s: Tab never reaches %.200s", path, what)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+// Package command is Sluice's command line: every subcommand of the sluice
+// binary (serve, the stages alone, migrate, the administration commands).
+// cmd/sluice is its main. See README.md.
+package command
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// CLI is the whole command line; kong fills it from flags and environment.
+type CLI struct {
+	Globals
+
+	Serve      ServeCmd      `cmd:"" help:"Run ingest, the cdc relay and the consumers in one process."`
+	Ingest     IngestCmd     `cmd:"" help:"Run only the ingest API."`
+	CDC        CDCCmd        `cmd:"" name:"cdc" help:"Run only the cdc relay (one active per slot; others stand by)."`
+	Consume    ConsumeCmd    `cmd:"" help:"Run only the consumer groups."`
+	Migrate    MigrateCmd    `cmd:"" help:"Apply pending database migrations as the schema's owner, and grant each stage's role its privileges (--grant)."`
+	Tenant     TenantCmd     `cmd:"" help:"Administer tenants."`
+	Source     SourceCmd     `cmd:"" help:"Administer sources (verified webhook senders)."`
+	APIKey     APIKeyCmd     `cmd:"" name:"apikey" help:"Administer tenant API keys (POST /v1/events)."`
+	AdminToken AdminTokenCmd `cmd:"" name:"admintoken" help:"Administer the admin API's bearer tokens (/admin/v1 on the admin listener)."`
+	Workspace  WorkspaceCmd  `cmd:"" help:"Administer workspaces and their provider customers."`
+	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
+	Endpoint   EndpointCmd   `cmd:"" help:"Administer tenants' endpoints (destinations their events are delivered to)."`
+	Delivery   DeliveryCmd   `cmd:"" help:"Deliveries of events to tenants' endpoints: list, show, retry one, replay an endpoint's window."`
+	Demo       DemoCmd       `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
+	DLQ        DLQCmd        `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
+	Events     EventsCmd     `cmd:"" help:"Search the inbox; an event's trail and payload (why did an event have, or not have, its effect?)."`
+	Conflicts  ConflictsCmd  `cmd:"" help:"List and show conflicting deliveries (an event key sent again with other content)."`
+	Audit      AuditCmd      `cmd:"" help:"Read the operators' audit trail (admin API and CLI actions, payload reads)."`
+	Lag        LagCmd        `cmd:"" help:"Show consumer lag per group and partition (committed, log start and end offsets)."`
+	Replay     ReplayCmd     `cmd:"" help:"Rewind a stopped consumer group (dry run unless --execute)."`
+	Reconcile  ReconcileCmd  `cmd:"" help:"Ask providers' APIs for events their webhooks never delivered, and enter them like webhooks."`
+	Health     HealthCmd     `cmd:"" help:"Exit 0 when a running process answers ready (a container health check)."`
+	Doctor     DoctorCmd     `cmd:"" help:"Check what the deployment needs before it starts (Postgres settings and privileges, the key ring, partitions, Kafka and its topics), read-only."`
+	Erase      EraseCmd      `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
+	Keys       KeysCmd       `cmd:"" help:"Rotate the key ring sealing stored secrets (SLUICE_SECRET_KEY): re-seal them with its first key, count what each key seals."`
+	Lifecycle  LifecycleCmd  `cmd:"" help:"Make one storage lifecycle pass now (partitions ahead, aged ones dropped, expired keys, old reconciliation runs and links deleted)."`
+	Docs       DocsCmd       `cmd:"" hidden:"" help:"Write the generated parts of the manual (docs/)."`
+}
+
+// Main runs the command line on os.Args and exits with its exit code;
+// SIGINT and SIGTERM cancel the command's context (serve drains).
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(int(code))
+}
+
+// execute parses args and runs the command they select; how that ended is
+// the exit code (exit.go decides it). sluice alone prints the help.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("sluice"),
+		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
+		kong.Help(eitherOrHelp),
+		kong.Writers(stdout, stderr),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Resolvers(envFiles(os.LookupEnv)),
+	)
+	if err != nil {
+		panic(err) // the grammar above is wrong: a bug of this binary
+	}
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
+	kctx, err := parser.Parse(args)
+	if err == nil {
+		err = checkEncoding(args) // kong read such bytes as U+FFFD
+	}
+	if err != nil {
+		return misuse(err, kctx, args, stdout, stderr)
+	}
+	log := cli.Globals.logger()
+	if err := kctx.Run(&cli.Globals, log); err != nil {
+		return failure(kctx, err, stdout, stderr, log)
+	}
+	return exitOK
+}

@@ -1,0 +1,70 @@
+package command
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/migrations"
+)
+
+// MigrateCmd applies the migrations as the schema's owner and grants the
+// stages' roles their privileges (internal/pg's roles.go holds them).
+type MigrateCmd struct {
+	Grant []string `name:"grant" sep:"," placeholder:"STAGE=ROLE" help:"Grant a stage's privileges to a role after migrating (stages: ingest, relay, consumers, admin; ingest+admin=ROLE gives one role two); repeat or comma-separate."`
+	Print bool     `name:"print" help:"Print the --grant SQL for a DBA instead of connecting (nothing is migrated)."`
+
+	assign pg.Assignment
+}
+
+// Validate reads --grant before anything connects (a usage error).
+func (c *MigrateCmd) Validate() error {
+	if len(c.Grant) == 0 && !c.Print {
+		return nil
+	}
+	var err error
+	c.assign, err = pg.ParseAssignment(c.Grant)
+	return err
+}
+
+func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	assign := c.assign
+	if c.Print {
+		_, err := fmt.Println(strings.Join(pg.GrantStatements(assign), "\n"))
+		return err
+	}
+	pool, err := g.ownerPool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, log); err != nil {
+		return err
+	}
+	if assign == nil {
+		return nil
+	}
+	if err := pg.Grant(ctx, pool, assign); err != nil {
+		return err
+	}
+	for stage, role := range assign {
+		log.InfoContext(ctx, "granted", slog.String("stage", string(stage)), slog.String("role", role))
+	}
+	return nil
+}
+
+// ownerPool connects as the schema's owner: SLUICE_OWNER_DATABASE_URL, or
+// SLUICE_DATABASE_URL when that role owns the schema.
+func (g *Globals) ownerPool(ctx context.Context) (*pgxpool.Pool, error) {
+	url := cmp.Or(g.OwnerURL, g.DatabaseURL)
+	if url == "" {
+		return nil, errors.New("SLUICE_OWNER_DATABASE_URL or SLUICE_DATABASE_URL is required: the schema's owner's connection")
+	}
+	return pg.Connect(ctx, url, 4)
+}

@@ -1,0 +1,261 @@
+package command
+
+// Operating consumer groups: dead letters (list, replay through the
+// group's own handler), lag per group and partition, and rewinding a
+// stopped group's offsets (consumers/offsets; dry run unless --execute).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/sluicehq/sluice/internal/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/consumers/groups"
+	"github.com/sluicehq/sluice/internal/consumers/offsets"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
+)
+
+// DLQCmd groups dead-letter commands.
+type DLQCmd struct {
+	List   DLQListCmd   `cmd:"" help:"List dead letters, newest first."`
+	Replay DLQReplayCmd `cmd:"" help:"Apply dead letters again through their group's handler (once each)."`
+}
+
+// DLQListCmd lists dead letters.
+type DLQListCmd struct {
+	Output
+	Group    string    `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
+	Replayed bool      `name:"replayed" help:"Include dead letters already replayed."`
+	Limit    pageLimit `name:"limit" default:"100" help:"At most this many, 1 to 500."`
+}
+
+func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	page, err := operate.New(pool, nil, g.operateConfig(groups.Options{})).
+		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: int(c.Limit)})
+	if err != nil {
+		return err
+	}
+	letters := page.Items
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(letters)
+	}
+	t := newTable(os.Stdout, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
+	for _, d := range letters {
+		t.row(d.ID, d.Group, fmt.Sprintf("%s/%d@%d", d.Topic, d.Partition, d.Offset), d.EventID, d.EventType, d.Attempts,
+			d.LastFailedAt.UTC().Format(time.RFC3339), timeOrDash(d.ReplayedAt), oneLine(d.Reason))
+	}
+	return t.flush()
+}
+
+// DLQReplayCmd replays dead letters.
+type DLQReplayCmd struct {
+	Output
+	ID             int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter." input:"id"`
+	Group          string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
+	DispatchURL    string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters." input:"max=2048"`
+	DispatchSecret string `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" envfile:"" help:"The dispatcher's signing secret, to replay its dead letters." input:"secret"`
+}
+
+func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	dc := dispatch.Config{URL: c.DispatchURL, Secret: c.DispatchSecret}
+	if err := dc.Validate(); err != nil {
+		return err
+	}
+	pool, err := g.pool(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	op := operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc}))
+	if c.Group != "" && !slices.Contains(op.GroupNames(), c.Group) {
+		return &operate.NotFoundError{What: "consumer group", ID: c.Group, Known: op.GroupNames()}
+	}
+	res, err := replayDeadLetters(ctx, op, c.ID, c.Group, log)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"replayed": len(res.Replayed), "ids": res.Replayed})
+	}
+	_, err = fmt.Printf("replayed %d dead letter(s)\n", len(res.Replayed))
+	return err
+}
+
+// replayDeadLetters replays letter id, or every pending letter of group
+// (operate's, shared with the admin API). It stops at the first failure:
+// the letters after it stay pending, and the error (an
+// *operate.ReplayError when a letter failed again) says how far it got.
+func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (operate.ReplayResult, error) {
+	if group == "" {
+		if err := op.ReplayDeadLetter(ctx, nil, id); err != nil {
+			return operate.ReplayResult{Replayed: []int64{}}, err
+		}
+		log.Info("dead letter replayed", slog.Int64("id", id))
+		return operate.ReplayResult{Replayed: []int64{id}}, nil
+	}
+	res, err := op.ReplayDeadLetters(ctx, nil, operate.DeadLetterFilter{Group: group}, log)
+	if res.Replayed == nil {
+		res.Replayed = []int64{}
+	}
+	return res, err
+}
+
+func (g *Globals) operateConfig(o groups.Options) operate.Config {
+	return operate.Config{Topics: g.topics(), Groups: o}
+}
+
+// LagCmd prints lag: one line per group, or per partition.
+type LagCmd struct {
+	Output
+	Group      []string `name:"group" help:"Groups to show (default: every group Sluice runs, the dispatcher's included)."`
+	Partitions bool     `name:"partitions" help:"One line per group and partition (committed, log start and end offsets) instead of one per group."`
+}
+
+func (c *LagCmd) Run(ctx context.Context, g *Globals) error {
+	adm, done, err := g.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	lags, err := operate.New(nil, adm, g.operateConfig(groups.Options{})).ConsumerGroups(ctx, nil, c.Group...)
+	if err != nil {
+		return err
+	}
+	if !c.Partitions {
+		return printGroupLag(os.Stdout, c.Output.Output, lags)
+	}
+	var rows []offsets.LagRow
+	for _, l := range lags {
+		if l.Lag < 0 {
+			rows = append(rows, offsets.LagRow{Group: l.Group, State: l.State, Committed: -1, Lag: -1})
+		}
+		rows = append(rows, l.Partitions...)
+	}
+	return printLag(os.Stdout, c.Output.Output, rows)
+}
+
+// printGroupLag prints one line per group: its total lag and its slowest
+// partition.
+func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error {
+	if format == "json" {
+		type summary struct {
+			Group      string          `json:"group"`
+			State      string          `json:"state"`
+			Lag        int64           `json:"lag"`
+			Partitions int             `json:"partitions"`
+			Slowest    *offsets.LagRow `json:"slowest,omitempty"`
+		}
+		out2 := make([]summary, 0, len(lags))
+		for _, l := range lags {
+			out2 = append(out2, summary{l.Group, l.State, l.Lag, len(l.Partitions), l.Slowest})
+		}
+		return json.NewEncoder(out).Encode(out2)
+	}
+	t := newTable(out, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
+	for _, l := range lags {
+		slowest := "-"
+		if s := l.Slowest; s != nil {
+			slowest = fmt.Sprintf("%s/%d (lag %d)", s.Topic, s.Partition, s.Lag)
+		}
+		lag := fmt.Sprint(l.Lag)
+		if l.Lag < 0 {
+			lag = "-"
+		}
+		t.row(l.Group, l.State, lag, len(l.Partitions), slowest)
+	}
+	return t.flush()
+}
+
+func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
+	if format == "json" {
+		return json.NewEncoder(out).Encode(rows)
+	}
+	t := newTable(out, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
+	for _, r := range rows {
+		t.row(r.Group, r.State, r.Topic, r.Partition, r.Committed, r.Start, r.End, r.Lag, r.Member)
+	}
+	return t.flush()
+}
+
+// ReplayCmd rewinds a stopped group.
+type ReplayCmd struct {
+	Output
+	Group      string    `name:"group" required:"" help:"The consumer group to rewind (e.g. sluice.credits). It must have no active member."`
+	ToEarliest bool      `name:"to-earliest" xor:"to" required:"" help:"Rewind to the oldest record Kafka still keeps."`
+	ToLatest   bool      `name:"to-latest" xor:"to" required:"" help:"Skip to the end (nothing is applied again)."`
+	ToTime     time.Time `name:"to-time" xor:"to" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Rewind to the first record at or after this time (RFC 3339)."`
+	ToOffset   *int64    `name:"to-offset" xor:"to" required:"" help:"Move every partition to this offset (kept within each partition's start and end)."`
+	Execute    bool      `name:"execute" help:"Commit the new offsets; without it, print them only (dry run)."`
+}
+
+func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
+	adm, done, err := g.admin()
+	if err != nil {
+		return err
+	}
+	defer done()
+	target := offsets.Target{Earliest: c.ToEarliest, Latest: c.ToLatest, Time: c.ToTime, Offset: -1}
+	if c.ToOffset != nil {
+		target.Offset = *c.ToOffset
+	}
+	moves, err := rewindGroup(ctx, adm, g.topics(), c.Group, target, c.Execute)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"group": c.Group, "executed": c.Execute, "moves": moves})
+	}
+	t := newTable(os.Stdout, "TOPIC\tPARTITION\tCURRENT\tNEW\tREREAD\tSKIPPED")
+	for _, m := range moves {
+		t.row(m.Topic, m.Partition, m.Current, m.New, m.Reread, m.Skipped)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if !c.Execute {
+		fmt.Println("dry run: nothing committed; add --execute to move the group")
+	}
+	return nil
+}
+
+// rewindGroup rewinds one of Sluice's groups over the topics it reads
+// (operate's, shared with the admin API).
+func rewindGroup(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target offsets.Target, execute bool) ([]operate.RewindMove, error) {
+	return operate.New(nil, adm, operate.Config{Topics: t}).Rewind(ctx, nil, group, target, execute)
+}
+
+func (g *Globals) admin() (*kadm.Client, func(), error) {
+	cl, err := kafka.NewClient(g.kafka())
+	if err != nil {
+		return nil, nil, err
+	}
+	return kadm.NewClient(cl), cl.Close, nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 120 {
+		cut := 117
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+// Package destinations fans every published event out into deliveries: one
+// row per (event, enabled endpoint of its tenant whose filters match its
+// type), written in the batch's transaction, so the offset commits only
+// after the rows exist and a rewind inserts nothing twice. It never calls an
+// endpoint: the deliverer (consumers/delivery) claims the rows, so no
+// partition waits on an HTTP call and each endpoint's backlog is its own.
+//
+// An event's webhook-id is derived from the endpoint and the event's
+// identity (its inbox row, or for an event with none, its source and id),
+// so it is the same on every retry, replay and rewind.
+package destinations
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/base32"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/consumers"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+// Refresh is how stale the endpoints the fan-out matches may be by
+// default: an endpoint created, changed or disabled is seen within it.
+const Refresh = 5 * time.Second
+
+// Handler is the fan-out's consumers.Handler.
+type Handler struct {
+	consumers.Local
+	subs *Subscriptions
+}
+
+// New builds the fan-out over the endpoints subs reads.
+func New(subs *Subscriptions) *Handler { return &Handler{subs: subs} }
+
+// Begin implements consumers.Handler.
+func (h *Handler) Begin(tx pgx.Tx) consumers.Batch { return &batch{h: h, tx: tx} }
+
+type batch struct {
+	h  *Handler
+	tx pgx.Tx
+}
+
+// Apply implements consumers.Batch: one statement for the batch.
+func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
+	ix, err := b.h.subs.Index(ctx)
+	if err != nil {
+		return err
+	}
+	var rows endpoints.Fanout
+	var matched []string
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Event.TenantID == "" {
+			continue
+		}
+		matched = ix.Match(matched[:0], rec.Event.TenantID, rec.Event.Type)
+		for _, endpoint := range matched {
+			rows.Add(delivery(endpoint, rec))
+		}
+	}
+	return rows.Write(ctx, b.tx)
+}
+
+// Settle implements consumers.Batch.
+func (b *batch) Settle(context.Context) error { return nil }
+
+// delivery is rec's delivery to endpoint. A body in the record is kept
+// only when no inbox row holds it: an inbox row's body is loaded when it is
+// sent.
+func delivery(endpoint string, rec *consumers.Record) endpoints.NewDelivery {
+	ev := rec.Event
+	var inbox *int64
+	if id, err := strconv.ParseInt(ev.InboxID, 10, 64); err == nil {
+		inbox = &id
+	}
+	var payload []byte
+	if inbox == nil {
+		payload = rec.Value
+	}
+	var at *time.Time
+	if !ev.Time.IsZero() {
+		at = &ev.Time
+	}
+	return endpoints.NewDelivery{EndpointID: endpoint, TenantID: ev.TenantID, WebhookID: WebhookID(endpoint, ev.InboxID, ev.Source, ev.ID),
+		Key: string(rec.Key), InboxID: inbox, Payload: payload, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
+		Subject: ev.Subject, EventTime: at, TraceParent: ev.TraceParent, ContentType: cmp.Or(ev.ContentType, "application/json"),
+		Topic: rec.Topic, Partition: rec.Partition, Offset: rec.Offset, AcceptedAt: rec.Timestamp}
+}
+
+// WebhookID is the id an endpoint sees for an event, on every attempt:
+// "msg_" and 26 characters of a digest of the endpoint and the event's
+// identity (its inbox row, or its source and id when it has none).
+func WebhookID(endpointID, inboxID, source, eventID string) string {
+	identity := "inbox/" + inboxID
+	if inboxID == "" {
+		identity = "event/" + source + "/" + eventID
+	}
+	sum := sha256.Sum256([]byte(endpointID + "\x00" + identity))
+	return "msg_" + base32.HexEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:])[:26]
+}
+
+// Subscriptions is the fan-out's view of the enabled endpoints, read again
+// once it is refresh old.
+type Subscriptions struct {
+	load    func(context.Context) ([]endpoints.Subscription, error)
+	refresh time.Duration
+	now     func() time.Time
+
+	mu     sync.Mutex
+	ix     *endpoints.Index
+	readAt time.Time
+}
+
+// NewSubscriptions reads the endpoints with load, again once they are
+// refresh old (0: for every batch).
+func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, error), refresh time.Duration) *Subscriptions {
+	return &Subscriptions{load: load, refresh: refresh, now: time.Now}
+}
+
+// Forget drops what was read: the next Index reads afresh. The Gate's
+// wiring calls it before the group starts, so the first batch past the
+// mark sees the endpoint whose creation started it.
+func (s *Subscriptions) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ix = nil
+}
+
+// Index returns the endpoints as of at most refresh ago. A failed read
+// keeps no stale answer past refresh: the batch is retried (transient).
+func (s *Subscriptions) Index(ctx context.Context) (*endpoints.Index, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ix != nil && s.now().Sub(s.readAt) < s.refresh {
+		return s.ix, nil
+	}
+	subs, err := s.load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("destinations: %w", err)
+	}
+	s.ix, s.readAt = endpoints.NewIndex(subs), s.now()
+	return s.ix, nil
+}

@@ -1,0 +1,133 @@
+// Package groups is the list of consumer groups Sluice runs: each one's
+// stable id (<prefix>.<name>, so Kafka UI and kafka-consumer-groups follow
+// it across releases), the topics it reads, its dead-letter topic
+// (<group>.dlq) and its handler. `sluice serve|consume` run them, and
+// `sluice dlq|lag|replay` find them here, so the names live in one place.
+package groups
+
+import (
+	"github.com/sluicehq/sluice/internal/consumers"
+	"github.com/sluicehq/sluice/internal/consumers/credits"
+	"github.com/sluicehq/sluice/internal/consumers/destinations"
+	"github.com/sluicehq/sluice/internal/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/consumers/feedback"
+	"github.com/sluicehq/sluice/internal/consumers/installations"
+	"github.com/sluicehq/sluice/internal/consumers/subscriptions"
+	"github.com/sluicehq/sluice/internal/consumers/verifications"
+	"github.com/sluicehq/sluice/internal/envelope"
+)
+
+// Group is one consumer group.
+type Group struct {
+	ID              string
+	Topics          []string
+	DeadLetterTopic string
+	Handler         consumers.Handler
+}
+
+// Options configure the groups that need more than topics.
+type Options struct {
+	// Dispatch configures the notifications dispatcher; it runs only when
+	// Dispatch.URL is set.
+	Dispatch dispatch.Config
+	// Destinations is the fan-out into tenants' endpoints' deliveries; it
+	// reads every event topic: the built-in groups', the notifications
+	// topic, EventTopics (the catalogue's and tenants' shared topics), and
+	// the destinations topic, where ingest publishes the events no handler
+	// and no schema knows that an endpoint takes (no other group reads it).
+	Destinations *destinations.Handler
+	EventTopics  []string
+	// EveryGroup lists the dispatcher even without Dispatch.URL, and the
+	// fan-out without Destinations, to name every group and topic (lag,
+	// rewinds, topic creation); their handlers then have nowhere to
+	// deliver, so such a list is not for running.
+	EveryGroup bool
+}
+
+// List returns the groups of a deployment, in a stable order.
+func List(t envelope.Topics, o Options) []Group {
+	group := func(name string, h consumers.Handler, topics ...string) Group {
+		id := t.Resource(name)
+		g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: h}
+		for _, s := range topics {
+			g.Topics = append(g.Topics, t.Resource(s))
+		}
+		return g
+	}
+	list := []Group{
+		group("credits", credits.Handler{Topics: t, Locks: credits.NewLocks(), Buffers: credits.NewBuffers()}, credits.Topic),
+		group("subscriptions", subscriptions.Handler{}, subscriptions.Topic),
+		group("installations", installations.Handler{}, installations.Topic),
+		group("verifications", verifications.Handler{}, verifications.Topic),
+		group("feedback", feedback.Handler{Topics: t}, feedback.Topic),
+	}
+	if o.Dispatch.URL != "" || o.EveryGroup {
+		list = append(list, group("dispatch", dispatch.New(t.Prefix), dispatch.Topic))
+	}
+	if o.Destinations != nil || o.EveryGroup {
+		list = append(list, fanOut(t, o, list))
+	}
+	return list
+}
+
+// fanOut is the destinations group: every topic an event of a tenant is
+// published to, once, and the destinations topic, its alone.
+func fanOut(t envelope.Topics, o Options, list []Group) Group {
+	id := t.Resource("destinations")
+	g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: o.Destinations}
+	if o.Destinations == nil {
+		g.Handler = destinations.New(nil)
+	}
+	seen := map[string]bool{}
+	add := func(topic string) {
+		if !seen[topic] {
+			seen[topic] = true
+			g.Topics = append(g.Topics, topic)
+		}
+	}
+	for _, other := range list {
+		for _, topic := range other.Topics {
+			add(topic)
+		}
+	}
+	add(t.Resource(dispatch.Topic))
+	for _, topic := range o.EventTopics {
+		add(topic)
+	}
+	add(t.Destinations())
+	return g
+}
+
+// Find returns the group with id.
+func Find(t envelope.Topics, o Options, id string) (Group, bool) {
+	for _, g := range List(t, o) {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Group{}, false
+}
+
+// Topics lists every topic the groups read or write (dead letters and the
+// notifications topic included) and the topics of extra suffixes (the
+// catalogue's), once each, for creation at start.
+func Topics(t envelope.Topics, extra ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(topic string) {
+		if !seen[topic] {
+			seen[topic] = true
+			out = append(out, topic)
+		}
+	}
+	for _, g := range List(t, Options{EveryGroup: true}) {
+		for _, topic := range g.Topics {
+			add(topic)
+		}
+		add(g.DeadLetterTopic)
+	}
+	for _, suffix := range extra {
+		add(t.Resource(suffix))
+	}
+	return out
+}
