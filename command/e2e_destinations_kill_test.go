@@ -33,7 +33,7 @@ func TestKillAndRewindOfTheDelivererLoseAndResendNothing(t *testing.T) {
 	dbURL, pool := ownDatabase(t, "deliverkill")
 	topics := envelope.Topics{Prefix: "dk" + testenv.RandomSuffix() + ".sluice"}
 	adm := kadmClient(t)
-	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
+	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtinEffects(t, topics))...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })

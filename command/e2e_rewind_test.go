@@ -44,12 +44,12 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	bin := sluiceBinary(t)
 	topics := envelope.Topics{Prefix: "inv6" + testenv.RandomSuffix() + ".sluice"}
 	adm := kadmClient(t)
-	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
+	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtinEffects(t, topics))...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })
 	svc := newDedupService(t)
-	specs := groups.List(topics, groups.Options{Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
+	specs := groups.List(topics, groups.Options{Effects: builtinEffects(t, topics), Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
 	var groupIDs []string
 	for _, g := range specs {
 		groupIDs = append(groupIDs, g.ID)

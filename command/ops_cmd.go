@@ -18,12 +18,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 )
 
 // DLQCmd groups dead-letter commands.
@@ -116,7 +116,11 @@ func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, grou
 	return res, err
 }
 
+// operateConfig is the operate layer's configuration: the deployment's
+// topics and groups (checked when the command line was read), o's
+// dispatcher.
 func (g *Globals) operateConfig(o groups.Options) operate.Config {
+	o, _ = g.groups(o)
 	return operate.Config{Topics: g.topics(), Groups: o}
 }
 

@@ -281,6 +281,9 @@ func (w *worker) noteWaiting(entries []entry) {
 // are committed. A lost commit (a crash, a revoke meanwhile) only means a
 // harmless replay.
 func (w *worker) mark(last *kgo.Record) {
+	if w.g.crashed.Load() || (w.g.signals.Crash != nil && w.g.signals.Crash(last) && w.g.crashNow()) {
+		return
+	}
 	w.cl.MarkCommitRecords(last)
 	w.g.signals.Marked.Signal(last)
 }

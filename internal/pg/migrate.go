@@ -23,6 +23,20 @@ import (
 // may start at once: a session advisory lock lets one of them migrate while
 // the others wait.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
+	return migrate(ctx, pool, migrations, migrationsTable, log)
+}
+
+// AppMigrationsTable records a binary's own migrations (command.Migrations),
+// apart from Sluice's: each schema has its own versions.
+const AppMigrationsTable = "sluice_app_schema_migrations"
+
+// MigrateApp applies a binary's own migrations, after Sluice's, recording
+// them in AppMigrationsTable.
+func MigrateApp(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
+	return migrate(ctx, pool, migrations, AppMigrationsTable, log.With(slog.String("schema", "app")))
+}
+
+func migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, table string, log *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 
@@ -33,7 +47,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slo
 	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations,
 		goose.WithSessionLocker(locker),
 		goose.WithDisableGlobalRegistry(true),
-		goose.WithTableName("sluice_schema_migrations"),
+		goose.WithTableName(table),
 	)
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
