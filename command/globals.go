@@ -60,6 +60,14 @@ func (g *Globals) effects() (effects.Set, error) {
 	return effects.NewSet(append(effects.Builtin(), own...), g.EffectGroups)
 }
 
+// appMigrations is the binary's own schema; nil for none.
+func (g *Globals) appMigrations() fs.FS {
+	if g.app == nil {
+		return nil
+	}
+	return g.app.migrations
+}
+
 // eventTypes are the binary's own event types' schemas.
 func (g *Globals) eventTypes() []fs.FS {
 	if g.app == nil {
@@ -237,6 +245,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		ShutdownGrace:       f.ShutdownGrace,
 		Profiling:           f.Pprof,
 		EventTypes:          g.eventTypes(),
+		AppMigrations:       g.appMigrations(),
 	}
 	var err error
 	if cfg.Effects, err = g.effects(); err != nil {

@@ -47,6 +47,11 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 	if err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, log); err != nil {
 		return err
 	}
+	if own := g.appMigrations(); own != nil {
+		if err := pg.MigrateApp(ctx, pool, own, log); err != nil {
+			return err
+		}
+	}
 	if assign == nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ type Option func(*app)
 type app struct {
 	groups     []effect.Group
 	eventTypes []fs.FS
+	migrations fs.FS
 }
 
 // Groups adds effect groups of the binary's own beside Sluice's built-in
@@ -32,4 +33,14 @@ func Groups(gs ...effect.Group) Option {
 // unhandled; a type Sluice already has is refused at start.
 func EventTypes(fsys fs.FS) Option {
 	return func(a *app) { a.eventTypes = append(a.eventTypes, fsys) }
+}
+
+// Migrations adds the binary's own schema: goose migrations
+// (NNNNN_what.sql at fsys's root) that `migrate`, and every process
+// migrating at start as the schema's owner, apply after Sluice's, recorded
+// apart from them (sluice_app_schema_migrations). Its tables live in the
+// Sluice database, so a group's effects commit with its bookkeeping; grant
+// the consumers' role its privileges on them in the migrations themselves.
+func Migrations(fsys fs.FS) Option {
+	return func(a *app) { a.migrations = fsys }
 }

@@ -30,34 +30,46 @@ type Counter struct {
 	name, apply, free string
 
 	mu        sync.Mutex
-	suspected map[string]time.Time // key -> since when
+	suspected map[row]time.Time // since when
+}
+
+// row is a Counter's row: a key of a tenant.
+type row struct{ key, tenant string }
+
+func compareRows(a, b row) int {
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return strings.Compare(a.tenant, b.tenant)
 }
 
 // NewCounter is a Counter written by apply, a statement taking a batch's
-// net changes as $1 the keys (text[], in ascending order), $2 each key's
-// change (bigint[]) and $3 each key's tenant (text[]); it must write the
-// rows in the order given, e.g.
+// net changes per row, a row being a key of a tenant: $1 the keys (text[]),
+// $2 each row's change (bigint[]) and $3 each row's tenant (text[]), in
+// ascending order of key then tenant; it must write the rows in the order
+// given, e.g.
 //
-//	INSERT INTO stock AS s (sku, tenant_id, available)
-//	SELECT k, t::uuid, d FROM unnest($1::text[], $2::bigint[], $3::text[]) AS c(k, d, t) ORDER BY k
-//	ON CONFLICT (sku) DO UPDATE SET available = s.available + EXCLUDED.available
+//	INSERT INTO stock AS s (tenant_id, sku, available)
+//	SELECT t::uuid, k, d FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS c(k, d, t, n)
+//	ORDER BY n
+//	ON CONFLICT (tenant_id, sku) DO UPDATE SET available = s.available + EXCLUDED.available
 //
-// free, optional, takes $1 keys (text[]) and returns the keys whose rows
-// it can lock without waiting (FOR UPDATE SKIP LOCKED) or that have no row
-// yet. With it, after a batch waited out its lock timeout on a row held
+// free, optional, takes $1 keys and $2 their tenants (text[] each) and
+// returns, as (key, tenant), the rows it can lock without waiting (FOR
+// UPDATE SKIP LOCKED) or that do not exist yet. With it, after a batch waited out its lock timeout on a row held
 // elsewhere (an operator's UPDATE, a long report), the next batches ask
 // first and set aside only the records of the keys still locked (Blocked),
 // instead of failing whole batches for one lock timeout each. name
 // identifies the statements, prepared once per connection.
 func NewCounter(name, apply, free string) *Counter {
-	return &Counter{name: name, apply: apply, free: free, suspected: map[string]time.Time{}}
+	return &Counter{name: name, apply: apply, free: free, suspected: map[row]time.Time{}}
 }
 
 // forgetSuspect: a suspicion no batch checked for this long is dropped; a
 // row still locked then costs one more lock timeout.
 const forgetSuspect = 10 * time.Minute
 
-func (c *Counter) suspect(keys []string) {
+func (c *Counter) suspect(keys []row) {
 	if c.free == "" {
 		return
 	}
@@ -71,10 +83,10 @@ func (c *Counter) suspect(keys []string) {
 	}
 }
 
-func (c *Counter) suspectsAmong(keys []string) []string {
+func (c *Counter) suspectsAmong(keys []row) []row {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []string
+	var out []row
 	now := time.Now()
 	for _, k := range keys {
 		since, ok := c.suspected[k]
@@ -89,7 +101,7 @@ func (c *Counter) suspectsAmong(keys []string) []string {
 	return out
 }
 
-func (c *Counter) forget(keys []string) {
+func (c *Counter) forget(keys []row) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range keys {
@@ -100,24 +112,24 @@ func (c *Counter) forget(keys []string) {
 // counterBatch is one batch's changes to a Counter.
 type counterBatch struct {
 	c      *Counter
-	deltas map[string]*counterDelta
-	keys   []string  // sorted, once queued
+	deltas map[row]*counterDelta
+	keys   []row     // sorted, once queued
 	params pg.Params // the statement's, kept until the batch was sent
 }
 
 // counterDelta is a key's net change and the records that make it: they
 // wait together if its row is locked elsewhere.
 type counterDelta struct {
-	tenant string
-	delta  int64
-	recs   []Record
+	delta int64
+	recs  []Record
 }
 
 func (b *counterBatch) add(rec Record, key string, delta int64) {
-	d := b.deltas[key]
+	r := row{key: key, tenant: rec.TenantID}
+	d := b.deltas[r]
 	if d == nil {
-		d = &counterDelta{tenant: rec.TenantID}
-		b.deltas[key] = d
+		d = &counterDelta{}
+		b.deltas[r] = d
 	}
 	d.delta += delta
 	d.recs = append(d.recs, rec)
@@ -127,7 +139,7 @@ func (b *counterBatch) add(rec Record, key string, delta int64) {
 // moves was suspected of being locked elsewhere and still is; a suspect
 // found free is forgotten.
 func (b *counterBatch) blocked(ctx context.Context, tx pgx.Tx) error {
-	b.keys = slices.Sorted(maps.Keys(b.deltas))
+	b.keys = slices.SortedFunc(maps.Keys(b.deltas), compareRows)
 	if b.c.free == "" {
 		return nil
 	}
@@ -139,32 +151,38 @@ func (b *counterBatch) blocked(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return err
 	}
-	b.c.forget(slices.DeleteFunc(slices.Clone(suspects), func(k string) bool { return slices.Contains(locked, k) }))
+	b.c.forget(slices.DeleteFunc(slices.Clone(suspects), func(k row) bool { return slices.Contains(locked, k) }))
 	if len(locked) == 0 {
 		return nil
 	}
 	b.c.suspect(locked)
 	var recs []Record
-	for _, k := range locked {
+	names := make([]string, len(locked))
+	for i, k := range locked {
 		recs = append(recs, b.deltas[k].recs...)
+		names[i] = k.key
 	}
-	return Blocked(fmt.Errorf("%s rows %s locked by another transaction", b.c.name, strings.Join(locked, ", ")), recs...)
+	return Blocked(fmt.Errorf("%s rows %s locked by another transaction", b.c.name, strings.Join(names, ", ")), recs...)
 }
 
 // lockedNow says which of keys are locked by another transaction now,
 // without waiting, and leaves tx holding none of them.
-func (c *Counter) lockedNow(ctx context.Context, tx pgx.Tx, keys []string) ([]string, error) {
+func (c *Counter) lockedNow(ctx context.Context, tx pgx.Tx, keys []row) ([]row, error) {
 	if _, err := tx.Exec(ctx, "SAVEPOINT sluice_effect_counter"); err != nil {
 		return nil, fmt.Errorf("ask which %s rows are locked: %w", c.name, err)
 	}
-	rows, err := tx.Query(ctx, c.free, keys)
+	ks, ts := make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		ks[i], ts[i] = k.key, k.tenant
+	}
+	rows, err := tx.Query(ctx, c.free, ks, ts)
 	if err != nil {
 		return nil, fmt.Errorf("ask which %s rows are locked: %w", c.name, err)
 	}
-	free := map[string]bool{}
+	free := map[row]bool{}
 	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
+		var k row
+		if err := rows.Scan(&k.key, &k.tenant); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("ask which %s rows are locked: %w", c.name, err)
 		}
@@ -178,7 +196,7 @@ func (c *Counter) lockedNow(ctx context.Context, tx pgx.Tx, keys []string) ([]st
 	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT sluice_effect_counter"); err != nil {
 		return nil, fmt.Errorf("ask which %s rows are locked: %w", c.name, err)
 	}
-	var locked []string
+	var locked []row
 	for _, k := range keys {
 		if !free[k] {
 			locked = append(locked, k)
@@ -190,12 +208,12 @@ func (c *Counter) lockedNow(ctx context.Context, tx pgx.Tx, keys []string) ([]st
 // queue adds the batch's net changes, in key order, to q; its parameters
 // stay in b until q was sent.
 func (b *counterBatch) queue(ctx context.Context, tx pgx.Tx, q *pgconn.Batch) error {
-	deltas, tenants := make([]int64, len(b.keys)), make([]string, len(b.keys))
+	keys, deltas, tenants := make([]string, len(b.keys)), make([]int64, len(b.keys)), make([]string, len(b.keys))
 	for i, k := range b.keys {
-		deltas[i], tenants[i] = b.deltas[k].delta, b.deltas[k].tenant
+		keys[i], deltas[i], tenants[i] = k.key, b.deltas[k].delta, k.tenant
 	}
 	b.params.Reset()
-	b.params.Text(b.keys)
+	b.params.Text(keys)
 	b.params.Int8(deltas)
 	b.params.Text(tenants)
 	if err := pg.QueuePrepared(ctx, tx, q, "sluice_effect_counter_"+b.c.name, b.c.apply, &b.params); err != nil {

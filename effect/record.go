@@ -110,7 +110,7 @@ func (r Record) Decode(ctx context.Context, tx pgx.Tx, v any) error {
 // "initial-credit-grant". Every event asking for that operation, a
 // webhook or its repair, names the same key.
 func (r Record) BusinessKey(objectID, operation string) string {
-	return r.rec.BusinessKey(objectID, operation)
+	return r.SourceID + "/" + r.SourceAccount + "/" + objectID + "/" + operation
 }
 
 // Trace starts the trace span of one of the record's effects (a grant, a

@@ -44,7 +44,7 @@ func (tx *Tx) Add(c *Counter, rec Record, key string, delta int64) {
 			return
 		}
 	}
-	b := &counterBatch{c: c, deltas: map[string]*counterDelta{}}
+	b := &counterBatch{c: c, deltas: map[row]*counterDelta{}}
 	b.add(rec, key, delta)
 	tx.counters = append(tx.counters, b)
 }

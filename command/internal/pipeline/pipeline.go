@@ -100,6 +100,9 @@ type Config struct {
 	// EventTypes its own event types' schemas, beside the built-in ones.
 	Effects    effects.Set
 	EventTypes []fs.FS
+	// AppMigrations is the binary's own schema, applied after Sluice's by
+	// a process that migrates (nil: none).
+	AppMigrations fs.FS
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
 	// Deliver runs the deliverer of tenants' endpoints in a process that

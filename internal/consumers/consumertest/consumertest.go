@@ -112,7 +112,13 @@ func (e *Env) Tenant(tb testing.TB, kind string) Fixture {
 	if f.TenantID, err = e.Store.CreateTenant(ctx, tb.Name()); err != nil {
 		tb.Fatal(err)
 	}
-	if f.SourceID, err = e.Store.CreateSource(ctx, tenancy.NewSource{TenantID: f.TenantID, Kind: kind, Account: f.Account, Secret: "whsec_" + s + s + s}); err != nil {
+	src := tenancy.NewSource{TenantID: f.TenantID, Kind: kind, Account: f.Account, Secret: "whsec_" + s + s + s}
+	if kind == "hmac" {
+		// A generic sender's locators: its records here are made, not
+		// received, so any will do.
+		src.Settings = []byte(`{"header":"X-Signature","eventId":"/id","eventType":"/type"}`)
+	}
+	if f.SourceID, err = e.Store.CreateSource(ctx, src); err != nil {
 		tb.Fatal(err)
 	}
 	if f.WorkspaceID, err = e.Store.CreateWorkspace(ctx, f.TenantID, f.Customer, "ws"); err != nil {
