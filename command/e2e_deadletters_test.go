@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
@@ -64,7 +65,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
 	}
 
-	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics})
+	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics)})
 	letters, err := op.DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: suite.group, Limit: operate.MaxLimit})
 	if err != nil {
 		t.Fatal(err)

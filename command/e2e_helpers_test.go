@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
-	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -182,16 +181,4 @@ func startIngest(t *testing.T, cfg pipeline.Config) (*pipeline.Process, func(), 
 	stop := func() { once.Do(func() { cancel(); _ = p.Wait() }) }
 	t.Cleanup(stop)
 	return p, stop, nil
-}
-
-// builtinEffects are Sluice's built-in effect groups as the runtime runs
-// them, their topics under topics' prefix.
-func builtinEffects(t testing.TB, topics envelope.Topics) []groups.Effect {
-	t.Helper()
-	g := Globals{TopicPrefix: topics.Prefix}
-	o, err := g.groups(groups.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.Effects
 }

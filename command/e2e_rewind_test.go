@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
@@ -44,12 +45,12 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	bin := sluiceBinary(t)
 	topics := envelope.Topics{Prefix: "inv6" + testenv.RandomSuffix() + ".sluice"}
 	adm := kadmClient(t)
-	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtinEffects(t, topics))...); err != nil {
+	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtintest.Options(t, topics).Effects)...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })
 	svc := newDedupService(t)
-	specs := groups.List(topics, groups.Options{Effects: builtinEffects(t, topics), Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
+	specs := groups.List(topics, groups.Options{Effects: builtintest.Options(t, topics).Effects, Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
 	var groupIDs []string
 	for _, g := range specs {
 		groupIDs = append(groupIDs, g.ID)

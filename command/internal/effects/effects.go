@@ -99,6 +99,20 @@ func (s Set) Effects(topicPrefix string, cat *schemas.Catalogue) ([]groups.Effec
 	return out, nil
 }
 
+// BuiltinEffects are Sluice's own effect groups as the runtime runs them,
+// under topicPrefix: what a deployment runs when it chooses none.
+func BuiltinEffects(topicPrefix string) ([]groups.Effect, error) {
+	cat, err := schemas.Load()
+	if err != nil {
+		return nil, err
+	}
+	set, err := NewSet(Builtin(), nil)
+	if err != nil {
+		return nil, err
+	}
+	return set.Effects(topicPrefix, cat)
+}
+
 // TopicsOf are the topic suffixes g reads: those of the catalogue's types
 // it takes, then its own Topics, once each.
 func TopicsOf(g effect.Group, cat *schemas.Catalogue) []string {
