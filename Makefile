@@ -62,6 +62,7 @@ test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring 
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/
+	@$(WITH_ENV) cd examples/orders && go vet ./... && go test $(GO_TEST_FLAGS) ./...
 
 # The end-to-end flows run again with every process its own least-privilege
 # role over verify-full TLS (command/e2e_roles_test.go): a webhook to its

@@ -154,7 +154,7 @@ func TestReplayRefusesAGroupWithActiveMembers(t *testing.T) {
 		d, err := adm.DescribeGroups(context.Background(), suite.group)
 		return err == nil && d[suite.group].State == "Stable", err
 	})
-	_, err = rewindGroup(context.Background(), adm, suite.topics, suite.group, offsets.Target{Earliest: true}, true)
+	_, err = rewindGroup(context.Background(), adm, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics)}, suite.group, offsets.Target{Earliest: true}, true)
 	if !errors.Is(err, offsets.ErrGroupActive) {
 		t.Fatalf("rewind of a running group: %v, want ErrGroupActive", err)
 	}

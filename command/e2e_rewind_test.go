@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
@@ -143,7 +144,7 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 		"to-time":   {Time: time.Now().Add(time.Minute)},
 		"to-offset": {Offset: 1 << 40},
 	} {
-		moves, err := rewindGroup(ctx, adm, topics, group, target, false)
+		moves, err := rewindGroup(ctx, adm, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics)}, group, target, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -153,7 +154,7 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 			}
 		}
 	}
-	moves, err := rewindGroup(ctx, adm, topics, group, offsets.Target{Offset: 0}, false)
+	moves, err := rewindGroup(ctx, adm, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics)}, group, offsets.Target{Offset: 0}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 )
 
@@ -218,7 +217,7 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	if c.ToOffset != nil {
 		target.Offset = *c.ToOffset
 	}
-	moves, err := rewindGroup(ctx, adm, g.topics(), c.Group, target, c.Execute)
+	moves, err := rewindGroup(ctx, adm, g.operateConfig(groups.Options{}), c.Group, target, c.Execute)
 	if err != nil {
 		return err
 	}
@@ -240,8 +239,8 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 
 // rewindGroup rewinds one of Sluice's groups over the topics it reads
 // (operate's, shared with the admin API).
-func rewindGroup(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target offsets.Target, execute bool) ([]operate.RewindMove, error) {
-	return operate.New(nil, adm, operate.Config{Topics: t}).Rewind(ctx, nil, group, target, execute)
+func rewindGroup(ctx context.Context, adm *kadm.Client, cfg operate.Config, group string, target offsets.Target, execute bool) ([]operate.RewindMove, error) {
+	return operate.New(nil, adm, cfg).Rewind(ctx, nil, group, target, execute)
 }
 
 func (g *Globals) admin() (*kadm.Client, func(), error) {
