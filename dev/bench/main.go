@@ -67,6 +67,8 @@ type bench struct {
 	// searchFilled: the search step's rows are in the inbox (the console
 	// step reads them too).
 	searchFilled bool
+	// freshRuns are the fresh step's rounds, for its table.
+	freshRuns []freshRun
 }
 
 type benchSource struct {
@@ -124,6 +126,8 @@ func main() {
 		// After the relay's rounds (whose slots would read its WAL) and
 		// before the steps that leave slots of their own.
 		{"ladder", "the cost ladder: each stage beside its floor", b.ladder},
+		// Databases and topics of their own, made and dropped per round.
+		{"fresh", "fresh databases: sluice serve saturated with one tenant, a new database each round", b.fresh},
 		{"latency", "relay latency at 5,000 rows/s", b.relayLatency},
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		// Its tenants and endpoints are its own, disabled when it ends.
@@ -270,6 +274,11 @@ func setup(ctx context.Context) (*bench, error) {
 // newSources makes n tenants named name-0..., each with a Stripe source
 // and 100 mapped customers.
 func (b *bench) newSources(ctx context.Context, name string, n int) ([]benchSource, error) {
+	return b.newSourcesWith(ctx, name, n, 100)
+}
+
+// newSourcesWith is newSources with customers mapped customers each.
+func (b *bench) newSourcesWith(ctx context.Context, name string, n, customers int) ([]benchSource, error) {
 	var sources []benchSource
 	for i := range n {
 		s := benchSource{account: fmt.Sprintf("acct_%s_%d", name, i), secret: fmt.Sprintf("whsec_%s_%s_%d", name, b.run, i)}
@@ -280,7 +289,7 @@ func (b *bench) newSources(ctx context.Context, name string, n int) ([]benchSour
 		if s.sourceID, err = b.store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
 			return nil, err
 		}
-		for c := range 100 {
+		for c := range customers {
 			cust := fmt.Sprintf("cus_%s_%d_%d", name, i, c)
 			if _, err := b.store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
 				return nil, err
@@ -427,6 +436,15 @@ func (b *bench) report() {
 		{"e2e_p50_ms_at_20", "end to end 2xx -> effect, p50 at 20/s", "ms"},
 		{"e2e_p99_ms_at_20", "end to end 2xx -> effect, p99 at 20/s", "ms"},
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
+		{"fresh_rounds", "fresh databases: rounds of sluice serve saturated by one tenant, a new database each", "rounds"},
+		{"fresh_events_per_s", "  accepted, median of the rounds", "events/s"},
+		{"fresh_events_per_s_min", "  lowest round", "events/s"},
+		{"fresh_events_per_s_spread", "  highest round over the median", "ratio"},
+		{"fresh_postgres_cpu_us_per_event", "  Postgres CPU per accepted event, median", "us"},
+		{"fresh_postgres_cpu_spread", "  highest round over the median (target <= 1.3)", "ratio"},
+		{"fresh_sluice_cpu_us_per_event", "  Sluice CPU per accepted event, median", "us"},
+		{"fresh_inbox_seq_scans_per_event_max", "  inbox seq scans per accepted event, highest round (target ~0)", "scans"},
+		{"fresh_inbox_seq_tup_read_per_event_max", "  rows they read per accepted event, highest round", "rows"},
 		{"deliver_events_per_s", "whole pipeline saturated, an endpoint per tenant taking every event", "events/s"},
 		{"deliver_without_events_per_s", "  the same windows' alternates without endpoints", "events/s"},
 		{"deliver_ratio_of_without", "  with / without (target >= 0.7)", "ratio"},
@@ -469,6 +487,7 @@ func (b *bench) report() {
 	}
 	b.cpuTable(&sb)
 	b.ladderTable(&sb)
+	b.freshTable(&sb)
 	for _, n := range b.notes {
 		fmt.Fprintf(&sb, "\n- %s", n)
 	}
