@@ -43,7 +43,8 @@ const (
 	freshScanRows = 1.0
 )
 
-// design is what a fresh round runs on its brand-new database.
+// design is what a fresh round runs on its brand-new database: Sluice, or
+// the River comparator (river.go).
 type design interface {
 	name() string
 	// usesKafka says whether Kafka's CPU is the design's.
@@ -351,7 +352,7 @@ func (sluiceDesign) drain(ctx context.Context, w *freshWorld) error {
 	return w.b.waitApplied(ctx, adm, 0, w.slot, 250*time.Millisecond)
 }
 
-// freshTable prints every fresh round.
+// freshTable prints every fresh round, the river step's too.
 func (b *bench) freshTable(sb *strings.Builder) {
 	if len(b.freshRuns) == 0 {
 		return

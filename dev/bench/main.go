@@ -67,8 +67,11 @@ type bench struct {
 	// searchFilled: the search step's rows are in the inbox (the console
 	// step reads them too).
 	searchFilled bool
-	// freshRuns are the fresh step's rounds, for its table.
+	// freshRuns are the fresh and river steps' rounds, for their table.
 	freshRuns []freshRun
+	// riverBin is the River comparator (dev/bench/river, built by
+	// dev/bench.sh).
+	riverBin string
 }
 
 type benchSource struct {
@@ -128,6 +131,7 @@ func main() {
 		{"ladder", "the cost ladder: each stage beside its floor", b.ladder},
 		// Databases and topics of their own, made and dropped per round.
 		{"fresh", "fresh databases: sluice serve saturated with one tenant, a new database each round", b.fresh},
+		{"river", "a River design beside Sluice, alternating rounds on fresh databases", b.versusRiver},
 		{"latency", "relay latency at 5,000 rows/s", b.relayLatency},
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		// Its tenants and endpoints are its own, disabled when it ends.
@@ -176,6 +180,7 @@ func setup(ctx context.Context) (*bench, error) {
 	b.run = time.Now().UTC().Format("0102150405")
 	root, _ := os.Getwd()
 	b.bin = filepath.Join(root, "bin/sluice")
+	b.riverBin = filepath.Join(root, "bin/sluice-bench-river")
 	// BENCH_SLUICE=path measures another build (an A/B of a change,
 	// alternating runs on the same machine).
 	if bin := os.Getenv("BENCH_SLUICE"); bin != "" {
@@ -445,6 +450,18 @@ func (b *bench) report() {
 		{"fresh_sluice_cpu_us_per_event", "  Sluice CPU per accepted event, median", "us"},
 		{"fresh_inbox_seq_scans_per_event_max", "  inbox seq scans per accepted event, highest round (target ~0)", "scans"},
 		{"fresh_inbox_seq_tup_read_per_event_max", "  rows they read per accepted event, highest round", "rows"},
+		{"river_rounds", "a River design beside Sluice: alternating pairs of fresh rounds", "pairs"},
+		{"river_events_per_s", "  River design accepted, median", "events/s"},
+		{"river_sluice_events_per_s", "  Sluice accepted, median", "events/s"},
+		{"river_rate_ratio", "  Sluice / River accepted rate, median of the pairs (target >= 4)", "ratio"},
+		{"river_rate_ratio_min", "  lowest pair (target >= 3)", "ratio"},
+		{"river_total_cpu_us_per_event", "  River design's CPU per event: its process and Postgres", "us"},
+		{"river_sluice_total_cpu_us_per_event", "  Sluice's: its process, Postgres and Kafka", "us"},
+		{"river_sluice_kafka_cpu_us_per_event", "    of it Kafka's (its JIT and metadata threads apart: each round makes its topics)", "us"},
+		{"river_cpu_ratio", "  Sluice / River CPU per event, median of the pairs (target <= 0.25)", "ratio"},
+		{"river_cpu_ratio_max", "  highest pair", "ratio"},
+		{"river_generator_cpu_us_per_event", "  the generator's CPU per event beside River", "us"},
+		{"river_sluice_generator_cpu_us_per_event", "  beside Sluice", "us"},
 		{"deliver_events_per_s", "whole pipeline saturated, an endpoint per tenant taking every event", "events/s"},
 		{"deliver_without_events_per_s", "  the same windows' alternates without endpoints", "events/s"},
 		{"deliver_ratio_of_without", "  with / without (target >= 0.7)", "ratio"},
