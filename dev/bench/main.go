@@ -447,6 +447,7 @@ func (b *bench) report() {
 		{"fresh_events_per_s_spread", "  highest round over the median", "ratio"},
 		{"fresh_postgres_cpu_us_per_event", "  Postgres CPU per accepted event, median", "us"},
 		{"fresh_postgres_cpu_spread", "  highest round over the median (target <= 1.3)", "ratio"},
+		{"fresh_postgres_cpu_spread_below", "  the median over the lowest round (slow rounds in the majority)", "ratio"},
 		{"fresh_sluice_cpu_us_per_event", "  Sluice CPU per accepted event, median", "us"},
 		{"fresh_inbox_seq_scans_per_event_max", "  inbox seq scans per accepted event, highest round (target ~0)", "scans"},
 		{"fresh_inbox_seq_tup_read_per_event_max", "  rows they read per accepted event, highest round", "rows"},
