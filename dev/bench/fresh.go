@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,11 @@ type freshRun struct {
 	scans                               map[string]tableScan // per accepted event
 }
 
+// cores is how many of the machine's cores the measured processes (the
+// design's, the generator) kept busy over the window: beside the machine's
+// busy share, how much of it was the round's.
+func (r freshRun) cores() float64 { return r.rate * (r.total() + r.g) / 1e6 }
+
 // total is what the design costs per event: its process, Postgres and,
 // for Sluice, Kafka without its JIT compilers and metadata threads (each
 // round makes and deletes a set of topics, which a deployment does once;
@@ -119,8 +125,8 @@ func (b *bench) fresh(ctx context.Context) error {
 	b.results["fresh_postgres_cpu_us_per_event"] = median(pgs)
 	b.results["fresh_postgres_cpu_spread"] = slices.Max(pgs) / median(pgs)
 	// The spread below the median too: when most rounds are the slow ones
-	// (8 of 10 before the committers' fix), the highest is the median's
-	// kin and only the lowest tells.
+	// (8 of 10 before the committers' fix), the highest round is near the
+	// median and only the lowest stands apart.
 	b.results["fresh_postgres_cpu_spread_below"] = median(pgs) / slices.Min(pgs)
 	b.results["fresh_sluice_cpu_us_per_event"] = median(owns)
 	b.results["fresh_inbox_seq_scans_per_event_max"] = slices.Max(field(runs, func(r freshRun) float64 { return r.scans["inbox"].scans }))
@@ -201,11 +207,7 @@ func (b *bench) freshRound(ctx context.Context, d design, tag string) (freshRun,
 	if err != nil {
 		return freshRun{}, err
 	}
-	run.scans = map[string]tableScan{}
-	for t, a := range scansAfter {
-		s := scansBefore[t]
-		run.scans[t] = tableScan{scans: (a.scans - s.scans) / float64(r.ok), rows: (a.rows - s.rows) / float64(r.ok)}
-	}
+	run.scans = scansPerEvent(scansBefore, scansAfter, float64(r.ok))
 	log.Printf("fresh %s %s: %.0f accepted/s (%d errors, %d rejected), drained %.1f s later; us per event: %s %.0f, postgres %.0f, kafka %.0f (%.0f of it JIT and metadata), generator %.0f; machine %.0f%% busy; inbox seq scans per event %.3g reading %.3g rows; %s",
 		tag, d.name(), run.rate, r.errors, r.rejected, run.drain, d.name(), run.own, run.postgres, run.kafka, run.kafkaAside, run.g, 100*run.busy,
 		run.scans["inbox"].scans, run.scans["inbox"].rows, scanned(run.scans))
@@ -255,6 +257,15 @@ func firstAutoanalyze(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	log.Printf("analyzed after the warm-up: %s", strings.Join(tables, ", "))
 	return nil
+}
+
+// scansPerEvent is each table's scans between two readings, per event.
+func scansPerEvent(before, after map[string]tableScan, events float64) map[string]tableScan {
+	per := make(map[string]tableScan, len(after))
+	for t, a := range after {
+		per[t] = tableScan{scans: (a.scans - before[t].scans) / events, rows: (a.rows - before[t].rows) / events}
+	}
+	return per
 }
 
 // seqScans reads each table's sequential scans so far.
@@ -363,13 +374,13 @@ func (b *bench) freshTable(sb *strings.Builder) {
 	}
 	fmt.Fprintf(sb, "\nFresh databases: one tenant, %d customers, %d connections in a closed loop for %s after a %s warm-up at %d/s and %s of rest; CPU in us per accepted event, counted until the last grant\n\n",
 		freshCustomers, freshConns, b.freshWindow(), freshWarm, freshWarmRate, freshRest)
-	sb.WriteString("| round | design | accepted/s | drained after (s) | own | postgres | kafka (of it JIT and metadata) | generator | machine busy | inbox seq scans per event | rows they read per event | tables read by scans, rows per event (>= 1) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	sb.WriteString("| round | design | accepted/s | drained after (s) | own | postgres | kafka (of it JIT and metadata) | generator | cores used of the machine's busy | inbox seq scans per event | rows they read per event | tables read by scans, rows per event (>= 1) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range b.freshRuns {
 		kafka := "-"
 		if r.usesKafka {
 			kafka = format(r.kafka) + " (" + format(r.kafkaAside) + ")"
 		}
-		fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %s | %s | %s | %.0f%% | %s | %s | %s |\n", r.tag, r.design, format(r.rate), format(r.drain),
-			format(r.own), format(r.postgres), kafka, format(r.g), 100*r.busy, format(r.scans["inbox"].scans), format(r.scans["inbox"].rows), scanned(r.scans))
+		fmt.Fprintf(sb, "| %s | %s | %s | %s | %s | %s | %s | %s | %.2f of %.2f | %s | %s | %s |\n", r.tag, r.design, format(r.rate), format(r.drain),
+			format(r.own), format(r.postgres), kafka, format(r.g), r.cores(), r.busy*float64(runtime.NumCPU()), format(r.scans["inbox"].scans), format(r.scans["inbox"].rows), scanned(r.scans))
 	}
 }
