@@ -93,8 +93,8 @@ monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then c
 bench: up build ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
 	@$(WITH_ENV) bash dev/bench.sh
 
-bench-guard: up build ## A three-minute bench that fails on a cost regression far outside noise (CI runs it).
-	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,ladder,pgbench BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
+bench-guard: up build ## A four-minute bench that fails on a cost regression far outside noise, or on plans made on a fresh database (CI runs it).
+	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,ladder,pgbench,fresh BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
 
 bench-docs: ## Copy the latest full bench's table (.run/bench/results.md) into docs/performance.md.
 	@bash dev/bench-docs.sh
