@@ -499,7 +499,9 @@ func (b *bench) report() {
 		{"bench_seconds", "bench duration", "s"},
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "\nSluice bench, %s, %s mode (medians of %d runs where repeated)\n\n", time.Now().UTC().Format("2006-01-02"), pick(b.quick, "quick", "full"), b.runs())
+	// No date: the table is copied into the manual, which states what is
+	// (a commit message says when a figure was measured).
+	fmt.Fprintf(&sb, "\nSluice bench, %s mode (medians of %d runs where repeated)\n\n", pick(b.quick, "quick", "full"), b.runs())
 	fmt.Fprintf(&sb, "| measure | value | unit |\n|---|---:|---|\n")
 	for _, k := range keys {
 		v, ok := b.results[k.key]
