@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
@@ -107,15 +108,25 @@ func outputOf(kctx *kong.Context) (format string, takes bool) {
 	return "", false
 }
 
-// errorFields is the JSON of a refusal: its message, and what a typed
-// error adds for a script to act on.
+// errorFields is the JSON of a failure: its message and, for a refusal
+// (internal/refusal), its code (the sub-kind's, or the kind's: not_found,
+// conflict, invalid, forbidden, unauthenticated, limited, unavailable;
+// builtin, quota, incompatible, already_replayed...) and the input at
+// fault; what a typed error adds for a script to act on.
 func errorFields(err error, msg string) map[string]any {
-	var ce *catalog.Error
-	if errors.As(err, &ce) {
-		return map[string]any{"code": ce.Code, "field": ce.Field, "message": ce.Message, "refused": ce.Refused,
-			"checked": ce.Checked, "examples": ce.Examples}
-	}
 	fields := map[string]any{"message": msg}
+	if r, ok := refusal.Of(err); ok {
+		fields["code"] = r.Name()
+		if r.Field != "" {
+			fields["field"] = r.Field
+		}
+	}
+	var incompatible *catalog.IncompatibleError
+	if errors.As(err, &incompatible) {
+		// The examples are their own member, not lines of the message.
+		fields["message"] = incompatible.Message
+		fields["refused"], fields["checked"], fields["examples"] = incompatible.Refused, incompatible.Checked, incompatible.Examples
+	}
 	var rotation *RotationError
 	if errors.As(err, &rotation) {
 		fields["primary"], fields["kinds"] = rotation.Primary, rotation.Kinds
@@ -137,7 +148,7 @@ func errorFields(err error, msg string) map[string]any {
 // and replaced by a sentence. An incompatible event type lists the first
 // events it would refuse.
 func humane(err error, log *slog.Logger) string {
-	var ce *catalog.Error
+	var ce *catalog.IncompatibleError
 	if errors.As(err, &ce) && len(ce.Examples) > 0 {
 		return describeIncompatible(ce)
 	}
@@ -153,7 +164,7 @@ func humane(err error, log *slog.Logger) string {
 
 // describeIncompatible is how a person reads an incompatible version: the
 // count, then the first events it would refuse.
-func describeIncompatible(ce *catalog.Error) string {
+func describeIncompatible(ce *catalog.IncompatibleError) string {
 	var b strings.Builder
 	b.WriteString(ce.Message)
 	for _, ex := range ce.Examples {

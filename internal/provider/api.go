@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // A kind whose provider has an API Sluice can ask for what it missed
@@ -76,7 +78,7 @@ var (
 	ErrNotOffered = errors.New("provider API does not offer this")
 	// ErrNotFound: the provider knows no such object, or State cannot look
 	// one of its kind up; reconciliation moves on to the next.
-	ErrNotFound = errors.New("provider API has no such object")
+	ErrNotFound = refusal.Sub(refusal.NotFound, "provider_object", "provider API has no such object")
 )
 
 // PermissionError: the provider refused a request for want of a

@@ -13,9 +13,10 @@
 // tenants or types.
 //
 // Store's operations (Create, List, Show, Deprecate, Release) are what the
-// command line and the admin API call; their errors are *Error values with a
-// Code a caller can branch on and a message a person can act on. Ingest reads
-// the catalogue through Types and Compiled.
+// command line and the admin API call; their refusals are internal/refusal's,
+// with a kind and sub-kind a caller can branch on (errors.go) and a message
+// a person can act on. Ingest reads the catalogue through Types and
+// Compiled.
 package catalog
 
 import (

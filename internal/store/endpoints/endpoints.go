@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // DisabledReason says why an endpoint is disabled.
@@ -170,7 +171,7 @@ func (s Store) claimRoom(ctx context.Context, tx pgx.Tx, tenantID string) error 
 		return fmt.Errorf("count endpoints: %w", err)
 	}
 	if max := s.Limits.WithDefaults().MaxPerTenant; n >= max {
-		return &ConflictError{Detail: fmt.Sprintf("tenant %s has %d endpoints, as many as this deployment allows (%d): delete one first", tenantID, n, max)}
+		return refusal.New(refusal.Conflict, "tenant %s has %d endpoints, as many as this deployment allows (%d): delete one first", tenantID, n, max)
 	}
 	return nil
 }

@@ -1,9 +1,9 @@
 // Package tenancy administers tenants, their sources, workspaces, API keys
 // and rate limits: what the `sluice tenant|source|workspace|apikey` commands,
 // the admin API (internal/operator/admin) and the demo set up, through the
-// same functions. Errors are typed (NotFoundError, ConflictError,
-// InvalidError) and worded for a person; the database's own text never leaves
-// as is. Source secrets are encrypted here, before they reach the database.
+// same functions. Refusals are internal/refusal's (not found, conflict,
+// invalid), worded for a person; the database's own text never leaves as is.
+// Source secrets are encrypted here, before they reach the database.
 //
 // A source's kind is checked here, against the provider registry, and not
 // by the database: the registry is a value built at run time (a test or a
@@ -25,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Store reads and writes tenancy records. It is the one implementation of
@@ -85,7 +86,7 @@ func (p Page) after() (*string, error) {
 		return nil, nil
 	}
 	if err := checkID("cursor", p.After); err != nil {
-		return nil, &InvalidError{Field: "cursor", Reason: "not a cursor this API returned"}
+		return nil, refusal.InvalidField("cursor", "not a cursor this API returned")
 	}
 	return &p.After, nil
 }
