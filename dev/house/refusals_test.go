@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -108,6 +107,7 @@ var (
 	ErrNoCode   = refusal.Sub(refusal.Conflict, "", "a conflict")
 	ErrQuota    = refusal.Sub(refusal.Conflict, "quota", "over quota")
 	ErrAlias    = refusal.ErrNotFound
+	ErrLiteral  = &refusal.Error{Kind: refusal.NotFound, Message: "none"}
 )
 
 type NotFoundError struct{ ID string }
@@ -130,6 +130,7 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 		"internal/store/planted.ErrTyped: is a sentinel of its own (a NotFoundError)",
 		"internal/store/planted.ErrKindWide: is a sentinel of a whole kind (refusal.New): the kinds' own are refusal's",
 		"internal/store/planted.ErrNoCode: is a sub-kind without a code",
+		"internal/store/planted.ErrLiteral: is a sentinel of a whole kind (a refusal.Error): the kinds' own are refusal's",
 		"sub-kind internal/store/planted.ErrQuota quota",
 		"internal/store/planted.NotFoundError.Is: matches sentinels (an Is method): wrap a refusal instead (Unwrap)",
 	}
@@ -237,6 +238,11 @@ func judge(value ast.Expr, errorTypes map[string]bool) (why, code string) {
 		if id, ok := v.Type.(*ast.Ident); ok && errorTypes[id.Name] {
 			return "is a sentinel of its own (a " + id.Name + ")", ""
 		}
+		if sel, ok := v.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Error" {
+			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "refusal" {
+				return "is a sentinel of a whole kind (a refusal.Error): the kinds' own are refusal's", ""
+			}
+		}
 	case *ast.CallExpr:
 		switch fn := callee(v); fn {
 		case "errors.New", "fmt.Errorf":
@@ -292,29 +298,4 @@ func receiverType(fn *ast.FuncDecl) string {
 		return id.Name
 	}
 	return ""
-}
-
-// kafkaCodes is franz-go's package of Kafka's error codes.
-const kafkaCodes = "github.com/twmb/franz-go/pkg/kerr"
-
-// A Kafka error is judged by behaviour once, in internal/kafka (Classify,
-// as pg.Classify judges Postgres's): no other production package reads
-// Kafka's codes. Tests and dev/ may (they make the errors they judge).
-func TestOnlyTheKafkaPackageReadsKafkasCodes(t *testing.T) {
-	t.Parallel()
-	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		p := inModule(fields[0])
-		if folderOf(p) == "internal/kafka" || folderOf(p) == "dev" {
-			continue
-		}
-		if slices.Contains(fields[1:], kafkaCodes) {
-			t.Errorf("%s imports %s: judge Kafka's errors with kafka.Classify", p, kafkaCodes)
-		}
-	}
 }

@@ -18,14 +18,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
@@ -134,6 +135,11 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.KafkaBackoff <= 0 {
 		c.KafkaBackoff = time.Second
+	}
+	if c.IngestConfig.Providers == nil {
+		// The process's one registry, which every store and stage the
+		// assembly builds is handed: the shipped kinds.
+		c.IngestConfig.Providers = kinds.Builtin()
 	}
 	return c
 }

@@ -25,7 +25,6 @@ import (
 
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -153,11 +152,8 @@ type Runner struct {
 
 // New builds a runner. store opens sources' API credentials (it needs the
 // key ring); entry is the ingest service recovered events go through.
-// A nil registry is the shipped kinds (kinds.Builtin).
+// registry is the process's (provider.Registry says who chooses it).
 func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.Registry, entry Entry, m *Metrics) *Runner {
-	if registry == nil {
-		registry = kinds.Builtin()
-	}
 	m.start(registry.Kinds())
 	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
 }

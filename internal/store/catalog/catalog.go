@@ -28,7 +28,6 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -66,7 +65,8 @@ type Config struct {
 	// Topics names the topics a release publishes to.
 	Topics envelope.Topics
 	// Providers are the source kinds a type may be declared for, besides
-	// api. Default: the shipped kinds (kinds.Builtin).
+	// api: the process's registry (provider.Registry says who chooses it);
+	// nil knows no kind but api.
 	Providers *provider.Registry
 	// Builtin is the binary's own catalogue, whose names a tenant cannot
 	// take. Default: schemas.Load().
@@ -92,9 +92,6 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.MaxCompiled <= 0 {
 		c.MaxCompiled = 1024
-	}
-	if c.Providers == nil {
-		c.Providers = kinds.Builtin()
 	}
 	if c.Builtin == nil {
 		b, err := schemas.Load()

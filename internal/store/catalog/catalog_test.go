@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -51,6 +52,9 @@ var topics = envelope.Topics{Prefix: "cat"}
 func newStore(t *testing.T, cfg catalog.Config) *catalog.Store {
 	t.Helper()
 	cfg.Topics = topics
+	if cfg.Providers == nil {
+		cfg.Providers = kinds.Builtin()
+	}
 	s, err := catalog.New(pool, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,6 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/refusal"
 )
 
@@ -33,8 +32,8 @@ import (
 type Store struct {
 	Pool *pgxpool.Pool
 	Ring *keyring.Ring
-	// Providers are the kinds a source may have. Default: the shipped
-	// kinds (kinds.Builtin).
+	// Providers are the kinds a source may have: the process's registry
+	// (provider.Registry says who chooses it); nil knows no kind.
 	Providers *provider.Registry
 	// Actor is recorded in the audit trail, in the transaction of every
 	// change; nil records nothing.
@@ -49,11 +48,7 @@ func (s Store) As(actor *audit.Actor) Store {
 
 // provider returns the provider of a kind a source may be created with.
 func (s Store) provider(kind string) (provider.Provider, error) {
-	reg := s.Providers
-	if reg == nil {
-		reg = kinds.Builtin()
-	}
-	return reg.Lookup(provider.Kind(kind))
+	return s.Providers.Lookup(provider.Kind(kind))
 }
 
 // Page is one page of a list in id order (keyset pagination): the items
