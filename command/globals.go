@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
-	"github.com/sluicehq/sluice/internal/consumers/dispatch"
-	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/provider/kinds"

@@ -18,12 +18,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 )
 
 // DLQCmd groups dead-letter commands.

@@ -8,8 +8,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
