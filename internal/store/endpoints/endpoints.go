@@ -254,7 +254,7 @@ func (s Store) TenantOf(ctx context.Context, id string) (string, error) {
 
 // ListEndpoints lists endpoints in id order; the second value is the next
 // page's cursor ("" on the last page). A tenant filter naming no tenant
-// is ErrNotFound, not an empty list.
+// is refused as not found, not an empty list.
 func (s Store) ListEndpoints(ctx context.Context, f Filter, p Page) ([]Endpoint, string, error) {
 	var after, tenant *string
 	if p.After != "" {

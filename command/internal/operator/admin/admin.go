@@ -279,8 +279,8 @@ type callKey struct{}
 
 // Handle registers one operation with its scope decision. The handler
 // gets the request's Call; an error it returns is mapped to a problem
-// detail (typed tenancy errors to 404/409/422, anything else to 500
-// without its text).
+// detail (a refusal as the table of refusals.go says, anything else to
+// 500 without its text).
 func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I) (*O, error)) {
 	if r.Scope != ScopeTenant && r.Scope != ScopeGlobal {
 		panic("admin: route " + r.Op.OperationID + " declares no scope")

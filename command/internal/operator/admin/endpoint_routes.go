@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
@@ -266,7 +267,7 @@ func (r endpointRouter) secrets() {
 		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.test"},
 		func(ctx context.Context, c Call, in *EndpointPath) (*body[endpoints.Attempt], error) {
 			if r.tester == nil {
-				return nil, huma.Error503ServiceUnavailable("this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
+				return nil, refusal.New(refusal.Unavailable, "this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
 			}
 			tenant, err := r.s.TenantOf(ctx, in.EndpointID)
 			if err != nil {

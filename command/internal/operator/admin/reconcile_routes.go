@@ -132,7 +132,7 @@ func reconcileRoutes(a *API) {
 	Handle(a, Route{Op: run, Scope: ScopeTenant, Resource: "source", Action: "source.reconcile"},
 		func(ctx context.Context, c Call, in *runIn) (*body[ReconcileReport], error) {
 			if a.cfg.Reconciler == nil {
-				return nil, huma.Error503ServiceUnavailable("reconciliation is not available on this listener: its process does not ingest; " +
+				return nil, refusal.New(refusal.Unavailable, "reconciliation is not available on this listener: its process does not ingest; "+
 					"ask the admin listener of one that does, or run sluice reconcile")
 			}
 			src, err := c.Store.Source(ctx, in.SourceID)

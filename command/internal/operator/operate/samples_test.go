@@ -51,7 +51,7 @@ func TestSamplesKeepTheLastHour(t *testing.T) {
 		t.Errorf("%d samples of the last hour half an hour later, want %d", len(h.Samples), perHour/2)
 	}
 	if _, err := op.Samples(&operate.Scope{TenantID: b.tenantA}, last); !errors.Is(err, refusal.ErrForbidden) {
-		t.Errorf("a scoped caller: %v, want ErrUnscopedOnly", err)
+		t.Errorf("a scoped caller: %v, want a forbidden refusal", err)
 	}
 }
 
