@@ -75,9 +75,12 @@ func asksJSON(args []string) bool {
 	return false
 }
 
-// failure reports err, a command's refusal: its message on stderr, and,
-// when the command was asked for -o json, also {"error": {...}} on stdout,
-// so a script reading stdout always gets one JSON object.
+// failure reports err, a command's refusal or failure: its message on
+// stderr, and, when the command was asked for -o json, also {"error":
+// {...}} on stdout, so a script reading stdout always gets one JSON object.
+// Every refusal exits 1 whatever its kind (internal/refusal), as a failure
+// does: 0, 1 and 2 are the contract scripts rely on (docs/operating.md);
+// the kind and sub-kind are the JSON's code (errorFields).
 func failure(kctx *kong.Context, err error, stdout, stderr io.Writer, log *slog.Logger) exitCode {
 	msg := humane(err, log)
 	fmt.Fprintln(stderr, "sluice:", shownMessage(msg))
