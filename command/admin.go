@@ -14,6 +14,7 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
@@ -31,7 +32,7 @@ func (g *Globals) store(ctx context.Context, needRing bool) (tenancy.Store, func
 	}
 	// Changes made here are audited with no token: the CLI acts with the
 	// database's credentials.
-	s := tenancy.Store{Pool: pool, Actor: &audit.Actor{}}
+	s := tenancy.Store{Pool: pool, Actor: &audit.Actor{}, Providers: kinds.Builtin()}
 	if needRing {
 		if s.Ring, err = keyring.Parse(g.SecretKey); err != nil {
 			pool.Close()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/store/tenancy"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // AuditCmd reads the operators' audit trail (internal/audit): who did what
@@ -27,7 +27,7 @@ func (c *AuditListCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Cursor != "" {
 		n, err := strconv.ParseInt(c.Cursor, 10, 64)
 		if err != nil || n <= 0 {
-			return &tenancy.InvalidError{Field: "--cursor", Reason: "not a cursor audit list printed"}
+			return refusal.InvalidField("--cursor", "not a cursor audit list printed")
 		}
 		before = n
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -51,7 +52,7 @@ func TestDoctorNamesEndpointSecretsTheRingCannotOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newTenantIn(t, tenancy.Store{Pool: pool, Ring: ring})
+	f := newTenantIn(t, tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()})
 	if _, _, err := (endpoints.Store{Pool: pool, Ring: ring}).CreateEndpoint(ctx, endpoints.New{TenantID: f.tenantID,
 		URL: "https://receiver.example/hooks", Filters: []string{"*"}, Headers: map[string]string{"Authorization": "Bearer x"}}); err != nil {
 		t.Fatal(err)

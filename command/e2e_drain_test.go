@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -38,7 +39,7 @@ func TestStoppingIngestCommitsTheDeliveryStillArriving(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stop(); _ = p.Wait() })
-	f := newTenantIn(t, tenancy.Store{Pool: pool, Ring: ring})
+	f := newTenantIn(t, tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()})
 
 	// Headers and half the body: the handler holds the body's bytes
 	// (sluice_ingest_unverified_bytes) while it waits for the rest.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -34,7 +35,7 @@ const orderPlacedSchema = `{"type":"object","required":["id","type","order"],"pr
 
 func catalogStore(t *testing.T) *catalog.Store {
 	t.Helper()
-	s, err := catalog.New(suite.pool, catalog.Config{Topics: suite.topics})
+	s, err := catalog.New(suite.pool, catalog.Config{Topics: suite.topics, Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/dev/procfs"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -34,7 +35,7 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 	keyA, keyB, keyC := newKey(t), newKey(t), newKey(t)
 	sealedWith := func(key string) string {
 		ring, _ := keyring.Parse(key)
-		store := tenancy.Store{Pool: pool, Ring: ring}
+		store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 		tenant, err := store.CreateTenant(ctx, t.Name())
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestKeyRingThatCannotOpenTheSecretsIsNeverReady(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT source_id::text FROM source_secrets LIMIT 1`).Scan(&src); err != nil {
 		t.Fatal(err)
 	}
-	if err := (tenancy.Store{Pool: pool, Ring: ringD}).SetAPICredentials(ctx, src, []byte(`{"secret_key":"rk_test_x"}`)); err != nil {
+	if err := (tenancy.Store{Pool: pool, Ring: ringD, Providers: kinds.Builtin()}).SetAPICredentials(ctx, src, []byte(`{"secret_key":"rk_test_x"}`)); err != nil {
 		t.Fatal(err)
 	}
 	var idD string

@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -81,7 +82,7 @@ func TestServeWaitsForKafka(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	ring, _ := keyring.Parse(secretKey)
-	store := tenancy.Store{Pool: pool, Ring: ring}
+	store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	account, secret, customer := "acct_"+suffix, "whsec_"+suffix+suffix, "cus_"+suffix
 	tenant, err := store.CreateTenant(ctx, t.Name())
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/keyring/sealed"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -199,7 +200,7 @@ func TestKeysRotateUnderLoadRefusesNoDelivery(t *testing.T) {
 	}
 	// Every kind of sealed value, sealed by the old key: 40 sources' secrets,
 	// API credentials, an endpoint's secret and headers.
-	store := tenancy.Store{Pool: pool, Ring: old}
+	store := tenancy.Store{Pool: pool, Ring: old, Providers: kinds.Builtin()}
 	var fixtures []tenantFixture
 	for range 40 {
 		fixtures = append(fixtures, newTenantIn(t, store))
@@ -288,7 +289,7 @@ func TestKeysRotateNamesTheKeysTheRingLacks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		newTenantIn(t, tenancy.Store{Pool: pool, Ring: r})
+		newTenantIn(t, tenancy.Store{Pool: pool, Ring: r, Providers: kinds.Builtin()})
 	}
 	stdout, stderr, code := keysCLI(t, dbURL, newRing+","+oldRing, "keys", "rotate")
 	if code != 1 || !strings.Contains(stderr, "sealed by key id(s) lost") || !strings.Contains(stdout, "source secrets: 2 re-sealed, left: lost 1 (cannot open)") {

@@ -33,6 +33,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -149,7 +150,7 @@ func runSuite(m *testing.M) int {
 		suite.adminURL = "http://" + suite.roles.consume.AdminAddr().String()
 	}
 	suite.pool = pool
-	suite.store = tenancy.Store{Pool: pool, Ring: ring}
+	suite.store = tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	suite.topics = topics
 	suite.brokers = secured.Plain
 	suite.group = topics.Resource("credits")

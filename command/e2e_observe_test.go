@@ -23,6 +23,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/telemetry"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -97,7 +98,7 @@ func startObserved(t *testing.T, answer func(*http.Request) int) *observed {
 	})
 	ring, _ := keyring.Parse(secretKey)
 	o.baseURL, o.secretKey = "http://"+proc.Addr().String(), secretKey
-	o.store = tenancy.Store{Pool: pool, Ring: ring}
+	o.store = tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	if err := waitForSlot(ctx, pool, cfg.CDCConfig.Slot, time.Minute); err != nil {
 		t.Fatal(err)
 	}

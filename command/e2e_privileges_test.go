@@ -27,6 +27,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -200,7 +201,7 @@ func TestIngestWithoutInsertOnTheInboxRefusesToStartAndTurnsNotReady(t *testing.
 	t.Cleanup(func() { cancel(); _ = proc.Wait() })
 	base := "http://" + proc.Addr().String()
 	ring, _ := keyring.Parse(d.key)
-	f := newTenantIn(t, tenancy.Store{Pool: d.super, Ring: ring})
+	f := newTenantIn(t, tenancy.Store{Pool: d.super, Ring: ring, Providers: kinds.Builtin()})
 	body := invoicePaid("evt_priv_"+testenv.RandomSuffix(), "in_priv", f.customer, 1000)
 	send := func() int {
 		return postTo(t, base, f.sourceID, body, map[string]string{"Stripe-Signature": stripeSignature(f.secret, body, time.Now())})
@@ -326,7 +327,7 @@ func TestConsumersLosingAGrantTurnNotReadyAndLoseNothing(t *testing.T) {
 	d.exec(t, "REVOKE INSERT ON credit_grants FROM "+consumers)
 
 	ring, _ := keyring.Parse(d.key)
-	f := newTenantIn(t, tenancy.Store{Pool: d.super, Ring: ring})
+	f := newTenantIn(t, tenancy.Store{Pool: d.super, Ring: ring, Providers: kinds.Builtin()})
 	body := invoicePaid("evt_grant_"+d.sfx, "in_grant_"+d.sfx, f.customer, 2000)
 	if code := postTo(t, "http://"+ingest.Addr().String(), f.sourceID, body,
 		map[string]string{"Stripe-Signature": stripeSignature(f.secret, body, time.Now())}); code != http.StatusAccepted {

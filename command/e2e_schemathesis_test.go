@@ -25,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -78,7 +79,7 @@ func TestAdminAPIUnderSchemathesis(t *testing.T) {
 	if err := waitForSlot(ctx, pool, cfg.CDCConfig.Slot, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	world := seedForSchemathesis(t, p.Addr().String(), tenancy.Store{Pool: pool, Ring: ring}, cfg.Topics.Resource("credits"))
+	world := seedForSchemathesis(t, p.Addr().String(), tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}, cfg.Topics.Resource("credits"))
 	_, token, err := admintoken.Store{Pool: pool}.Create(ctx, admintoken.New{Role: admintoken.RoleOperate, Name: "schemathesis"})
 	if err != nil {
 		t.Fatal(err)

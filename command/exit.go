@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
@@ -74,9 +75,12 @@ func asksJSON(args []string) bool {
 	return false
 }
 
-// failure reports err, a command's refusal: its message on stderr, and,
-// when the command was asked for -o json, also {"error": {...}} on stdout,
-// so a script reading stdout always gets one JSON object.
+// failure reports err, a command's refusal or failure: its message on
+// stderr, and, when the command was asked for -o json, also {"error":
+// {...}} on stdout, so a script reading stdout always gets one JSON object.
+// Every refusal exits 1 whatever its kind (internal/refusal), as a failure
+// does: 0, 1 and 2 are the contract scripts rely on (docs/operating.md);
+// the kind and sub-kind are the JSON's code (errorFields).
 func failure(kctx *kong.Context, err error, stdout, stderr io.Writer, log *slog.Logger) exitCode {
 	msg := humane(err, log)
 	fmt.Fprintln(stderr, "sluice:", shownMessage(msg))
@@ -107,15 +111,25 @@ func outputOf(kctx *kong.Context) (format string, takes bool) {
 	return "", false
 }
 
-// errorFields is the JSON of a refusal: its message, and what a typed
-// error adds for a script to act on.
+// errorFields is the JSON of a failure: its message and, for a refusal
+// (internal/refusal), its code (the sub-kind's, or the kind's: not_found,
+// conflict, invalid, forbidden, unauthenticated, limited, unavailable;
+// builtin, quota, incompatible, already_replayed...) and the input at
+// fault; what a typed error adds for a script to act on.
 func errorFields(err error, msg string) map[string]any {
-	var ce *catalog.Error
-	if errors.As(err, &ce) {
-		return map[string]any{"code": ce.Code, "field": ce.Field, "message": ce.Message, "refused": ce.Refused,
-			"checked": ce.Checked, "examples": ce.Examples}
-	}
 	fields := map[string]any{"message": msg}
+	if r, ok := refusal.Of(err); ok {
+		fields["code"] = r.Name()
+		if r.Field != "" {
+			fields["field"] = r.Field
+		}
+	}
+	var incompatible *catalog.IncompatibleError
+	if errors.As(err, &incompatible) {
+		// The examples are their own member, not lines of the message.
+		fields["message"] = incompatible.Message
+		fields["refused"], fields["checked"], fields["examples"] = incompatible.Refused, incompatible.Checked, incompatible.Examples
+	}
 	var rotation *RotationError
 	if errors.As(err, &rotation) {
 		fields["primary"], fields["kinds"] = rotation.Primary, rotation.Kinds
@@ -137,7 +151,7 @@ func errorFields(err error, msg string) map[string]any {
 // and replaced by a sentence. An incompatible event type lists the first
 // events it would refuse.
 func humane(err error, log *slog.Logger) string {
-	var ce *catalog.Error
+	var ce *catalog.IncompatibleError
 	if errors.As(err, &ce) && len(ce.Examples) > 0 {
 		return describeIncompatible(ce)
 	}
@@ -153,7 +167,7 @@ func humane(err error, log *slog.Logger) string {
 
 // describeIncompatible is how a person reads an incompatible version: the
 // count, then the first events it would refuse.
-func describeIncompatible(ce *catalog.Error) string {
+func describeIncompatible(ce *catalog.IncompatibleError) string {
 	var b strings.Builder
 	b.WriteString(ce.Message)
 	for _, ex := range ce.Examples {

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
@@ -124,7 +125,7 @@ func (g *Globals) catalog() catalog.Config {
 			rts = append(rts, rt)
 		}
 	}
-	return catalog.Config{ResourceTypes: rts, MaxTypesPerTenant: g.MaxEventTypes, Topics: g.topics()}
+	return catalog.Config{ResourceTypes: rts, MaxTypesPerTenant: g.MaxEventTypes, Topics: g.topics(), Providers: kinds.Builtin()}
 }
 
 // endpointsStore opens tenants' endpoints with the key ring (their

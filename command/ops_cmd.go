@@ -83,7 +83,7 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	defer pool.Close()
 	op := operate.New(pool, nil, g.operateConfig(groups.Options{Dispatch: dc}))
 	if c.Group != "" && !slices.Contains(op.GroupNames(), c.Group) {
-		return &operate.NotFoundError{What: "consumer group", ID: c.Group, Known: op.GroupNames()}
+		return operate.NoSuchGroup(c.Group, op.GroupNames())
 	}
 	res, err := replayDeadLetters(ctx, op, c.ID, c.Group, log)
 	if err != nil {

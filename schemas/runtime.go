@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // ErrRemoteRef: a schema held at run time refers to a document outside
 // itself. Nothing is ever fetched while compiling (a schema naming a URL
 // would make every instance call it, and a file: URL would read the
 // server's disk), so such a schema cannot be compiled.
-var ErrRemoteRef = errors.New("schema refers to a document outside itself ($ref to another URL); put the definition under $defs and refer to it as #/$defs/<name>")
+var ErrRemoteRef = refusal.Sub(refusal.Invalid, "remote_ref", "schema refers to a document outside itself ($ref to another URL); put the definition under $defs and refer to it as #/$defs/<name>")
 
 // Compile compiles a schema held at run time (a tenant's event type) for e,
 // which says everything else about the type: the schema must be JSON Schema

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
@@ -40,7 +41,7 @@ func (b *bench) declareCatalogue(ctx context.Context, n int) error {
 	// of n and validates it with a runtime schema.
 	traffic := os.Getenv("BENCH_CATALOGUE_TRAFFIC") == "1"
 	perTenant := (n + len(b.sources) - 1) / len(b.sources)
-	store, err := catalog.New(b.pool, catalog.Config{MaxTypesPerTenant: perTenant, Topics: envelope.Topics{Prefix: b.prefix}})
+	store, err := catalog.New(b.pool, catalog.Config{MaxTypesPerTenant: perTenant, Topics: envelope.Topics{Prefix: b.prefix}, Providers: kinds.Builtin()})
 	if err != nil {
 		return err
 	}

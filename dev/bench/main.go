@@ -27,6 +27,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/migrations"
 )
@@ -255,7 +256,7 @@ func setup(ctx context.Context) (*bench, error) {
 		return nil, err
 	}
 	ring, _ := keyring.Parse(b.secretKey)
-	b.store = tenancy.Store{Pool: b.pool, Ring: ring}
+	b.store = tenancy.Store{Pool: b.pool, Ring: ring, Providers: kinds.Builtin()}
 	if b.sources, err = b.newSources(ctx, "bench", 8); err != nil {
 		return nil, err
 	}

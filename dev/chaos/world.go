@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
 	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -78,7 +79,7 @@ func createTenants(ctx context.Context, pool *pgxpool.Pool, secretKey string, n,
 	if err != nil {
 		return nil, fmt.Errorf("key ring: %w", err)
 	}
-	store := tenancy.Store{Pool: pool, Ring: ring}
+	store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	settings, _ := json.Marshal(hmacSettings)
 	signer, err := signature.NewHMAC(hmacSettings.HMACConfig, 0)
 	if err != nil {

@@ -31,8 +31,9 @@ const module = "github.com/sluicehq/sluice"
 
 // Levels, lowest first.
 const (
-	top      = iota // schemas/, migrations/: the data the binary embeds
-	plumbing        // what any stage may need, none of it Sluice's business
+	vocabulary = iota // internal/refusal: the kinds of "no", which every level speaks
+	top               // schemas/, migrations/: the data the binary embeds
+	plumbing          // what any stage may need, none of it Sluice's business
 	providers
 	stores // the tables stages and operators share
 	stages
@@ -43,13 +44,17 @@ const (
 	dev // outside the rules
 )
 
-var levelNames = [...]string{"top", "plumbing", "providers", "stores", "stages", "library", "operator layer", "command line", "binary", "dev"}
+var levelNames = [...]string{"vocabulary", "top", "plumbing", "providers", "stores", "stages", "library", "operator layer", "command line", "binary", "dev"}
 
 // folders is the house: a package belongs to the folder whose path is the
 // longest prefix of its own, and has that folder's level. Inside one folder
 // imports go where they must (consumers/credits -> consumers,
 // internal/provider/kinds/stripe -> internal/provider).
 var folders = map[string]int{
+	// The refusal vocabulary imports nothing of Sluice's, so the data, the
+	// plumbing and the providers may refuse in its words too.
+	"internal/refusal": vocabulary,
+
 	"schemas":    top,
 	"migrations": top,
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -26,12 +25,12 @@ import (
 // user may not write to it: either way the topic is missing for the relay,
 // and one record for it must not stall every tenant's.
 func isMissingTopic(err error) bool {
-	return errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) || isForbidden(err)
+	return kafka.Classify(err) == kafka.FaultTopicMissing || isForbidden(err)
 }
 
 // isForbidden reports whether Kafka refused the relay's user the topic (an
 // ACL missing: a topic outside the deployment's prefix, or a grant lost).
-func isForbidden(err error) bool { return errors.Is(err, kerr.TopicAuthorizationFailed) }
+func isForbidden(err error) bool { return kafka.Classify(err) == kafka.FaultTopicDenied }
 
 // ownTopicName is the shape of Sluice's own topic names past the prefix:
 // a resource topic (sluice.invoices) or a tenants' shared one
@@ -208,7 +207,7 @@ func (m *missingTopics) lookup(ctx context.Context, topic string) topicState {
 	}
 	d, ok := details[topic]
 	switch {
-	case !ok || errors.Is(d.Err, kerr.UnknownTopicOrPartition):
+	case !ok || kafka.Classify(d.Err) == kafka.FaultTopicMissing:
 		return topicMissing
 	case isForbidden(d.Err):
 		return topicForbidden

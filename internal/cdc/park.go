@@ -3,16 +3,15 @@ package cdc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/kafka"
 )
 
 // isPermanent reports whether Kafka refused a record for good: retrying the
@@ -21,11 +20,9 @@ import (
 // unknown to some brokers for a moment; missingTopics waits for it (or
 // creates it) and parks the record only once the grace has passed.
 func isPermanent(err error) bool {
-	for _, e := range []error{kerr.MessageTooLarge, kerr.RecordListTooLarge, kerr.InvalidRecord, kerr.CorruptMessage,
-		kerr.InvalidTopicException, kerr.InvalidRequiredAcks} {
-		if errors.Is(err, e) {
-			return true
-		}
+	switch kafka.Classify(err) {
+	case kafka.FaultTooLarge, kafka.FaultRecordRefused:
+		return true
 	}
 	return false
 }

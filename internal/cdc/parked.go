@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 var (
@@ -57,12 +59,12 @@ func ListParked(ctx context.Context, pool *pgxpool.Pool, withReleased bool, limi
 }
 
 // ErrAlreadyReleased: the parked record was released before.
-var ErrAlreadyReleased = errors.New("cdc: parked record already released")
+var ErrAlreadyReleased = refusal.Sub(refusal.Conflict, "already_released", "cdc: parked record already released")
 
 // ErrParkedExpired: the parked record was released and deleted past the
 // payload horizon (internal/store/lifecycle); its id was issued, it is not
 // kept.
-var ErrParkedExpired = errors.New("cdc: parked record expired")
+var ErrParkedExpired = refusal.Sub(refusal.Conflict, "parked_expired", "cdc: parked record expired")
 
 // ReleaseParked marks parked record id handled (re-published by a resync,
 // or judged not needed), so the lifecycle manager may delete it once the
@@ -91,7 +93,7 @@ func notPending(ctx context.Context, pool *pgxpool.Pool, id int64) error {
 	case issued:
 		return fmt.Errorf("parked record %d was released and deleted past the payload horizon: %w", id, ErrParkedExpired)
 	default:
-		return fmt.Errorf("parked record %d does not exist", id)
+		return refusal.New(refusal.NotFound, "parked record %d does not exist", id)
 	}
 }
 
@@ -103,7 +105,7 @@ type ParkedSelection struct {
 }
 
 // ErrTopicMissing: the parked records' topic still does not exist.
-var ErrTopicMissing = errors.New("cdc: topic does not exist")
+var ErrTopicMissing = refusal.Sub(refusal.Conflict, "topic_missing", "cdc: topic does not exist")
 
 // PublishParked publishes the pending parked records sel names, oldest
 // first (the order they were read off the slot), each acknowledged by Kafka

@@ -10,8 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 //go:embed sql/dead_letter.sql
@@ -40,13 +42,13 @@ var (
 
 // ErrAlreadyReplayed: the dead letter was replayed before (or is being
 // replayed by someone else right now).
-var ErrAlreadyReplayed = errors.New("consumers: dead letter already replayed")
+var ErrAlreadyReplayed = refusal.Sub(refusal.Conflict, "already_replayed", "consumers: dead letter already replayed")
 
 // ErrDeadLetterExpired: the dead letter's id was issued but the row is no
 // longer kept: it was replayed and deleted past the payload horizon
 // (internal/store/lifecycle), or erased with its tenant. Dead letters not
 // replayed are never deleted.
-var ErrDeadLetterExpired = errors.New("consumers: dead letter expired")
+var ErrDeadLetterExpired = refusal.Sub(refusal.Conflict, "dead_letter_expired", "consumers: dead letter expired")
 
 // deadLetterMissing says why id has no row: expired, or never issued.
 func deadLetterMissing(ctx context.Context, pool *pgxpool.Pool, id int64) error {
@@ -57,7 +59,7 @@ func deadLetterMissing(ctx context.Context, pool *pgxpool.Pool, id int64) error 
 	if issued {
 		return fmt.Errorf("dead letter %d was replayed and deleted past the payload horizon (or erased with its tenant): %w", id, ErrDeadLetterExpired)
 	}
-	return fmt.Errorf("dead letter %d does not exist", id)
+	return refusal.New(refusal.NotFound, "dead letter %d does not exist", id)
 }
 
 // ReplayDeadLetter applies dead letter id again through its group's own

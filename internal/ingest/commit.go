@@ -23,6 +23,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -65,7 +66,7 @@ func outcomeOf(s inbox.Status) Outcome {
 
 var (
 	// ErrOverloaded: the commit queue is full; answer 503 with Retry-After.
-	ErrOverloaded = errors.New("ingest: commit queue full")
+	ErrOverloaded = refusal.Sub(refusal.Unavailable, "ingest_overloaded", "ingest: commit queue full")
 	// ErrNotCommitted: the commit failed or its outcome is unknown; the
 	// provider must retry, and the event key makes the retry harmless.
 	ErrNotCommitted = errors.New("ingest: delivery not committed")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluicehq/sluice/internal/ingest"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 )
 
@@ -85,7 +86,7 @@ func TestTenantErasureRemovesEveryRowOfTheTenantOnly(t *testing.T) {
 	if after := other.storedFor(t, other.tenantID); after != before {
 		t.Fatalf("another tenant's rows went from %d to %d", before, after)
 	}
-	if _, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID); !errors.Is(err, lifecycle.ErrNoTenant) {
+	if _, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID); !errors.Is(err, refusal.ErrNotFound) {
 		t.Fatalf("erasing again: %v, want ErrNoTenant", err)
 	}
 }

@@ -52,7 +52,6 @@ import (
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/inbox"
@@ -104,9 +103,9 @@ type Config struct {
 	Unverified Unverified
 	// Topics names the topics events are published to.
 	Topics envelope.Topics
-	// Providers are the kinds whose webhooks are taken; a source of a kind
-	// it does not hold is answered as unknown. Default: the shipped kinds
-	// (kinds.Builtin).
+	// Providers are the kinds whose webhooks are taken: the process's
+	// registry (provider.Registry says who chooses it); a source of a kind
+	// it does not hold is answered as unknown.
 	Providers *provider.Registry
 	// TenantTypes is the catalogue of tenants' own event types, consulted
 	// after the built-in types (a tenant's never shadows one), each
@@ -154,9 +153,6 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxBatchBodyBytes <= 0 {
 		c.MaxBatchBodyBytes = 8 << 20
-	}
-	if c.Providers == nil {
-		c.Providers = kinds.Builtin()
 	}
 	c.Shape = c.Shape.withDefaults()
 	c.Unverified = c.Unverified.withDefaults()

@@ -23,6 +23,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
@@ -97,6 +98,9 @@ func setupIn(t *testing.T, cfg ingest.Config, databaseURL, serviceURL string, sc
 	catalogue, err := schemas.Load(schemaFiles...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.Providers == nil {
+		cfg.Providers = kinds.Builtin()
 	}
 	reg := prometheus.NewRegistry()
 	svc := ingest.New(cfg, slog.New(slog.DiscardHandler), servicePool, ring, catalogue, reg)

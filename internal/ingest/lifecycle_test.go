@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -197,7 +198,7 @@ func TestRefundAfterItsLinkExpiredWaitsUntilReconciliationLinksIt(t *testing.T) 
 	if err := b.store.SetAPICredentials(ctx, b.sourceID, fmt.Appendf(nil, `{"secret_key":"rk_test_%s","api_base":%q}`, s, api.URL)); err != nil {
 		t.Fatal(err)
 	}
-	runner := reconcile.New(reconcile.Config{}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
+	runner := reconcile.New(reconcile.Config{}, slog.New(slog.DiscardHandler), b.store, kinds.Builtin(), b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 	if _, err := runner.Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/kinds/github"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
-	"github.com/sluicehq/sluice/internal/provider/kinds/standardwebhooks"
+	"github.com/sluicehq/sluice/internal/provider/kinds/standardsigned"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe"
 	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/schemas"
@@ -50,7 +50,7 @@ func TestReadEventFollowsTheContractPerKind(t *testing.T) {
 		"hmac order.split":                        {ObjectType: "order", ObjectIDPointer: "header:X-Order", EventTimePointer: "header:X-At", EventTimeFormat: "unix"},
 	}
 	hmacSrc := openSource(t, hmac.Provider{}, `{"header":"X-Sig","eventId":"header:X-Event-Id","eventType":"/kind","objectId":"/order/ref","eventTime":"/at","eventTimeFormat":"rfc3339"}`)
-	stripeSrc, githubSrc, standardSrc := openSource(t, stripe.Provider{}, ""), openSource(t, github.Provider{}, ""), openSource(t, standardwebhooks.Provider{}, "")
+	stripeSrc, githubSrc, standardSrc := openSource(t, stripe.Provider{}, ""), openSource(t, github.Provider{}, ""), openSource(t, standardsigned.Provider{}, "")
 	header := func(kv ...string) http.Header {
 		h := http.Header{}
 		for i := 0; i < len(kv); i += 2 {

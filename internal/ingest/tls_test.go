@@ -25,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 	"github.com/sluicehq/sluice/schemas"
@@ -84,7 +85,7 @@ func TestIngestServesHTTPS(t *testing.T) {
 	}
 	log := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
-	svc := ingest.New(ingest.Config{}, log, pool, ring, catalogue, reg)
+	svc := ingest.New(ingest.Config{Providers: kinds.Builtin()}, log, pool, ring, catalogue, reg)
 	testenv.Run(t, svc.Run)
 	certFile, keyFile, roots := selfSigned(t)
 	srv := listen.NewPublic("127.0.0.1:0", log, nil, true)
@@ -97,7 +98,7 @@ func TestIngestServesHTTPS(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln, 5*time.Second) }()
 
-	store := tenancy.Store{Pool: pool, Ring: ring}
+	store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	tenant, err := store.CreateTenant(ctx, t.Name())
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/schemas"
 )
@@ -86,8 +87,8 @@ func (c catalogue) Lookup(kind, typ string) (*schemas.Entry, error) {
 		return nil, &unusableEntry{fmt.Sprintf("%s v%d: resource type %q has no topic in this deployment (SLUICE_TENANT_RESOURCE_TYPES)", typ, m.Version, m.ResourceType)}
 	}
 	e, err := c.types.store.Compiled(c.ctx, c.tenant, m)
-	if ce := (*catalog.Error)(nil); errors.As(err, &ce) {
-		return nil, &unusableEntry{ce.Error()}
+	if r, refused := refusal.Of(err); refused {
+		return nil, &unusableEntry{r.Error()}
 	} else if err != nil {
 		return nil, fmt.Errorf("%w: %w", errCatalogue, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 )
 
@@ -27,12 +28,12 @@ func TestTenantTypeWithoutATopicHereIsQuarantinedWithTheReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	narrow, err := catalog.New(pool, catalog.Config{ResourceTypes: []string{"order"}})
+	narrow, err := catalog.New(pool, catalog.Config{ResourceTypes: []string{"order"}, Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := setup(t, ingest.Config{TenantTypes: narrow})
-	wide, err := catalog.New(pool, catalog.Config{ResourceTypes: []string{"order", "ticket"}})
+	wide, err := catalog.New(pool, catalog.Config{ResourceTypes: []string{"order", "ticket"}, Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}

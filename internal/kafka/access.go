@@ -131,9 +131,10 @@ type Access struct {
 }
 
 // Check returns nil when the stage may do all it needs. Each operation
-// missing is one line wrapping ErrRefused, naming the user, the operation,
-// the resource and the kafka-acls command that grants it; a broker that
-// does not answer is an error without ErrRefused.
+// missing is one line naming the user, the operation, the resource and the
+// kafka-acls command that grants it, judged a denial (Classify's
+// FaultTopicDenied or FaultGroupDenied); a broker that does not answer is
+// an error judged no denial.
 func (a Access) Check(ctx context.Context, n Need) error {
 	var errs []error
 	if len(n.Topics) > 0 && len(n.TopicOps) > 0 {
@@ -188,16 +189,14 @@ func (a Access) topicOps(ctx context.Context, topics []string, want []kadm.ACLOp
 		if t.Topic != nil {
 			name = *t.Topic
 		}
-		switch err := kerr.ErrorForCode(t.ErrorCode); {
-		case errors.Is(err, kerr.TopicAuthorizationFailed):
+		switch err := kerr.ErrorForCode(t.ErrorCode); Classify(err) {
+		case FaultTopicDenied:
 			// Without DESCRIBE the broker tells nothing else of the topic,
 			// whether it exists included.
 			d.add(Describe, name)
-		case errors.Is(err, kerr.UnknownTopicOrPartition):
+		case FaultTopicMissing:
 			absent = append(absent, name)
-		case err != nil:
-			return d, fmt.Errorf("kafka: metadata of topic %s: %w", name, err)
-		default:
+		case FaultNone:
 			// A topic that exists needs no CREATE.
 			have := append(kadm.DecodeACLOperations(t.AuthorizedOperations), Create)
 			for _, op := range want {
@@ -205,6 +204,8 @@ func (a Access) topicOps(ctx context.Context, topics []string, want []kadm.ACLOp
 					d.add(op, name)
 				}
 			}
+		default:
+			return d, fmt.Errorf("kafka: metadata of topic %s: %w", name, err)
 		}
 	}
 	if len(absent) > 0 && slices.Contains(want, Create) {
@@ -230,7 +231,7 @@ func (a Access) canCreate(ctx context.Context, topics []string, d *denied) error
 		return err
 	}
 	for _, t := range resp.Topics {
-		if errors.Is(kerr.ErrorForCode(t.ErrorCode), kerr.TopicAuthorizationFailed) {
+		if Classify(kerr.ErrorForCode(t.ErrorCode)) == FaultTopicDenied {
 			d.add(Create, t.Topic)
 		}
 	}
@@ -258,7 +259,7 @@ func (a Access) groupOps(ctx context.Context, groups []string, want []kadm.ACLOp
 		req.Topics = append(req.Topics, rt)
 		resp, err := req.RequestWith(ctx, a.Client)
 		switch {
-		case errors.Is(err, kerr.GroupAuthorizationFailed):
+		case Classify(err) == FaultGroupDenied:
 			// Finding the group's coordinator needs DESCRIBE.
 			d.add(Describe, g)
 			continue
@@ -267,7 +268,7 @@ func (a Access) groupOps(ctx context.Context, groups []string, want []kadm.ACLOp
 		}
 		for _, t := range resp.Topics {
 			for _, p := range t.Partitions {
-				if errors.Is(kerr.ErrorForCode(p.ErrorCode), kerr.GroupAuthorizationFailed) && slices.Contains(want, Read) {
+				if Classify(kerr.ErrorForCode(p.ErrorCode)) == FaultGroupDenied && slices.Contains(want, Read) {
 					d.add(Read, g)
 				}
 			}
@@ -283,9 +284,9 @@ const probeTopic = "__sluice_access_probe!"
 
 // lines are the refusals of one kind of resource, one per operation.
 func (a Access) lines(stage string, group bool, d denied) []error {
-	kind, flag, cause := "topic", "--topic", kerr.TopicAuthorizationFailed
+	kind, flag, cause, fault := "topic", "--topic", kerr.TopicAuthorizationFailed, FaultTopicDenied
 	if group {
-		kind, flag, cause = "group", "--group", kerr.GroupAuthorizationFailed
+		kind, flag, cause, fault = "group", "--group", kerr.GroupAuthorizationFailed, FaultGroupDenied
 	}
 	var errs []error
 	for _, op := range d.ops {
@@ -300,7 +301,7 @@ func (a Access) lines(stage string, group bool, d denied) []error {
 		}
 		msg := fmt.Sprintf("kafka user %s lacks %s on %s (stage %s): kafka-acls --bootstrap-server %s --command-config admin.properties --add --allow-principal %s --operation %s %s",
 			strings.TrimPrefix(a.Principal, "User:"), op, what, stage, a.Bootstrap, a.Principal, aclsOperation(op), pattern)
-		errs = append(errs, &refusal{msg: msg, cause: cause})
+		errs = append(errs, &explained{msg: msg, cause: cause, fault: fault})
 	}
 	return errs
 }

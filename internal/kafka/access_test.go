@@ -2,7 +2,6 @@ package kafka_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -76,7 +75,7 @@ func expect(t *testing.T, acc kafka.Access, need kafka.Need, want string) {
 		if want == "" {
 			return got == nil, got
 		}
-		if got != nil && got.Error() == want && errors.Is(got, kafka.ErrRefused) {
+		if got != nil && got.Error() == want && kafka.Classify(got).Denies() {
 			return true, nil
 		}
 		return false, got

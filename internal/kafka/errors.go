@@ -13,40 +13,37 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ErrRefused marks what a broker that answered will go on refusing until
-// someone changes the configuration, a certificate or an ACL: a wrong CA,
-// an expired certificate, a wrong password, a missing ACL. Retrying does not
-// help, so a stage starting refuses to start on it; a broker that does not
-// answer is never this.
-var ErrRefused = errors.New("refused")
-
-// refusal is an error in words with the cause kept for errors.Is/As.
-type refusal struct {
+// explained is an error in words with the cause kept for errors.Is/As,
+// and its fault as Classify reads it: Explain's verdict on a connection
+// (FaultAuthentication), Access.Check's on an ACL (a denial).
+type explained struct {
 	msg   string
 	cause error
+	fault Fault
 }
 
-func (r *refusal) Error() string { return r.msg }
+func (e *explained) Error() string { return e.msg }
 
-func (r *refusal) Unwrap() []error { return []error{ErrRefused, r.cause} }
+func (e *explained) Unwrap() error { return e.cause }
 
 // Explain says in words what a TLS or SASL failure means and which setting
-// to check, for readiness and the start log; other errors come back as
+// to check, for readiness and the start log, and judges it: Classify reads
+// FaultAuthentication from what it explained. Other errors come back as
 // they are. Go's and the broker's own texts ("x509: certificate signed by
 // unknown authority", SASL_AUTHENTICATION_FAILED) stay in the cause.
 func (c Config) Explain(err error) error {
-	if err == nil || errors.Is(err, ErrRefused) {
+	if err == nil || errors.As(err, new(*explained)) {
 		return err
 	}
 	if msg := c.explainTLS(err); msg != "" {
-		return &refusal{msg: msg, cause: err}
+		return &explained{msg: msg, cause: err, fault: FaultAuthentication}
 	}
 	if errors.Is(err, kerr.SaslAuthenticationFailed) {
-		return &refusal{msg: fmt.Sprintf("kafka: SASL authentication failed for user %s with %s (check the password, --kafka-sasl-password): %v",
+		return &explained{fault: FaultAuthentication, msg: fmt.Sprintf("kafka: SASL authentication failed for user %s with %s (check the password, --kafka-sasl-password): %v",
 			c.SASLUser, strings.ToUpper(c.SASLMechanism), err), cause: err}
 	}
 	if errors.Is(err, kerr.UnsupportedSaslMechanism) {
-		return &refusal{msg: fmt.Sprintf("kafka: the broker does not offer SASL mechanism %s on this listener (check --kafka-sasl-mechanism): %v",
+		return &explained{fault: FaultAuthentication, msg: fmt.Sprintf("kafka: the broker does not offer SASL mechanism %s on this listener (check --kafka-sasl-mechanism): %v",
 			strings.ToUpper(c.SASLMechanism), err), cause: err}
 	}
 	return err

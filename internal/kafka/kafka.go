@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -156,7 +155,7 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, spec TopicSpec, topics 
 		return fmt.Errorf("kafka: create topics: %w", err)
 	}
 	for _, r := range resp.Sorted() {
-		if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
+		if r.Err != nil && Classify(r.Err) != FaultExists {
 			return fmt.Errorf("kafka: create topic %s: %w", r.Topic, r.Err)
 		}
 	}

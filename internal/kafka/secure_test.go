@@ -3,7 +3,6 @@ package kafka_test
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -39,8 +38,8 @@ func refused(t *testing.T, c kafka.Config, words ...string) {
 	if err == nil {
 		t.Fatal("connected; want a refusal")
 	}
-	if !errors.Is(err, kafka.ErrRefused) {
-		t.Errorf("%v: not a refusal", err)
+	if f := kafka.Classify(err); f != kafka.FaultAuthentication {
+		t.Errorf("%v: judged %s, want authentication", err, f)
 	}
 	if took > 10*time.Second {
 		t.Errorf("took %s to fail; want it fast", took)

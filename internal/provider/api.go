@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // A kind whose provider has an API Sluice can ask for what it missed
@@ -76,7 +78,7 @@ var (
 	ErrNotOffered = errors.New("provider API does not offer this")
 	// ErrNotFound: the provider knows no such object, or State cannot look
 	// one of its kind up; reconciliation moves on to the next.
-	ErrNotFound = errors.New("provider API has no such object")
+	ErrNotFound = refusal.Sub(refusal.NotFound, "provider_object", "provider API has no such object")
 )
 
 // PermissionError: the provider refused a request for want of a
@@ -117,20 +119,36 @@ type Found struct {
 	Body   []byte
 }
 
-// DecodeCredentials reads a kind's credentials document strictly (unknown
-// fields refused) into c, then checks its api_base, when set, is an http(s)
-// URL. Errors name the kind and show example, never the document: it holds
-// secrets, and errors reach logs.
-func DecodeCredentials(k Kind, raw []byte, c interface{ Base() string }, example string) error {
+// Credentials is what every kind's API credentials document is, as stored
+// (sealed) with a source: where its API is, and its kind's own checks.
+type Credentials interface {
+	// Base is where the API is when the document says ("": the provider's
+	// own); it must be an http(s) URL.
+	Base() string
+	// Check refuses a document that could never reach the API, in words
+	// that never quote it (they reach logs).
+	Check() error
+}
+
+// ReadCredentials is the one reading of a kind's credentials document, for
+// both methods of its Reconciler: strict JSON into a C (an unknown field
+// refused), an http(s) base, then C's own Check. Its errors name the kind
+// and show example, never the document: it holds secrets, and errors reach
+// logs.
+func ReadCredentials[C any, P interface {
+	*C
+	Credentials
+}](k Kind, raw []byte, example string) (C, error) {
+	var c C
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(c); err != nil {
-		return fmt.Errorf("%s API credentials must be JSON: %s", k, example)
+	if err := dec.Decode(P(&c)); err != nil {
+		return c, fmt.Errorf("%s API credentials must be JSON: %s", k, example)
 	}
-	if base := c.Base(); base != "" {
+	if base := P(&c).Base(); base != "" {
 		if u, err := url.Parse(base); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fmt.Errorf("%s API credentials: api_base must be an http(s) URL", k)
+			return c, fmt.Errorf("%s API credentials: api_base must be an http(s) URL", k)
 		}
 	}
-	return nil
+	return c, P(&c).Check()
 }

@@ -8,10 +8,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // The scheme's headers.
@@ -25,7 +26,7 @@ const (
 const SecretPrefix = "whsec_"
 
 // ErrSecret: a secret that could sign or verify nothing.
-var ErrSecret = errors.New("a Standard Webhooks secret is whsec_ followed by the base64 of its key (padded or not)")
+var ErrSecret = refusal.Sub(refusal.Invalid, "webhook_secret", "a Standard Webhooks secret is whsec_ followed by the base64 of its key (padded or not)")
 
 // Key decodes the HMAC key of a "whsec_<base64>" secret, its base64 padded
 // or not: the spec's reference libraries (npm and Python standardwebhooks)

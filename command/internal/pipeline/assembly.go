@@ -212,7 +212,7 @@ func (a *assembly) ingestStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	keys := tenancy.Store{Pool: a.pool, Ring: ring}
+	keys := tenancy.Store{Pool: a.pool, Ring: ring, Providers: a.cfg.IngestConfig.Providers}
 	ic := a.cfg.IngestConfig
 	ic.Topics = a.cfg.Topics
 	ic.Tracing = a.cfg.Tracing

@@ -13,10 +13,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
+	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/keyring/sealed"
 	"github.com/sluicehq/sluice/internal/listen"
@@ -242,7 +242,7 @@ func unopenable(ctx context.Context, pool *pgxpool.Pool, ring *keyring.Ring, col
 // not have are the topics check's.
 func retentionReaches(ctx context.Context, adm *kadm.Client, names []string, want time.Duration) error {
 	configs, err := adm.DescribeTopicConfigs(ctx, names...)
-	if errors.Is(err, kerr.TopicAuthorizationFailed) {
+	if kafka.Classify(err) == kafka.FaultTopicDenied {
 		return fmt.Errorf("retention not checked: the Kafka user may not describe the topics' configs (DESCRIBE_CONFIGS on the prefix; no stage needs it, only this check): %w", err)
 	}
 	if err != nil {

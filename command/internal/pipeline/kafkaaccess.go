@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/consumers/destinations"
@@ -98,7 +97,8 @@ func (a *assembly) eventTopics() []string {
 // aclVerdict is an ACL check's: a denial, or no verdict when the
 // connection itself fails (the kafka check's line says why).
 func (k *kafkaAccess) aclVerdict(err error) error {
-	if err == nil || errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) {
+	switch kafka.Classify(err) {
+	case kafka.FaultNone, kafka.FaultTopicDenied, kafka.FaultGroupDenied:
 		return err
 	}
 	return listen.NoVerdict(fmt.Errorf("no answer on the ACLs while the kafka check fails: %w", k.cfg.Explain(err)))
@@ -108,18 +108,19 @@ func (k *kafkaAccess) aclVerdict(err error) error {
 // away, a timeout) gives no verdict on the ACLs.
 func (k *kafkaAccess) verdict(err error) error {
 	err = k.cfg.Explain(err)
-	if err != nil && !errors.Is(err, kafka.ErrRefused) {
+	if err != nil && !kafka.Classify(err).Denies() {
 		return listen.NoVerdict(err)
 	}
 	return err
 }
 
-// check asks for every stage's need; a denial wraps kafka.ErrRefused.
+// check asks for every stage's need; a denial is one kafka.Classify
+// judges so (Fault.Denies).
 func (k *kafkaAccess) check(ctx context.Context) error {
 	var errs []error
 	for _, n := range k.needs {
 		err := k.cfg.Explain(k.access.Check(ctx, n))
-		if err != nil && !errors.Is(err, kafka.ErrRefused) {
+		if err != nil && !kafka.Classify(err).Denies() {
 			return err // the broker did not answer: no verdict
 		}
 		errs = append(errs, err)

@@ -28,6 +28,7 @@ import (
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
@@ -143,6 +144,11 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.KafkaBackoff <= 0 {
 		c.KafkaBackoff = time.Second
+	}
+	if c.IngestConfig.Providers == nil {
+		// The process's one registry, which every store and stage the
+		// assembly builds is handed: the shipped kinds.
+		c.IngestConfig.Providers = kinds.Builtin()
 	}
 	return c
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/sluicehq/sluice/internal/kafka"
 )
@@ -57,7 +56,7 @@ func (g *topicGate) ensure(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if ke := (*kerr.Error)(nil); errors.Is(err, kafka.ErrRefused) || errors.As(err, &ke) && !ke.Retriable {
+		if f := kafka.Classify(err); f != kafka.FaultTransient && f != kafka.FaultTopicMissing {
 			logRefusal(g.log, err)
 			return err
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -86,7 +87,7 @@ func Shared(tb testing.TB) *Env {
 			setErr = err
 			return
 		}
-		shared = &Env{DB: db, Pool: pool, Store: tenancy.Store{Pool: pool, Ring: parsed}, Brokers: services.Brokers,
+		shared = &Env{DB: db, Pool: pool, Store: tenancy.Store{Pool: pool, Ring: parsed, Providers: kinds.Builtin()}, Brokers: services.Brokers,
 			Prefix: "ct" + testenv.RandomSuffix(), admin: admin, Admin: kadm.NewClient(admin)}
 	})
 	if setErr != nil {

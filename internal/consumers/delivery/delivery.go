@@ -46,6 +46,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/telemetry"
 )
@@ -477,7 +478,7 @@ func parseNote(p string) (string, span, bool) {
 // TestEndpoint posts a signed synthetic sluice.test event to endpoint id
 // and returns the attempt; nothing is stored. An endpoint that is no
 // target (disabled, deleted, no signing secret in force) is a conflict
-// (endpoints.ErrConflict) that says why when the store does.
+// (refusal.Conflict) that says why when the store does.
 func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Attempt, error) {
 	t, ok, err := d.store.Target(ctx, id)
 	if !ok {
@@ -488,7 +489,7 @@ func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Atte
 		if err != nil {
 			detail = err.Error()
 		}
-		return endpoints.Attempt{}, &endpoints.ConflictError{Detail: detail}
+		return endpoints.Attempt{}, refusal.New(refusal.Conflict, "%s", detail)
 	}
 	now := time.Now().UTC()
 	eventID := "test_" + strconv.FormatInt(now.UnixNano(), 36)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
@@ -54,7 +55,7 @@ func TestATestEventIsSignedAndOnlyForATarget(t *testing.T) {
 		t.Fatalf("test of a signed endpoint: %+v, %v; want its 204", a, err)
 	}
 	for id, why := range map[string]string{disabled: "not enabled", bare: "no signing secret in force"} {
-		if _, err := d.TestEndpoint(ctx, id); !errors.Is(err, endpoints.ErrConflict) || !strings.Contains(err.Error(), why) {
+		if _, err := d.TestEndpoint(ctx, id); !errors.Is(err, refusal.ErrConflict) || !strings.Contains(err.Error(), why) {
 			t.Errorf("test of endpoint %s: %v; want a conflict that says %q", id, err, why)
 		}
 	}

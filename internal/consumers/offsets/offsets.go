@@ -7,18 +7,19 @@ package offsets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // ErrGroupActive: a rewind was asked of a group with members.
-var ErrGroupActive = errors.New("the group has active members: stop its consumers first")
+var ErrGroupActive = refusal.Sub(refusal.Conflict, "group_active", "the group has active members: stop its consumers first")
 
 // Target is where a rewind moves every partition: exactly one of Earliest,
 // Latest, a non-zero Time, or Offset >= 0.
@@ -68,7 +69,7 @@ func requireInactive(ctx context.Context, adm *kadm.Client, group string) error 
 		return fmt.Errorf("describe group %s: %w", group, err)
 	}
 	d := described[group]
-	if errors.Is(d.Err, kerr.GroupIDNotFound) {
+	if kafka.Classify(d.Err) == kafka.FaultGroupMissing {
 		// Kafka 4's coordinator says so of a group that never ran (older
 		// brokers call it Dead): it has no member to disturb.
 		return nil
@@ -176,7 +177,7 @@ func Lag(ctx context.Context, adm *kadm.Client, groups ...string) ([]LagRow, err
 	}
 	var rows []LagRow
 	for _, l := range lags.Sorted() {
-		if err := l.Error(); errors.Is(err, kerr.GroupIDNotFound) {
+		if err := l.Error(); kafka.Classify(err) == kafka.FaultGroupMissing {
 			rows = append(rows, LagRow{Group: l.Group, State: "never ran", Committed: -1, Lag: -1})
 			continue
 		} else if err != nil {

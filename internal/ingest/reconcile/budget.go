@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 var (
@@ -20,7 +22,7 @@ var (
 )
 
 // ErrBudget: the source's API request budget for this hour is spent.
-var ErrBudget = errors.New("reconcile: the source's API request budget for this hour is spent")
+var ErrBudget = refusal.Sub(refusal.Limited, "reconcile_budget", "reconcile: the source's API request budget for this hour is spent")
 
 // budgeted draws every request to a source's API from its hourly budget,
 // shared by every instance through one row in Postgres (one statement,

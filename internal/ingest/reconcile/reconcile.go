@@ -16,7 +16,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -26,7 +25,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
@@ -153,21 +152,18 @@ type Runner struct {
 
 // New builds a runner. store opens sources' API credentials (it needs the
 // key ring); entry is the ingest service recovered events go through.
-// A nil registry is the shipped kinds (kinds.Builtin).
+// registry is the process's (provider.Registry says who chooses it).
 func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.Registry, entry Entry, m *Metrics) *Runner {
-	if registry == nil {
-		registry = kinds.Builtin()
-	}
 	m.start(registry.Kinds())
 	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
 }
 
 // ErrBusy: another instance is reconciling the source now.
-var ErrBusy = errors.New("reconcile: the source is being reconciled by another instance")
+var ErrBusy = refusal.Sub(refusal.Conflict, "reconcile_busy", "reconcile: the source is being reconciled by another instance")
 
 // ErrWindow: the window asked for cannot be reconciled (it ends before it
 // begins). The run is refused and recorded so.
-var ErrWindow = errors.New("reconcile: invalid window")
+var ErrWindow = refusal.Sub(refusal.Invalid, "reconcile_window", "reconcile: invalid window")
 
 // Report is what one run of one source did.
 type Report struct {

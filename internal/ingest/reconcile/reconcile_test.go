@@ -63,14 +63,14 @@ func setup(t *testing.T) *testBundle {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	svc := ingest.New(ingest.Config{}, log, pool, ring, catalogue, prometheus.NewRegistry())
+	svc := ingest.New(ingest.Config{Providers: kinds.Builtin()}, log, pool, ring, catalogue, prometheus.NewRegistry())
 	testenv.Run(t, svc.Run)
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
 	svc.Register(engine)
 	srv := httptest.NewServer(engine)
 	t.Cleanup(srv.Close) // before the commits stop: requests wait on them
-	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring}, reg: prometheus.NewRegistry(), srv: srv,
+	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}, reg: prometheus.NewRegistry(), srv: srv,
 		stripe: stripetest.New(t), secret: "whsec_" + testenv.RandomSuffix()}
 	b.svc = svc
 	b.runner = reconcile.New(reconcile.Config{}, log, b.store, kinds.Builtin(), svc, reconcile.NewMetrics(b.reg))
@@ -92,7 +92,7 @@ func setup(t *testing.T) *testBundle {
 // default 72h lookback: it reaches the events a test records.
 func (b *testBundle) loopRunner(t *testing.T, every time.Duration) *reconcile.Runner {
 	t.Helper()
-	return reconcile.New(reconcile.Config{Every: every}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
+	return reconcile.New(reconcile.Config{Every: every}, slog.New(slog.DiscardHandler), b.store, kinds.Builtin(), b.svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 func (b *testBundle) count(t *testing.T, query string, args ...any) int {
@@ -438,7 +438,7 @@ func TestAPIBudgetIsSharedByInstances(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := reconcile.NewMetrics(reg)
 	budget := func() *reconcile.Runner {
-		return reconcile.New(reconcile.Config{Budget: 3}, slog.New(slog.DiscardHandler), b.store, nil, b.svc, m)
+		return reconcile.New(reconcile.Config{Budget: 3}, slog.New(slog.DiscardHandler), b.store, kinds.Builtin(), b.svc, m)
 	}
 	if _, err := budget().Source(ctx, b.sourceID, provider.Window{Since: time.Now().Add(-time.Hour)}); !errors.Is(err, reconcile.ErrBudget) {
 		t.Fatalf("run past its budget: %v, want ErrBudget", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -24,7 +25,7 @@ func outage(n int) ([]stripetest.Event, int) {
 
 func (b *testBundle) runnerWith(cfg reconcile.Config) (*reconcile.Runner, *prometheus.Registry) {
 	reg := prometheus.NewRegistry()
-	return reconcile.New(cfg, slog.New(slog.DiscardHandler), b.store, nil, b.svc, reconcile.NewMetrics(reg)), reg
+	return reconcile.New(cfg, slog.New(slog.DiscardHandler), b.store, kinds.Builtin(), b.svc, reconcile.NewMetrics(reg)), reg
 }
 
 // Issue 34: a window of 20,000 events, 2,000 of a handled type, is read in

@@ -8,7 +8,7 @@ import (
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/kinds/github"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
-	"github.com/sluicehq/sluice/internal/provider/kinds/standardwebhooks"
+	"github.com/sluicehq/sluice/internal/provider/kinds/standardsigned"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe"
 )
 
@@ -18,7 +18,7 @@ func Builtin() *provider.Registry {
 	r, err := provider.NewRegistry(
 		stripe.Provider{},
 		github.Provider{},
-		standardwebhooks.Provider{},
+		standardsigned.Provider{},
 		hmac.Provider{},
 	)
 	if err != nil {

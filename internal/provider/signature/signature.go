@@ -8,19 +8,20 @@ package signature
 
 import (
 	"crypto/hmac"
-	"errors"
 	"hash"
 	"net/http"
 	"time"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 var (
 	// ErrMissing: the signature header is absent or unreadable.
-	ErrMissing = errors.New("signature: missing or malformed signature header")
+	ErrMissing = refusal.Sub(refusal.Unauthenticated, "signature_missing", "signature: missing or malformed signature header")
 	// ErrMismatch: no signature matched any active secret.
-	ErrMismatch = errors.New("signature: no signature matches")
+	ErrMismatch = refusal.Sub(refusal.Unauthenticated, "signature_mismatch", "signature: no signature matches")
 	// ErrStale: the signed timestamp is outside the tolerance window.
-	ErrStale = errors.New("signature: timestamp outside tolerance")
+	ErrStale = refusal.Sub(refusal.Unauthenticated, "signature_stale", "signature: timestamp outside tolerance")
 )
 
 // Delivery is what a verifier sees of a request.

@@ -13,9 +13,10 @@
 // tenants or types.
 //
 // Store's operations (Create, List, Show, Deprecate, Release) are what the
-// command line and the admin API call; their errors are *Error values with a
-// Code a caller can branch on and a message a person can act on. Ingest reads
-// the catalogue through Types and Compiled.
+// command line and the admin API call; their refusals are internal/refusal's,
+// with a kind and sub-kind a caller can branch on (errors.go) and a message
+// a person can act on. Ingest reads the catalogue through Types and
+// Compiled.
 package catalog
 
 import (
@@ -27,7 +28,6 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -65,7 +65,8 @@ type Config struct {
 	// Topics names the topics a release publishes to.
 	Topics envelope.Topics
 	// Providers are the source kinds a type may be declared for, besides
-	// api. Default: the shipped kinds (kinds.Builtin).
+	// api: the process's registry (provider.Registry says who chooses it);
+	// nil knows no kind but api.
 	Providers *provider.Registry
 	// Builtin is the binary's own catalogue, whose names a tenant cannot
 	// take. Default: schemas.Load().
@@ -91,9 +92,6 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.MaxCompiled <= 0 {
 		c.MaxCompiled = 1024
-	}
-	if c.Providers == nil {
-		c.Providers = kinds.Builtin()
 	}
 	if c.Builtin == nil {
 		b, err := schemas.Load()

@@ -16,7 +16,7 @@ const maxExamples = 5
 // checkCompatible validates the held payloads of the events the previous
 // version accepted against the new one, newest first, at most
 // CompatCheckLimit of them, and returns how many it checked; any it would
-// refuse make it a CodeIncompatible error with their count. It runs outside
+// refuse make it an IncompatibleError with their count. It runs outside
 // any transaction: events accepted while it runs are not checked (the new
 // version takes effect within the ingest cache time anyway).
 func (s *Store) checkCompatible(ctx context.Context, next *schemas.Entry, prev *latest) (int, error) {
@@ -57,7 +57,7 @@ func (s *Store) checkCompatible(ctx context.Context, next *schemas.Entry, prev *
 		}
 	}
 	if refused > 0 {
-		return checked, &Error{Code: CodeIncompatible, Refused: refused, Checked: checked, Examples: examples, Message: fmt.Sprintf(
+		return checked, &IncompatibleError{Refused: refused, Checked: checked, Examples: examples, Message: fmt.Sprintf(
 			"%s.%s v%d would refuse %d of the %d stored events v%d accepted (first: %s); fix the schema, or create it with compatible=false (--compatible=false) to accept the break",
 			next.Kind, next.Type, prev.version+1, refused, checked, prev.version, examples[0].Reason)}
 	}

@@ -1,41 +1,42 @@
 package catalog
 
-import "fmt"
+import (
+	"fmt"
 
-// Code says what kind of refusal an *Error is, for a caller to branch on
-// (an HTTP API maps it to a status).
-type Code string
-
-const (
-	// CodeInvalid: the request itself is wrong (a name, a pointer, a schema
-	// that does not compile, a remote $ref, a schema too large). Fix it.
-	CodeInvalid Code = "invalid"
-	// CodeBuiltin: the name is a built-in type of that source kind, which
-	// Sluice validates and routes already. Pick another name.
-	CodeBuiltin Code = "builtin"
-	// CodeQuota: the tenant has as many types as it may.
-	CodeQuota Code = "quota"
-	// CodeNotFound: no such tenant or type.
-	CodeNotFound Code = "not_found"
-	// CodeIncompatible: a version declared compatible would refuse events
-	// the previous version accepted (Refused of Checked).
-	CodeIncompatible Code = "incompatible"
-	// CodeConflict: another version was created meanwhile; run again.
-	CodeConflict Code = "conflict"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
-// Error is every refusal of the catalogue's operations. Its message names
-// what to change; it never carries SQLSTATEs or driver text (those are
-// wrapped errors of their own, for failures no caller can fix).
-type Error struct {
-	Code    Code
-	Field   string // the Spec field at fault, when one is
-	Message string
-	// Set for CodeIncompatible: events the new schema would refuse, of
-	// those checked, and a few of them with the reason.
+// The catalogue refuses in internal/refusal's words: refusal.Invalid for a
+// request that is wrong (a name, a pointer, a schema that does not compile,
+// a remote $ref, a schema too large: fix it), refusal.NotFound for no such
+// tenant or type, refusal.Conflict for another version created meanwhile
+// (run again), and three conflicts of their own, which the admin API
+// answers with their own problem types and -o json with their own codes.
+var (
+	// ErrBuiltin: the name is a built-in type of that source kind, which
+	// Sluice validates and routes already. Pick another name.
+	ErrBuiltin = refusal.Sub(refusal.Conflict, "builtin", "a built-in event type")
+	// ErrQuota: the tenant has as many types as it may.
+	ErrQuota = refusal.Sub(refusal.Conflict, "quota", "the tenant's quota of event types")
+	// ErrIncompatible: a version declared compatible would refuse events
+	// the previous version accepted (IncompatibleError says which).
+	ErrIncompatible = refusal.Sub(refusal.Conflict, "incompatible", "an incompatible version")
+)
+
+// IncompatibleError is the refusal of a version declared compatible that
+// would refuse stored events the previous version accepted: how many, of
+// those checked, and a few of them with the reason. It wraps
+// ErrIncompatible.
+type IncompatibleError struct {
 	Refused, Checked int
 	Examples         []Refusal
+	Message          string
 }
+
+func (e *IncompatibleError) Error() string { return e.Message }
+
+// Unwrap makes it a refusal: ErrIncompatible.
+func (e *IncompatibleError) Unwrap() error { return ErrIncompatible }
 
 // Refusal is one stored event a new version would refuse.
 type Refusal struct {
@@ -44,29 +45,15 @@ type Refusal struct {
 	Reason  string `json:"reason"`
 }
 
-func (e *Error) Error() string {
-	if e.Field != "" {
-		return e.Field + ": " + e.Message
-	}
-	return e.Message
+func invalid(field, format string, args ...any) *refusal.Error {
+	return refusal.InvalidField(field, format, args...)
 }
 
-// Is matches the sentinel of the same code (errors.Is(err, ErrQuota)).
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Message == "" && t.Code == e.Code
+func conflict(format string, args ...any) *refusal.Error {
+	return refusal.New(refusal.Conflict, format, args...)
 }
 
-// Sentinels for errors.Is.
-var (
-	ErrInvalid      = &Error{Code: CodeInvalid}
-	ErrBuiltin      = &Error{Code: CodeBuiltin}
-	ErrQuota        = &Error{Code: CodeQuota}
-	ErrNotFound     = &Error{Code: CodeNotFound}
-	ErrIncompatible = &Error{Code: CodeIncompatible}
-	ErrConflict     = &Error{Code: CodeConflict}
-)
-
-func invalid(field, format string, args ...any) *Error {
-	return &Error{Code: CodeInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
+// noTenant is the refusal of a spec naming a tenant that does not exist.
+func noTenant(id string) *refusal.Error {
+	return &refusal.Error{Kind: refusal.NotFound, Field: "tenant", Message: fmt.Sprintf("no tenant %s", id)}
 }

@@ -64,7 +64,7 @@ func (s *Store) Compiled(ctx context.Context, tenantID string, m Meta) (*schemas
 		if err != nil {
 			// Stored schemas compiled when they were created; one that no
 			// longer does (another build) is a problem of that type only.
-			return nil, &Error{Code: CodeInvalid, Field: "schema", Message: fmt.Sprintf("%s.%s v%d: %v", m.Kind, m.Type, m.Version, err)}
+			return nil, invalid("schema", "%s.%s v%d: %v", m.Kind, m.Type, m.Version, err)
 		}
 		return compiled, nil
 	})

@@ -58,8 +58,9 @@ func (s *Store) check(sp Spec) (*schemas.Entry, error) {
 		return nil, invalid("event_type", "%q: %s", sp.Type, typeNameRule)
 	}
 	if _, builtin := s.cfg.Builtin.Lookup(sp.Kind, sp.Type); builtin {
-		return nil, &Error{Code: CodeBuiltin, Field: "event_type", Message: fmt.Sprintf(
-			"%s.%s is a built-in type: Sluice validates and routes it already, for every tenant; declare your own under another name", sp.Kind, sp.Type)}
+		refused := ErrBuiltin.With("%s.%s is a built-in type: Sluice validates and routes it already, for every tenant; declare your own under another name", sp.Kind, sp.Type)
+		refused.Field = "event_type"
+		return nil, refused
 	}
 	if !resourceTypeName.MatchString(sp.ResourceType) {
 		return nil, invalid("resource_type", "%q: %s", sp.ResourceType, resourceTypeRule)

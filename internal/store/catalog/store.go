@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Created is what Create did.
@@ -37,7 +38,7 @@ func (l *latest) same(sp Spec) bool {
 // Create declares a type, or a new version of one. It is validated first
 // (names, kind, pointers, resource type, schema: see Spec); a compatible new
 // version is checked against the stored events the previous version
-// accepted, and refused with their count (CodeIncompatible) when it would
+// accepted, and refused with their count (IncompatibleError) when it would
 // refuse any. Ingest instances use it within their cache time (5 s).
 func (s *Store) Create(ctx context.Context, sp Spec) (Created, error) {
 	compiled, err := s.check(sp)
@@ -57,7 +58,7 @@ func (s *Store) Create(ctx context.Context, sp Spec) (Created, error) {
 		if prev.same(sp) {
 			entries, err := s.entries(ctx, sp.TenantID, sp.Kind, sp.Type, true, false)
 			if err != nil || len(entries) == 0 {
-				return Created{}, errors.Join(err, &Error{Code: CodeConflict, Message: "the type changed meanwhile; run again"})
+				return Created{}, errors.Join(err, conflict("the type changed meanwhile; run again"))
 			}
 			return Created{Entry: entries[0]}, nil
 		}
@@ -80,7 +81,7 @@ func (s *Store) insert(ctx context.Context, sp Spec, prev *latest, checked int) 
 	var e Entry
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, lockTenantSQL, sp.TenantID).Scan(new(int)); errors.Is(err, pgx.ErrNoRows) {
-			return &Error{Code: CodeNotFound, Field: "tenant", Message: fmt.Sprintf("no tenant %s", sp.TenantID)}
+			return noTenant(sp.TenantID)
 		} else if err != nil {
 			return fmt.Errorf("lock tenant: %w", err)
 		}
@@ -89,7 +90,7 @@ func (s *Store) insert(ctx context.Context, sp Spec, prev *latest, checked int) 
 			return err
 		}
 		if (now == nil) != (prev == nil) || (now != nil && now.versionID != prev.versionID) {
-			return &Error{Code: CodeConflict, Message: fmt.Sprintf("another version of %s.%s was created meanwhile; run again", sp.Kind, sp.Type)}
+			return conflict("another version of %s.%s was created meanwhile; run again", sp.Kind, sp.Type)
 		}
 		typeID, version := int64(0), 1
 		if prev != nil {
@@ -97,8 +98,8 @@ func (s *Store) insert(ctx context.Context, sp Spec, prev *latest, checked int) 
 		} else {
 			err := tx.QueryRow(ctx, insertTypeSQL, sp.TenantID, sp.Kind, sp.Type, sp.ResourceType, s.cfg.MaxTypesPerTenant).Scan(&typeID)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return &Error{Code: CodeQuota, Message: fmt.Sprintf("tenant %s has %d event types, as many as it may; deprecated types count too (the limit is SLUICE_MAX_EVENT_TYPES)",
-					sp.TenantID, s.cfg.MaxTypesPerTenant)}
+				return ErrQuota.With("tenant %s has %d event types, as many as it may; deprecated types count too (the limit is SLUICE_MAX_EVENT_TYPES)",
+					sp.TenantID, s.cfg.MaxTypesPerTenant)
 			} else if err != nil {
 				return fmt.Errorf("insert event type: %w", err)
 			}
@@ -219,6 +220,6 @@ func checkTenant(id string) error {
 	return nil
 }
 
-func notFound(tenant, kind, typ string) *Error {
-	return &Error{Code: CodeNotFound, Message: fmt.Sprintf("tenant %s has no event type %s.%s (sluice eventtype list --tenant %s shows its types)", tenant, kind, typ, tenant)}
+func notFound(tenant, kind, typ string) *refusal.Error {
+	return refusal.New(refusal.NotFound, "tenant %s has no event type %s.%s (sluice eventtype list --tenant %s shows its types)", tenant, kind, typ, tenant)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // A delivery is one event on its way to one endpoint (a deliveries row):
@@ -128,7 +130,7 @@ func (f DeliveryFilter) conds() (conds, int, error) {
 		c.and("d.inbox_id = ?", f.InboxID)
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		return c, 0, &InvalidError{Field: "until", Reason: "must be after since"}
+		return c, 0, refusal.InvalidField("until", "must be after since")
 	}
 	if !f.Since.IsZero() {
 		c.and("d.created_at >= ?", f.Since)
@@ -139,7 +141,7 @@ func (f DeliveryFilter) conds() (conds, int, error) {
 	if f.After != "" {
 		after, err := strconv.ParseInt(f.After, 10, 64)
 		if err != nil || after < 1 {
-			return c, 0, &InvalidError{Field: "cursor", Reason: "not a cursor this list returned"}
+			return c, 0, refusal.InvalidField("cursor", "not a cursor this list returned")
 		}
 		c.and("d.id < ?", after)
 	}
@@ -151,7 +153,7 @@ func (f DeliveryFilter) limit() (int, error) {
 	case f.Limit == 0:
 		return DefaultDeliveryPage, nil
 	case f.Limit < 0 || f.Limit > MaxDeliveryPage:
-		return 0, &InvalidError{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", MaxDeliveryPage)}
+		return 0, refusal.InvalidField("limit", "must be between 1 and %d", MaxDeliveryPage)
 	}
 	return f.Limit, nil
 }
@@ -163,7 +165,7 @@ func (f DeliveryFilter) ids(c *conds) error {
 			continue
 		}
 		if !canonical(id.v) {
-			return &InvalidError{Field: id.field, Reason: "must be a canonical uuid (lowercase, 8-4-4-4-12)"}
+			return refusal.InvalidField(id.field, "must be a canonical uuid (lowercase, 8-4-4-4-12)")
 		}
 		c.and("d."+id.field+" = ?", id.v)
 	}
@@ -174,7 +176,7 @@ func (f DeliveryFilter) ids(c *conds) error {
 	}
 	if f.State != "" {
 		if !f.State.Valid() {
-			return &InvalidError{Field: "state", Reason: "must be pending, delivered or dead"}
+			return refusal.InvalidField("state", "must be pending, delivered or dead")
 		}
 		c.and("d.state = ?", string(f.State))
 	}
@@ -233,7 +235,7 @@ func scanDelivery(r pgx.CollectableRow) (Delivery, error) {
 // attempt, which the deliverer keeps on the row itself.
 func (s Store) Delivery(ctx context.Context, id int64) (Delivery, error) {
 	if id < 1 {
-		return Delivery{}, &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
+		return Delivery{}, refusal.NoSuch("delivery", id)
 	}
 	rows, err := s.Pool.Query(ctx, deliveryColumns+" WHERE d.id = $1", id)
 	if err != nil {
@@ -241,7 +243,7 @@ func (s Store) Delivery(ctx context.Context, id int64) (Delivery, error) {
 	}
 	d, err := pgx.CollectExactlyOneRow(rows, scanDelivery)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return d, &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
+		return d, refusal.NoSuch("delivery", id)
 	}
 	if err != nil {
 		return d, fmt.Errorf("read delivery %d: %w", id, err)
@@ -343,7 +345,7 @@ func (s Store) TenantOfDelivery(ctx context.Context, id int64) (string, error) {
 	var tenant string
 	err := s.Pool.QueryRow(ctx, deliveryTenantSQL, id).Scan(&tenant)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
+		return "", refusal.NoSuch("delivery", id)
 	}
 	if err != nil {
 		return "", fmt.Errorf("read delivery %d: %w", id, err)

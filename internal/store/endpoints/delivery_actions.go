@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Retry sends delivery id again: dead, delivered or pending, it becomes
@@ -21,7 +22,7 @@ import (
 // A pending delivery may be on its way now: retrying one makes it due now
 // if it waits for a retry, and changes nothing if it is being sent.
 func (s Store) Retry(ctx context.Context, id int64) (Delivery, error) {
-	notFound := &NotFoundError{Resource: "delivery", ID: strconv.FormatInt(id, 10)}
+	notFound := refusal.NoSuch("delivery", id)
 	if id < 1 {
 		return Delivery{}, notFound
 	}
@@ -114,7 +115,7 @@ func (s Store) Replay(ctx context.Context, w ReplayWindow) (Replayed, error) {
 	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return out, &NotFoundError{Resource: "endpoint", ID: w.EndpointID}
+		return out, refusal.NoSuch("endpoint", w.EndpointID)
 	case err != nil:
 		return out, fmt.Errorf("replay endpoint %s: %w", w.EndpointID, err)
 	}
@@ -151,7 +152,7 @@ func (s Store) CountReplay(ctx context.Context, w ReplayWindow) (ReplayCount, er
 	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return out, &NotFoundError{Resource: "endpoint", ID: w.EndpointID}
+		return out, refusal.NoSuch("endpoint", w.EndpointID)
 	case err != nil:
 		return out, fmt.Errorf("count the replay of endpoint %s: %w", w.EndpointID, err)
 	}
@@ -168,15 +169,15 @@ func (w ReplayWindow) check() error {
 	}
 	switch {
 	case !canonical(w.EndpointID):
-		return &InvalidError{Field: "endpoint_id", Reason: "must be a canonical uuid (lowercase, 8-4-4-4-12)"}
+		return refusal.InvalidField("endpoint_id", "must be a canonical uuid (lowercase, 8-4-4-4-12)")
 	case w.Since.IsZero():
-		return &InvalidError{Field: "since", Reason: "is required: the start of the window (RFC 3339)"}
+		return refusal.InvalidField("since", "is required: the start of the window (RFC 3339)")
 	case w.Until.IsZero():
-		return &InvalidError{Field: "until", Reason: "is required: the end of the window (RFC 3339)"}
+		return refusal.InvalidField("until", "is required: the end of the window (RFC 3339)")
 	case !w.Since.Before(w.Until):
-		return &InvalidError{Field: "until", Reason: "must be after since"}
+		return refusal.InvalidField("until", "must be after since")
 	case w.Until.Sub(w.Since) > horizon:
-		return &InvalidError{Field: "until", Reason: fmt.Sprintf("the window is longer than the payload horizon (%s): nothing older is kept", horizon)}
+		return refusal.InvalidField("until", "the window is longer than the payload horizon (%s): nothing older is kept", horizon)
 	}
 	return nil
 }

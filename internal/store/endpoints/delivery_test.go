@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -202,7 +203,7 @@ func TestDeliveriesListFiltersAndPagesNewestFirst(t *testing.T) {
 
 	for _, bad := range []endpoints.DeliveryFilter{{State: "lost"}, {EndpointID: "NOT-A-UUID"}, {After: "x"}, {Limit: 501},
 		{Since: old, Until: old}} {
-		if _, _, err := b.store.ListDeliveries(ctx, bad); !errors.Is(err, endpoints.ErrInvalid) {
+		if _, _, err := b.store.ListDeliveries(ctx, bad); !errors.Is(err, refusal.ErrInvalid) {
 			t.Errorf("%+v: %v, want invalid", bad, err)
 		}
 	}
@@ -233,13 +234,13 @@ func TestADeliveryShowsItsFailedAttemptsAndItsSuccess(t *testing.T) {
 	if d, err := b.store.Delivery(ctx, dead); err != nil || len(d.History) != 2 || d.History[1].OK() {
 		t.Errorf("dead: %+v, %v", d.History, err)
 	}
-	if _, err := b.store.Delivery(ctx, dead+1000); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, err := b.store.Delivery(ctx, dead+1000); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("unknown delivery: %v", err)
 	}
 	if tenant, err := b.store.TenantOfDelivery(ctx, dead); err != nil || tenant != b.tenant {
 		t.Errorf("tenant of delivery: %q, %v", tenant, err)
 	}
-	if _, err := b.store.TenantOfDelivery(ctx, dead+1000); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, err := b.store.TenantOfDelivery(ctx, dead+1000); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("tenant of an unknown delivery: %v", err)
 	}
 }
@@ -261,7 +262,7 @@ func TestRetryMakesADeliveryPendingNowAndIsAudited(t *testing.T) {
 			t.Errorf("%s retried: %d audit rows", s, n)
 		}
 	}
-	if _, err := b.store.Retry(ctx, 1<<40); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, err := b.store.Retry(ctx, 1<<40); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("retry of an unknown delivery: %v", err)
 	}
 }
@@ -323,10 +324,10 @@ func TestReplaySendsAnEndpointsWindowAgain(t *testing.T) {
 		{EndpointID: "nope", Since: since, Until: until},
 	}
 	for _, w := range refused {
-		if _, err := b.store.Replay(ctx, w); !errors.Is(err, endpoints.ErrInvalid) {
+		if _, err := b.store.Replay(ctx, w); !errors.Is(err, refusal.ErrInvalid) {
 			t.Errorf("%+v: %v, want invalid", w, err)
 		}
-		if _, err := b.store.CountReplay(ctx, w); !errors.Is(err, endpoints.ErrInvalid) {
+		if _, err := b.store.CountReplay(ctx, w); !errors.Is(err, refusal.ErrInvalid) {
 			t.Errorf("dry run %+v: %v, want invalid", w, err)
 		}
 	}
@@ -334,10 +335,10 @@ func TestReplaySendsAnEndpointsWindowAgain(t *testing.T) {
 		{EndpointID: b.endpoint, Since: since, Until: until, TenantID: other},
 		{EndpointID: "00000000-0000-0000-0000-000000000000", Since: since, Until: until},
 	} {
-		if _, err := b.store.Replay(ctx, w); !errors.Is(err, endpoints.ErrNotFound) {
+		if _, err := b.store.Replay(ctx, w); !errors.Is(err, refusal.ErrNotFound) {
 			t.Errorf("%+v: %v, want not found", w, err)
 		}
-		if _, err := b.store.CountReplay(ctx, w); !errors.Is(err, endpoints.ErrNotFound) {
+		if _, err := b.store.CountReplay(ctx, w); !errors.Is(err, refusal.ErrNotFound) {
 			t.Errorf("dry run %+v: %v, want not found", w, err)
 		}
 	}

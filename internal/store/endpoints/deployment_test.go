@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
@@ -27,17 +28,16 @@ func TestTheDeploymentsEndpointIsNoTenantsToSee(t *testing.T) {
 VALUES ($1, $2, 'intent-1', 'k', '{}', 'intent-1', 'sluice.email.x', '/s', 'n', 0, 0) RETURNING id`, dep, tenant).Scan(&intent); err != nil {
 		t.Fatal(err)
 	}
-	var nf *endpoints.NotFoundError
-	if _, err := s.GetEndpoint(ctx, dep); !errors.As(err, &nf) {
+	if _, err := s.GetEndpoint(ctx, dep); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("get: %v, want not found", err)
 	}
-	if _, err := s.TenantOf(ctx, dep); !errors.As(err, &nf) {
+	if _, err := s.TenantOf(ctx, dep); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("tenant of: %v, want not found", err)
 	}
-	if err := s.DeleteEndpoint(ctx, dep); !errors.As(err, &nf) {
+	if err := s.DeleteEndpoint(ctx, dep); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("delete: %v, want not found", err)
 	}
-	if _, err := s.DisableEndpoint(ctx, dep); !errors.As(err, &nf) {
+	if _, err := s.DisableEndpoint(ctx, dep); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("disable: %v, want not found", err)
 	}
 	for after := "start"; after != ""; {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // DisabledReason says why an endpoint is disabled.
@@ -170,7 +171,7 @@ func (s Store) claimRoom(ctx context.Context, tx pgx.Tx, tenantID string) error 
 		return fmt.Errorf("count endpoints: %w", err)
 	}
 	if max := s.Limits.WithDefaults().MaxPerTenant; n >= max {
-		return &ConflictError{Detail: fmt.Sprintf("tenant %s has %d endpoints, as many as this deployment allows (%d): delete one first", tenantID, n, max)}
+		return refusal.New(refusal.Conflict, "tenant %s has %d endpoints, as many as this deployment allows (%d): delete one first", tenantID, n, max)
 	}
 	return nil
 }
@@ -253,7 +254,7 @@ func (s Store) TenantOf(ctx context.Context, id string) (string, error) {
 
 // ListEndpoints lists endpoints in id order; the second value is the next
 // page's cursor ("" on the last page). A tenant filter naming no tenant
-// is ErrNotFound, not an empty list.
+// is refused as not found, not an empty list.
 func (s Store) ListEndpoints(ctx context.Context, f Filter, p Page) ([]Endpoint, string, error) {
 	var after, tenant *string
 	if p.After != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -224,8 +225,8 @@ func TestEndpointOutsideTheRulesIsRefused(t *testing.T) {
 			n.Filters = []string{"*"}
 		}
 		_, _, err := s.CreateEndpoint(context.Background(), n)
-		var ie *endpoints.InvalidError
-		if !errors.As(err, &ie) || ie.Field != c.field || !errors.Is(err, endpoints.ErrInvalid) {
+		ie, _ := refusal.Of(err)
+		if ie == nil || ie.Field != c.field || !errors.Is(err, refusal.ErrInvalid) {
 			t.Errorf("%s: %v, want invalid %s", c.name, err, c.field)
 			continue
 		}
@@ -240,7 +241,7 @@ func TestEndpointOutsideTheRulesIsRefused(t *testing.T) {
 	create(t, s, endpoints.New{TenantID: tenant, URL: "http://receiver.example/", Rate: 50, Concurrency: 5,
 		Headers: map[string]string{"Authorization": "Basic eA=="}})
 	if _, _, err := s.CreateEndpoint(context.Background(), endpoints.New{TenantID: "00000000-0000-4000-8000-000000000000",
-		URL: "https://receiver.example/", Filters: []string{"*"}}); !errors.Is(err, endpoints.ErrNotFound) {
+		URL: "https://receiver.example/", Filters: []string{"*"}}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("unknown tenant: %v, want not found", err)
 	}
 }
@@ -274,7 +275,7 @@ func TestTenantEndpointLimitHoldsUnderConcurrentCreates(t *testing.T) {
 			switch {
 			case err == nil:
 				made++
-			case errors.Is(err, endpoints.ErrConflict):
+			case errors.Is(err, refusal.ErrConflict):
 				conflicts++
 			default:
 				t.Error(err)
@@ -321,10 +322,10 @@ func TestRotationSignsWithEveryUnexpiredSecret(t *testing.T) {
 	if got, _ := s.GetEndpoint(ctx, e.ID); got.ActiveSecrets != 1 {
 		t.Errorf("%d active secrets, want 1", got.ActiveSecrets)
 	}
-	if _, _, err := s.RotateSecret(ctx, e.ID, endpoints.MaxOverlap+time.Second); !errors.Is(err, endpoints.ErrInvalid) {
+	if _, _, err := s.RotateSecret(ctx, e.ID, endpoints.MaxOverlap+time.Second); !errors.Is(err, refusal.ErrInvalid) {
 		t.Errorf("overlap past the bound: %v, want invalid", err)
 	}
-	if _, _, err := s.RotateSecret(ctx, "00000000-0000-4000-8000-000000000000", 0); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, _, err := s.RotateSecret(ctx, "00000000-0000-4000-8000-000000000000", 0); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("unknown endpoint: %v, want not found", err)
 	}
 	if a := auditActions(t, e.ID); strings.Join(a, ",") != "endpoint.create,endpoint.rotate_secret,endpoint.rotate_secret" {
@@ -399,7 +400,7 @@ func TestEndpointChangesAreAppliedAndAudited(t *testing.T) {
 	if tg, _ = target(t, s, e.ID); tg.Headers != nil {
 		t.Errorf("target headers after the clear: %v", tg.Headers)
 	}
-	if _, err := s.UpdateEndpoint(ctx, e.ID, endpoints.Patch{Filters: []string{}}); !errors.Is(err, endpoints.ErrInvalid) {
+	if _, err := s.UpdateEndpoint(ctx, e.ID, endpoints.Patch{Filters: []string{}}); !errors.Is(err, refusal.ErrInvalid) {
 		t.Errorf("patch to no filter: %v, want invalid", err)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE endpoints SET failing_since = now() WHERE id = $1`, e.ID); err != nil {
@@ -420,10 +421,10 @@ func TestEndpointChangesAreAppliedAndAudited(t *testing.T) {
 	if err := s.DeleteEndpoint(ctx, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetEndpoint(ctx, e.ID); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, err := s.GetEndpoint(ctx, e.ID); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("deleted endpoint: %v, want not found", err)
 	}
-	if err := s.DeleteEndpoint(ctx, e.ID); !errors.Is(err, endpoints.ErrNotFound) {
+	if err := s.DeleteEndpoint(ctx, e.ID); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("deleted twice: %v, want not found", err)
 	}
 	want := "endpoint.create,endpoint.update,endpoint.update,endpoint.disable,endpoint.enable,endpoint.delete"
@@ -468,10 +469,10 @@ func TestEndpointListPagesByTenant(t *testing.T) {
 	if page, _, err := s.ListEndpoints(ctx, endpoints.Filter{TenantID: tenant, Enabled: &enabled}, endpoints.Page{}); err != nil || len(page) != 2 {
 		t.Errorf("enabled only: %d %v, want 2", len(page), err)
 	}
-	if _, _, err := s.ListEndpoints(ctx, endpoints.Filter{TenantID: "00000000-0000-4000-8000-000000000000"}, endpoints.Page{}); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, _, err := s.ListEndpoints(ctx, endpoints.Filter{TenantID: "00000000-0000-4000-8000-000000000000"}, endpoints.Page{}); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("unknown tenant: %v, want not found", err)
 	}
-	if _, _, err := s.ListEndpoints(ctx, endpoints.Filter{}, endpoints.Page{After: "nope"}); !errors.Is(err, endpoints.ErrInvalid) {
+	if _, _, err := s.ListEndpoints(ctx, endpoints.Filter{}, endpoints.Page{After: "nope"}); !errors.Is(err, refusal.ErrInvalid) {
 		t.Errorf("bad cursor: %v, want invalid", err)
 	}
 }

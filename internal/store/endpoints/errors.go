@@ -1,56 +1,21 @@
 package endpoints
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/google/uuid"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
-// The errors every change and read of this package returns for a person
-// to act on (the admin API maps them to 404, 409 and 422, the CLI prints
-// them). They never repeat a secret or a header's value.
-var (
-	// ErrNotFound: the id names no endpoint, delivery or tenant (or none
-	// the caller may see).
-	ErrNotFound = errors.New("not found")
-	// ErrInvalid: the request itself is wrong (a URL, a filter, a cap).
-	ErrInvalid = errors.New("invalid")
-	// ErrConflict: the request clashes with what exists (the tenant has
-	// as many endpoints as it may).
-	ErrConflict = errors.New("conflict")
-)
+// Every change and read of this package refuses in internal/refusal's
+// words (an id naming no endpoint, delivery or tenant is refusal.NotFound,
+// a wrong URL, filter or cap refusal.Invalid with its field, a tenant at
+// its cap of endpoints refusal.Conflict): the admin API and the CLI show
+// them as they are. They never repeat a secret or a header's value.
 
-// NotFoundError names what was looked for.
-type NotFoundError struct {
-	Resource string // endpoint, delivery, tenant
-	ID       string
-}
-
-func (e *NotFoundError) Error() string        { return fmt.Sprintf("no %s %s", e.Resource, e.ID) }
-func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
-
-// InvalidError says which input is wrong and why.
-type InvalidError struct {
-	Field  string
-	Reason string
-}
-
-func (e *InvalidError) Error() string        { return e.Field + ": " + e.Reason }
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
-
-// ConflictError says what clashed.
-type ConflictError struct {
-	Detail string
-}
-
-func (e *ConflictError) Error() string        { return e.Detail }
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
-
-func notFound(resource, id string) error { return &NotFoundError{Resource: resource, ID: id} }
+func notFound(resource, id string) error { return refusal.NoSuch(resource, id) }
 
 func invalid(field, format string, args ...any) error {
-	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return refusal.InvalidField(field, format, args...)
 }
 
 // checkID refuses an id that is no canonical uuid as unknown: it names

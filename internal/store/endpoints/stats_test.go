@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
@@ -76,7 +77,7 @@ func TestEndpointFiguresCountItsDeliveries(t *testing.T) {
 	if st.LastAttemptAt == nil || !st.LastAttemptAt.Equal(failed) {
 		t.Errorf("last attempt %v, want the failure a minute ago (the deliveries are older)", st.LastAttemptAt)
 	}
-	if _, err := s.Stats(ctx, "00000000-0000-4000-8000-000000000000"); !errors.Is(err, endpoints.ErrNotFound) {
+	if _, err := s.Stats(ctx, "00000000-0000-4000-8000-000000000000"); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("unknown endpoint: %v", err)
 	}
 	if err := s.DeleteEndpoint(ctx, e.ID); err != nil {

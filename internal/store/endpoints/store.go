@@ -9,10 +9,9 @@
 // value: a secret is shown once, by the create or the rotation that made
 // it, and headers are shown by name.
 //
-// Every change is audited in its own transaction (Store.Actor). Errors a
-// person can act on are typed (NotFoundError, InvalidError, ConflictError,
-// matching ErrNotFound, ErrInvalid, ErrConflict); the database's own text
-// never leaves as is.
+// Every change is audited in its own transaction (Store.Actor). Refusals a
+// person can act on are internal/refusal's (not found, invalid, conflict);
+// the database's own text never leaves as is.
 package endpoints
 
 import (

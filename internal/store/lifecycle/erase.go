@@ -7,10 +7,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
-// ErrNoTenant: the tenant to erase does not exist (or was erased already).
-var ErrNoTenant = errors.New("lifecycle: no such tenant")
+// noTenant refuses erasing a tenant that does not exist (or was erased
+// already).
+func noTenant() error { return refusal.New(refusal.NotFound, "lifecycle: no such tenant") }
 
 // TenantErased counts what an offboarding removed.
 type TenantErased struct {
@@ -41,7 +44,7 @@ func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string) (Tenant
 			return err
 		}
 		if tenants == 0 {
-			return ErrNoTenant
+			return noTenant()
 		}
 		return nil
 	})

@@ -60,13 +60,14 @@ package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Config sets the horizons and how partitions are cut.
@@ -166,7 +167,7 @@ func (c Config) WithDefaults() Config {
 
 // ErrKeysBeforePayloads: the key horizon is shorter than the payload
 // horizon, which would let a redelivery of a kept payload be accepted anew.
-var ErrKeysBeforePayloads = errors.New("lifecycle: key horizon shorter than payload horizon")
+var ErrKeysBeforePayloads = refusal.Sub(refusal.Invalid, "keys_before_payloads", "lifecycle: key horizon shorter than payload horizon")
 
 // Validate refuses horizons that break the invariant, and a negative links
 // horizon (zero is the key horizon).

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 //go:embed sql/api_credentials_set.sql
@@ -19,7 +20,7 @@ var apiCredentialsGetSQL string
 
 // ErrNoAPICredentials: the source has no API credentials, so it cannot be
 // reconciled.
-var ErrNoAPICredentials = errors.New("the source has no API credentials")
+var ErrNoAPICredentials = refusal.Sub(refusal.Invalid, "no_api_credentials", "the source has no API credentials")
 
 // apiCredentialsAD binds sealed credentials to their source and their use:
 // a ciphertext moved into source_secrets, or to another source, does not

@@ -1,60 +1,23 @@
 package tenancy
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
 
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
-// The errors every operation of this package returns for a person to act
-// on. The admin API maps them to 404, 409 and 422 and the CLI prints them;
-// neither ever shows the database's own text (see pg.Violation).
-var (
-	// ErrNotFound: the id names nothing (or nothing the caller may see).
-	ErrNotFound = errors.New("not found")
-	// ErrConflict: the request clashes with what exists.
-	ErrConflict = errors.New("conflict")
-	// ErrInvalid: the request itself is wrong.
-	ErrInvalid = errors.New("invalid")
-)
+// Every operation of this package refuses in internal/refusal's words (an
+// id naming nothing is refusal.NotFound, a clash refusal.Conflict, a wrong
+// input refusal.Invalid with its field), worded for a person: the admin API
+// and the CLI show them as they are, and never the database's own text (see
+// pg.Violation).
 
-// NotFoundError names what was looked for.
-type NotFoundError struct {
-	Resource string // tenant, source, workspace, api key
-	ID       string
-}
+func notFound(resource, id string) error { return refusal.NoSuch(resource, id) }
 
-func (e *NotFoundError) Error() string        { return fmt.Sprintf("no %s %s", e.Resource, e.ID) }
-func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
-
-// ConflictError says what clashed.
-type ConflictError struct {
-	Detail string
-}
-
-func (e *ConflictError) Error() string        { return e.Detail }
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
-
-// InvalidError says which input is wrong and why.
-type InvalidError struct {
-	Field  string
-	Reason string
-}
-
-func (e *InvalidError) Error() string {
-	if e.Field == "" {
-		return e.Reason
-	}
-	return e.Field + ": " + e.Reason
-}
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
-
-func notFound(resource, id string) error { return &NotFoundError{Resource: resource, ID: id} }
-
-func invalid(field string, err error) error { return &InvalidError{Field: field, Reason: err.Error()} }
+func invalid(field string, err error) error { return refusal.InvalidField(field, "%s", err.Error()) }
 
 // checkID refuses an id that is not a canonical uuid (lowercase
 // 8-4-4-4-12: urn:uuid:, braces and upper case name nothing here) as

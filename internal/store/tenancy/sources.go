@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // NewSource describes a source to create. Zero settings mean the instance
@@ -105,7 +106,7 @@ func (s Store) checkNewSource(src NewSource) error {
 		return err
 	}
 	if src.Account == "" {
-		return &InvalidError{Field: "account", Reason: "a source needs an account"}
+		return refusal.InvalidField("account", "a source needs an account")
 	}
 	if err := validateSecret(p, src.Secret); err != nil {
 		return err
@@ -114,7 +115,7 @@ func (s Store) checkNewSource(src NewSource) error {
 		return bodyLimitError()
 	}
 	if src.Tolerance < 0 || src.Tolerance > MaxTolerance {
-		return &InvalidError{Field: "tolerance", Reason: fmt.Sprintf("must be positive and at most %s", MaxTolerance)}
+		return refusal.InvalidField("tolerance", "must be positive and at most %s", MaxTolerance)
 	}
 	if _, err := p.Open(src.Settings, src.Tolerance); err != nil {
 		return invalid("settings", err)
@@ -146,12 +147,12 @@ func (s Store) duplicateSource(ctx context.Context, src NewSource) error {
 	var existing string
 	_ = s.Pool.QueryRow(ctx, `SELECT id::text FROM sources WHERE tenant_id = $1 AND kind = $2 AND account = $3`,
 		src.TenantID, src.Kind, src.Account).Scan(&existing)
-	return &ConflictError{Detail: fmt.Sprintf("tenant %s already has a %s source for account %s (source %s)",
-		src.TenantID, src.Kind, src.Account, existing)}
+	return refusal.New(refusal.Conflict, "tenant %s already has a %s source for account %s (source %s)",
+		src.TenantID, src.Kind, src.Account, existing)
 }
 
 func bodyLimitError() error {
-	return &InvalidError{Field: "max_body_bytes", Reason: fmt.Sprintf("must be between 1 and %d", MaxBodyLimit)}
+	return refusal.InvalidField("max_body_bytes", "must be between 1 and %d", MaxBodyLimit)
 }
 
 const sourceColumns = `SELECT s.id::text, s.tenant_id::text, s.kind, s.account, s.disabled_at,
@@ -216,7 +217,7 @@ func (s Store) RotateGeneratedSecret(ctx context.Context, sourceID string, overl
 	var secret string
 	expires, err := s.rotate(ctx, sourceID, func(kind string) (string, error) {
 		if kind == "stripe" {
-			return "", &InvalidError{Field: "secret", Reason: "Stripe makes its own signing secrets: pass the one its dashboard shows"}
+			return "", refusal.InvalidField("secret", "Stripe makes its own signing secrets: pass the one its dashboard shows")
 		}
 		raw := make([]byte, 32)
 		if _, err := rand.Read(raw); err != nil {
@@ -230,7 +231,7 @@ func (s Store) RotateGeneratedSecret(ctx context.Context, sourceID string, overl
 
 func (s Store) rotate(ctx context.Context, sourceID string, secretFor func(kind string) (string, error), overlap time.Duration) (time.Time, error) {
 	if overlap < 0 || overlap > MaxOverlap {
-		return time.Time{}, &InvalidError{Field: "overlap", Reason: fmt.Sprintf("must be between 0 and %s", MaxOverlap)}
+		return time.Time{}, refusal.InvalidField("overlap", "must be between 0 and %s", MaxOverlap)
 	}
 	if err := checkID("source", sourceID); err != nil {
 		return time.Time{}, err
@@ -248,7 +249,7 @@ func (s Store) rotate(ctx context.Context, sourceID string, secretFor func(kind 
 			return fmt.Errorf("rotate secret: %w", err)
 		}
 		if provider.Kind(kind) == provider.KindAPI {
-			return &InvalidError{Field: "source", Reason: "the api source has no signing secret: use apikey create"}
+			return refusal.InvalidField("source", "the api source has no signing secret: use apikey create")
 		}
 		// Refused before any secret is expired: a secret that cannot verify
 		// would lock the source out once the overlap ends.
@@ -280,7 +281,7 @@ WHERE source_id = $1 AND (expires_at IS NULL OR expires_at > now()) RETURNING no
 // asks it, so each refuses the same secrets with the same message.
 func validateSecret(p provider.Provider, secret string) error {
 	if secret == "" {
-		return &InvalidError{Field: "secret", Reason: "a source needs a secret"}
+		return refusal.InvalidField("secret", "a source needs a secret")
 	}
 	if err := p.CheckSecret(secret); err != nil {
 		return invalid("secret", err)
@@ -334,7 +335,7 @@ func (s Store) updateSource(ctx context.Context, sourceID, action, sql string, a
 
 func (s Store) addSecret(ctx context.Context, tx pgx.Tx, sourceID, secret string, expires *time.Time) error {
 	if s.Ring == nil {
-		return &InvalidError{Field: "secret", Reason: "this process has no key ring to seal secrets with (set SLUICE_SECRET_KEY)"}
+		return refusal.InvalidField("secret", "this process has no key ring to seal secrets with (set SLUICE_SECRET_KEY)")
 	}
 	keyID, sealed, err := s.Ring.Seal([]byte(secret), []byte(sourceID))
 	if err != nil {

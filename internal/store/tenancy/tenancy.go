@@ -1,9 +1,9 @@
 // Package tenancy administers tenants, their sources, workspaces, API keys
 // and rate limits: what the `sluice tenant|source|workspace|apikey` commands,
 // the admin API (internal/operator/admin) and the demo set up, through the
-// same functions. Errors are typed (NotFoundError, ConflictError,
-// InvalidError) and worded for a person; the database's own text never leaves
-// as is. Source secrets are encrypted here, before they reach the database.
+// same functions. Refusals are internal/refusal's (not found, conflict,
+// invalid), worded for a person; the database's own text never leaves as is.
+// Source secrets are encrypted here, before they reach the database.
 //
 // A source's kind is checked here, against the provider registry, and not
 // by the database: the registry is a value built at run time (a test or a
@@ -24,7 +24,7 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Store reads and writes tenancy records. It is the one implementation of
@@ -32,8 +32,8 @@ import (
 type Store struct {
 	Pool *pgxpool.Pool
 	Ring *keyring.Ring
-	// Providers are the kinds a source may have. Default: the shipped
-	// kinds (kinds.Builtin).
+	// Providers are the kinds a source may have: the process's registry
+	// (provider.Registry says who chooses it); nil knows no kind.
 	Providers *provider.Registry
 	// Actor is recorded in the audit trail, in the transaction of every
 	// change; nil records nothing.
@@ -48,11 +48,7 @@ func (s Store) As(actor *audit.Actor) Store {
 
 // provider returns the provider of a kind a source may be created with.
 func (s Store) provider(kind string) (provider.Provider, error) {
-	reg := s.Providers
-	if reg == nil {
-		reg = kinds.Builtin()
-	}
-	return reg.Lookup(provider.Kind(kind))
+	return s.Providers.Lookup(provider.Kind(kind))
 }
 
 // Page is one page of a list in id order (keyset pagination): the items
@@ -85,7 +81,7 @@ func (p Page) after() (*string, error) {
 		return nil, nil
 	}
 	if err := checkID("cursor", p.After); err != nil {
-		return nil, &InvalidError{Field: "cursor", Reason: "not a cursor this API returned"}
+		return nil, refusal.InvalidField("cursor", "not a cursor this API returned")
 	}
 	return &p.After, nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Tenant is a customer of the deployment.
@@ -34,10 +36,10 @@ const (
 
 func (l Limits) check() error {
 	if l.Rate <= 0 || l.Rate > MaxRate || math.IsNaN(l.Rate) {
-		return &InvalidError{Field: "rate", Reason: fmt.Sprintf("must be above 0 and at most %d", MaxRate)}
+		return refusal.InvalidField("rate", "must be above 0 and at most %d", MaxRate)
 	}
 	if l.Burst < 1 || l.Burst > MaxBurst {
-		return &InvalidError{Field: "burst", Reason: fmt.Sprintf("must be between 1 and %d", MaxBurst)}
+		return refusal.InvalidField("burst", "must be between 1 and %d", MaxBurst)
 	}
 	return nil
 }
@@ -45,7 +47,7 @@ func (l Limits) check() error {
 // CreateTenant returns the new tenant's id.
 func (s Store) CreateTenant(ctx context.Context, name string) (string, error) {
 	if name == "" {
-		return "", &InvalidError{Field: "name", Reason: "a tenant needs a name"}
+		return "", refusal.InvalidField("name", "a tenant needs a name")
 	}
 	var id string
 	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {

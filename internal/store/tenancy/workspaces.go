@@ -2,12 +2,12 @@ package tenancy
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Workspace receives a tenant's business effects (credits); provider
@@ -31,7 +31,7 @@ type WorkspaceFilter struct {
 // customer to it; it returns the workspace id.
 func (s Store) CreateWorkspace(ctx context.Context, tenantID, customerID, name string) (string, error) {
 	if customerID == "" {
-		return "", &InvalidError{Field: "customer", Reason: "a workspace needs a provider customer id"}
+		return "", refusal.InvalidField("customer", "a workspace needs a provider customer id")
 	}
 	if err := checkID("tenant", tenantID); err != nil {
 		return "", err
@@ -51,7 +51,7 @@ func (s Store) CreateWorkspace(ctx context.Context, tenantID, customerID, name s
 		var existing string
 		_ = s.Pool.QueryRow(ctx, `SELECT workspace_id::text FROM workspace_customers WHERE tenant_id = $1 AND customer_id = $2`,
 			tenantID, customerID).Scan(&existing)
-		return "", &ConflictError{Detail: fmt.Sprintf("customer %s of tenant %s already maps to workspace %s", customerID, tenantID, existing)}
+		return "", refusal.New(refusal.Conflict, "customer %s of tenant %s already maps to workspace %s", customerID, tenantID, existing)
 	}
 	return id, err
 }
@@ -91,7 +91,7 @@ ORDER BY w.id LIMIT $4`,
 }
 
 // Balance returns a workspace's credit balance (0 before its first grant);
-// an unknown workspace is a *NotFoundError, never a zero.
+// an unknown workspace is refused (refusal.NotFound), never a zero.
 func (s Store) Balance(ctx context.Context, workspaceID string) (int64, error) {
 	w, err := s.Workspace(ctx, workspaceID)
 	return w.Credits, err

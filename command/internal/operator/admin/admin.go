@@ -72,11 +72,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
-	"github.com/sluicehq/sluice/command/internal/operator/input"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
@@ -121,7 +119,7 @@ type Route struct {
 }
 
 // OwnerFunc finds the tenant an id of some resource belongs to, or returns
-// an error wrapping tenancy.ErrNotFound.
+// a refusal of kind refusal.NotFound.
 type OwnerFunc func(ctx context.Context, id string) (tenantID string, err error)
 
 type owner struct {
@@ -260,7 +258,7 @@ type Call struct {
 // token's scope.
 func (c Call) Tenant(tenantID string) error {
 	if c.Token.Scoped() && tenantID != c.Token.TenantID {
-		return &tenancy.NotFoundError{Resource: "tenant", ID: tenantID}
+		return refusal.NoSuch("tenant", tenantID)
 	}
 	return nil
 }
@@ -281,8 +279,8 @@ type callKey struct{}
 
 // Handle registers one operation with its scope decision. The handler
 // gets the request's Call; an error it returns is mapped to a problem
-// detail (typed tenancy errors to 404/409/422, anything else to 500
-// without its text).
+// detail (a refusal as the table of refusals.go says, anything else to
+// 500 without its text).
 func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I) (*O, error)) {
 	if r.Scope != ScopeTenant && r.Scope != ScopeGlobal {
 		panic("admin: route " + r.Op.OperationID + " declares no scope")
@@ -336,42 +334,22 @@ func (a *API) registered(method, path string) *huma.Operation {
 	return ops[method]
 }
 
-// notFound reports whether err says an id names nothing, in any store's
-// words.
-func notFound(err error) bool {
-	return errors.Is(err, tenancy.ErrNotFound) || errors.Is(err, operate.ErrNotFound) || errors.Is(err, catalog.ErrNotFound) ||
-		errors.Is(err, admintoken.ErrNotFound)
-}
-
-// problem maps an operation's error to a problem detail. Only typed errors
-// carry their text to the caller: they are written for a person. Anything
-// else (the database's own words, a network error) is logged and answered
-// with a generic 500.
+// problem maps an operation's error to a problem detail. Only refusals
+// (internal/refusal) carry their text to the caller: they are written for a
+// person, and the table in refusals.go gives their status and type.
+// Anything else (the database's own words, a network error) is logged and
+// answered with a generic 500.
 func (a *API) problem(ctx context.Context, c Call, err error) error {
 	var se huma.StatusError
-	var failed *operate.ReplayError
-	switch {
-	case errors.As(err, &se):
+	if errors.As(err, &se) {
 		return err
-	case notFound(err):
-		return huma.Error404NotFound(err.Error())
-	case errors.As(err, &failed):
-		p := newProblem(http.StatusUnprocessableEntity, err.Error())
-		p.FailedID, p.Replayed = failed.ID, failed.Replayed
-		return p
-	case errors.Is(err, tenancy.ErrConflict), errors.Is(err, operate.ErrAlreadyReplayed), errors.Is(err, operate.ErrGroupActive),
-		errors.Is(err, operate.ErrDeadLetterExpired),
-		errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrBuiltin), errors.Is(err, catalog.ErrQuota),
-		errors.Is(err, catalog.ErrIncompatible):
-		return huma.Error409Conflict(err.Error())
-	case errors.Is(err, tenancy.ErrInvalid), errors.Is(err, operate.ErrInvalid), errors.Is(err, catalog.ErrInvalid), errors.Is(err, input.ErrInvalid):
-		return huma.Error422UnprocessableEntity(err.Error())
-	case errors.Is(err, operate.ErrUnscopedOnly):
-		return huma.Error403Forbidden(err.Error())
-	case errors.Is(err, operate.ErrNoKafka):
-		return huma.Error503ServiceUnavailable("this process has no Kafka client (it runs ingest only): ask the admin listener of a process that runs cdc or consume")
-	case errors.Is(err, context.Canceled):
-		return huma.Error503ServiceUnavailable("request canceled")
+	}
+	if r, ok := refusal.Of(err); ok {
+		return refusalProblem(err, r)
+	}
+	if errors.Is(err, context.Canceled) {
+		r := refusal.New(refusal.Unavailable, "request canceled")
+		return refusalProblem(r, r)
 	}
 	a.log.ErrorContext(ctx, "admin operation failed", slog.Any("error", err), slog.String("request_id", c.RequestID))
 	return huma.Error500InternalServerError("internal error; the process log has the details")

@@ -18,7 +18,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/internal/store/tenancy"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // authenticate runs before every operation: it finds the route's
@@ -81,33 +81,41 @@ func (a *API) identify(hc huma.Context) (admintoken.Token, bool) {
 	switch {
 	case err == nil:
 		return tok, true
-	case errors.Is(err, admintoken.ErrUnknown) || errors.Is(err, admintoken.ErrRevoked) || errors.Is(err, admintoken.ErrExpired):
+	case errors.Is(err, refusal.ErrUnauthenticated):
 		if wait, limited := a.fails.fail(clientAddr(hc.RemoteAddr()), time.Now()); limited {
 			a.refusals.WithLabelValues("limited").Inc()
 			hc.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
-			_ = huma.WriteErr(a.api, hc, http.StatusTooManyRequests, "too many failed authentications from this address; retry later")
+			a.refuse(hc, refusal.New(refusal.Limited, "too many failed authentications from this address; retry later"))
 			return admintoken.Token{}, false
 		}
 		a.refusals.WithLabelValues("unauthenticated").Inc()
 		hc.SetHeader("WWW-Authenticate", `Bearer realm="sluice-admin"`)
-		// One answer for all three: a caller learns nothing about which
-		// tokens exist.
-		_ = huma.WriteErr(a.api, hc, http.StatusUnauthorized, "missing, unknown, revoked or expired admin token")
+		// One answer for the token's every sub-kind (unknown, revoked,
+		// expired): a caller learns nothing about which tokens exist.
+		a.refuse(hc, refusal.New(refusal.Unauthenticated, "missing, unknown, revoked or expired admin token"))
 	default:
 		a.log.ErrorContext(hc.Context(), "admin token look-up failed", slog.Any("error", err), slog.String("request_id", requestID(hc)))
-		_ = huma.WriteErr(a.api, hc, http.StatusServiceUnavailable, "cannot check tokens now; retry")
+		a.refuse(hc, refusal.New(refusal.Unavailable, "cannot check tokens now; retry"))
 	}
 	return admintoken.Token{}, false
 }
+
+// refuse answers r as the table says (refusals.go).
+func (a *API) refuse(hc huma.Context, r *refusal.Error) {
+	_ = huma.WriteErr(a.api, hc, AnswerOf(r).Status, r.Error())
+}
+
+// refused is r's status and words, as authorize returns them.
+func refused(r *refusal.Error) (int, string) { return AnswerOf(r).Status, r.Error() }
 
 // authorize applies the role and the scope: it returns 0, or the status
 // and words of the refusal.
 func (a *API) authorize(hc huma.Context, op *huma.Operation, r Route, tok admintoken.Token) (int, string) {
 	switch {
 	case op.Method != http.MethodGet && tok.Role != admintoken.RoleOperate:
-		return http.StatusForbidden, "this token may only read (role read); acting needs role operate"
+		return refused(refusal.New(refusal.Forbidden, "this token may only read (role read); acting needs role operate"))
 	case tok.Scoped() && r.Scope == ScopeGlobal:
-		return http.StatusForbidden, "this route spans tenants: it needs a token with no tenant scope"
+		return refused(refusal.New(refusal.Forbidden, "this route spans tenants: it needs a token with no tenant scope"))
 	case tok.Scoped():
 		return a.confine(hc, op, tok)
 	}
@@ -139,11 +147,11 @@ func (a *API) confine(hc huma.Context, op *huma.Operation, tok admintoken.Token)
 		}
 		tenant, err := owner.find(hc.Context(), id)
 		switch {
-		case notFound(err) || (err == nil && tenant != tok.TenantID):
-			return http.StatusNotFound, (&tenancy.NotFoundError{Resource: owner.resource, ID: id}).Error()
+		case errors.Is(err, refusal.ErrNotFound) || (err == nil && tenant != tok.TenantID):
+			return refused(refusal.NoSuch(owner.resource, id))
 		case err != nil:
 			a.log.ErrorContext(hc.Context(), "admin owner look-up failed", slog.Any("error", err), slog.String("request_id", requestID(hc)))
-			return http.StatusServiceUnavailable, "cannot check the tenant now; retry"
+			return refused(refusal.New(refusal.Unavailable, "cannot check the tenant now; retry"))
 		}
 	}
 	return 0, ""

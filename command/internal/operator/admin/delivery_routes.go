@@ -2,14 +2,12 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sluicehq/sluice/internal/store/endpoints"
-	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // DeliveryRoutes is the resource group of deliveries (internal/store/
@@ -27,23 +25,10 @@ func DeliveryRoutes(s *endpoints.Store, payloadHorizon time.Duration) func(*API)
 				return "", err
 			}
 			tenant, err := s.TenantOfDelivery(ctx, n)
-			return tenant, deliveryError(err)
+			return tenant, err
 		})
 		deliveryRoutes(a, s, payloadHorizon)
 	}
-}
-
-// deliveryError maps the endpoints store's refusals to the words of this
-// package: 404 and 422 with their text, anything else as it is (500).
-func deliveryError(err error) error {
-	var nf *endpoints.NotFoundError
-	switch {
-	case errors.As(err, &nf):
-		return &tenancy.NotFoundError{Resource: nf.Resource, ID: nf.ID}
-	case errors.Is(err, endpoints.ErrInvalid):
-		return huma.Error422UnprocessableEntity(err.Error())
-	}
-	return err
 }
 
 // DeliveryView is a delivery as the API shows it (its own name in the
@@ -97,20 +82,20 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			items, next, err := s.ListDeliveries(ctx, endpoints.DeliveryFilter{TenantID: tenant, EndpointID: in.EndpointID,
 				State: endpoints.DeliveryState(in.State), EventID: in.EventID, InboxID: in.InboxID, Since: in.Since, Until: in.Until,
 				After: in.Cursor, Limit: in.Limit})
-			return list(deliveryViews(items), next), deliveryError(err)
+			return list(deliveryViews(items), next), err
 		})
 	Handle(a, Route{Op: op("get-delivery", http.MethodGet, "/deliveries/{delivery_id}",
 		"One delivery with every request made: the failed ones, and its success", "deliveries"), Scope: ScopeTenant},
 		func(ctx context.Context, c Call, in *DeliveryPath) (*body[DeliveryView], error) {
 			d, err := s.Delivery(ctx, in.DeliveryID)
-			return reply(DeliveryView{d}), deliveryError(err)
+			return reply(DeliveryView{d}), err
 		})
 	Handle(a, Route{Op: op("retry-delivery", http.MethodPost, "/deliveries/{delivery_id}/retry",
 		"Send a delivery again now, whatever its state, with the same webhook-id (audited)", "deliveries"),
 		Scope: ScopeTenant, Resource: "delivery", Action: "delivery.retry"},
 		func(ctx context.Context, c Call, in *DeliveryPath) (*body[DeliveryView], error) {
 			d, err := s.As(c.Actor).Retry(ctx, in.DeliveryID)
-			return reply(DeliveryView{d}), deliveryError(err)
+			return reply(DeliveryView{d}), err
 		})
 	type countIn struct {
 		EndpointID string    `query:"endpoint_id" required:"true" format:"uuid" doc:"The endpoint whose window is counted."`
@@ -130,7 +115,7 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			}
 			n, err := s.CountReplay(ctx, endpoints.ReplayWindow{EndpointID: in.EndpointID, Since: in.Since, Until: in.Until,
 				TenantID: tenant, Horizon: horizon})
-			return reply(n), deliveryError(err)
+			return reply(n), err
 		})
 	replay := op("replay-deliveries", http.MethodPost, "/deliveries/replay",
 		"Send an endpoint's deliveries created in [since, until) again, oldest first, at most 10000 a call (next_since says where the rest starts); pending ones keep their schedule (audited)", "deliveries")
@@ -146,6 +131,6 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			b := in.Body
 			r, err := s.As(c.Actor).Replay(ctx, endpoints.ReplayWindow{EndpointID: b.EndpointID, Since: b.Since, Until: b.Until,
 				TenantID: tenant, Horizon: horizon})
-			return reply(r), deliveryError(err)
+			return reply(r), err
 		})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // The edge: the input rules of internal/operator/input, stated in the
@@ -359,9 +360,8 @@ func kindOf(t reflect.Type) string {
 // as a problem at loc.
 func checkJSONText(loc string, raw []byte) []error {
 	if err := input.JSONText(loc, raw); err != nil {
-		var ie *input.Error
-		errors.As(err, &ie)
-		return []error{&huma.ErrorDetail{Location: loc, Message: ie.Reason}}
+		r, _ := refusal.Of(err)
+		return []error{&huma.ErrorDetail{Location: loc, Message: r.Message}}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -10,8 +9,8 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
-	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 // EndpointTester sends a signed synthetic sluice.test event to an endpoint
@@ -31,7 +30,7 @@ func DestinationRoutes(s *endpoints.Store, t EndpointTester) func(*API) {
 	return func(a *API) {
 		a.Owner("endpoint_id", "endpoint", func(ctx context.Context, id string) (string, error) {
 			tenant, err := s.TenantOf(ctx, id)
-			return tenant, endpointError(err)
+			return tenant, err
 		})
 		r := endpointRouter{a: a, s: s, tester: t}
 		r.create()
@@ -60,23 +59,6 @@ func (r endpointRouter) stateCaps() {
 			}
 		}
 	}
-}
-
-// endpointError gives the store's refusals tenancy's types, which every
-// route of this package maps (404, 409, 422) with their words.
-func endpointError(err error) error {
-	var nf *endpoints.NotFoundError
-	var ie *endpoints.InvalidError
-	var ce *endpoints.ConflictError
-	switch {
-	case errors.As(err, &nf):
-		return &tenancy.NotFoundError{Resource: nf.Resource, ID: nf.ID}
-	case errors.As(err, &ie):
-		return &tenancy.InvalidError{Field: ie.Field, Reason: ie.Reason}
-	case errors.As(err, &ce):
-		return &tenancy.ConflictError{Detail: ce.Detail}
-	}
-	return err
 }
 
 // EndpointPath names one endpoint.
@@ -185,7 +167,7 @@ func (r endpointRouter) create() {
 				Unordered: b.Ordered != nil && !*b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency, Headers: b.Headers}
 			e, secret, err := r.as(c).CreateEndpoint(ctx, n)
 			if err != nil {
-				return nil, endpointError(err)
+				return nil, err
 			}
 			return made(EndpointCreated{Endpoint: e, Secret: secret}, "/endpoints/"+e.ID), nil
 		})
@@ -206,7 +188,7 @@ func (r endpointRouter) read() {
 				f.Enabled = &enabled
 			}
 			items, next, err := r.s.ListEndpoints(ctx, f, endpoints.Page{After: in.Cursor, Limit: in.Limit})
-			return list(items, next), endpointError(err)
+			return list(items, next), err
 		})
 	Handle(r.a, Route{Op: op("get-endpoint", http.MethodGet, "/endpoints/{endpoint_id}",
 		"An endpoint with its figures: delivered, pending, dead, oldest undelivered age, last error (never its secrets nor header values)", "endpoints"),
@@ -214,10 +196,10 @@ func (r endpointRouter) read() {
 		func(ctx context.Context, c Call, in *EndpointPath) (*body[EndpointDetail], error) {
 			e, err := r.s.GetEndpoint(ctx, in.EndpointID)
 			if err != nil {
-				return nil, endpointError(err)
+				return nil, err
 			}
 			st, err := r.s.Stats(ctx, in.EndpointID)
-			return reply(EndpointDetail{Endpoint: e, Figures: st}), endpointError(err)
+			return reply(EndpointDetail{Endpoint: e, Figures: st}), err
 		})
 }
 
@@ -231,7 +213,7 @@ func (r endpointRouter) change() {
 		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.update"},
 		func(ctx context.Context, c Call, in *patchIn) (*body[endpoints.Endpoint], error) {
 			e, err := r.as(c).UpdateEndpoint(ctx, in.EndpointID, in.Body.patch())
-			return reply(e), endpointError(err)
+			return reply(e), err
 		})
 	for _, ch := range []struct {
 		id, verb, summary string
@@ -244,7 +226,7 @@ func (r endpointRouter) change() {
 			Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint." + ch.verb},
 			func(ctx context.Context, c Call, in *EndpointPath) (*body[endpoints.Endpoint], error) {
 				e, err := ch.do(r.as(c), ctx, in.EndpointID)
-				return reply(e), endpointError(err)
+				return reply(e), err
 			})
 	}
 	del := op("delete-endpoint", http.MethodDelete, "/endpoints/{endpoint_id}",
@@ -252,7 +234,7 @@ func (r endpointRouter) change() {
 	del.DefaultStatus = http.StatusNoContent
 	Handle(r.a, Route{Op: del, Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.delete"},
 		func(ctx context.Context, c Call, in *EndpointPath) (*struct{}, error) {
-			return &struct{}{}, endpointError(r.as(c).DeleteEndpoint(ctx, in.EndpointID))
+			return &struct{}{}, r.as(c).DeleteEndpoint(ctx, in.EndpointID)
 		})
 }
 
@@ -278,22 +260,22 @@ func (r endpointRouter) secrets() {
 			var out rotated
 			var err error
 			out.Secret, out.OldSecretsExpireAt, err = r.as(c).RotateSecret(ctx, in.EndpointID, overlap)
-			return reply(out), endpointError(err)
+			return reply(out), err
 		})
 	Handle(r.a, Route{Op: op("test-endpoint", http.MethodPost, "/endpoints/{endpoint_id}/test",
 		"Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)", "endpoints"),
 		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.test"},
 		func(ctx context.Context, c Call, in *EndpointPath) (*body[endpoints.Attempt], error) {
 			if r.tester == nil {
-				return nil, huma.Error503ServiceUnavailable("this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
+				return nil, refusal.New(refusal.Unavailable, "this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
 			}
 			tenant, err := r.s.TenantOf(ctx, in.EndpointID)
 			if err != nil {
-				return nil, endpointError(err)
+				return nil, err
 			}
 			at, err := r.tester.TestEndpoint(ctx, in.EndpointID)
 			if err != nil {
-				return nil, endpointError(err)
+				return nil, err
 			}
 			r.a.record(ctx, c, audit.Target{Action: "endpoint.test", Resource: "endpoint", ID: in.EndpointID, TenantID: tenant})
 			return reply(at), nil

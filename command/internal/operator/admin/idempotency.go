@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Idempotency-Key on every create (an operation answering 201): the first
@@ -147,7 +148,7 @@ func (a *API) idempotent(hc huma.Context, r Route, tokenID string, next func(hum
 	switch {
 	case err != nil:
 		a.log.ErrorContext(ctx, "admin idempotency key", slog.Any("error", err), slog.String("request_id", requestID(hc)))
-		_ = huma.WriteErr(a.api, hc, http.StatusServiceUnavailable, "cannot check the Idempotency-Key now; retry")
+		a.refuse(hc, refusal.New(refusal.Unavailable, "cannot check the Idempotency-Key now; retry"))
 		return
 	case !claimed:
 		a.answerTaken(hc, r, request, taken)
@@ -189,13 +190,14 @@ func (a *API) answerTaken(hc huma.Context, r Route, request []byte, t takenKey) 
 		_ = huma.WriteErr(a.api, hc, http.StatusUnprocessableEntity, "validation failed", &huma.ErrorDetail{Location: "header." + IdempotencyHeader,
 			Message: "was used by this token for another request (another operation, path or body); use a new key for a new request"})
 	case !t.done:
-		_ = huma.WriteErr(a.api, hc, http.StatusConflict, "a request with this Idempotency-Key is still in flight; retry once it ended")
+		a.refuse(hc, refusal.New(refusal.Conflict, "a request with this Idempotency-Key is still in flight; retry once it ended"))
 	case t.body == nil:
 		if t.location != "" {
 			hc.SetHeader("Location", t.location)
 		}
-		p := newProblem(http.StatusConflict, fmt.Sprintf("created %s %s; shown once: what it held is not kept, so it cannot be shown again "+
-			"(if it was lost, revoke it and make another)", r.Resource, t.resourceID))
+		shown := refusal.New(refusal.Conflict, "created %s %s; shown once: what it held is not kept, so it cannot be shown again "+
+			"(if it was lost, revoke it and make another)", r.Resource, t.resourceID)
+		p := refusalProblem(shown, shown)
 		p.ResourceID = t.resourceID
 		writeHumaProblem(hc, p)
 	default:

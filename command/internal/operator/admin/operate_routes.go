@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
@@ -98,7 +99,7 @@ func scopeOf(c Call) *operate.Scope {
 func parseID(id, what string) (int64, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, &operate.NotFoundError{What: what, ID: id}
+		return 0, refusal.NoSuch(what, id)
 	}
 	return n, nil
 }
@@ -361,7 +362,7 @@ func groupRoutes(a *API, o *operate.Operator) {
 				return nil, err
 			}
 			if len(lags) == 0 {
-				return nil, &operate.NotFoundError{What: "consumer group", ID: in.Group}
+				return nil, refusal.NoSuch("consumer group", in.Group)
 			}
 			return reply(lags[0]), nil
 		})
@@ -381,7 +382,7 @@ func groupRoutes(a *API, o *operate.Operator) {
 		func(ctx context.Context, c Call, in *rewindIn) (*body[RewindOut], error) {
 			b := in.Body
 			if n := btoi(b.To != "") + btoi(b.Time != nil) + btoi(b.Offset != nil); n != 1 {
-				return nil, &operate.InvalidError{Field: "to", Reason: "name exactly one of to (earliest, latest), time or offset"}
+				return nil, refusal.InvalidField("to", "name exactly one of to (earliest, latest), time or offset")
 			}
 			target := offsets.Target{Earliest: b.To == "earliest", Latest: b.To == "latest", Offset: -1}
 			if b.Time != nil {

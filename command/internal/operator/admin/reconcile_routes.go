@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
@@ -131,7 +132,7 @@ func reconcileRoutes(a *API) {
 	Handle(a, Route{Op: run, Scope: ScopeTenant, Resource: "source", Action: "source.reconcile"},
 		func(ctx context.Context, c Call, in *runIn) (*body[ReconcileReport], error) {
 			if a.cfg.Reconciler == nil {
-				return nil, huma.Error503ServiceUnavailable("reconciliation is not available on this listener: its process does not ingest; " +
+				return nil, refusal.New(refusal.Unavailable, "reconciliation is not available on this listener: its process does not ingest; "+
 					"ask the admin listener of one that does, or run sluice reconcile")
 			}
 			src, err := c.Store.Source(ctx, in.SourceID)
@@ -160,14 +161,13 @@ func (a *API) runRefusal(ctx context.Context, src tenancy.Source, rep reconcile.
 	case err == nil:
 		return nil
 	case errors.Is(err, reconcile.ErrBusy):
-		return huma.Error409Conflict(fmt.Sprintf("source %s is being reconciled now (by the schedule, or another request); "+
-			"its run is in GET %s/sources/%s/reconcile: try again once it ended", src.ID, Prefix, src.ID))
-	case errors.Is(err, reconcile.ErrWindow):
-		return huma.Error422UnprocessableEntity(err.Error())
+		// Its words name where the run that holds the source is read.
+		return reconcile.ErrBusy.With("source %s is being reconciled now (by the schedule, or another request); "+
+			"its run is in GET %s/sources/%s/reconcile: try again once it ended", src.ID, Prefix, src.ID)
 	case errors.Is(err, tenancy.ErrNoAPICredentials):
-		return huma.Error422UnprocessableEntity(a.noAPI(src))
-	case rep.RunID == 0:
-		return err // it never began: problem decides (a source gone is 404)
+		return tenancy.ErrNoAPICredentials.With("%s", a.noAPI(src))
+	case errors.Is(err, reconcile.ErrWindow), rep.RunID == 0:
+		return err // refused, recorded or not, or it never began: problem decides (a source gone is 404)
 	case rep.Outcome == reconcile.OutcomeBudget, rep.Outcome == reconcile.OutcomeIncomplete:
 		return nil // the report says how far it came
 	case rep.Outcome == reconcile.OutcomeFailed:
@@ -201,7 +201,7 @@ func (a *API) runs(ctx context.Context, c Call, in runsQuery) ([]reconcile.Run, 
 		case err != nil:
 			return nil, err
 		case c.Token.Scoped() && src.TenantID != c.Token.TenantID:
-			return nil, &tenancy.NotFoundError{Resource: "source", ID: in.SourceID}
+			return nil, refusal.NoSuch("source", in.SourceID)
 		case tenant != "" && src.TenantID != tenant:
 			return nil, nil
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
@@ -124,9 +125,9 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	t.Cleanup(pool.Close)
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
-	store := tenancy.Store{Pool: pool, Ring: ring}
+	store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
-	types, err := catalog.New(pool, catalog.Config{Topics: topics})
+	types, err := catalog.New(pool, catalog.Config{Topics: topics, Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +159,9 @@ func reconciler(t *testing.T, store tenancy.Store, log *slog.Logger) *reconcile.
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := ingest.New(ingest.Config{Topics: topics}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
+	svc := ingest.New(ingest.Config{Topics: topics, Providers: kinds.Builtin()}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
 	testenv.Run(t, svc.Run)
-	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, nil, svc, reconcile.NewMetrics(prometheus.NewRegistry()))
+	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, kinds.Builtin(), svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 // load fetches the served document once and builds the validator every
@@ -429,7 +430,7 @@ func (b *bundle) seedOperations(t *testing.T, w *world) {
 
 func (b *bundle) types(t *testing.T) *catalog.Store {
 	t.Helper()
-	s, err := catalog.New(b.pool, catalog.Config{Topics: topics})
+	s, err := catalog.New(b.pool, catalog.Config{Topics: topics, Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}

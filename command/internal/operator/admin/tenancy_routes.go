@@ -12,6 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
@@ -183,7 +184,7 @@ func (b NewSourceBody) source() (tenancy.NewSource, error) {
 	for _, cidr := range b.IPAllowlist {
 		p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
 		if err != nil {
-			return ns, &tenancy.InvalidError{Field: "ip_allowlist", Reason: cidr + " is not a CIDR"}
+			return ns, refusal.InvalidField("ip_allowlist", "%s is not a CIDR", cidr)
 		}
 		ns.IPAllowlist = append(ns.IPAllowlist, p.Masked())
 	}
@@ -430,7 +431,7 @@ func auditRoutes(a *API) {
 			var before int64
 			if in.Cursor != "" {
 				if before, err = strconv.ParseInt(in.Cursor, 10, 64); err != nil || before <= 0 {
-					return nil, &tenancy.InvalidError{Field: "cursor", Reason: "not a cursor this API returned"}
+					return nil, refusal.InvalidField("cursor", "not a cursor this API returned")
 				}
 			}
 			if tenant != "" {

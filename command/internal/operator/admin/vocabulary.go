@@ -7,7 +7,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sluicehq/sluice/internal/provider"
-	"github.com/sluicehq/sluice/internal/provider/kinds"
 )
 
 // The deployment's vocabularies in the document: the values of a field
@@ -35,12 +34,7 @@ func stateEnum[T any](a *API, field string, values []string) {
 }
 
 // providers is the registry the tenancy store creates sources with.
-func (a *API) providers() *provider.Registry {
-	if a.cfg.Store.Providers != nil {
-		return a.cfg.Store.Providers
-	}
-	return kinds.Builtin()
-}
+func (a *API) providers() *provider.Registry { return a.cfg.Store.Providers }
 
 // kindNames are the names of reg's kinds, after those of extra.
 func kindNames(reg *provider.Registry, extra ...string) []string {

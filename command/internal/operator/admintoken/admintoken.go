@@ -30,7 +30,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/pg"
-	"github.com/sluicehq/sluice/internal/store/tenancy"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Prefix marks admin tokens, so a leaked one is recognisable (by secret
@@ -82,13 +82,15 @@ func (t Token) Scoped() bool { return t.TenantID != "" }
 // Errors of Authenticate. The API answers all of them alike (401), so a
 // caller learns nothing about which tokens exist.
 var (
-	ErrUnknown = errors.New("unknown admin token")
-	ErrRevoked = errors.New("admin token revoked")
-	ErrExpired = errors.New("admin token expired")
+	ErrUnknown = refusal.Sub(refusal.Unauthenticated, "unknown_token", "unknown admin token")
+	ErrRevoked = refusal.Sub(refusal.Unauthenticated, "revoked_token", "admin token revoked")
+	ErrExpired = refusal.Sub(refusal.Unauthenticated, "expired_token", "admin token expired")
 )
 
-// ErrNotFound: no token has that id.
-var ErrNotFound = errors.New("no such admin token")
+// noSuchToken: no token has that id.
+func noSuchToken(id string) error {
+	return refusal.New(refusal.NotFound, "no such admin token: %s", id)
+}
 
 // Store reads and writes tokens.
 type Store struct {
@@ -124,7 +126,7 @@ func (s Store) Create(ctx context.Context, n New) (Token, string, error) {
 	var tenant *string
 	if n.TenantID != "" {
 		if !input.IsUUID(n.TenantID) {
-			return Token{}, "", &tenancy.NotFoundError{Resource: "tenant", ID: n.TenantID}
+			return Token{}, "", refusal.NoSuch("tenant", n.TenantID)
 		}
 		tenant = &n.TenantID
 	}
@@ -147,7 +149,7 @@ VALUES ($1, $2, $3, $4, $5) RETURNING `+columns, n.Name, string(n.Role), tenant,
 		return s.Actor.Record(ctx, tx, audit.Target{Action: "admintoken.create", Resource: "admintoken", ID: t.ID, TenantID: t.TenantID})
 	})
 	if name, ok := pg.Violation(err); ok && name == "admin_tokens_tenant_id_fkey" {
-		return Token{}, "", &tenancy.NotFoundError{Resource: "tenant", ID: n.TenantID}
+		return Token{}, "", refusal.NoSuch("tenant", n.TenantID)
 	}
 	if err != nil {
 		return Token{}, "", fmt.Errorf("create admin token: %w", err)
@@ -208,7 +210,7 @@ func (s Store) List(ctx context.Context) ([]Token, error) {
 // Get returns one token's record.
 func (s Store) Get(ctx context.Context, id string) (Token, error) {
 	if !input.IsUUID(id) {
-		return Token{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return Token{}, noSuchToken(id)
 	}
 	rows, err := s.Pool.Query(ctx, `SELECT `+columns+` FROM admin_tokens WHERE id = $1`, id)
 	if err != nil {
@@ -216,7 +218,7 @@ func (s Store) Get(ctx context.Context, id string) (Token, error) {
 	}
 	t, err := pgx.CollectExactlyOneRow(rows, scan)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Token{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return Token{}, noSuchToken(id)
 	}
 	if err != nil {
 		return Token{}, fmt.Errorf("read admin token: %w", err)
@@ -228,14 +230,14 @@ func (s Store) Get(ctx context.Context, id string) (Token, error) {
 // keeps the first time.
 func (s Store) Revoke(ctx context.Context, id string) error {
 	if !input.IsUUID(id) {
-		return fmt.Errorf("%w: %s", ErrNotFound, id)
+		return noSuchToken(id)
 	}
 	return pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
 		var tenant string
 		err := tx.QueryRow(ctx, `UPDATE admin_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1
 RETURNING coalesce(tenant_id::text, '')`, id).Scan(&tenant)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("%w: %s", ErrNotFound, id)
+			return noSuchToken(id)
 		}
 		if err != nil {
 			return fmt.Errorf("revoke admin token: %w", err)

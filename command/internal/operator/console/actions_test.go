@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/console"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
@@ -59,7 +60,7 @@ func TestDeprecateAnEventTypeFromItsRow(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	w := b.newWorld(t)
-	types, err := catalog.New(b.pool, catalog.Config{})
+	types, err := catalog.New(b.pool, catalog.Config{Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}

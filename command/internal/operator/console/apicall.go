@@ -13,10 +13,12 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 )
 
-// apiError is a refusal of the admin API (its problem detail), or a
-// failure to call it.
+// apiError is an answer of the admin API that is no success (its problem
+// detail): a refusal, whose kind and sub-kind its status and type say
+// (Unwrap), or a failure.
 type apiError struct {
 	Status int    `json:"status"`
+	Type   string `json:"type"`
 	Title  string `json:"title"`
 	Detail string `json:"detail"`
 	Errors []struct {
@@ -34,6 +36,15 @@ func (e *apiError) Error() string {
 		msg += "; " + strings.TrimPrefix(fe.Location, "query.") + ": " + fe.Message
 	}
 	return msg
+}
+
+// Unwrap is the refusal the answer says (admin.RefusalOf), or nil for a
+// failure (500, 502).
+func (e *apiError) Unwrap() error {
+	if r, ok := admin.RefusalOf(e.Status, e.Type); ok {
+		return r
+	}
+	return nil
 }
 
 // recorder is the answer of an in-process call.

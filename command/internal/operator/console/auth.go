@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // CookieName is the session's cookie.
@@ -102,7 +103,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	token := r.PostFormValue("token")
 	var apiErr *apiError
 	err := c.call(r.Context(), r, token, http.MethodGet, "/overview", nil, nil, nil)
-	if errors.As(err, &apiErr) && (apiErr.Status == http.StatusUnauthorized || apiErr.Status == http.StatusTooManyRequests) {
+	if errors.As(err, &apiErr) && (errors.Is(err, refusal.ErrUnauthenticated) || errors.Is(err, refusal.ErrLimited)) {
 		c.render(w, r, apiErr.Status, "sign-in", view{Title: "Sign in", Error: apiErr.Error()})
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 func (c *Console) catalogueRoutes() {
@@ -167,7 +169,7 @@ var actions = map[string]actionSpec{
 func (c *Console) act(w http.ResponseWriter, r *http.Request, s Session) error {
 	spec, ok := actions[r.PostFormValue("op")]
 	if !ok {
-		return &apiError{Status: http.StatusNotFound, Detail: "no such action"}
+		return refusal.New(refusal.NotFound, "no such action")
 	}
 	// The id's segments fill the path's, each escaped: a form can name
 	// ids, never another path.
@@ -176,7 +178,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request, s Session) error {
 		segs = append(segs, url.PathEscape(seg))
 	}
 	if len(segs) != strings.Count(spec.path, "%s") {
-		return &apiError{Status: http.StatusNotFound, Detail: "no such " + r.PostFormValue("op") + " target"}
+		return refusal.New(refusal.NotFound, "no such %s target", r.PostFormValue("op"))
 	}
 	if err := c.call(r.Context(), r, s.Token, http.MethodPost, fmt.Sprintf(spec.path, segs...), nil, struct{}{}, nil); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 func (c *Console) deadLetterRoutes() {
@@ -93,7 +94,7 @@ func (c *Console) confirmReplay(w http.ResponseWriter, r *http.Request, s Sessio
 	id := r.PathValue("id")
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
-		return &apiError{Status: http.StatusNotFound, Detail: "no dead letter " + id}
+		return refusal.NoSuch("dead letter", id)
 	}
 	// The letter without its record (reading one is audited and not
 	// needed to decide).

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 func (c *Console) groupRoutes() {
@@ -69,7 +70,7 @@ func (c *Console) rewind(w http.ResponseWriter, r *http.Request, s Session) erro
 	case t.Offset != "":
 		n, err := strconv.ParseInt(t.Offset, 10, 64)
 		if err != nil {
-			return &apiError{Status: http.StatusUnprocessableEntity, Detail: "offset: a whole number, at least 0"}
+			return refusal.InvalidField("offset", "a whole number, at least 0")
 		}
 		body["offset"] = n
 	default:

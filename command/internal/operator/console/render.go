@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // view is what every page template is given.
@@ -89,13 +92,19 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, pag
 	_, _ = w.Write(buf.Bytes())
 }
 
-// fail answers a page or action that could not be done: a token the API
-// no longer accepts ends the session; the API's refusals are shown with
-// its status and words; anything else is logged and answered 500.
+// fail answers a page or action that could not be done, by what refused
+// it: the console's one mapping of internal/refusal to its pages. A caller
+// no longer known (refusal.Unauthenticated: the API no longer accepts the
+// session's token) ends the session and goes to sign in; any other refusal,
+// and any other answer of the API, is the error page with its status (the
+// API's own, or the admin table's for the console's own refusals) and
+// words; anything else is logged and answered 500. A list's refused
+// filters are shown above its form instead (refused).
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *Session, err error) {
 	var apiErr *apiError
+	ref, refused := refusal.Of(err)
 	switch {
-	case errors.As(err, &apiErr) && apiErr.Status == http.StatusUnauthorized:
+	case refused && ref.Kind == refusal.Unauthenticated:
 		if s != nil {
 			_ = c.sessions.revoke(r.Context(), *s)
 		}
@@ -103,6 +112,9 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *Session, err e
 		http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
 	case errors.As(err, &apiErr):
 		c.render(w, r, apiErr.Status, "error", view{Title: http.StatusText(apiErr.Status), Session: s, Error: apiErr.Error()})
+	case refused:
+		status := admin.AnswerOf(ref).Status
+		c.render(w, r, status, "error", view{Title: http.StatusText(status), Session: s, Error: err.Error()})
 	default:
 		c.log.ErrorContext(r.Context(), "console page failed", slog.Any("error", err), slog.String("path", r.URL.Path))
 		c.render(w, r, http.StatusInternalServerError, "error", view{Title: "Error", Session: s,
@@ -163,13 +175,15 @@ func timeTag(t time.Time) template.HTML {
 		u.Format("2006-01-02 15:04:05 UTC"), u.Format("2006-01-02 15:04:05 UTC")))
 }
 
-// refused turns the API's refusal of a list's filters (400 or 422) into
-// words shown above the list's form, so the filters can be corrected;
-// anything else is the page's error.
+// refused turns the refusal of a list's filters (refusal.Invalid: the
+// API's 422, or its 400) into words shown above the list's form, so the
+// filters can be corrected; anything else is the page's error.
 func refused(err error) (string, error) {
-	var apiErr *apiError
-	if errors.As(err, &apiErr) && (apiErr.Status == http.StatusUnprocessableEntity || apiErr.Status == http.StatusBadRequest) {
-		return apiErr.Error(), nil
+	if !errors.Is(err, refusal.ErrInvalid) {
+		return "", err
 	}
-	return "", err
+	if apiErr := (*apiError)(nil); errors.As(err, &apiErr) {
+		return apiErr.Error(), nil // the API's words and each field's
+	}
+	return err.Error(), nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 var (
@@ -30,7 +31,7 @@ var (
 
 // ErrNoSession: the cookie names no live session (none, signed out,
 // expired, or its token revoked or expired).
-var ErrNoSession = errors.New("no console session")
+var ErrNoSession = refusal.Sub(refusal.Unauthenticated, "no_session", "no console session")
 
 // Session is a signed-in browser: the admin token it acts with, opened
 // from its row with the cookie's secret, and the CSRF token its forms

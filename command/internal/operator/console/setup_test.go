@@ -32,6 +32,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -137,11 +138,11 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	t.Cleanup(pool.Close)
 	key, _ := keyring.Generate()
 	ring, _ := keyring.Parse(key)
-	store := tenancy.Store{Pool: pool, Ring: ring}
+	store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics, Groups: builtintest.Options(t, topics)})
-	types, err := catalog.New(pool, catalog.Config{})
+	types, err := catalog.New(pool, catalog.Config{Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +171,9 @@ func reconciler(t testing.TB, store tenancy.Store, topics envelope.Topics, log *
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := ingest.New(ingest.Config{Topics: topics}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
+	svc := ingest.New(ingest.Config{Topics: topics, Providers: kinds.Builtin()}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
 	testenv.Run(t, svc.Run)
-	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, nil, svc, reconcile.NewMetrics(prometheus.NewRegistry()))
+	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, kinds.Builtin(), svc, reconcile.NewMetrics(prometheus.NewRegistry()))
 }
 
 // token makes an admin token.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 func (c *Console) sourceRoutes() {
@@ -34,7 +35,7 @@ func (c *Console) rotate(w http.ResponseWriter, r *http.Request, s Session) erro
 	if v := strings.TrimSpace(r.PostFormValue("overlap_hours")); v != "" {
 		h, err := strconv.ParseFloat(v, 64)
 		if err != nil || h < 0 {
-			return &apiError{Status: http.StatusUnprocessableEntity, Detail: "overlap: a number of hours, at least 0"}
+			return refusal.InvalidField("overlap", "a number of hours, at least 0")
 		}
 		body["overlap_seconds"] = int64(h * 3600)
 	}

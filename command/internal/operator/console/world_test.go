@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -89,7 +90,7 @@ VALUES ($1, 1, $2, 500, 12, 'status', 'status 500', 'receiver fell over')`, deli
 	}
 	w.delivery = strconv.FormatInt(delivery, 10)
 	// An event type of the tenant's API source in two versions.
-	types, err := catalog.New(b.pool, catalog.Config{})
+	types, err := catalog.New(b.pool, catalog.Config{Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)
 	}

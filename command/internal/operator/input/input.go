@@ -1,8 +1,9 @@
 // Package input is the one judgement of what an operator may send: the
 // rules the admin API states in its OpenAPI document and checks at its edge
 // (internal/operator/admin), and that the CLI checks before it sends or
-// stores anything. It depends on nothing but the standard library and
-// google/uuid, so every front end can share it.
+// stores anything. It depends on nothing but the standard library, google/uuid
+// and internal/refusal (whose refusal.Invalid every refusal here is), so
+// every front end can share it.
 //
 // The rules:
 //   - Text is valid UTF-8 without NUL or control characters (C0, DEL, C1:
@@ -24,13 +25,13 @@
 package input
 
 import (
-	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // TextPattern is the pattern of text (ECMA-262 and RE2 alike): no C0
@@ -77,20 +78,11 @@ const (
 	MinPage, MaxPage = 1, 500
 )
 
-// ErrInvalid is what every refusal of this package wraps.
-var ErrInvalid = errors.New("invalid input")
-
-// Error names the field at fault and why, in words for a person; it never
-// repeats the value (which may be a secret).
-type Error struct {
-	Field, Reason string
-}
-
-func (e *Error) Error() string        { return e.Field + ": " + e.Reason }
-func (e *Error) Is(target error) bool { return target == ErrInvalid }
-
+// refuse is every refusal of this package: refusal.Invalid naming the
+// field at fault and why, in words for a person; it never repeats the
+// value (which may be a secret).
 func refuse(field, format string, args ...any) error {
-	return &Error{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return refusal.InvalidField(field, format, args...)
 }
 
 var textRe = regexp.MustCompile(TextPattern)

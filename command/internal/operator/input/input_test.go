@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Text is refused for NUL, control characters (C0, DEL, C1), bytes that
@@ -29,7 +30,7 @@ func TestTextRefusesControlsInvalidUTF8AndLength(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Errorf("Text(%q): %v, want ok=%v", c.v, err, c.ok)
 		}
-		if err != nil && (!errors.Is(err, input.ErrInvalid) || strings.Contains(err.Error(), c.v)) {
+		if err != nil && (!errors.Is(err, refusal.ErrInvalid) || strings.Contains(err.Error(), c.v)) {
 			t.Errorf("Text(%q): %v, want an input error that does not repeat the value", c.v, err)
 		}
 	}

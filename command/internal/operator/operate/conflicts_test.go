@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
@@ -39,7 +40,7 @@ func TestConflictsAreListedAndShownWithBothBodies(t *testing.T) {
 	if p, err := b.op.Conflicts(ctx, other, operate.ConflictFilter{}); err != nil || len(p.Items) != 0 {
 		t.Errorf("tenant B lists %v, %v", p.Items, err)
 	}
-	if _, err := b.op.Conflict(ctx, other, id, page.Items[0].ReceivedAt); !errors.Is(err, operate.ErrNotFound) {
+	if _, err := b.op.Conflict(ctx, other, id, page.Items[0].ReceivedAt); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("tenant B reads tenant A's conflict: %v, want ErrNotFound", err)
 	}
 	trail, err := b.op.Trail(ctx, nil, id)

@@ -190,8 +190,8 @@ type ReplayResult struct {
 // ReplayDeadLetter applies dead letter id again through its group's own
 // idempotent handler and marks it replayed, in one transaction
 // (consumers.ReplayDeadLetter). A letter replayed before is
-// ErrAlreadyReplayed; one that fails again for good is a ReplayError
-// (ErrReplayFailed) with the reason, and stays pending.
+// consumers.ErrAlreadyReplayed; one that fails again for good is a
+// ReplayError (ErrReplayFailed) with the reason, and stays pending.
 func (o *Operator) ReplayDeadLetter(ctx context.Context, scope *Scope, id int64) error {
 	if _, err := o.findDeadLetter(ctx, scope, id); err != nil {
 		return err
@@ -219,7 +219,7 @@ func (o *Operator) ReplayDeadLetters(ctx context.Context, scope *Scope, f DeadLe
 	var res ReplayResult
 	for _, d := range letters {
 		err := consumers.ReplayDeadLetter(ctx, o.pool, d.ID, o.handlerOf)
-		if errors.Is(err, ErrAlreadyReplayed) {
+		if errors.Is(err, consumers.ErrAlreadyReplayed) {
 			continue // replayed by someone else since the list was read
 		}
 		if err != nil {

@@ -1,43 +1,30 @@
 package operate
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/consumers"
-	"github.com/sluicehq/sluice/internal/consumers/offsets"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
-// The classes of failure an operation returns, for errors.Is; the API maps
-// each to one status (404, 400, 409, 403).
-var (
-	// ErrNotFound: no such id, or one another tenant owns (a scoped caller
-	// cannot tell the two apart).
-	ErrNotFound = errors.New("not found")
-	// ErrInvalid: the request itself is wrong (a malformed id, cursor or
-	// filter); InvalidError names the field.
-	ErrInvalid = errors.New("invalid request")
-	// ErrUnscopedOnly: the operation spans tenants; a tenant-scoped caller
-	// may not run it.
-	ErrUnscopedOnly = errors.New("needs an unscoped caller: it spans tenants")
-	// ErrAlreadyReplayed: the dead letter was replayed before.
-	ErrAlreadyReplayed = consumers.ErrAlreadyReplayed
-	// ErrGroupActive: a rewind of a group with members.
-	ErrGroupActive = offsets.ErrGroupActive
-	// ErrNoKafka: a Kafka operation on an operator built without a client.
-	ErrNoKafka = errors.New("no Kafka client: this operation needs one")
-)
+// An operation refuses in internal/refusal's words, which the admin API
+// and the CLI map once: an id that names nothing (or another tenant's) is
+// refusal.NotFound, a wrong id, cursor or filter refusal.Invalid naming the
+// field, an operation spanning tenants asked by a scoped caller
+// refusal.Forbidden, a Kafka operation on an operator without a client
+// refusal.Unavailable. A dead letter replayed before is
+// consumers.ErrAlreadyReplayed, one deleted since
+// consumers.ErrDeadLetterExpired, a rewind of a group with members
+// offsets.ErrGroupActive.
 
 // ErrReplayFailed: a replayed dead letter failed again, for good (its
 // data, not the moment: a retry fails alike); ReplayError says why.
-var ErrReplayFailed = errors.New("dead letter failed again")
+var ErrReplayFailed = refusal.Sub(refusal.Invalid, "replay_failed", "dead letter failed again")
 
-// ErrDeadLetterExpired: the dead letter was replayed and deleted since.
-var ErrDeadLetterExpired = consumers.ErrDeadLetterExpired
-
-// ReplayError is a replay stopped by a letter that failed again.
+// ReplayError is a replay stopped by a letter that failed again; it wraps
+// ErrReplayFailed.
 type ReplayError struct {
 	ID     int64  // the letter that failed; it stays pending
 	Reason string // the handler's words, as a dead letter's reason
@@ -48,7 +35,9 @@ type ReplayError struct {
 func (e *ReplayError) Error() string {
 	return fmt.Sprintf("dead letter %d failed again: %s", e.ID, e.Reason)
 }
-func (e *ReplayError) Is(target error) bool { return target == ErrReplayFailed }
+
+// Unwrap makes the replay's failure a refusal: ErrReplayFailed.
+func (e *ReplayError) Unwrap() error { return ErrReplayFailed }
 
 // failedAgain turns a permanent failure of a replay into a ReplayError;
 // any other error stays as it is (transient: the caller may retry).
@@ -63,37 +52,17 @@ func failedAgain(id int64, err error, replayed []int64) error {
 	return &ReplayError{ID: id, Reason: reason, Replayed: replayed}
 }
 
-// NotFoundError names what was not found.
-type NotFoundError struct {
-	What string // "event", "dead letter", "consumer group"...
-	ID   string
-	// Known lists what does exist, where that is no one tenant's secret
-	// (the deployment's consumer groups): what a person types next.
-	Known []string
+func notFound(what string, id any) error { return refusal.NoSuch(what, id) }
+
+// NoSuchGroup is the refusal of a consumer group name that is none of
+// known: it lists them, being no one tenant's secret (what a person types
+// next).
+func NoSuchGroup(name string, known []string) error {
+	return refusal.New(refusal.NotFound, "no consumer group %s (there are: %s)", name, strings.Join(known, ", "))
 }
-
-// Error reads as tenancy's do ("no source <id>"), so the CLI and the API
-// speak one way.
-func (e *NotFoundError) Error() string {
-	if len(e.Known) > 0 {
-		return fmt.Sprintf("no %s %s (there are: %s)", e.What, e.ID, strings.Join(e.Known, ", "))
-	}
-	return fmt.Sprintf("no %s %s", e.What, e.ID)
-}
-func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
-
-func notFound(what string, id any) error { return &NotFoundError{What: what, ID: fmt.Sprint(id)} }
-
-// InvalidError names the field at fault and why.
-type InvalidError struct {
-	Field, Reason string
-}
-
-func (e *InvalidError) Error() string        { return e.Field + ": " + e.Reason }
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
 
 func invalid(field, format string, args ...any) error {
-	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return refusal.InvalidField(field, format, args...)
 }
 
 // checkUUID refuses a malformed id before it reaches Postgres (whose
@@ -110,7 +79,13 @@ func checkUUID(field, v string) error {
 
 func unscopedOnly(scope *Scope) error {
 	if scope != nil {
-		return ErrUnscopedOnly
+		return refusal.New(refusal.Forbidden, "needs an unscoped caller: it spans tenants")
 	}
 	return nil
+}
+
+// noKafka refuses a Kafka operation of an operator built without a client
+// (a process that runs ingest only).
+func noKafka() error {
+	return refusal.New(refusal.Unavailable, "this process has no Kafka client (it runs ingest only): ask the admin listener of a process that runs cdc or consume")
 }

@@ -40,7 +40,7 @@ func (o *Operator) GroupNames() []string {
 }
 
 // ConsumerGroups returns the lag of the named groups (none: every group).
-// A name that is not one of the deployment's groups is ErrNotFound.
+// A name that is not one of the deployment's groups is refused (NoSuchGroup).
 // Unscoped callers only: groups read every tenant's records.
 func (o *Operator) ConsumerGroups(ctx context.Context, scope *Scope, names ...string) ([]GroupLag, error) {
 	if err := o.kafkaOp(scope); err != nil {
@@ -52,7 +52,7 @@ func (o *Operator) ConsumerGroups(ctx context.Context, scope *Scope, names ...st
 	}
 	for _, n := range names {
 		if !slices.Contains(known, n) {
-			return nil, &NotFoundError{What: "consumer group", ID: n, Known: known}
+			return nil, NoSuchGroup(n, known)
 		}
 	}
 	rows, err := offsets.Lag(ctx, o.admin, names...)
@@ -110,7 +110,7 @@ type RewindMove struct {
 // reads, the way `sluice replay` and kafka-consumer-groups --reset-offsets
 // do: a dry run (execute false) says what would be re-read per partition
 // and commits nothing; executed, it commits exactly those offsets. A group
-// with members is ErrGroupActive; an unknown one ErrNotFound. Unscoped
+// with members is offsets.ErrGroupActive; an unknown one refusal.NotFound. Unscoped
 // callers only.
 func (o *Operator) Rewind(ctx context.Context, scope *Scope, group string, target offsets.Target, execute bool) ([]RewindMove, error) {
 	if err := o.kafkaOp(scope); err != nil {
@@ -147,7 +147,7 @@ func (o *Operator) kafkaOp(scope *Scope) error {
 		return err
 	}
 	if o.admin == nil {
-		return ErrNoKafka
+		return noKafka()
 	}
 	return nil
 }

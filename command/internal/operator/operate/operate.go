@@ -8,9 +8,9 @@
 // Tenant isolation (invariant 9, operator side): every operation takes a
 // *Scope. nil is unscoped (an operator of the whole deployment); a scope
 // limits it to one tenant, and an id that belongs to another tenant is
-// ErrNotFound exactly like an id that does not exist, so a scoped caller
-// learns nothing about other tenants. What spans tenants (consumer groups,
-// the slot, rewinds) refuses a scoped caller with ErrUnscopedOnly.
+// refused as not found exactly like an id that does not exist, so a scoped
+// caller learns nothing about other tenants. What spans tenants (consumer groups,
+// the slot, rewinds) refuses a scoped caller (refusal.Forbidden).
 //
 // It reads the pipeline's tables directly (it is read-side; its writes go
 // through the consumers' own replay protocol and Kafka's offset commits).

@@ -16,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -191,7 +192,7 @@ func TestSearchFiltersSelectExactlyTheirRows(t *testing.T) {
 		"bad cursor":        {TenantID: b.tenantA, After: "!!"},
 		"limit too large":   {TenantID: b.tenantA, Limit: operate.MaxLimit + 1},
 	} {
-		if _, err := b.op.Search(ctx, nil, f); !errors.Is(err, operate.ErrInvalid) {
+		if _, err := b.op.Search(ctx, nil, f); !errors.Is(err, refusal.ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
 		}
 	}
@@ -221,10 +222,10 @@ func TestScopedCallerGetsNotFoundForAnotherTenantsIDs(t *testing.T) {
 		},
 		"replay dead letter": func(s *operate.Scope) error { return b.op.ReplayDeadLetter(ctx, s, letterA) },
 	} {
-		if err := call(scopeB); !errors.Is(err, operate.ErrNotFound) {
+		if err := call(scopeB); !errors.Is(err, refusal.ErrNotFound) {
 			t.Errorf("%s of tenant A as tenant B: err = %v, want ErrNotFound", name, err)
 		}
-		if err := call(&operate.Scope{TenantID: b.tenantA}); errors.Is(err, operate.ErrNotFound) {
+		if err := call(&operate.Scope{TenantID: b.tenantA}); errors.Is(err, refusal.ErrNotFound) {
 			t.Errorf("%s of tenant A as tenant A: %v", name, err)
 		}
 	}
@@ -242,14 +243,14 @@ func TestScopedCallerGetsNotFoundForAnotherTenantsIDs(t *testing.T) {
 	if len(p.Items) != 0 {
 		t.Errorf("tenant B lists %d dead letters of tenant A", len(p.Items))
 	}
-	if _, err := b.op.Trail(ctx, nil, 1<<40); !errors.Is(err, operate.ErrNotFound) {
+	if _, err := b.op.Trail(ctx, nil, 1<<40); !errors.Is(err, refusal.ErrNotFound) {
 		t.Errorf("trail of an unknown id: %v, want ErrNotFound", err)
 	}
-	if _, err := b.op.Rewind(ctx, scopeB, "x", operateTarget(), false); !errors.Is(err, operate.ErrUnscopedOnly) {
-		t.Errorf("rewind as a scoped caller: %v, want ErrUnscopedOnly", err)
+	if _, err := b.op.Rewind(ctx, scopeB, "x", operateTarget(), false); !errors.Is(err, refusal.ErrForbidden) {
+		t.Errorf("rewind as a scoped caller: %v, want a forbidden refusal", err)
 	}
-	if _, err := b.op.Slot(ctx, scopeB); !errors.Is(err, operate.ErrUnscopedOnly) {
-		t.Errorf("slot as a scoped caller: %v, want ErrUnscopedOnly", err)
+	if _, err := b.op.Slot(ctx, scopeB); !errors.Is(err, refusal.ErrForbidden) {
+		t.Errorf("slot as a scoped caller: %v, want a forbidden refusal", err)
 	}
 	pay, err := b.op.EventPayload(ctx, nil, seeded[1])
 	if err != nil || pay.State != operate.PayloadKept || string(pay.Body) != `{"id":"evt_b"}` {

@@ -9,8 +9,8 @@ import (
 )
 
 // EventTenant, DeadLetterTenant and ConflictTenant name the tenant an id
-// belongs to (ErrNotFound when there is none): what a caller that confines
-// ids to a tenant before anything runs (the admin API) asks first. They
+// belongs to (refusal.NotFound when there is none): what a caller that
+// confines ids to a tenant before anything runs (the admin API) asks first. They
 // read no payload.
 func (o *Operator) EventTenant(ctx context.Context, id int64) (string, error) {
 	e, err := o.event(ctx, nil, id)

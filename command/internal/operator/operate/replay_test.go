@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
@@ -97,4 +98,4 @@ func TestReplayOfAFilteredSetReplaysExactlyThoseLetters(t *testing.T) {
 	}
 }
 
-func errorsIsNotFound(err error) bool { return errors.Is(err, operate.ErrNotFound) }
+func errorsIsNotFound(err error) bool { return errors.Is(err, refusal.ErrNotFound) }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // The process keeps an hour of lag samples: the slot's retained WAL once
@@ -49,8 +50,8 @@ func TestSamplesKeepTheLastHour(t *testing.T) {
 	if h, _ = op.Samples(nil, last.Add(30*time.Minute+time.Second)); len(h.Samples) != perHour/2 {
 		t.Errorf("%d samples of the last hour half an hour later, want %d", len(h.Samples), perHour/2)
 	}
-	if _, err := op.Samples(&operate.Scope{TenantID: b.tenantA}, last); !errors.Is(err, operate.ErrUnscopedOnly) {
-		t.Errorf("a scoped caller: %v, want ErrUnscopedOnly", err)
+	if _, err := op.Samples(&operate.Scope{TenantID: b.tenantA}, last); !errors.Is(err, refusal.ErrForbidden) {
+		t.Errorf("a scoped caller: %v, want a forbidden refusal", err)
 	}
 }
 

@@ -32,33 +32,34 @@ type Credentials struct {
 // Base is where the API is.
 func (c *Credentials) Base() string { return c.APIBase }
 
-func parseCredentials(raw []byte) (Credentials, error) {
-	var c Credentials
-	if err := provider.DecodeCredentials(Kind, raw, &c, `{"app_id":123,"private_key":"-----BEGIN RSA PRIVATE KEY-----..."}`); err != nil {
-		return c, err
-	}
+// Check refuses an App id or a private key GitHub would refuse.
+func (c *Credentials) Check() error {
 	if c.AppID <= 0 {
-		return c, errors.New("github API credentials: app_id must be the App's numeric id")
+		return errors.New("github API credentials: app_id must be the App's numeric id")
 	}
 	// The key is parsed now, so a bad one is refused before it is stored;
 	// the error never quotes it.
 	if _, err := ghinstallation.NewAppsTransport(http.DefaultTransport, c.AppID, []byte(c.PrivateKey)); err != nil {
-		return c, errors.New("github API credentials: private_key is not the App's PEM RSA private key")
+		return errors.New("github API credentials: private_key is not the App's PEM RSA private key")
 	}
-	return c, nil
+	return nil
 }
+
+// credentialsExample is the document the refusal of one that is not
+// shows.
+const credentialsExample = `{"app_id":123,"private_key":"-----BEGIN RSA PRIVATE KEY-----..."}`
 
 // CheckAPICredentials refuses credentials that could not call GitHub as
 // the App.
 func (Provider) CheckAPICredentials(raw []byte) error {
-	_, err := parseCredentials(raw)
+	_, err := provider.ReadCredentials[Credentials](Kind, raw, credentialsExample)
 	return err
 }
 
 // OpenAPI returns a client of GitHub's REST API (google/go-github)
 // authenticated as the App with JWTs minted by ghinstallation.
 func (Provider) OpenAPI(raw []byte, client *http.Client) (provider.API, error) {
-	c, err := parseCredentials(raw)
+	c, err := provider.ReadCredentials[Credentials](Kind, raw, credentialsExample)
 	if err != nil {
 		return nil, err
 	}

@@ -33,21 +33,22 @@ type Credentials struct {
 // Base is where the API is.
 func (c *Credentials) Base() string { return c.APIBase }
 
-func parseCredentials(raw []byte) (Credentials, error) {
-	var c Credentials
-	if err := provider.DecodeCredentials(Kind, raw, &c, `{"secret_key":"rk_..."}`); err != nil {
-		return c, err
-	}
+// Check refuses a key that is neither a restricted nor a secret key.
+func (c *Credentials) Check() error {
 	if !strings.HasPrefix(c.SecretKey, "rk_") && !strings.HasPrefix(c.SecretKey, "sk_") {
 		// The key itself is never quoted: errors end up in logs.
-		return c, errors.New("stripe API credentials: secret_key must be a restricted (rk_) or secret (sk_) key")
+		return errors.New("stripe API credentials: secret_key must be a restricted (rk_) or secret (sk_) key")
 	}
-	return c, nil
+	return nil
 }
+
+// credentialsExample is the document the refusal of one that is not
+// shows.
+const credentialsExample = `{"secret_key":"rk_..."}`
 
 // CheckAPICredentials refuses credentials that could not call Stripe.
 func (Provider) CheckAPICredentials(raw []byte) error {
-	_, err := parseCredentials(raw)
+	_, err := provider.ReadCredentials[Credentials](Kind, raw, credentialsExample)
 	return err
 }
 
@@ -55,7 +56,7 @@ func (Provider) CheckAPICredentials(raw []byte) error {
 // lists itself. Its own retries are off: client's transport (reconcile's)
 // is the one retry policy, and stripe-go's does not honour Retry-After.
 func (Provider) OpenAPI(raw []byte, client *http.Client) (provider.API, error) {
-	c, err := parseCredentials(raw)
+	c, err := provider.ReadCredentials[Credentials](Kind, raw, credentialsExample)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package standardwebhooks
+package standardsigned
 
 import (
 	"bytes"
@@ -49,34 +49,34 @@ type Credentials struct {
 // Base is the lookup's URL.
 func (c *Credentials) Base() string { return c.ObjectURL }
 
-func parseCredentials(raw []byte) (Credentials, error) {
-	var c Credentials
-	example := `{"object_url":"https://api.example/v1/verifications/{id}","auth_header":"Authorization","auth_value":"Bearer ...","event_type":"verification.{state}","state_pointer":"/status","version_pointer":"/updated_at"}`
-	if err := provider.DecodeCredentials(Kind, raw, &c, example); err != nil {
-		return c, err
-	}
+// Check refuses a lookup that could not fetch an object.
+func (c *Credentials) Check() error {
 	switch {
 	case !strings.Contains(c.ObjectURL, "{id}"):
-		return c, errors.New("standard_webhooks API credentials: object_url must hold {id}")
+		return errors.New("standard_webhooks API credentials: object_url must hold {id}")
 	case c.AuthHeader == "" || c.AuthValue == "" || textproto.CanonicalMIMEHeaderKey(c.AuthHeader) == "":
-		return c, errors.New("standard_webhooks API credentials: auth_header and auth_value are required")
+		return errors.New("standard_webhooks API credentials: auth_header and auth_value are required")
 	case c.EventType == "" || (strings.Contains(c.EventType, "{state}") && c.StatePointer == ""):
-		return c, errors.New("standard_webhooks API credentials: event_type is required, and {state} in it needs state_pointer")
+		return errors.New("standard_webhooks API credentials: event_type is required, and {state} in it needs state_pointer")
 	case c.VersionPointer == "":
-		return c, errors.New("standard_webhooks API credentials: version_pointer is required")
+		return errors.New("standard_webhooks API credentials: version_pointer is required")
 	}
-	return c, nil
+	return nil
 }
+
+// credentialsExample is the document the refusal of one that is not
+// shows.
+const credentialsExample = `{"object_url":"https://api.example/v1/verifications/{id}","auth_header":"Authorization","auth_value":"Bearer ...","event_type":"verification.{state}","state_pointer":"/status","version_pointer":"/updated_at"}`
 
 // CheckAPICredentials refuses a lookup that could not fetch an object.
 func (Provider) CheckAPICredentials(raw []byte) error {
-	_, err := parseCredentials(raw)
+	_, err := provider.ReadCredentials[Credentials](Kind, raw, credentialsExample)
 	return err
 }
 
 // OpenAPI returns the configured lookup.
 func (Provider) OpenAPI(raw []byte, client *http.Client) (provider.API, error) {
-	c, err := parseCredentials(raw)
+	c, err := provider.ReadCredentials[Credentials](Kind, raw, credentialsExample)
 	if err != nil {
 		return nil, err
 	}

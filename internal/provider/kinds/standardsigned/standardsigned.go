@@ -1,8 +1,11 @@
-// Package standardwebhooks is the Standard Webhooks provider kind:
-// deliveries signed with webhook-id, webhook-timestamp and
-// webhook-signature (signature.StandardWebhooks, keyed by the base64 after
-// whsec_); the event id is webhook-id, the rest is read from the body.
-package standardwebhooks
+// Package standardsigned is the provider kind standard_webhooks: any
+// sender that signs with Standard Webhooks, its deliveries carrying
+// webhook-id, webhook-timestamp and webhook-signature
+// (signature.StandardWebhooks, keyed by the base64 after whsec_; the scheme
+// itself is internal/standardwebhooks); the event id is webhook-id, the
+// rest is read from the body, and reconciliation fetches an object by the
+// REST call its credentials configure.
+package standardsigned
 
 import (
 	"net/http"
