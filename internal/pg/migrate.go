@@ -72,37 +72,54 @@ func OwnsSchema(ctx context.Context, q Querier) (bool, error) {
 // migrations.
 var ErrSchemaBehind = errors.New("schema older than this binary")
 
-// CheckSchema refuses a schema older than migrations (a binary started
-// before its migrations ran): its statements would fail on tables or
-// columns that are not there yet. A newer schema is fine: migrations only
-// add what an older binary does not use, so binaries roll out after them.
-func CheckSchema(ctx context.Context, q Querier, migrations fs.FS) error {
-	want, err := latestVersion(migrations)
-	if err != nil {
-		return err
-	}
+// ErrNoSchema: the database has no Sluice schema (no record of
+// migrations).
+var ErrNoSchema = errors.New("no Sluice schema")
+
+// SchemaVersion is the newest migration the database has applied
+// (ErrNoSchema when it has none).
+func SchemaVersion(ctx context.Context, q Querier) (int64, error) {
 	var have *int64
-	err = q.QueryRow(ctx, `SELECT max(version_id) FROM `+migrationsTable+` WHERE is_applied`).Scan(&have)
+	err := q.QueryRow(ctx, `SELECT max(version_id) FROM `+migrationsTable+` WHERE is_applied`).Scan(&have)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UndefinedTable:
+		return 0, fmt.Errorf("no %s: %w", migrationsTable, ErrNoSchema)
+	case err != nil:
+		return 0, fmt.Errorf("read the schema's version: %w", err)
+	case have == nil:
+		return 0, fmt.Errorf("%s is empty: %w", migrationsTable, ErrNoSchema)
+	}
+	return *have, nil
+}
+
+// CheckSchema refuses a schema older than migrations (a binary started
+// before its migrations ran): its statements would fail on tables or
+// columns that are not there yet. A newer schema is fine: a release's
+// migrations only add what the release before does not use (the expand
+// rule, migrations/migrations.go), so binaries roll out after them and
+// roll back onto them.
+func CheckSchema(ctx context.Context, q Querier, migrations fs.FS) error {
+	want, err := LatestVersion(migrations)
+	if err != nil {
+		return err
+	}
+	have, err := SchemaVersion(ctx, q)
+	switch {
+	case errors.Is(err, ErrNoSchema):
 		return fmt.Errorf("the database has no Sluice schema (no %s): run `sluice migrate` as the role that is to own the schema: %w", migrationsTable, ErrSchemaBehind)
 	case err != nil:
-		return fmt.Errorf("read the schema's version: %w", err)
-	case have == nil || *have < want:
-		at := int64(0)
-		if have != nil {
-			at = *have
-		}
+		return err
+	case have < want:
 		return fmt.Errorf("the schema is at version %d and this binary needs %d: run `sluice migrate` as the schema's owner (SLUICE_OWNER_DATABASE_URL, or --database-url of the owning role) before starting it: %w",
-			at, want, ErrSchemaBehind)
+			have, want, ErrSchemaBehind)
 	}
 	return nil
 }
 
-// latestVersion is the highest version among migrations' files
-// (NNNNN_what.sql at its root).
-func latestVersion(migrations fs.FS) (int64, error) {
+// LatestVersion is the highest version among migrations' files
+// (NNNNN_what.sql at its root): the schema a binary carrying them needs.
+func LatestVersion(migrations fs.FS) (int64, error) {
 	names, err := fs.Glob(migrations, "*.sql")
 	if err != nil {
 		return 0, fmt.Errorf("list migrations: %w", err)
