@@ -13,44 +13,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 )
 
 // Migrate applies every pending migration of migrations (goose's files,
-// NNNNN_what.sql at its root; Sluice's are migrations.FS). Several instances
-// may start at once: a session advisory lock lets one of them migrate while
-// the others wait.
+// NNNNN_what.sql at its root; Sluice's are migrations.FS) with the default
+// MigrateOptions (MigrateWith).
 func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-
-	locker, err := lock.NewPostgresSessionLocker()
-	if err != nil {
-		return fmt.Errorf("migration lock: %w", err)
-	}
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations,
-		goose.WithSessionLocker(locker),
-		goose.WithDisableGlobalRegistry(true),
-		goose.WithTableName("sluice_schema_migrations"),
-	)
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	results, err := provider.Up(ctx)
-	if err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-	for _, r := range results {
-		log.InfoContext(ctx, "migration applied", slog.Int64("version", r.Source.Version), slog.String("file", r.Source.Path), slog.Duration("took", r.Duration))
-	}
-	version, err := provider.GetDBVersion(ctx)
-	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	log.InfoContext(ctx, "schema up to date", slog.Int64("version", version))
-	return nil
+	_, err := MigrateWith(ctx, pool, migrations, MigrateOptions{}, log)
+	return err
 }
 
 // OwnsSchema reports whether the connection's role may migrate: it owns
@@ -91,6 +61,28 @@ func SchemaVersion(ctx context.Context, q Querier) (int64, error) {
 		return 0, fmt.Errorf("%s is empty: %w", migrationsTable, ErrNoSchema)
 	}
 	return *have, nil
+}
+
+// AppliedVersions is the set of migrations the database has applied (none,
+// and ErrNoSchema, when it has no record of them). It only reads.
+func AppliedVersions(ctx context.Context, q Querier) (map[int64]bool, error) {
+	rows, err := q.Query(ctx, `SELECT version_id FROM `+migrationsTable+` WHERE is_applied`)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UndefinedTable {
+		return map[int64]bool{}, fmt.Errorf("no %s: %w", migrationsTable, ErrNoSchema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the applied migrations: %w", err)
+	}
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("read the applied migrations: %w", err)
+	}
+	applied := map[int64]bool{}
+	for _, v := range versions {
+		applied[v] = true
+	}
+	return applied, nil
 }
 
 // CheckSchema refuses a schema older than migrations (a binary started
@@ -200,17 +192,17 @@ func grantReplication(ctx context.Context, pool *pgxpool.Pool, role string) erro
 // MigrateAsOwner is Migrate after checking, on a schema migrated before,
 // that the role owns what migrations change (CheckOwner): a role that does
 // not is refused in words before goose fails on "must be owner".
-func MigrateAsOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, publication string, log *slog.Logger) error {
+func MigrateAsOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, publication string, opts MigrateOptions, log *slog.Logger) (MigrateReport, error) {
 	var migrated bool
 	if err := pool.QueryRow(ctx, `SELECT to_regclass('outbox') IS NOT NULL`).Scan(&migrated); err != nil {
-		return fmt.Errorf("look up the schema: %w", err)
+		return MigrateReport{}, fmt.Errorf("look up the schema: %w", err)
 	}
 	if migrated {
 		if err := CheckOwner(ctx, pool, publication); err != nil {
-			return err
+			return MigrateReport{}, err
 		}
 	}
-	return Migrate(ctx, pool, migrations, log)
+	return MigrateWith(ctx, pool, migrations, opts, log)
 }
 
 // MigrateIfOwner migrates as MigrateAsOwner when pool's role owns the
@@ -225,5 +217,6 @@ func MigrateIfOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, p
 		log.InfoContext(ctx, "not migrating: this role does not own the schema (SLUICE_OWNER_DATABASE_URL migrates, or `sluice migrate` as the owner)")
 		return CheckSchema(ctx, pool, migrations)
 	}
-	return MigrateAsOwner(ctx, pool, migrations, publication, log)
+	_, err = MigrateAsOwner(ctx, pool, migrations, publication, MigrateOptions{}, log)
+	return err
 }
