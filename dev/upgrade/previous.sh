@@ -26,6 +26,6 @@ trap 'rm -rf "$src"' EXIT
 git archive "$commit" | tar -x -C "$src"
 echo "upgrade: building the previous release $commit once, into $dir (a few minutes on 2 cores)" >&2
 mkdir -p "$dir"
-(cd "$src" && go build -buildvcs=false -trimpath -o "$bin.tmp.$$" ./cmd/sluice)
+(cd "$src" && go build -buildvcs=false -o "$bin.tmp.$$" ./cmd/sluice)
 mv -f "$bin.tmp.$$" "$bin"
 echo "$bin"
