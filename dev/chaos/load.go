@@ -35,13 +35,13 @@ type sender struct {
 }
 
 // refusals is what the sender met of the upgrade: answers that told it to
-// come back (a 5xx, no answer), and how long the longest wait for a 2xx
-// after one lasted.
+// come back while the upgrade ran (a 5xx, no answer), and how long the
+// longest wait for a 2xx after one lasted.
 type refusals struct {
 	sent           int         // legitimate deliveries sent, first attempts
 	acceptedDuring int         // of them, answered 2xx while the upgrade ran
-	answers        map[int]int // refusals by status (0: no answer), whenever they came
-	retried        int         // deliveries refused at least once, then accepted
+	answers        map[int]int // refusals during the upgrade by status (0: no answer)
+	retried        int         // deliveries refused during the upgrade, then accepted
 	longest        time.Duration
 }
 
@@ -123,9 +123,11 @@ func (s *sender) deliver(ctx context.Context, d *delivery) bool {
 			s.mu.Unlock()
 			return false
 		}
-		s.refusal.answers[status]++
-		if refused.IsZero() {
-			refused = time.Now()
+		if s.during.Load() {
+			s.refusal.answers[status]++
+			if refused.IsZero() {
+				refused = time.Now()
+			}
 		}
 		s.mu.Unlock()
 		if time.Now().After(deadline) || ctx.Err() != nil {

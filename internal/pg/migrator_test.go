@@ -158,9 +158,10 @@ func TestAMigrationBehindALongReaderGivesWayToWritersAndIsTriedAgain(t *testing.
 		t.Fatalf("column w after the migration: %v %v", has, err)
 	}
 	// The writer waited behind each attempt for at most the lock timeout
-	// (and its own insert's time), not for the reader.
-	if slowest > lockTimeout+500*time.Millisecond {
-		t.Errorf("the slowest insert took %s: longer than the lock timeout (%s) and half a second", slowest, lockTimeout)
+	// (and its own insert's time, a second at most on a busy machine), not
+	// for the reader, held past three attempts and their pauses.
+	if slowest > lockTimeout+time.Second {
+		t.Errorf("the slowest insert took %s: longer than the lock timeout (%s) and a second", slowest, lockTimeout)
 	}
 }
 
