@@ -71,6 +71,7 @@ test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) chromium $(AXE) ## Run the m
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/
+	@$(WITH_ENV) cd examples/orders && go vet ./... && go test $(GO_TEST_FLAGS) ./...
 
 # The end-to-end flows run again with every process its own least-privilege
 # role over verify-full TLS (command/e2e_roles_test.go): a webhook to its
@@ -101,8 +102,8 @@ monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then c
 bench: up build ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
 	@$(WITH_ENV) bash dev/bench.sh
 
-bench-guard: up build ## A three-minute bench that fails on a cost regression far outside noise (CI runs it).
-	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,ladder,pgbench BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
+bench-guard: up build ## A four-minute bench that fails on a cost regression far outside noise, or on plans made on a fresh database (CI runs it).
+	@$(WITH_ENV) BENCH_QUICK=1 BENCH_ONLY=null,ingest,ladder,pgbench,fresh BENCH_GUARD=dev/bench/guard.json bash dev/bench.sh
 
 bench-docs: ## Copy the latest full bench's table (.run/bench/results.md) into docs/performance.md.
 	@bash dev/bench-docs.sh

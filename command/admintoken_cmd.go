@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/audit"
 )
 
 // AdminTokenCmd groups the admin API's bearer tokens.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/migrations"
 )

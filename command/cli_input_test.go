@@ -22,7 +22,7 @@ func TestCLIInputIsCheckedByTheAPIRulesBeforeAnythingConnects(t *testing.T) {
 	// command line from a file or a script's generated argv.
 	run := func(args ...string) (stdout, stderr string, code int) {
 		var out, errOut bytes.Buffer
-		code = int(execute(context.Background(), args, &out, &errOut))
+		code = int(execute(context.Background(), &app{}, args, &out, &errOut))
 		return out.String(), errOut.String(), code
 	}
 	id := uuid.NewString()

@@ -13,10 +13,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -64,7 +65,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
 	}
 
-	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics})
+	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics)})
 	letters, err := op.DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: suite.group, Limit: operate.MaxLimit})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func TestReplayRefusesAGroupWithActiveMembers(t *testing.T) {
 		d, err := adm.DescribeGroups(context.Background(), suite.group)
 		return err == nil && d[suite.group].State == "Stable", err
 	})
-	_, err = rewindGroup(context.Background(), adm, suite.topics, suite.group, offsets.Target{Earliest: true}, true)
+	_, err = rewindGroup(context.Background(), adm, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics)}, suite.group, offsets.Target{Earliest: true}, true)
 	if !errors.Is(err, offsets.ErrGroupActive) {
 		t.Fatalf("rewind of a running group: %v, want ErrGroupActive", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -33,7 +34,7 @@ func TestKillAndRewindOfTheDelivererLoseAndResendNothing(t *testing.T) {
 	dbURL, pool := ownDatabase(t, "deliverkill")
 	topics := envelope.Topics{Prefix: "dk" + testenv.RandomSuffix() + ".sluice"}
 	adm := kadmClient(t)
-	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
+	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtintest.Options(t, topics).Effects)...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"

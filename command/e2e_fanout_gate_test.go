@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
@@ -35,7 +36,7 @@ func TestTheFanOutReadsOnlyWhileAnEndpointIsEnabled(t *testing.T) {
 	dbURL, pool := ownDatabase(t, "fanoutgate")
 	topics := envelope.Topics{Prefix: "fg" + testenv.RandomSuffix() + ".sluice"}
 	adm := kadmClient(t)
-	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
+	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtintest.Options(t, topics).Effects)...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/testenv"
 )

@@ -19,6 +19,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
@@ -44,12 +46,12 @@ func TestKillAndRewindsChangeNoEffect(t *testing.T) {
 	bin := sluiceBinary(t)
 	topics := envelope.Topics{Prefix: "inv6" + testenv.RandomSuffix() + ".sluice"}
 	adm := kadmClient(t)
-	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics)...); err != nil {
+	if err := kafka.EnsureTopics(ctx, adm, kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, groups.Topics(topics, builtintest.Options(t, topics).Effects)...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kafka.DeleteTopicsWithPrefix(context.Background(), adm, topics.Resource("")) })
 	svc := newDedupService(t)
-	specs := groups.List(topics, groups.Options{Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
+	specs := groups.List(topics, groups.Options{Effects: builtintest.Options(t, topics).Effects, Dispatch: dispatch.Config{URL: svc.url, Secret: dispatchSecret}})
 	var groupIDs []string
 	for _, g := range specs {
 		groupIDs = append(groupIDs, g.ID)
@@ -142,7 +144,7 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 		"to-time":   {Time: time.Now().Add(time.Minute)},
 		"to-offset": {Offset: 1 << 40},
 	} {
-		moves, err := rewindGroup(ctx, adm, topics, group, target, false)
+		moves, err := rewindGroup(ctx, adm, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics)}, group, target, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -152,7 +154,7 @@ func checkLagAndDryRuns(t *testing.T, adm *kadm.Client, topics envelope.Topics) 
 			}
 		}
 	}
-	moves, err := rewindGroup(ctx, adm, topics, group, offsets.Target{Offset: 0}, false)
+	moves, err := rewindGroup(ctx, adm, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics)}, group, offsets.Target{Offset: 0}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,14 +17,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )

@@ -12,10 +12,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/internal/consumers/credits"
-	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/command/internal/effects/credits"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

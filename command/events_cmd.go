@@ -14,9 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/internal/consumers/groups"
-	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 

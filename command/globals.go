@@ -3,24 +3,29 @@ package command
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/netip"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/command/internal/effects"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
-	"github.com/sluicehq/sluice/internal/consumers/dispatch"
-	"github.com/sluicehq/sluice/internal/ingest"
+	"github.com/sluicehq/sluice/effect"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/telemetry"
+	"github.com/sluicehq/sluice/schemas"
 )
 
 // Globals is the configuration shared by every command.
@@ -41,6 +46,49 @@ type Globals struct {
 	MaxEventTypes int      `name:"max-event-types" env:"SLUICE_MAX_EVENT_TYPES" default:"200" help:"Event types one tenant may declare."`
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
+	EffectGroups  []string `name:"effect-groups" env:"SLUICE_EFFECT_GROUPS" sep:"," help:"Effect groups this deployment runs, comma-separated, of the binary's (sluice lag names them); empty: every one. Give every process of a deployment the same list."`
+
+	app *app // what the binary adds (Main's options)
+}
+
+// effects are the binary's effect groups and the deployment's choice.
+func (g *Globals) effects() (effects.Set, error) {
+	var own []effect.Group
+	if g.app != nil {
+		own = g.app.groups
+	}
+	return effects.NewSet(append(effects.Builtin(), own...), g.EffectGroups)
+}
+
+// appMigrations is the binary's own schema; nil for none.
+func (g *Globals) appMigrations() fs.FS {
+	if g.app == nil {
+		return nil
+	}
+	return g.app.migrations
+}
+
+// eventTypes are the binary's own event types' schemas.
+func (g *Globals) eventTypes() []fs.FS {
+	if g.app == nil {
+		return nil
+	}
+	return g.app.eventTypes
+}
+
+// groups is o with the deployment's effect groups, whose topics the event
+// catalogue (Sluice's and the binary's types) says.
+func (g *Globals) groups(o groups.Options) (groups.Options, error) {
+	set, err := g.effects()
+	if err != nil {
+		return o, err
+	}
+	cat, err := schemas.Load(g.eventTypes()...)
+	if err != nil {
+		return o, err
+	}
+	o.Effects, err = set.Effects(g.TopicPrefix, cat)
+	return o, err
 }
 
 func (g *Globals) logger() *slog.Logger {
@@ -196,6 +244,12 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		Dispatch:            dispatch.Config{URL: f.DispatchURL, Secret: f.DispatchSecret},
 		ShutdownGrace:       f.ShutdownGrace,
 		Profiling:           f.Pprof,
+		EventTypes:          g.eventTypes(),
+		AppMigrations:       g.appMigrations(),
+	}
+	var err error
+	if cfg.Effects, err = g.effects(); err != nil {
+		return cfg, err
 	}
 	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
 	cfg.ConsumerTransactions = f.ConsumerTxs
@@ -217,7 +271,6 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		}
 		cfg.IngestConfig.TrustedProxies = append(cfg.IngestConfig.TrustedProxies, prefix)
 	}
-	var err error
 	if cfg.Lifecycle, err = f.lifecycle(); err != nil {
 		return cfg, err
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/sluicehq/sluice/internal/consumers/groups"
 )
 
 // CLI is the whole command line; kong fills it from flags and environment.
@@ -48,18 +50,30 @@ type CLI struct {
 }
 
 // Main runs the command line on os.Args and exits with its exit code;
-// SIGINT and SIGTERM cancel the command's context (serve drains).
-func Main() {
+// SIGINT and SIGTERM cancel the command's context (serve drains). Sluice's
+// own binary calls it with no option; a team's binary adds its own effect
+// groups and event types:
+//
+//	func main() {
+//		command.Main(command.Groups(orders.Group()), command.EventTypes(orders.Schemas))
+//	}
+func Main(opts ...Option) {
+	var a app
+	for _, o := range opts {
+		o(&a)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := execute(ctx, &a, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(int(code))
 }
 
-// execute parses args and runs the command they select; how that ended is
-// the exit code (exit.go decides it). sluice alone prints the help.
-func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitCode {
+// execute parses args and runs the command they select for the binary a;
+// how that ended is the exit code (exit.go decides it). sluice alone
+// prints the help.
+func execute(ctx context.Context, a *app, args []string, stdout, stderr io.Writer) exitCode {
 	var cli CLI
+	cli.Globals.app = a
 	parser, err := kong.New(&cli,
 		kong.Name("sluice"),
 		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
@@ -85,6 +99,11 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 		return misuse(err, kctx, args, stdout, stderr)
 	}
 	log := cli.Globals.logger()
+	// The binary's groups and the deployment's choice among them, checked
+	// once for every command that names groups.
+	if _, err := cli.Globals.groups(groups.Options{}); err != nil {
+		return failure(kctx, err, stdout, stderr, log)
+	}
 	if err := kctx.Run(&cli.Globals, log); err != nil {
 		return failure(kctx, err, stdout, stderr, log)
 	}

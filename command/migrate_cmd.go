@@ -55,9 +55,16 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 	if c.Plan {
 		return c.printPlan(ctx, pool)
 	}
-	report, err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, pg.MigrateOptions{LockTimeout: c.LockTimeout, Attempts: c.LockAttempts}, log)
+	opts := pg.MigrateOptions{LockTimeout: c.LockTimeout, Attempts: c.LockAttempts}
+	report, err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, opts, log)
 	if err != nil {
 		return err
+	}
+	if own := g.appMigrations(); own != nil {
+		opts.Table = pg.AppMigrationsTable
+		if _, err := pg.MigrateWith(ctx, pool, own, opts, log.With(slog.String("schema", "app"))); err != nil {
+			return err
+		}
 	}
 	if err := c.printReport(report); err != nil {
 		return err

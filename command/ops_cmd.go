@@ -18,12 +18,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 )
 
 // DLQCmd groups dead-letter commands.
@@ -116,7 +115,11 @@ func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, grou
 	return res, err
 }
 
+// operateConfig is the operate layer's configuration: the deployment's
+// topics and groups (checked when the command line was read), o's
+// dispatcher.
 func (g *Globals) operateConfig(o groups.Options) operate.Config {
+	o, _ = g.groups(o)
 	return operate.Config{Topics: g.topics(), Groups: o}
 }
 
@@ -214,7 +217,7 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 	if c.ToOffset != nil {
 		target.Offset = *c.ToOffset
 	}
-	moves, err := rewindGroup(ctx, adm, g.topics(), c.Group, target, c.Execute)
+	moves, err := rewindGroup(ctx, adm, g.operateConfig(groups.Options{}), c.Group, target, c.Execute)
 	if err != nil {
 		return err
 	}
@@ -236,8 +239,8 @@ func (c *ReplayCmd) Run(ctx context.Context, g *Globals) error {
 
 // rewindGroup rewinds one of Sluice's groups over the topics it reads
 // (operate's, shared with the admin API).
-func rewindGroup(ctx context.Context, adm *kadm.Client, t envelope.Topics, group string, target offsets.Target, execute bool) ([]operate.RewindMove, error) {
-	return operate.New(nil, adm, operate.Config{Topics: t}).Rewind(ctx, nil, group, target, execute)
+func rewindGroup(ctx context.Context, adm *kadm.Client, cfg operate.Config, group string, target offsets.Target, execute bool) ([]operate.RewindMove, error) {
+	return operate.New(nil, adm, cfg).Rewind(ctx, nil, group, target, execute)
 }
 
 func (g *Globals) admin() (*kadm.Client, func(), error) {

@@ -5,4 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/sluice-bench ./dev/bench
+# The river step's comparator, a module of its own (Sluice's go.mod never
+# carries River): built only when the step runs.
+case ",${BENCH_ONLY:-river}," in
+*,river,*) (cd dev/bench/river && go build -o ../../../bin/sluice-bench-river .) ;;
+esac
 exec bin/sluice-bench

@@ -58,6 +58,7 @@ type Entry struct {
 
 	schema *jsonschema.Schema
 	quick  *quick // nil: the schema uses a keyword the quick check does not know
+	extra  bool   // a binary's own type (Load's extra), not Sluice's
 }
 
 // How an event time is written at its pointer.
@@ -84,10 +85,13 @@ func Load(extra ...fs.FS) (*Catalogue, error) {
 	c := &Catalogue{entries: map[string]*Entry{}}
 	compiler := newCompiler()
 	var found []schemaFile
-	for _, fsys := range append([]fs.FS{files}, extra...) {
+	for i, fsys := range append([]fs.FS{files}, extra...) {
 		more, err := readSchemas(fsys)
 		if err != nil {
 			return nil, fmt.Errorf("load schemas: %w", err)
+		}
+		for j := range more {
+			more[j].extra = i > 0
 		}
 		found = append(found, more...)
 	}
@@ -106,7 +110,11 @@ func Load(extra ...fs.FS) (*Catalogue, error) {
 			return nil, err
 		}
 		k := key(e.Kind, e.Type)
-		if prev, ok := c.entries[k]; !ok || prev.Version < e.Version {
+		prev, ok := c.entries[k]
+		if ok && prev.extra != e.extra {
+			return nil, fmt.Errorf("schema %s: %s.%s is a type of Sluice's own; name yours otherwise", f.path, e.Kind, e.Type)
+		}
+		if !ok || prev.Version < e.Version {
 			c.entries[k] = e
 		}
 	}
@@ -149,13 +157,15 @@ func newEntry(f schemaFile, compiler *jsonschema.Compiler) (*Entry, error) {
 		return nil, fmt.Errorf("compile schema %s: %w", f.path, err)
 	}
 	e.File, e.schema, e.quick = f.path, sch, compileQuick(sch)
+	e.extra = f.extra
 	return &e, nil
 }
 
 // schemaFile is one schema file and where it was found.
 type schemaFile struct {
-	path string
-	raw  []byte
+	path  string
+	raw   []byte
+	extra bool // a binary's own (Load's extra), not Sluice's
 }
 
 func readSchemas(fsys fs.FS) ([]schemaFile, error) {
@@ -168,7 +178,7 @@ func readSchemas(fsys fs.FS) ([]schemaFile, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, schemaFile{p, raw})
+		out = append(out, schemaFile{path: p, raw: raw})
 		return nil
 	})
 	return out, err

@@ -326,9 +326,11 @@ func (b *bench) cpuTable(sb *strings.Builder) {
 }
 
 // guard fails the run when a key regressed far outside noise against the
-// baseline recorded in path: {"key": {"baseline": x, "max_factor": f}}.
-// Only ratios measured in the same run belong there, so the guard holds on
-// a machine of any speed.
+// baseline recorded in path: {"key": {"baseline": x, "max_factor": f}}, or
+// passed a bound that holds whatever the baseline: {"key": {"max": m}}
+// (a spread, or scans that should not happen at all). Only ratios measured
+// in the same run belong there, so the guard holds on a machine of any
+// speed.
 func (b *bench) guard(path string) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -337,6 +339,7 @@ func (b *bench) guard(path string) error {
 	var limits map[string]struct {
 		Baseline  float64 `json:"baseline"`
 		MaxFactor float64 `json:"max_factor"`
+		Max       float64 `json:"max"`
 	}
 	if err := json.Unmarshal(raw, &limits); err != nil {
 		return fmt.Errorf("bench guard %s: %w", path, err)
@@ -347,6 +350,10 @@ func (b *bench) guard(path string) error {
 		switch {
 		case !ok:
 			failed = append(failed, key+": not measured")
+		case l.Max > 0 && v > l.Max:
+			failed = append(failed, fmt.Sprintf("%s = %s, over its bound %g", key, format(v), l.Max))
+		case l.Max > 0:
+			log.Printf("bench guard: %s = %s (bound %g)", key, format(v), l.Max)
 		case v > l.Baseline*l.MaxFactor:
 			failed = append(failed, fmt.Sprintf("%s = %s, over %g x the baseline %s", key, format(v), l.MaxFactor, format(l.Baseline)))
 		default:

@@ -67,6 +67,11 @@ type bench struct {
 	// searchFilled: the search step's rows are in the inbox (the console
 	// step reads them too).
 	searchFilled bool
+	// freshRuns are the fresh and river steps' rounds, for their table.
+	freshRuns []freshRun
+	// riverBin is the River comparator (dev/bench/river, built by
+	// dev/bench.sh).
+	riverBin string
 }
 
 type benchSource struct {
@@ -124,6 +129,9 @@ func main() {
 		// After the relay's rounds (whose slots would read its WAL) and
 		// before the steps that leave slots of their own.
 		{"ladder", "the cost ladder: each stage beside its floor", b.ladder},
+		// Databases and topics of their own, made and dropped per round.
+		{"fresh", "fresh databases: sluice serve saturated with one tenant, a new database each round", b.fresh},
+		{"river", "a River design beside Sluice, alternating rounds on fresh databases", b.versusRiver},
 		{"latency", "relay latency at 5,000 rows/s", b.relayLatency},
 		{"e2e", "end to end at 2,000 events/s", b.endToEnd},
 		// Its tenants and endpoints are its own, disabled when it ends.
@@ -172,6 +180,7 @@ func setup(ctx context.Context) (*bench, error) {
 	b.run = time.Now().UTC().Format("0102150405")
 	root, _ := os.Getwd()
 	b.bin = filepath.Join(root, "bin/sluice")
+	b.riverBin = filepath.Join(root, "bin/sluice-bench-river")
 	// BENCH_SLUICE=path measures another build (an A/B of a change,
 	// alternating runs on the same machine).
 	if bin := os.Getenv("BENCH_SLUICE"); bin != "" {
@@ -270,6 +279,11 @@ func setup(ctx context.Context) (*bench, error) {
 // newSources makes n tenants named name-0..., each with a Stripe source
 // and 100 mapped customers.
 func (b *bench) newSources(ctx context.Context, name string, n int) ([]benchSource, error) {
+	return b.newSourcesWith(ctx, name, n, 100)
+}
+
+// newSourcesWith is newSources with customers mapped customers each.
+func (b *bench) newSourcesWith(ctx context.Context, name string, n, customers int) ([]benchSource, error) {
 	var sources []benchSource
 	for i := range n {
 		s := benchSource{account: fmt.Sprintf("acct_%s_%d", name, i), secret: fmt.Sprintf("whsec_%s_%s_%d", name, b.run, i)}
@@ -280,7 +294,7 @@ func (b *bench) newSources(ctx context.Context, name string, n int) ([]benchSour
 		if s.sourceID, err = b.store.CreateSource(ctx, tenancy.NewSource{TenantID: s.tenantID, Kind: "stripe", Account: s.account, Secret: s.secret}); err != nil {
 			return nil, err
 		}
-		for c := range 100 {
+		for c := range customers {
 			cust := fmt.Sprintf("cus_%s_%d_%d", name, i, c)
 			if _, err := b.store.CreateWorkspace(ctx, s.tenantID, cust, ""); err != nil {
 				return nil, err
@@ -427,6 +441,28 @@ func (b *bench) report() {
 		{"e2e_p50_ms_at_20", "end to end 2xx -> effect, p50 at 20/s", "ms"},
 		{"e2e_p99_ms_at_20", "end to end 2xx -> effect, p99 at 20/s", "ms"},
 		{"peak_rss_mb", "peak RSS of sluice serve", "MiB"},
+		{"fresh_rounds", "fresh databases: rounds of sluice serve saturated by one tenant, a new database each", "rounds"},
+		{"fresh_events_per_s", "  accepted, median of the rounds", "events/s"},
+		{"fresh_events_per_s_min", "  lowest round", "events/s"},
+		{"fresh_events_per_s_spread", "  highest round over the median", "ratio"},
+		{"fresh_postgres_cpu_us_per_event", "  Postgres CPU per accepted event, median", "us"},
+		{"fresh_postgres_cpu_spread", "  highest round over the median (target <= 1.3)", "ratio"},
+		{"fresh_postgres_cpu_spread_below", "  the median over the lowest round (slow rounds in the majority)", "ratio"},
+		{"fresh_sluice_cpu_us_per_event", "  Sluice CPU per accepted event, median", "us"},
+		{"fresh_inbox_seq_scans_per_event_max", "  inbox seq scans per accepted event, highest round (target ~0)", "scans"},
+		{"fresh_inbox_seq_tup_read_per_event_max", "  rows they read per accepted event, highest round", "rows"},
+		{"river_rounds", "a River design beside Sluice: alternating pairs of fresh rounds", "pairs"},
+		{"river_events_per_s", "  River design accepted, median", "events/s"},
+		{"river_sluice_events_per_s", "  Sluice accepted, median", "events/s"},
+		{"river_rate_ratio", "  Sluice / River accepted rate, median of the pairs (target >= 4)", "ratio"},
+		{"river_rate_ratio_min", "  lowest pair (target >= 3)", "ratio"},
+		{"river_total_cpu_us_per_event", "  River design's CPU per event: its process and Postgres", "us"},
+		{"river_sluice_total_cpu_us_per_event", "  Sluice's: its process, Postgres and Kafka", "us"},
+		{"river_sluice_kafka_cpu_us_per_event", "    of it Kafka's (its JIT and metadata threads apart: each round makes its topics)", "us"},
+		{"river_cpu_ratio", "  Sluice / River CPU per event, median of the pairs (target <= 0.25)", "ratio"},
+		{"river_cpu_ratio_max", "  highest pair", "ratio"},
+		{"river_generator_cpu_us_per_event", "  the generator's CPU per event beside River", "us"},
+		{"river_sluice_generator_cpu_us_per_event", "  beside Sluice", "us"},
 		{"deliver_events_per_s", "whole pipeline saturated, an endpoint per tenant taking every event", "events/s"},
 		{"deliver_without_events_per_s", "  the same windows' alternates without endpoints", "events/s"},
 		{"deliver_ratio_of_without", "  with / without (target >= 0.7)", "ratio"},
@@ -441,6 +477,11 @@ func (b *bench) report() {
 		{"deliver_isolation_p99_ratio", "  with / without (target <= 1.2)", "ratio"},
 		{"deliver_undelivered_events", "  accepted events that never arrived (must be 0)", "events"},
 		{"deliver_seconds", "  the destinations step's duration", "s"},
+		{"neighbours_beyond_p99_ratio", "ten tenants' p99 2xx -> grant beside one sending far beyond its rate / alone (target <= 1.5)", "ratio"},
+		{"neighbours_beyond_p99_ms_alone", "  the ten's p99 alone", "ms"},
+		{"neighbours_beyond_p99_ms_with", "  beside the flood", "ms"},
+		{"neighbours_beyond_accepted_per_s", "  the flood accepted (its tenant rate)", "events/s"},
+		{"neighbours_beyond_refused_per_s", "  the flood refused (429, after authentication)", "req/s"},
 		{"sustained_events_per_s", "sustained ingest while partitions roll (BENCH_SUSTAINED_RATE, 0: full speed)", "events/s"},
 		{"sustained_cleanup_wal_ratio", "  cleanup WAL / other WAL", "ratio"},
 		{"reconcile_window_events", "reconcile: events in the provider's window", "events"},
@@ -458,7 +499,9 @@ func (b *bench) report() {
 		{"bench_seconds", "bench duration", "s"},
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "\nSluice bench, %s, %s mode (medians of %d runs where repeated)\n\n", time.Now().UTC().Format("2006-01-02"), pick(b.quick, "quick", "full"), b.runs())
+	// No date: the table is copied into the manual, which states what is
+	// (a commit message says when a figure was measured).
+	fmt.Fprintf(&sb, "\nSluice bench, %s mode (medians of %d runs where repeated)\n\n", pick(b.quick, "quick", "full"), b.runs())
 	fmt.Fprintf(&sb, "| measure | value | unit |\n|---|---:|---|\n")
 	for _, k := range keys {
 		v, ok := b.results[k.key]
@@ -469,6 +512,7 @@ func (b *bench) report() {
 	}
 	b.cpuTable(&sb)
 	b.ladderTable(&sb)
+	b.freshTable(&sb)
 	for _, n := range b.notes {
 		fmt.Fprintf(&sb, "\n- %s", n)
 	}

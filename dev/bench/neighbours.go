@@ -48,6 +48,9 @@ type neighbourWorld struct {
 	lockWS    string      // the workspace whose balance row (a) locks
 	lockCus   string
 	lockEv    string // the event of that workspace sent as the lock began
+	// beyondAccepted and beyondRefused are what each beyond window's
+	// neighbour was accepted and refused at, requests/s.
+	beyondAccepted, beyondRefused []float64
 }
 
 type neighbourCase struct {
@@ -132,6 +135,10 @@ func (b *bench) neighbours(ctx context.Context) error {
 		}
 		b.note("neighbours %s: the ten's p99 alone %.1f ms, with %.1f ms (ratio %.2f, target <= 1.5); the ten's events dead-lettered: %d (target 0)",
 			c.name, median(alone), median(with), median(with)/median(alone), dead)
+	}
+	if len(w.beyondAccepted) > 0 {
+		b.results["neighbours_beyond_accepted_per_s"] = median(w.beyondAccepted)
+		b.results["neighbours_beyond_refused_per_s"] = median(w.beyondRefused)
 	}
 	if flood, ok := b.results["neighbours_flood_p99_ms_with"]; ok {
 		if spread, ok := b.results["neighbours_spread_p99_ms_with"]; ok && spread > 0 {
@@ -468,6 +475,8 @@ func (b *bench) neighbourFlood(_ context.Context, w *neighbourWorld, window time
 func (b *bench) neighbourBeyond(_ context.Context, w *neighbourWorld, window time.Duration) error {
 	g := b.generatorOf(b.stageAddr, conns, []benchSource{w.x})
 	r := g.saturate(conns/4, window)
+	w.beyondAccepted = append(w.beyondAccepted, r.rate())
+	w.beyondRefused = append(w.beyondRefused, float64(r.rejected)/r.elapsed.Seconds())
 	log.Printf("neighbours beyond its rate: %.0f accepted/s, %d rejected (429)", r.rate(), r.rejected)
 	return nil
 }

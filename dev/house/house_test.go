@@ -36,13 +36,14 @@ const (
 	providers
 	stores // the tables stages and operators share
 	stages
+	library  // the public effect API, over the consumer stage; its kit
 	operator // the operator layer: with the command line, the only importer of stages besides dev/
 	cli      // the command line and its assembly of the stages
 	binary
 	dev // outside the rules
 )
 
-var levelNames = [...]string{"top", "plumbing", "providers", "stores", "stages", "operator layer", "command line", "binary", "dev"}
+var levelNames = [...]string{"top", "plumbing", "providers", "stores", "stages", "library", "operator layer", "command line", "binary", "dev"}
 
 // folders is the house: a package belongs to the folder whose path is the
 // longest prefix of its own, and has that folder's level. Inside one folder
@@ -79,6 +80,10 @@ var folders = map[string]int{
 	"internal/ingest":    stages,
 	"internal/cdc":       stages,
 	"internal/consumers": stages,
+
+	// Public: what a team's own effect groups are written with, over the
+	// consumer runtime, and the kit that proves them (effect/effecttest).
+	"effect": library,
 
 	// Above the stages, inside the command line's folder: the command
 	// line imports them, and Go lets nothing outside command/ import them,
@@ -183,7 +188,7 @@ func brokenRule(from, to string, test bool) string {
 	case ff == tf:
 		return ""
 	case tl == stages && fl < stages:
-		return "only the operator layer, the command line and dev/ import a stage"
+		return "only the effect library, the operator layer, the command line and dev/ import a stage"
 	case tl >= fl:
 		return fmt.Sprintf("imports point down a level or stay in their folder: %s is %s (%s), %s is %s (%s)",
 			from, levelNames[fl], ff, to, levelNames[tl], tf)
@@ -294,4 +299,42 @@ func foldersAcrossTheStages(table map[string]int) []string {
 	}
 	slices.Sort(both)
 	return both
+}
+
+// builtinGroups is the folder of Sluice's own effect groups.
+const builtinGroups = "command/internal/effects/"
+
+// Sluice's built-in effect groups are written on the public effect API
+// alone, as a team's own would be: none of them imports anything else of
+// the module (their registry, command/internal/effects itself, does), so
+// the API is proven sufficient by the five of them.
+func TestBuiltinGroupsUseOnlyThePublicAPI(t *testing.T) {
+	t.Parallel()
+	found := 0
+	for _, p := range packages(t) {
+		if !strings.HasPrefix(p.ImportPath, builtinGroups) || helper(p.ImportPath) {
+			continue
+		}
+		found++
+		if bad := beyondThePublicAPI(p.Imports); len(bad) > 0 {
+			t.Errorf("%s imports %v: a built-in group uses only package effect", p.ImportPath, bad)
+		}
+	}
+	if found < 5 {
+		t.Errorf("%d built-in groups under %s, want the five", found, builtinGroups)
+	}
+	if bad := beyondThePublicAPI([]string{"effect", "internal/pg"}); len(bad) != 1 {
+		t.Errorf("a planted internal/pg import: %v, want it named", bad)
+	}
+}
+
+// beyondThePublicAPI are the imports of the module other than effect.
+func beyondThePublicAPI(imports []string) []string {
+	var bad []string
+	for _, i := range imports {
+		if i != "effect" {
+			bad = append(bad, i)
+		}
+	}
+	return bad
 }

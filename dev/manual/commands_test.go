@@ -187,11 +187,16 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr,
 				"127.0.0.1:9092", env.broker).Replace(text)
 			text = sluiceName.ReplaceAllString(text, "${1}"+env.prefix+".${2}")
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+text)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "HOME="+dir, "PATH="+filepath.Join(dir, "bin")+":"+os.Getenv("PATH"))
+			// A page that builds Go code (docs/effects.md) uses the
+			// module and build caches of the test's own Go, whatever
+			// HOME says, and a clone of Sluice: this one.
+			cmd.Env = append(cmd.Env, goCaches(t)...)
+			cmd.Env = append(cmd.Env, "SLUICE_REPO="+repoRoot(t))
 			cmd.Env = append(cmd.Env, stripeAPI...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
@@ -224,4 +229,29 @@ func startStripe(t *testing.T) []string {
 	api.Record(events...)
 	return []string{"STRIPE_API=" + api.URL, "STRIPE_OUTAGE_SINCE=" + since.UTC().Format(time.RFC3339),
 		"STRIPE_OUTAGE_UNTIL=" + since.Add(span).UTC().Format(time.RFC3339), "STRIPE_OUTAGE_CUSTOMER=" + customer}
+}
+
+// goCaches are the Go environment variables that keep a page's go commands
+// on the test's own caches.
+func goCaches(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOPATH", "GOMODCACHE", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	vals := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(vals) != 3 {
+		t.Fatalf("go env: %q", out)
+	}
+	return []string{"GOPATH=" + vals[0], "GOMODCACHE=" + vals[1], "GOCACHE=" + vals[2]}
+}
+
+// repoRoot is the repository's root, absolute.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

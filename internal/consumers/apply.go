@@ -8,28 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// entry is one record of a batch and what the batch learned about it.
-type entry struct {
-	rec   Record
-	fault error    // its envelope did not parse: permanent
-	dead  *failure // out of attempts: dead-lettered in the batch's transaction
-	// wait: set aside in the batch's transaction (waiting.go), not applied.
-	wait *waiting
-	// waited: taken from the waiting set by a retry, which deletes its row
-	// in its transaction; what it was set aside with.
-	waited *waiting
-}
-
-func parseEntries(batch []*kgo.Record) []entry {
-	entries := make([]entry, len(batch))
-	for i, r := range batch {
-		entries[i].rec, entries[i].fault = parseRecord(r)
-	}
-	return entries
-}
 
 // applier is the one transaction protocol of the runtime, for a worker's
 // batch and a replayed dead letter alike: prepare (remote calls, outside any
@@ -153,21 +132,4 @@ func (a applier) apply(ctx context.Context, b Batch, entries []entry, oneByOne b
 		return setBasedFailure(err)
 	}
 	return err
-}
-
-// liveRecords are the entries to apply, and at[j] the index in entries of
-// live[j]. A record whose envelope did not parse fails the attempt before
-// anything is applied.
-func liveRecords(entries []entry) (live []Record, at []int, err error) {
-	live, at = make([]Record, 0, len(entries)), make([]int, 0, len(entries))
-	for i, e := range entries {
-		switch {
-		case e.dead != nil, e.wait != nil:
-		case e.fault != nil:
-			return nil, nil, RecordFailed(i, e.fault)
-		default:
-			live, at = append(live, e.rec), append(at, i)
-		}
-	}
-	return live, at, nil
 }

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -174,6 +175,18 @@ type Group struct {
 	faults   *deploymentFaults // partitions held up by the deployment
 
 	workers map[partitionKey]*worker // touched only by the poll loop and rebalance hooks, never at once (BlockRebalanceOnPoll)
+
+	// A test's crash (TestSignals.Crash): once crashed, nothing is marked
+	// or committed again, and stop ends Run's poll.
+	crashed atomic.Bool
+	stop    context.CancelFunc
+}
+
+// crashNow stops the group as a kill would; true.
+func (g *Group) crashNow() bool {
+	g.crashed.Store(true)
+	g.stop()
+	return true
 }
 
 // batchBytes bounds one batch and one partition's queue: a quarter of the
@@ -216,6 +229,8 @@ func NewGroup(cfg Config, log *slog.Logger, pool *pgxpool.Pool, handler Handler,
 // Run consumes until ctx ends, then finishes in-flight batches, commits their
 // offsets and leaves the group.
 func (g *Group) Run(ctx context.Context) error {
+	ctx, g.stop = context.WithCancel(ctx)
+	defer g.stop()
 	cl, err := kgo.NewClient(g.clientOpts()...)
 	if err != nil {
 		return fmt.Errorf("consumer group %s: %w", g.cfg.Group, err)
@@ -247,7 +262,9 @@ func (g *Group) Run(ctx context.Context) error {
 	}
 	// Stop every worker after its current batch, commit, then leave.
 	g.stopWorkers(g.all())
-	g.commitMarked(cl)
+	if !g.crashed.Load() { // a test's kill: nothing more reaches Kafka
+		g.commitMarked(cl)
+	}
 	cl.AllowRebalance()
 	return nil
 }

@@ -5,12 +5,28 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+//go:embed sql/dead_letter.sql
+var deadLetterSQL string
+
+// Dead-letter headers, added to the original record's headers.
+const (
+	HeaderDLQTopic       = "sluice_dlq_topic"
+	HeaderDLQPartition   = "sluice_dlq_partition"
+	HeaderDLQOffset      = "sluice_dlq_offset"
+	HeaderDLQGroup       = "sluice_dlq_group"
+	HeaderDLQAttempts    = "sluice_dlq_attempts"
+	HeaderDLQReason      = "sluice_dlq_reason"
+	HeaderDLQFirstFailed = "sluice_dlq_first_failed_at"
+	HeaderDLQLastFailed  = "sluice_dlq_last_failed_at"
 )
 
 var (
@@ -86,6 +102,35 @@ func ReplayDeadLetter(ctx context.Context, pool *pgxpool.Pool, id int64, handler
 	}
 	if err := (applier{pool: pool, handler: h}).run(ctx, ctx, entries, true, mark); err != nil {
 		return fmt.Errorf("replay dead letter %d: %w", id, err)
+	}
+	return nil
+}
+
+// writeDeadLetter keeps r, which failed for good, and publishes it to the
+// group's dead-letter topic through the outbox.
+func writeDeadLetter(ctx context.Context, tx pgx.Tx, group, topic string, r *kgo.Record, f *failure) error {
+	headers := envelope.HeaderMap(r.Headers)
+	// The outbox row names the record across its copies; the original
+	// envelope travels on without it, since it would name the wrong row.
+	var outboxID *int64
+	if id, err := strconv.ParseInt(headers[envelope.HeaderOutboxID], 10, 64); err == nil {
+		outboxID = &id
+	}
+	delete(headers, envelope.HeaderOutboxID)
+	original := envelope.OutboxHeaders(headers)
+	headers[HeaderDLQTopic] = r.Topic
+	headers[HeaderDLQPartition] = strconv.Itoa(int(r.Partition))
+	headers[HeaderDLQOffset] = strconv.FormatInt(r.Offset, 10)
+	headers[HeaderDLQGroup] = group
+	headers[HeaderDLQAttempts] = strconv.Itoa(f.attempts)
+	headers[HeaderDLQReason] = f.reason
+	headers[HeaderDLQFirstFailed] = f.first.UTC().Format(time.RFC3339Nano)
+	headers[HeaderDLQLastFailed] = f.last.UTC().Format(time.RFC3339Nano)
+	dlqHeaders := envelope.OutboxHeaders(headers)
+	_, err := tx.Exec(ctx, deadLetterSQL, group, r.Topic, r.Partition, r.Offset, r.Key, original, r.Value,
+		f.reason, f.attempts, f.first, f.last, topic, dlqHeaders, outboxID)
+	if err != nil {
+		return fmt.Errorf("write dead letter: %w", err)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
@@ -37,7 +36,7 @@ func TestAFailedCommitMarksNoOffset(t *testing.T) {
 		CREATE TABLE %[2]s (parent text REFERENCES %[1]s DEFERRABLE INITIALLY DEFERRED)`, parent, child)); err != nil {
 		t.Fatal(err)
 	}
-	recs := env.Produce(t, invoices(f, topic, 3)...)
+	recs := env.Produce(t, consumertest.Invoices(f, topic, 3)...)
 	h := inserting("INSERT INTO " + child + " VALUES ($1)") // no parent: refused at COMMIT only
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, h, nil)
 	for _, err := range g.WaitFailures(t, 3, time.Minute) {
@@ -71,11 +70,11 @@ func TestAMissingTableIsRetriedNotDeadLettered(t *testing.T) {
 	f := env.Tenant(t, "stripe")
 	topic := env.Topic(t, "invoices", 1)
 	table := "deploy_" + testenv.RandomSuffix()
-	recs := env.Produce(t, invoices(f, topic, 3)...)
+	recs := env.Produce(t, consumertest.Invoices(f, topic, 3)...)
 	h := inserting("INSERT INTO " + table + " VALUES ($1)")
 	g := env.Run(t, consumers.Config{Topics: []string{topic}, MaxAttempts: 2, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}, h, nil)
 	g.WaitFailures(t, 4, time.Minute) // twice MaxAttempts
-	if n := counter(t, g.Registry, "sluice_consumer_deployment_errors_total"); n < 4 {
+	if n := consumertest.Metric(t, g.Registry, "sluice_consumer_deployment_errors_total"); n < 4 {
 		t.Errorf("deployment errors counted %v, want at least 4", n)
 	}
 	if err := g.Ready(context.Background()); err == nil || !strings.Contains(err.Error(), "the deployment is at fault") ||
@@ -96,23 +95,4 @@ func TestAMissingTableIsRetriedNotDeadLettered(t *testing.T) {
 	if n := env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1`, g.ID); n != 0 {
 		t.Errorf("dead letters = %d, want 0", n)
 	}
-}
-
-// counter reads a counter or gauge of reg.
-func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			if g := mf.GetMetric()[0].GetGauge(); g != nil {
-				return g.GetValue()
-			}
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
 }

@@ -151,6 +151,15 @@ func failedRecords(err error) ([]recordError, bool) {
 	return append([]recordError{first}, r.more...), true
 }
 
+// Renumber maps the records err names (RecordFailed, RecordsFailed) from
+// the indices of the records a handler received to at[i], their indices
+// in the call that handed them over; an error naming none, or naming an
+// index at lacks, is returned as it is.
+func Renumber(err error, at []int) error {
+	mapped, _ := renumber(err, at)
+	return mapped
+}
+
 // renumber maps the indices of the records err names through at (the
 // index in the batch of each record handed to Apply), keeping each error.
 func renumber(err error, at []int) (error, bool) {

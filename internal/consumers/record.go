@@ -86,12 +86,6 @@ func (r Record) InboxID() *int64 {
 	return nil
 }
 
-// BusinessKey is (source, source account, object id, operation): the
-// identity of one operation, whatever the number of events that ask for it.
-func (r Record) BusinessKey(objectID, operation string) string {
-	return r.Event.SourceID + "/" + r.Event.SourceAccount + "/" + objectID + "/" + operation
-}
-
 func parseRecord(r *kgo.Record) (Record, error) {
 	ev, err := envelope.ParseRecord(r.Headers)
 	if err != nil {

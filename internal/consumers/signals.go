@@ -18,6 +18,12 @@ type TestSignals struct {
 	// Marked receives a batch's last record once its transaction committed
 	// and its offset was marked for the next commit to Kafka.
 	Marked testsignal.Signal[*kgo.Record]
+	// Crash, when set, is asked after each batch's transaction committed,
+	// with its last record, whether the process dies there: true stops the
+	// group at once, that batch's offset never marked and nothing more
+	// committed to Kafka, as a kill between the two commits leaves it (the
+	// next owner applies the batch again).
+	Crash func(last *kgo.Record) bool
 }
 
 // NewTestSignals returns signals initialised for tb, for Config.Signals.

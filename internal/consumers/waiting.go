@@ -116,55 +116,6 @@ func (s *waitingSet) schedule(moved bool) {
 	s.due = time.Now().Add(s.pause)
 }
 
-// markBlocked sets aside the entries err names (Blocked), and every later
-// entry of their keys; true when it set any entry aside that was not yet.
-func markBlocked(entries []entry, err error) bool {
-	named := blockedRecords(err)
-	if len(named) == 0 {
-		return false
-	}
-	by := make(map[*kgo.Record]bool, len(named))
-	for _, r := range named {
-		by[r] = true
-	}
-	keys := map[string]bool{}
-	marked := false
-	for i := range entries {
-		e := &entries[i]
-		if e.dead != nil || e.fault != nil {
-			continue
-		}
-		reason := err.Error()
-		switch key := string(e.rec.Key); {
-		case by[e.rec.Record]:
-			if key != "" {
-				keys[key] = true
-			}
-		case key != "" && keys[key]:
-			reason = "behind a waiting record of its key"
-		default:
-			continue
-		}
-		if e.wait == nil {
-			e.wait = waitAgain(e.waited)
-			marked = true
-		}
-		e.wait.reason = reason
-	}
-	return marked
-}
-
-// waitAgain is how an entry waits from now: a record taken from the
-// waiting set keeps its first time there and counts one more attempt.
-func waitAgain(held *waiting) *waiting {
-	if held == nil {
-		return &waiting{since: time.Now(), attempts: 1}
-	}
-	w := *held
-	w.attempts++
-	return &w
-}
-
 // behind sets aside the entries whose key has records waiting.
 func (s *waitingSet) behind(entries []entry) {
 	if s.empty() {
@@ -177,39 +128,6 @@ func (s *waitingSet) behind(entries []entry) {
 			e.wait.reason = "behind a waiting record of its key"
 		}
 	}
-}
-
-// follow sets aside the entries of rest whose key has an entry of done
-// waiting: a batch committed in parts (a record failing for good cuts it)
-// keeps each key behind its first record set aside.
-func follow(done, rest []entry) {
-	keys := map[string]bool{}
-	for _, e := range done {
-		if e.wait != nil && len(e.rec.Key) > 0 {
-			keys[string(e.rec.Key)] = true
-		}
-	}
-	if len(keys) == 0 {
-		return
-	}
-	for i := range rest {
-		e := &rest[i]
-		if e.dead == nil && e.fault == nil && e.wait == nil && keys[string(e.rec.Key)] {
-			e.wait = waitAgain(e.waited)
-			e.wait.reason = "behind a waiting record of its key"
-		}
-	}
-}
-
-// stillWaiting says whether every entry is a retry's record set aside
-// again.
-func stillWaiting(entries []entry) bool {
-	for _, e := range entries {
-		if e.waited == nil || e.wait == nil {
-			return false
-		}
-	}
-	return len(entries) > 0
 }
 
 // note counts the entries a committed batch set aside.
@@ -231,16 +149,6 @@ func (s *waitingSet) note(entries []entry) int {
 		s.schedule(true)
 	}
 	return n
-}
-
-// firstWaitReason is why the first entry set aside waits.
-func firstWaitReason(entries []entry) string {
-	for _, e := range entries {
-		if e.wait != nil {
-			return e.wait.reason
-		}
-	}
-	return ""
 }
 
 // setAside writes the entries marked waiting, in tx: one statement per

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/signature"
 	"github.com/sluicehq/sluice/internal/store/endpoints"

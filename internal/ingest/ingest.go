@@ -317,6 +317,10 @@ func (s *Service) handleWebhook(c *gin.Context) {
 	c.Set(kindKey, string(src.Kind))
 	c.Set(tenantKey, src.TenantID)
 	tenant := slog.String("tenant_id", src.TenantID)
+	if wait, ok := s.tenantLimit.peek(src.TenantID, src.Limits, time.Now()); !ok {
+		s.reject(c, rejectRateLimited, wait, tenant)
+		return
+	}
 	body, ok := s.authenticate(c, src, tenant)
 	if !ok {
 		return

@@ -19,8 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stripe/stripe-go/v82/webhook"
 
-	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/tenancy"

@@ -83,6 +83,24 @@ func (l *limiters) takeWith(key string, n int, now time.Time, o *Override) (retr
 	return 0, true
 }
 
+// peek says whether key's bucket holds a token now, without taking it, and
+// when it does not, how long until it will. A flood far beyond its rate is
+// refused so before its body is read or its signature checked: each such
+// refusal costs a lookup, not an HMAC and a parse. Spending nothing, a
+// request nobody signed cannot drain a tenant's bucket; only a verified
+// delivery is charged (takeWith, after verification).
+func (l *limiters) peek(key string, o *Override, now time.Time) (retryAfter time.Duration, ok bool) {
+	b := l.bucket(key, o, now)
+	tokens := b.TokensAt(now)
+	if tokens >= 1 {
+		return 0, true
+	}
+	if b.Limit() <= 0 {
+		return time.Second, false
+	}
+	return time.Duration((1 - tokens) / float64(b.Limit()) * float64(time.Second)), false
+}
+
 // retryAfterSeconds renders a wait as a Retry-After value: whole seconds,
 // at least one.
 func retryAfterSeconds(d time.Duration) string {

@@ -161,6 +161,33 @@ func TestTenantOverItsRateGets429WithRetryAfterAndNothingStored(t *testing.T) {
 	}
 }
 
+// A tenant beyond its rate is refused before its deliveries' bodies are
+// read and their signatures checked (a request with a bad signature gets
+// the 429, not the 401), and requests nobody signed never drain the
+// bucket: after any number of them, the burst's worth of genuine
+// deliveries still passes.
+func TestAFloodIsRefusedBeforeVerificationAndUnsignedRequestsDrainNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, ingest.Config{TenantRate: 0.01, TenantBurst: 3, AuthFailureRate: 1000, AuthFailureBurst: 1000})
+	unsigned := func(r *http.Request) { r.Header.Set("Stripe-Signature", "t=1,v1=00") }
+	for i := range 20 {
+		if got := b.send(t, paid(fmt.Sprintf("evt_u%d", i), "in_u"), unsigned); got != http.StatusUnauthorized {
+			t.Fatalf("unsigned request %d with tokens left: status %d, want 401", i, got)
+		}
+	}
+	for i := range 3 {
+		if got := b.send(t, paid(fmt.Sprintf("evt_g%d", i), "in_g"), nil); got != http.StatusAccepted {
+			t.Fatalf("genuine delivery %d of the burst after 20 unsigned requests: status %d, want 202", i, got)
+		}
+	}
+	if got := b.send(t, paid("evt_late", "in_g"), unsigned); got != http.StatusTooManyRequests {
+		t.Fatalf("unsigned request to a tenant past its rate: status %d, want 429 before any verification", got)
+	}
+	if n := b.count(t, `SELECT count(*) FROM delivery_log WHERE tenant_id = $1`); n != 3 {
+		t.Fatalf("attempts = %d, want the 3 genuine ones", n)
+	}
+}
+
 // A tenant's own limits (tenant_limits) replace the deployment's for that
 // tenant within the source cache TTL, and clearing them restores the
 // deployment's; other tenants keep the deployment's.

@@ -23,6 +23,17 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slo
 	return err
 }
 
+// AppMigrationsTable records a binary's own migrations (command.Migrations),
+// apart from Sluice's: each schema has its own versions.
+const AppMigrationsTable = "sluice_app_schema_migrations"
+
+// MigrateApp applies a binary's own migrations, after Sluice's, recording
+// them in AppMigrationsTable, with the default MigrateOptions.
+func MigrateApp(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
+	_, err := MigrateWith(ctx, pool, migrations, MigrateOptions{Table: AppMigrationsTable}, log.With(slog.String("schema", "app")))
+	return err
+}
+
 // OwnsSchema reports whether the connection's role may migrate: it owns
 // the migrations' record (or is a member of its owner), or the database
 // has none yet and the role may create tables. A runtime role, granted

@@ -88,6 +88,23 @@ func (s *Signal[T]) RequireNone(d time.Duration, what string) {
 	}
 }
 
+// Sent returns the values sent and not read yet, in order, without
+// waiting: what a loop reported while the test waited for something else.
+func (s *Signal[T]) Sent() []T {
+	if s.ch == nil {
+		panic("testsignal: read of a signal never initialised")
+	}
+	var out []T
+	for {
+		select {
+		case v := <-s.ch:
+			out = append(out, v)
+		default:
+			return out
+		}
+	}
+}
+
 func (s *Signal[T]) next(timeout time.Duration) (T, bool) {
 	if s.ch == nil {
 		panic("testsignal: wait on a signal never initialised")

@@ -17,6 +17,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kprom"
 
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/command/internal/operator/console"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
@@ -28,9 +31,6 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/listen"
-	"github.com/sluicehq/sluice/command/internal/operator/admin"
-	"github.com/sluicehq/sluice/command/internal/operator/console"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
@@ -55,7 +55,8 @@ type assembly struct {
 	// connections are configured (roles.go).
 	ownerPool, adminPool *pgxpool.Pool
 	catalogue            *schemas.Catalogue
-	types                catalog.Config // tenants' event types: vocabulary and limits
+	effects              []groups.Effect // the deployment's effect groups, as the runtime runs them
+	types                catalog.Config  // tenants' event types: vocabulary and limits
 	checks               []listen.Check
 	closers              []func()
 
@@ -98,11 +99,14 @@ func (a *assembly) build(ctx context.Context) error {
 // vocabulary loads the built-in event types and the configuration of
 // tenants' own, which decide the topics.
 func (a *assembly) vocabulary() error {
-	catalogue, err := schemas.Load()
+	catalogue, err := schemas.Load(a.cfg.EventTypes...)
 	if err != nil {
 		return err
 	}
 	a.catalogue = catalogue
+	if a.effects, err = a.cfg.Effects.Effects(a.cfg.Topics.Prefix, catalogue); err != nil {
+		return err
+	}
 	a.types = a.cfg.Catalog
 	a.types.Topics, a.types.Builtin, a.types.Providers = a.cfg.Topics, catalogue, a.cfg.IngestConfig.Providers
 	a.types, err = a.types.WithDefaults()
@@ -300,7 +304,7 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	idle := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_consumer_group_idle",
 		Help: "1 while a group is held stopped because it has nothing to do (the fan-out while no endpoint is enabled)."}, []string{"group"})
 	a.reg.MustRegister(idle)
-	specs := groups.List(a.cfg.Topics, groups.Options{Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
+	specs := groups.List(a.cfg.Topics, groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch, Destinations: fanOut, EventTopics: eventTopics})
 	ids := make([]string, 0, len(specs))
 	for _, spec := range specs {
 		ids = append(ids, spec.ID)
@@ -312,7 +316,7 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 			Group:            spec.ID,
 			Topics:           spec.Topics,
 			DeadLetterTopic:  spec.DeadLetterTopic,
-			MaxAttempts:      a.cfg.ConsumerMaxAttempts,
+			MaxAttempts:      cmp.Or(spec.MaxAttempts, a.cfg.ConsumerMaxAttempts),
 			MaxBufferedBytes: a.cfg.ConsumerBuffer,
 			Transactions:     a.cfg.ConsumerGroupTransactions,
 			SharePatience:    a.cfg.ConsumerSharePatience,
@@ -487,7 +491,7 @@ func (a *assembly) adminStage(context.Context) error {
 	// One operator over this process's pool and, when it runs a stage that
 	// reads Kafka, its admin client: an ingest-only process answers the
 	// Kafka routes 503.
-	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Dispatch: a.cfg.Dispatch},
+	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch},
 		Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
 	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),

@@ -164,7 +164,7 @@ func (a *assembly) deploymentChecks() ([]listen.Check, error) {
 // own, then one shared topic per resource type of tenants' own event types,
 // a bounded set whatever the tenants.
 func (a *assembly) topicNames() []string {
-	return append(groups.Topics(a.cfg.Topics, a.catalogue.Topics()...), a.types.TenantTopics()...)
+	return append(groups.Topics(a.cfg.Topics, a.effects, a.catalogue.Topics()...), a.types.TenantTopics()...)
 }
 
 // topicsPresent names the topics Kafka does not have. Not a refusal: a

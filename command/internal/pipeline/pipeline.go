@@ -16,16 +16,18 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
+	"github.com/sluicehq/sluice/command/internal/effects"
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
@@ -94,6 +96,13 @@ type Config struct {
 	ConsumerGroupTransactions int
 	ConsumerSharePatience     time.Duration
 	ConsumerBackoff           time.Duration
+	// Effects are the binary's effect groups and the deployment's choice;
+	// EventTypes its own event types' schemas, beside the built-in ones.
+	Effects    effects.Set
+	EventTypes []fs.FS
+	// AppMigrations is the binary's own schema, applied after Sluice's by
+	// a process that migrates (nil: none).
+	AppMigrations fs.FS
 	// Dispatch configures the notifications dispatcher (off without a URL).
 	Dispatch dispatch.Config
 	// Deliver runs the deliverer of tenants' endpoints in a process that

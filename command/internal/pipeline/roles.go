@@ -63,8 +63,24 @@ func (a *assembly) migrateOrCheck(ctx context.Context) error {
 		if err := pg.MigrateIfOwner(ctx, a.ownerPool, migrations.FS, a.cfg.CDCConfig.WithDefaults().Publication, a.log); err != nil {
 			return err
 		}
+		if err := a.migrateApp(ctx); err != nil {
+			return err
+		}
 	}
 	return pg.CheckSchema(ctx, a.pool, migrations.FS)
+}
+
+// migrateApp applies the binary's own migrations when the owner's
+// connection owns the schema.
+func (a *assembly) migrateApp(ctx context.Context) error {
+	if a.cfg.AppMigrations == nil {
+		return nil
+	}
+	owns, err := pg.OwnsSchema(ctx, a.ownerPool)
+	if err != nil || !owns {
+		return err
+	}
+	return pg.MigrateApp(ctx, a.ownerPool, a.cfg.AppMigrations, a.log)
 }
 
 // roleConnection opens the pool of a stage that connects as a role of its

@@ -218,36 +218,41 @@ func transient(t *testing.T, s Suite) {
 	b := setup(t, s, 1)
 	objects, recs := b.objects(s)
 	b.env.Produce(t, recs...)
-	flaky := &flakyHandler{failures: 3}
+	flaky := &Flaky{Failures: 3}
 	g := b.run(t, s, consumers.Config{MaxAttempts: 1}, func(h consumers.Handler) consumers.Handler {
 		flaky.Handler = h
 		return flaky
 	})
 	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	if n := flaky.failed.Load(); n != 3 {
+	if n := flaky.Failed(); n != 3 {
 		t.Errorf("transient failures = %d, want 3", n)
 	}
 	b.check(t, s, objects, g)
 }
 
-// flakyHandler fails its first batches' settle, transiently.
-type flakyHandler struct {
+// Flaky wraps a handler and fails the settle of its first Failures
+// batches, transiently (a dependency down); Failed counts them.
+type Flaky struct {
 	consumers.Handler
-	failures int64
+	Failures int64
 	failed   atomic.Int64
 }
 
-func (h *flakyHandler) Begin(tx pgx.Tx) consumers.Batch {
+// Failed is how many settles failed.
+func (h *Flaky) Failed() int64 { return h.failed.Load() }
+
+// Begin implements consumers.Handler.
+func (h *Flaky) Begin(tx pgx.Tx) consumers.Batch {
 	return flakyBatch{Batch: h.Handler.Begin(tx), h: h}
 }
 
 type flakyBatch struct {
 	consumers.Batch
-	h *flakyHandler
+	h *Flaky
 }
 
 func (b flakyBatch) Settle(ctx context.Context) error {
-	if b.h.failed.Add(1) <= b.h.failures {
+	if b.h.failed.Add(1) <= b.h.Failures {
 		return errors.New("dependency down")
 	}
 	b.h.failed.Add(-1)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"sync"
 	"testing"
@@ -111,7 +112,13 @@ func (e *Env) Tenant(tb testing.TB, kind string) Fixture {
 	if f.TenantID, err = e.Store.CreateTenant(ctx, tb.Name()); err != nil {
 		tb.Fatal(err)
 	}
-	if f.SourceID, err = e.Store.CreateSource(ctx, tenancy.NewSource{TenantID: f.TenantID, Kind: kind, Account: f.Account, Secret: "whsec_" + s + s + s}); err != nil {
+	src := tenancy.NewSource{TenantID: f.TenantID, Kind: kind, Account: f.Account, Secret: "whsec_" + s + s + s}
+	if kind == "hmac" {
+		// A generic sender's locators: its records here are made, not
+		// received, so any will do.
+		src.Settings = []byte(`{"header":"X-Signature","eventId":"/id","eventType":"/type"}`)
+	}
+	if f.SourceID, err = e.Store.CreateSource(ctx, src); err != nil {
 		tb.Fatal(err)
 	}
 	if f.WorkspaceID, err = e.Store.CreateWorkspace(ctx, f.TenantID, f.Customer, "ws"); err != nil {
@@ -287,4 +294,54 @@ func (r *Running) WaitFailures(tb testing.TB, n int, timeout time.Duration) []er
 			})
 	}
 	return errs
+}
+
+// Metric reads a counter or gauge of reg (a group's Registry).
+func Metric(tb testing.TB, reg *prometheus.Registry, name string) float64 {
+	tb.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			if g := mf.GetMetric()[0].GetGauge(); g != nil {
+				return g.GetValue()
+			}
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	tb.Fatalf("no metric %s", name)
+	return 0
+}
+
+// InvoicePaid is a Stripe invoice.paid of f's tenant about invoiceID of
+// customer, as the relay writes it: records a realistic handler (credits)
+// applies, for the runtime's tests.
+func InvoicePaid(f Fixture, topic, eventID, invoiceID, customer string) *kgo.Record {
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"invoice.paid","created":%d,"data":{"object":{"id":%q,"object":"invoice","customer":%q,"amount_paid":1000,"status":"paid"}}}`,
+		eventID, time.Now().Unix(), invoiceID, customer)
+	return Record(topic, f.Event(eventID, "stripe.invoice.paid", "invoice", invoiceID, time.Now()), body)
+}
+
+// Invoices are n paid invoices of f's customer, evt_i about in_i: keyed by
+// invoice, so they spread over the topic's partitions.
+func Invoices(f Fixture, topic string, n int) []*kgo.Record {
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = InvoicePaid(f, topic, fmt.Sprintf("evt_%d", i), fmt.Sprintf("in_%d", i), f.Customer)
+	}
+	return recs
+}
+
+// ViaProxy is dbURL with its host replaced by addr (a testenv proxy's), and
+// the host it replaced, for the proxy to forward to.
+func ViaProxy(tb testing.TB, dbURL, addr string) (proxied, host string) {
+	tb.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	host, u.Host = u.Host, addr
+	return u.String(), host
 }

@@ -1,19 +1,17 @@
-// Package groups is the list of consumer groups Sluice runs: each one's
-// stable id (<prefix>.<name>, so Kafka UI and kafka-consumer-groups follow
-// it across releases), the topics it reads, its dead-letter topic
-// (<group>.dlq) and its handler. `sluice serve|consume` run them, and
-// `sluice dlq|lag|replay` find them here, so the names live in one place.
+// Package groups is the list of consumer groups a deployment runs: its
+// effect groups (Sluice's built-in ones and a binary's own, chosen by the
+// command line), the notifications dispatcher and the fan-out into
+// tenants' endpoints. Each has a stable id (<prefix>.<name>, so Kafka UI
+// and kafka-consumer-groups follow it across releases), the topics it
+// reads, its dead-letter topic (<group>.dlq) and its handler. `sluice
+// serve|consume` run them, and `sluice dlq|lag|replay` find them here, so
+// the names live in one place.
 package groups
 
 import (
 	"github.com/sluicehq/sluice/internal/consumers"
-	"github.com/sluicehq/sluice/internal/consumers/credits"
 	"github.com/sluicehq/sluice/internal/consumers/destinations"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
-	"github.com/sluicehq/sluice/internal/consumers/feedback"
-	"github.com/sluicehq/sluice/internal/consumers/installations"
-	"github.com/sluicehq/sluice/internal/consumers/subscriptions"
-	"github.com/sluicehq/sluice/internal/consumers/verifications"
 	"github.com/sluicehq/sluice/internal/envelope"
 )
 
@@ -23,15 +21,28 @@ type Group struct {
 	Topics          []string
 	DeadLetterTopic string
 	Handler         consumers.Handler
+	// MaxAttempts, when set, is the group's own; zero: the deployment's.
+	MaxAttempts int
 }
 
-// Options configure the groups that need more than topics.
+// Effect is an effect group as the command line hands it over: its name
+// (its id is <prefix>.<name>), the topic suffixes it reads and its handler.
+type Effect struct {
+	Name        string
+	Topics      []string
+	Handler     consumers.Handler
+	MaxAttempts int
+}
+
+// Options configure the list.
 type Options struct {
+	// Effects are the deployment's effect groups, in order.
+	Effects []Effect
 	// Dispatch configures the notifications dispatcher; it runs only when
 	// Dispatch.URL is set.
 	Dispatch dispatch.Config
 	// Destinations is the fan-out into tenants' endpoints' deliveries; it
-	// reads every event topic: the built-in groups', the notifications
+	// reads every event topic: the effect groups', the notifications
 	// topic, EventTopics (the catalogue's and tenants' shared topics), and
 	// the destinations topic, where ingest publishes the events no handler
 	// and no schema knows that an endpoint takes (no other group reads it).
@@ -44,7 +55,8 @@ type Options struct {
 	EveryGroup bool
 }
 
-// List returns the groups of a deployment, in a stable order.
+// List returns the groups of a deployment, in a stable order: the effect
+// groups, then the dispatcher and the fan-out.
 func List(t envelope.Topics, o Options) []Group {
 	group := func(name string, h consumers.Handler, topics ...string) Group {
 		id := t.Resource(name)
@@ -54,12 +66,11 @@ func List(t envelope.Topics, o Options) []Group {
 		}
 		return g
 	}
-	list := []Group{
-		group("credits", credits.Handler{Topics: t, Locks: credits.NewLocks(), Buffers: credits.NewBuffers()}, credits.Topic),
-		group("subscriptions", subscriptions.Handler{}, subscriptions.Topic),
-		group("installations", installations.Handler{}, installations.Topic),
-		group("verifications", verifications.Handler{}, verifications.Topic),
-		group("feedback", feedback.Handler{Topics: t}, feedback.Topic),
+	list := make([]Group, 0, len(o.Effects)+2)
+	for _, e := range o.Effects {
+		g := group(e.Name, e.Handler, e.Topics...)
+		g.MaxAttempts = e.MaxAttempts
+		list = append(list, g)
 	}
 	if o.Dispatch.URL != "" || o.EveryGroup {
 		list = append(list, group("dispatch", dispatch.New(t.Prefix), dispatch.Topic))
@@ -108,10 +119,10 @@ func Find(t envelope.Topics, o Options, id string) (Group, bool) {
 	return Group{}, false
 }
 
-// Topics lists every topic the groups read or write (dead letters and the
-// notifications topic included) and the topics of extra suffixes (the
-// catalogue's), once each, for creation at start.
-func Topics(t envelope.Topics, extra ...string) []string {
+// Topics lists every topic the groups of effects read or write (dead
+// letters and the notifications topic included) and the topics of extra
+// suffixes (the catalogue's), once each, for creation at start.
+func Topics(t envelope.Topics, effects []Effect, extra ...string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(topic string) {
@@ -120,7 +131,7 @@ func Topics(t envelope.Topics, extra ...string) []string {
 			out = append(out, topic)
 		}
 	}
-	for _, g := range List(t, Options{EveryGroup: true}) {
+	for _, g := range List(t, Options{Effects: effects, EveryGroup: true}) {
 		for _, topic := range g.Topics {
 			add(topic)
 		}

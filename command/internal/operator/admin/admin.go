@@ -71,11 +71,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluicehq/sluice/internal/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/input"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )

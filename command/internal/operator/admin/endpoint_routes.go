@@ -8,8 +8,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )

@@ -11,10 +11,10 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
-	"github.com/sluicehq/sluice/internal/audit"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 
-	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/envelope"
 )
 
 // seedPoison writes a dead letter of the subscriptions group that fails

@@ -23,15 +23,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/internal/ingest"
-	"github.com/sluicehq/sluice/internal/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/kafka"
-	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/listen"
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
+	"github.com/sluicehq/sluice/internal/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/kafka"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/catalog"
@@ -130,7 +131,7 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, p.kafka, operate.Config{Topics: topics})
+	op := operate.New(pool, p.kafka, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics)})
 	// Plain http is allowed: the tests' receivers are httptest servers.
 	ends := endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
 	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{}),

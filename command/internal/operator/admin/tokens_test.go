@@ -13,9 +13,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/listen"
 )
 
 // Expired, revoked, unknown and missing tokens are refused alike (401); a

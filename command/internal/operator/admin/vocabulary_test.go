@@ -9,9 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/provider"
 	"github.com/sluicehq/sluice/internal/provider/kinds/hmac"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe"

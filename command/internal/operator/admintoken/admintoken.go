@@ -27,8 +27,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 )

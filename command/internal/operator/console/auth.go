@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/audit"
 )
 
 // CookieName is the session's cookie.

@@ -9,8 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"sync"
 
-	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/cdc"
 )
 
 // overviewData is the overview page: the API's overview, and for an

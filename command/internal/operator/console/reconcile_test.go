@@ -8,9 +8,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/console"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"

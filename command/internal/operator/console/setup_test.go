@@ -21,15 +21,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/sluicehq/sluice/internal/ingest"
-	"github.com/sluicehq/sluice/internal/ingest/reconcile"
-	"github.com/sluicehq/sluice/internal/envelope"
-	"github.com/sluicehq/sluice/internal/keyring"
-	"github.com/sluicehq/sluice/internal/listen"
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/console"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
+	"github.com/sluicehq/sluice/internal/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/listen"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
@@ -139,7 +140,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	store := tenancy.Store{Pool: pool, Ring: ring}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics})
+	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics, Groups: builtintest.Options(t, topics)})
 	types, err := catalog.New(pool, catalog.Config{})
 	if err != nil {
 		t.Fatal(err)

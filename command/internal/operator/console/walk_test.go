@@ -17,10 +17,10 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/console"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sluicehq/sluice/command/internal/operator/input"
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/offsets"
-	"github.com/sluicehq/sluice/command/internal/operator/input"
 )
 
 // The classes of failure an operation returns, for errors.Is; the API maps

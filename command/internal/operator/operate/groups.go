@@ -21,11 +21,19 @@ type GroupLag struct {
 	Partitions []offsets.LagRow `json:"partitions"`
 }
 
+// everyGroup lists every group of the deployment, its effect groups and
+// the dispatcher and fan-out whether they run here or not.
+func (o *Operator) everyGroup() groups.Options {
+	opts := o.cfg.Groups
+	opts.EveryGroup = true
+	return opts
+}
+
 // GroupNames are the deployment's consumer groups, the dispatcher's
 // included.
 func (o *Operator) GroupNames() []string {
 	var names []string
-	for _, g := range groups.List(o.cfg.Topics, groups.Options{EveryGroup: true}) {
+	for _, g := range groups.List(o.cfg.Topics, o.everyGroup()) {
 		names = append(names, g.ID)
 	}
 	return names
@@ -112,7 +120,7 @@ func (o *Operator) Rewind(ctx context.Context, scope *Scope, group string, targe
 	if n := btoi(target.Earliest) + btoi(target.Latest) + btoi(!target.Time.IsZero()); n > 1 || (n == 0 && target.Offset < 0) {
 		return nil, invalid("target", "name exactly one of earliest, latest, a time or an offset")
 	}
-	spec, ok := groups.Find(o.cfg.Topics, groups.Options{EveryGroup: true}, group)
+	spec, ok := groups.Find(o.cfg.Topics, o.everyGroup(), group)
 	if !ok {
 		return nil, notFound("consumer group", group)
 	}

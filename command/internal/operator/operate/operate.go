@@ -45,8 +45,9 @@ func (s *Scope) tenant() *string {
 type Config struct {
 	// Topics names the deployment's topics and consumer groups.
 	Topics envelope.Topics
-	// Groups configures the groups a dead-letter replay runs (the
-	// dispatcher's needs its URL and secret).
+	// Groups are the deployment's groups: its effect groups, and the
+	// dispatcher's configuration (a dead-letter replay runs a group's
+	// handler; the dispatcher's needs its URL and secret).
 	Groups groups.Options
 	// Slot is the relay's replication slot. Default "sluice".
 	Slot string

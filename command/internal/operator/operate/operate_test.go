@@ -12,8 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
@@ -60,7 +61,7 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	b := &bundle{pool: pool, topics: envelope.Topics{Prefix: "op" + testenv.RandomSuffix() + ".sluice"}}
-	b.op = operate.New(pool, nil, operate.Config{Topics: b.topics})
+	b.op = operate.New(pool, nil, operate.Config{Topics: b.topics, Groups: builtintest.Options(t, b.topics)})
 	b.tenantA, b.sourceA = b.tenant(t, "a")
 	b.tenantB, b.sourceB = b.tenant(t, "b")
 	return b

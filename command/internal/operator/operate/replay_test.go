@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 

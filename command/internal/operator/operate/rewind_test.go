@@ -8,8 +8,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluicehq/sluice/internal/consumers/offsets"
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/consumers/offsets"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
@@ -44,7 +45,7 @@ func TestRewindDryRunEqualsTheExecution(t *testing.T) {
 	if _, err := adm.CommitOffsets(ctx, group, committed); err != nil {
 		t.Fatal(err)
 	}
-	op := operate.New(b.pool, adm, operate.Config{Topics: b.topics})
+	op := operate.New(b.pool, adm, operate.Config{Topics: b.topics, Groups: builtintest.Options(t, b.topics)})
 	lags, err := op.ConsumerGroups(ctx, nil, group)
 	if err != nil {
 		t.Fatal(err)
