@@ -59,7 +59,9 @@ type drillFigures struct {
 	UsualP99MS    float64        `json:"usual_p99_ms"`
 	UsualMaxMS    float64        `json:"usual_max_ms"`
 	LongestMS     float64        `json:"longest_during_migration_ms"`
+	DuringP99MS   float64        `json:"p99_during_migration_ms"`
 	BoundMS       float64        `json:"bound_ms"`
+	OverBound     int            `json:"answers_over_bound"`
 }
 
 // answer is one drill request.
@@ -89,9 +91,15 @@ func (c *chaos) drill(ctx context.Context) {
 	}
 	d := drillFigures{LockTimeoutMS: drillLockTimeout.Milliseconds(), Attempts: len(run.report.Retries) + 1, Skipped: load.skipped,
 		StalledMS: run.report.Stalled().Milliseconds(), MigrationMS: run.migrationEnded.Sub(run.migrationBegan).Milliseconds(), Refused: map[string]int{}}
-	usual := d.tally(answers, run)
+	usual, during := d.tally(answers, run)
 	d.Rate = float64(d.Sent) / run.migrationEnded.Add(drillAfter).Sub(run.began).Seconds()
-	d.BoundMS = ms(drillLockTimeout + quantile(usual, 1))
+	bound := drillLockTimeout + quantile(usual, 1)
+	d.BoundMS = ms(bound)
+	for _, took := range during {
+		if took > bound {
+			d.OverBound++
+		}
+	}
 	if d.Rate < 0.9*drillRate || d.Skipped > 0 {
 		c.violate("lock drill: ingest was sent %.0f events/s, not %d (%d due were not sent: %d requests awaited their answers)", d.Rate, drillRate, d.Skipped, drillInFlight)
 	}
@@ -148,11 +156,9 @@ func (c *chaos) drillMigrate(ctx context.Context) (drillRun, error) {
 }
 
 // tally counts the answers and returns the usual ones (before the report
-// began, the first second aside), sorted; it sets the longest answer in
-// flight while the migration ran.
-func (d *drillFigures) tally(answers []answer, run drillRun) []time.Duration {
-	var usual []time.Duration
-	var longest time.Duration
+// began, the first second aside) and those in flight while the migration
+// ran, sorted.
+func (d *drillFigures) tally(answers []answer, run drillRun) (usual, during []time.Duration) {
 	for _, a := range answers {
 		d.Sent++
 		if a.status/100 == 2 {
@@ -164,13 +170,14 @@ func (d *drillFigures) tally(answers []answer, run drillRun) []time.Duration {
 			usual = append(usual, a.took())
 		}
 		if a.start.Before(run.migrationEnded) && a.end.After(run.migrationBegan) {
-			longest = max(longest, a.took())
+			during = append(during, a.took())
 		}
 	}
 	slices.Sort(usual)
+	slices.Sort(during)
 	d.UsualP50MS, d.UsualP99MS, d.UsualMaxMS = ms(quantile(usual, 0.5)), ms(quantile(usual, 0.99)), ms(quantile(usual, 1))
-	d.LongestMS = ms(longest)
-	return usual
+	d.LongestMS, d.DuringP99MS = ms(quantile(during, 1)), ms(quantile(during, 0.99))
+	return usual, during
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
