@@ -39,6 +39,15 @@ SCHEMATHESIS := .run/tools/schemathesis-$(SCHEMATHESIS_VERSION)/bin/st
 $(SCHEMATHESIS):
 	@bash dev/schemathesis/install.sh $(SCHEMATHESIS_VERSION) $(patsubst %/bin/st,%,$@)
 
+# squawk, the Postgres migration linter, installed once per version from
+# PyPI into a virtual environment under .run/tools/: migrations'
+# TestEveryMigrationPassesSquawk runs it over every migration (.squawk.toml).
+SQUAWK_VERSION := 2.70.0
+SQUAWK := .run/tools/squawk-$(SQUAWK_VERSION)/bin/squawk
+
+$(SQUAWK):
+	@bash dev/squawk/install.sh $(SQUAWK_VERSION) $(patsubst %/bin/squawk,%,$@)
+
 # The console's browser tests (command/internal/operator/console): Debian's Chromium,
 # installed when missing, and axe-core from npm, installed once per version
 # from dev/console/axe's lockfile under .run/tools/ (a test tool only: the
@@ -56,11 +65,11 @@ console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, wi
 	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
 	@ls .run/console/*.png
 
-test: up monitoring-check $(SCHEMATHESIS) chromium $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis) against the local services.
+test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) chromium $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk) against the local services.
 	@go vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh
-	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) go test $(GO_TEST_FLAGS) ./...
+	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/
 	@$(WITH_ENV) cd examples/orders && go vet ./... && go test $(GO_TEST_FLAGS) ./...
 

@@ -45,6 +45,7 @@ type CLI struct {
 	Erase      EraseCmd      `cmd:"" help:"Erase on request: a tenant's data (offboarding), or payloads mentioning a subject."`
 	Keys       KeysCmd       `cmd:"" help:"Rotate the key ring sealing stored secrets (SLUICE_SECRET_KEY): re-seal them with its first key, count what each key seals."`
 	Lifecycle  LifecycleCmd  `cmd:"" help:"Make one storage lifecycle pass now (partitions ahead, aged ones dropped, expired keys, old reconciliation runs and links deleted)."`
+	Version    VersionCmd    `cmd:"" help:"Print the binary's version, its commit and the schema it needs, and the schema the database is at (also sluice --version)."`
 	Docs       DocsCmd       `cmd:"" hidden:"" help:"Write the generated parts of the manual (docs/)."`
 }
 
@@ -86,6 +87,9 @@ func execute(ctx context.Context, a *app, args []string, stdout, stderr io.Write
 	}
 	if len(args) == 0 {
 		args = []string{"--help"}
+	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	kctx, err := parser.Parse(args)
 	if err == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -17,14 +18,21 @@ import (
 // MigrateCmd applies the migrations as the schema's owner and grants the
 // stages' roles their privileges (internal/pg's roles.go holds them).
 type MigrateCmd struct {
-	Grant []string `name:"grant" sep:"," placeholder:"STAGE=ROLE" help:"Grant a stage's privileges to a role after migrating (stages: ingest, relay, consumers, admin; ingest+admin=ROLE gives one role two); repeat or comma-separate."`
-	Print bool     `name:"print" help:"Print the --grant SQL for a DBA instead of connecting (nothing is migrated)."`
+	Output
+	Grant        []string      `name:"grant" sep:"," placeholder:"STAGE=ROLE" help:"Grant a stage's privileges to a role after migrating (stages: ingest, relay, consumers, admin; ingest+admin=ROLE gives one role two); repeat or comma-separate."`
+	Print        bool          `name:"print" help:"Print the --grant SQL for a DBA instead of connecting (nothing is migrated)."`
+	Plan         bool          `name:"plan" help:"List the pending migrations and the locks each statement takes, estimated from its SQL, without migrating."`
+	LockTimeout  time.Duration `name:"lock-timeout" env:"SLUICE_MIGRATE_LOCK_TIMEOUT" default:"2s" help:"Most one statement waits for a lock; then the migration gives up and is tried again after a pause (a statement waiting for a lock holds up the reads and writes queued behind it). Migrations that leave reads and writes running while they wait (indexes built CONCURRENTLY) wait as long as they must."`
+	LockAttempts int           `name:"lock-attempts" env:"SLUICE_MIGRATE_LOCK_ATTEMPTS" default:"10" help:"Attempts in all of a migration that timed out on a lock, with pauses doubling from 2s to a minute between them."`
 
 	assign pg.Assignment
 }
 
 // Validate reads --grant before anything connects (a usage error).
 func (c *MigrateCmd) Validate() error {
+	if c.LockTimeout <= 0 || c.LockAttempts < 1 {
+		return errors.New("--lock-timeout must be a positive duration and --lock-attempts at least 1")
+	}
 	if len(c.Grant) == 0 && !c.Print {
 		return nil
 	}
@@ -44,13 +52,22 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 		return err
 	}
 	defer pool.Close()
-	if err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, log); err != nil {
+	if c.Plan {
+		return c.printPlan(ctx, pool)
+	}
+	opts := pg.MigrateOptions{LockTimeout: c.LockTimeout, Attempts: c.LockAttempts}
+	report, err := pg.MigrateAsOwner(ctx, pool, migrations.FS, pg.Publication, opts, log)
+	if err != nil {
 		return err
 	}
 	if own := g.appMigrations(); own != nil {
-		if err := pg.MigrateApp(ctx, pool, own, log); err != nil {
+		opts.Table = pg.AppMigrationsTable
+		if _, err := pg.MigrateWith(ctx, pool, own, opts, log.With(slog.String("schema", "app"))); err != nil {
 			return err
 		}
+	}
+	if err := c.printReport(report); err != nil {
+		return err
 	}
 	if assign == nil {
 		return nil

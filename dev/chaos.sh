@@ -3,6 +3,8 @@
 # (dev/chaos/stack.sh: its own Postgres and Kafka under .run/chaos, never the
 # `make up` services), run the driver, and stop the stack whatever happens.
 #   CHAOS_QUICK=1   the short run (one broker, one instance of each stage, fewer faults)
+#   CHAOS_UPGRADE=1 the rolling upgrade from the previous release (dev/upgrade/PREVIOUS,
+#                   built once into ~/.cache by dev/upgrade/previous.sh) to this build
 #   CHAOS_SEED=n    replay a run
 #   CHAOS_KEEP=1    leave the stack running afterwards, for a post-mortem
 set -euo pipefail
@@ -10,6 +12,10 @@ cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 
 go build -o bin/sluice ./cmd/sluice
 go build -o bin/sluice-chaos ./dev/chaos
+if [[ "${CHAOS_UPGRADE:-}" == 1 ]]; then
+  CHAOS_PREVIOUS_BIN="$(bash dev/upgrade/previous.sh)"
+  export CHAOS_PREVIOUS_BIN
+fi
 
 stop_stack() {
   if [[ -z "${CHAOS_KEEP:-}" ]]; then
@@ -17,8 +23,9 @@ stop_stack() {
   fi
 }
 trap stop_stack EXIT
-# The full run's Kafka is three brokers, as production runs it.
-if [[ "${CHAOS_QUICK:-}" != 1 ]]; then
+# The full run's Kafka is three brokers, as production runs it; the quick
+# and upgrade runs have one.
+if [[ "${CHAOS_QUICK:-}" != 1 && "${CHAOS_UPGRADE:-}" != 1 ]]; then
   export CHAOS_BROKERS="${CHAOS_BROKERS:-3}"
 fi
 bash dev/chaos/stack.sh up

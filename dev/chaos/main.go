@@ -54,9 +54,12 @@ type chaos struct {
 	windows []*window
 
 	ingests, relays, consumers []string
+	ingestURLs                 []string  // each ingest instance's
 	kafkaBack                  time.Time // when the broker answered again after the last outage
 	proxy                      *proxy    // between the consumers and Postgres, full run only
 	receiver                   *receiver // the tenants' endpoints
+	upgrade                    *upgrade  // the upgrade run's (CHAOS_UPGRADE=1); nil otherwise
+	balancer                   *balancer // in front of the ingest instances, upgrade run only
 
 	mu     sync.Mutex
 	report *report
@@ -92,6 +95,13 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 		report:      newReport(seed),
 		groups:      []string{"chaos.credits", "chaos.subscriptions", "chaos.installations", "chaos.verifications", "chaos.feedback", destinationsGroup}}
 	c.report.Mode = pick(c.quick, "quick", "full")
+	if os.Getenv("CHAOS_UPGRADE") == "1" {
+		// One broker, as the quick run; the stages two of each.
+		c.quick, c.report.Mode = true, "upgrade"
+		if c.upgrade, err = newUpgrade(root, c); err != nil {
+			return 0, err
+		}
+	}
 	fmt.Printf("chaos: seed %d (replay with CHAOS_SEED=%d), %s mode\n", seed, seed, c.report.Mode)
 	began := time.Now()
 	c.windows = []*window{{cause: causeStartUp, from: began}}
@@ -110,6 +120,7 @@ func run(ctx context.Context, log *slog.Logger) (int, error) {
 		c.violate("drain: %v", err)
 	}
 	c.report.fill(c.sender)
+	c.report.fillUpgrade(c.upgrade, c.sender)
 	if err := c.check(ctx); err != nil {
 		return 0, err
 	}
@@ -154,13 +165,20 @@ func (c *chaos) close() {
 	if c.receiver != nil {
 		c.receiver.close()
 	}
+	if c.balancer != nil {
+		c.balancer.close()
+	}
 }
 
 func (c *chaos) setup(ctx context.Context, adminURL string) error {
 	if adminURL == "" || len(c.brokers) == 0 || c.brokers[0] == "" {
 		return fmt.Errorf("SLUICE_DATABASE_URL and SLUICE_KAFKA_BROKERS must name the chaos stack (dev/chaos.sh sets them)")
 	}
-	dbURL, pool, err := freshDatabase(ctx, adminURL, "sluice_chaos", slog.New(slog.DiscardHandler))
+	var migrate func(context.Context, string) error
+	if c.upgrade != nil {
+		migrate = c.upgrade.migratePrevious // the previous release made this deployment
+	}
+	dbURL, pool, err := freshDatabase(ctx, adminURL, "sluice_chaos", migrate)
 	if err != nil {
 		return err
 	}
@@ -172,6 +190,9 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 	sz := pick(c.quick,
 		sizes{tenants: 3, invoices: 60, subscriptions: 10, installations: 6, verifications: 10, feedback: 8, hmac: 6, poison: 2},
 		sizes{tenants: 6, invoices: 200, subscriptions: 30, installations: 15, verifications: 30, feedback: 20, hmac: 15, poison: 3})
+	if c.upgrade != nil {
+		sz = sizes{tenants: 4, invoices: 80, subscriptions: 15, installations: 8, verifications: 15, feedback: 10, hmac: 8, poison: 2}
+	}
 	if c.tenants, err = createTenants(ctx, pool, secretKey, sz.tenants, 20, c.seed); err != nil {
 		return err
 	}
@@ -214,13 +235,7 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		base = p
 	}
 	addr := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", base+i) }
-	// Quick: one instance of each stage (the relay's standby aside); full:
-	// two of each.
-	type inst struct{ name, stage, ready string }
-	insts := []inst{{"ingest-a", "ingest", "/readyz"}, {"relay-a", "cdc", "/readyz"}, {"relay-b", "cdc", "/healthz"}, {"consume-a", "consume", "/readyz"}}
-	if !c.quick {
-		insts = append(insts, inst{"ingest-b", "ingest", "/readyz"}, inst{"consume-b", "consume", "/readyz"})
-	}
+	insts := c.instances()
 	var urls []string
 	for i, s := range insts {
 		switch s.stage {
@@ -232,6 +247,16 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		case "consume":
 			c.consumers = append(c.consumers, s.name)
 		}
+	}
+	c.ingestURLs = urls
+	ingestURL := urls[0]
+	if c.upgrade != nil {
+		// Providers reach the ingest instances through a load balancer, as
+		// in a deployment that replaces them one at a time.
+		if c.balancer, err = newBalancer(urls, 200*time.Millisecond); err != nil {
+			return err
+		}
+		urls, ingestURL = []string{c.balancer.url}, c.balancer.url
 	}
 	c.sender = newSender(urls, 8)
 	if c.reader, err = newKafkaReader(c.brokers, "chaos"); err != nil {
@@ -247,7 +272,7 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		return err
 	}
 	c.adm = kadm.NewClient(cl)
-	c.plan = newPlan(c.seed, c.tenants, sz, "http://"+addr(0))
+	c.plan = newPlan(c.seed, c.tenants, sz, ingestURL)
 	// Full: the consumers reach Postgres through a proxy that adds latency
 	// or cuts their connections.
 	var consumerEnv []string
@@ -263,9 +288,12 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		consumerEnv = []string{"SLUICE_DATABASE_URL=" + u.String()}
 	}
 	for i, s := range insts {
-		spec := procSpec{stage: s.stage, addr: addr(i)}
+		spec := procSpec{stage: s.stage, addr: addr(i), env: s.env}
 		if s.stage == "consume" {
-			spec.env = consumerEnv
+			spec.env = append(spec.env, consumerEnv...)
+		}
+		if c.upgrade != nil {
+			spec.bin = c.upgrade.previous
 		}
 		if err := c.fleet.start(ctx, s.name, spec, s.ready); err != nil {
 			return err
@@ -281,9 +309,37 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 	return nil
 }
 
+// inst is one instance of a stage the run starts.
+type inst struct {
+	name, stage, ready string
+	env                []string
+}
+
+// instances are the run's processes. Quick: one instance of each stage
+// (the relay's standby aside); full: two of each; upgrade: two of each,
+// the consumers without the deliverer and a deliverer of its own (a
+// consumer that delivers), so each kind is replaced in its turn.
+func (c *chaos) instances() []inst {
+	insts := []inst{{"ingest-a", "ingest", "/readyz", nil}, {"relay-a", "cdc", "/readyz", nil}, {"relay-b", "cdc", "/healthz", nil},
+		{"consume-a", "consume", "/readyz", nil}}
+	switch {
+	case c.upgrade != nil:
+		noDeliver := []string{"SLUICE_DELIVER=false"}
+		insts[3].env = noDeliver
+		insts = append(insts, inst{"ingest-b", "ingest", "/readyz", nil}, inst{"consume-b", "consume", "/readyz", noDeliver},
+			inst{"deliver-a", "consume", "/readyz", nil})
+	case !c.quick:
+		insts = append(insts, inst{"ingest-b", "ingest", "/readyz", nil}, inst{"consume-b", "consume", "/readyz", nil})
+	}
+	return insts
+}
+
 // exercise sends the load while the faults happen, then the refunds (each
 // after its invoice was accepted).
 func (c *chaos) exercise(ctx context.Context) error {
+	if c.upgrade != nil {
+		return c.exerciseUpgrade(ctx)
+	}
 	faults := c.faultList(pick(c.quick, 1, 2))
 	loadFor := pick(c.quick, 60*time.Second, 180*time.Second)
 	rate := float64(len(c.plan.deliveries)) / loadFor.Seconds()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -42,6 +43,7 @@ type procSpec struct {
 	stage string   // ingest, cdc, consume
 	addr  string   // its HTTP listener
 	env   []string // on top of the fleet's (later values win)
+	bin   string   // the sluice binary; empty: the fleet's (the working tree's build)
 }
 
 func newFleet(bin, logDir string, env []string) *fleet {
@@ -56,8 +58,9 @@ func (f *fleet) start(ctx context.Context, name string, spec procSpec, readyPath
 	if err != nil {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
-	fmt.Fprintf(lf, "\n==== chaos: start %s at %s\n", name, time.Now().UTC().Format(time.RFC3339Nano))
-	cmd := exec.Command(f.bin, spec.stage)
+	bin := cmp.Or(spec.bin, f.bin)
+	fmt.Fprintf(lf, "\n==== chaos: start %s (%s) at %s\n", name, bin, time.Now().UTC().Format(time.RFC3339Nano))
+	cmd := exec.Command(bin, spec.stage)
 	cmd.Env = append(append(append(os.Environ(), f.env...), spec.env...), "SLUICE_HTTP_ADDR="+spec.addr, "SLUICE_ADMIN_ADDR=127.0.0.1:0")
 	// A driver that dies (Ctrl-C, a bug) takes its stages with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -93,6 +96,32 @@ func (f *fleet) restart(ctx context.Context, name, readyPath string) error {
 	spec := f.specs[name]
 	f.mu.Unlock()
 	return f.start(ctx, name, spec, readyPath)
+}
+
+// replace stops instance name as a deployment does (SIGTERM: it drains),
+// then starts it again from binary bin, and waits until it answers
+// readyPath.
+func (f *fleet) replace(ctx context.Context, name, bin, readyPath string) error {
+	f.mu.Lock()
+	p, spec := f.procs[name], f.specs[name]
+	f.mu.Unlock()
+	if p != nil {
+		f.drain(p)
+	}
+	spec.bin = bin
+	return f.start(ctx, name, spec, readyPath)
+}
+
+// drain stops p with SIGTERM, SIGKILL after 30 s.
+func (f *fleet) drain(p *proc) {
+	_ = syscall.Kill(p.pid, syscall.SIGCONT)
+	_ = syscall.Kill(p.pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
+		<-p.done
+	}
 }
 
 func httpOK(url string) bool {
@@ -172,14 +201,7 @@ func (f *fleet) stopAll() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = syscall.Kill(p.pid, syscall.SIGCONT)
-			_ = syscall.Kill(p.pid, syscall.SIGTERM)
-			select {
-			case <-p.done:
-			case <-time.After(30 * time.Second):
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
-				<-p.done
-			}
+			f.drain(p)
 		}()
 	}
 	wg.Wait()

@@ -28,11 +28,14 @@ import (
 //   - a whole-cluster Kafka outage, one broker killed: one (every
 //     coordinator restarts or moves; a member that lost its coordinator for
 //     longer than its session joins again);
+//   - a consumer replaced by an upgrade or a rollback (stopped with
+//     SIGTERM, started from the other binary): two, its leaving and its
+//     joining;
 //   - anything else (ingest, relay, Postgres, the consumers' connections to
-//     it, the slot): none.
+//     it, the slot, a replaced ingest or relay): none.
 const rebalanceRule = "per group, from the generations stored in __consumer_offsets (a cooperative follow-up round is part of the rebalance before it, a generation that left the group empty part of the join after it): " +
 	"at start-up 1 per consumer instance; after a consumer kill 2 (the kill 1, the restart's join 1, usually merged into one); " +
-	"after a consumer SIGSTOP pause 2 (as a kill, should it outlast the session); after a Kafka outage or a broker kill 1; after any other fault 0"
+	"after a consumer SIGSTOP pause 2 (as a kill, should it outlast the session); after a consumer replaced by an upgrade or rollback 2 (its leaving, its joining); after a Kafka outage or a broker kill 1; after any other fault 0"
 
 const causeStartUp = "start_up"
 
@@ -53,6 +56,10 @@ func (c *chaos) allowance(w *window) int {
 	case w.cause == causeStartUp:
 		return len(c.consumers)
 	case w.cause == faultConsumer, w.cause == faultLock, w.cause == faultPause && consumer:
+		return 2
+	case (w.cause == causeUpgrade || w.cause == causeRollback) && consumer:
+		// A member stopped (it leaves the group) and started from another
+		// binary (it joins again).
 		return 2
 	case w.cause == faultKafka, w.cause == faultBroker:
 		return 1

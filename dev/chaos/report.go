@@ -33,6 +33,7 @@ type report struct {
 	RebalanceRule    string                     `json:"rebalance_rule"`
 	PeakRSSMiB       map[string]float64         `json:"peak_rss_mib"`
 	Destinations     destinationFigures         `json:"destinations"`
+	Upgrade          *upgradeFigures            `json:"upgrade,omitempty"`
 	Violations       []string                   `json:"violations"`
 }
 
@@ -111,6 +112,7 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "  destinations: lost %d, stray %d, out of order %d, unstable webhook-ids %d, unsigned %d\n",
 		d.Lost, d.Stray, d.OutOfOrder, d.UnstableWebhookIDs, d.Unsigned)
 	fmt.Fprintf(w, "  lost %d, duplicate effects %d, stale overwrites %d\n", r.Lost, r.DuplicateEffects, r.StaleOverwrites)
+	r.Upgrade.print(w)
 	if len(r.Violations) == 0 {
 		fmt.Fprintf(w, "OK: every invariant held (report .run/chaos/report.json)\n")
 		return
@@ -129,4 +131,26 @@ func nonZero(m map[string]int) map[string]int {
 		}
 	}
 	return out
+}
+
+func (u *upgradeFigures) print(w io.Writer) {
+	if u == nil {
+		return
+	}
+	m := u.Migration
+	fmt.Fprintf(w, "  upgrade from the previous release (%s) to the working tree, schema %d -> %d, %.0f s:\n", u.Previous, u.SchemaFrom, u.SchemaTo, u.DurationS)
+	fmt.Fprintf(w, "    migrated under load: applied %v in %d ms, %d attempts gave up on a lock (%d ms stalled)\n", m.Applied, m.TookMS, m.Retries, m.StalledMS)
+	for _, s := range u.Steps {
+		fmt.Fprintf(w, "    %s\n", s)
+	}
+	fmt.Fprintf(w, "    rollback to the previous release on the new schema: %s\n", u.Rollback)
+	fmt.Fprintf(w, "    events sent %d; accepted during the upgrade %d; refused and retried by the sender %d (refusals by status %v); longest refusal %d ms\n",
+		u.Sent, u.AcceptedDuring, u.Retried, u.Refused, u.LongestMS)
+	fmt.Fprintf(w, "    continuity: the slot looked at %d times, the groups' offsets %d times, never going back\n", u.SlotChecks, u.OffsetChecks)
+	d := u.Drill
+	fmt.Fprintf(w, "  lock drill: %.0f events/s (%d sent, %d accepted, refused %v); a migration taking ACCESS EXCLUSIVE on inbox behind a long report:\n",
+		d.Rate, d.Sent, d.Accepted, d.Refused)
+	fmt.Fprintf(w, "    %d attempts, stalled %d ms in all (lock timeout %d ms each), applied after %d ms\n", d.Attempts, d.StalledMS, d.LockTimeoutMS, d.MigrationMS)
+	fmt.Fprintf(w, "    ingest answers before: p50 %.0f ms, p99 %.0f ms, max %.0f ms; during the migration: p99 %.0f ms, longest %.0f ms (bound: lock timeout + max before = %.0f ms; %d answers over it)\n",
+		d.UsualP50MS, d.UsualP99MS, d.UsualMaxMS, d.DuringP99MS, d.LongestMS, d.BoundMS, d.OverBound)
 }

@@ -40,9 +40,9 @@ var hmacSettings = hmac.Settings{
 	EventID:    "/id", EventType: "/type",
 }
 
-// freshDatabase drops and recreates dbName on the chaos server, migrates it,
-// and returns its URL and a pool.
-func freshDatabase(ctx context.Context, adminURL, dbName string, log *slog.Logger) (string, *pgxpool.Pool, error) {
+// freshDatabase drops and recreates dbName on the chaos server, migrates it
+// (migrate; nil: this build's migrations), and returns its URL and a pool.
+func freshDatabase(ctx context.Context, adminURL, dbName string, migrate func(ctx context.Context, url string) error) (string, *pgxpool.Pool, error) {
 	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return "", nil, fmt.Errorf("connect %s: %w", adminURL, err)
@@ -64,7 +64,12 @@ func freshDatabase(ctx context.Context, adminURL, dbName string, log *slog.Logge
 	if err != nil {
 		return "", nil, fmt.Errorf("connect %s: %w", dbName, err)
 	}
-	if err := pg.Migrate(ctx, pool, migrations.FS, log); err != nil {
+	if migrate == nil {
+		err = pg.Migrate(ctx, pool, migrations.FS, slog.New(slog.DiscardHandler))
+	} else {
+		err = migrate(ctx, u.String())
+	}
+	if err != nil {
 		pool.Close()
 		return "", nil, fmt.Errorf("migrate: %w", err)
 	}

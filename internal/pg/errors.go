@@ -97,3 +97,12 @@ func IsFromPostgres(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr)
 }
+
+// LockNotGranted reports whether Postgres gave up on a lock for err's
+// statement: its lock timeout passed (lock_not_available) or it was a
+// deadlock's victim. The same statement may be granted its locks once the
+// sessions holding them are done.
+func LockNotGranted(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == pgerrcode.LockNotAvailable || pgErr.Code == pgerrcode.DeadlockDetected)
+}

@@ -13,17 +13,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 )
 
 // Migrate applies every pending migration of migrations (goose's files,
-// NNNNN_what.sql at its root; Sluice's are migrations.FS). Several instances
-// may start at once: a session advisory lock lets one of them migrate while
-// the others wait.
+// NNNNN_what.sql at its root; Sluice's are migrations.FS) with the default
+// MigrateOptions (MigrateWith).
 func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
-	return migrate(ctx, pool, migrations, migrationsTable, log)
+	_, err := MigrateWith(ctx, pool, migrations, MigrateOptions{}, log)
+	return err
 }
 
 // AppMigrationsTable records a binary's own migrations (command.Migrations),
@@ -31,40 +28,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slo
 const AppMigrationsTable = "sluice_app_schema_migrations"
 
 // MigrateApp applies a binary's own migrations, after Sluice's, recording
-// them in AppMigrationsTable.
+// them in AppMigrationsTable, with the default MigrateOptions.
 func MigrateApp(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
-	return migrate(ctx, pool, migrations, AppMigrationsTable, log.With(slog.String("schema", "app")))
-}
-
-func migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, table string, log *slog.Logger) error {
-	db := stdlib.OpenDBFromPool(pool)
-	defer db.Close()
-
-	locker, err := lock.NewPostgresSessionLocker()
-	if err != nil {
-		return fmt.Errorf("migration lock: %w", err)
-	}
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations,
-		goose.WithSessionLocker(locker),
-		goose.WithDisableGlobalRegistry(true),
-		goose.WithTableName(table),
-	)
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	results, err := provider.Up(ctx)
-	if err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
-	}
-	for _, r := range results {
-		log.InfoContext(ctx, "migration applied", slog.Int64("version", r.Source.Version), slog.String("file", r.Source.Path), slog.Duration("took", r.Duration))
-	}
-	version, err := provider.GetDBVersion(ctx)
-	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	log.InfoContext(ctx, "schema up to date", slog.Int64("version", version))
-	return nil
+	_, err := MigrateWith(ctx, pool, migrations, MigrateOptions{Table: AppMigrationsTable}, log.With(slog.String("schema", "app")))
+	return err
 }
 
 // OwnsSchema reports whether the connection's role may migrate: it owns
@@ -86,37 +53,76 @@ func OwnsSchema(ctx context.Context, q Querier) (bool, error) {
 // migrations.
 var ErrSchemaBehind = errors.New("schema older than this binary")
 
-// CheckSchema refuses a schema older than migrations (a binary started
-// before its migrations ran): its statements would fail on tables or
-// columns that are not there yet. A newer schema is fine: migrations only
-// add what an older binary does not use, so binaries roll out after them.
-func CheckSchema(ctx context.Context, q Querier, migrations fs.FS) error {
-	want, err := latestVersion(migrations)
-	if err != nil {
-		return err
-	}
+// ErrNoSchema: the database has no Sluice schema (no record of
+// migrations).
+var ErrNoSchema = errors.New("no Sluice schema")
+
+// SchemaVersion is the newest migration the database has applied
+// (ErrNoSchema when it has none).
+func SchemaVersion(ctx context.Context, q Querier) (int64, error) {
 	var have *int64
-	err = q.QueryRow(ctx, `SELECT max(version_id) FROM `+migrationsTable+` WHERE is_applied`).Scan(&have)
+	err := q.QueryRow(ctx, `SELECT max(version_id) FROM `+migrationsTable+` WHERE is_applied`).Scan(&have)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UndefinedTable:
+		return 0, fmt.Errorf("no %s: %w", migrationsTable, ErrNoSchema)
+	case err != nil:
+		return 0, fmt.Errorf("read the schema's version: %w", err)
+	case have == nil:
+		return 0, fmt.Errorf("%s is empty: %w", migrationsTable, ErrNoSchema)
+	}
+	return *have, nil
+}
+
+// AppliedVersions is the set of migrations the database has applied (none,
+// and ErrNoSchema, when it has no record of them). It only reads.
+func AppliedVersions(ctx context.Context, q Querier) (map[int64]bool, error) {
+	rows, err := q.Query(ctx, `SELECT version_id FROM `+migrationsTable+` WHERE is_applied`)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgerrcode.UndefinedTable {
+		return map[int64]bool{}, fmt.Errorf("no %s: %w", migrationsTable, ErrNoSchema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the applied migrations: %w", err)
+	}
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("read the applied migrations: %w", err)
+	}
+	applied := map[int64]bool{}
+	for _, v := range versions {
+		applied[v] = true
+	}
+	return applied, nil
+}
+
+// CheckSchema refuses a schema older than migrations (a binary started
+// before its migrations ran): its statements would fail on tables or
+// columns that are not there yet. A newer schema is fine: a release's
+// migrations only add what the release before does not use (the expand
+// rule, migrations/migrations.go), so binaries roll out after them and
+// roll back onto them.
+func CheckSchema(ctx context.Context, q Querier, migrations fs.FS) error {
+	want, err := LatestVersion(migrations)
+	if err != nil {
+		return err
+	}
+	have, err := SchemaVersion(ctx, q)
+	switch {
+	case errors.Is(err, ErrNoSchema):
 		return fmt.Errorf("the database has no Sluice schema (no %s): run `sluice migrate` as the role that is to own the schema: %w", migrationsTable, ErrSchemaBehind)
 	case err != nil:
-		return fmt.Errorf("read the schema's version: %w", err)
-	case have == nil || *have < want:
-		at := int64(0)
-		if have != nil {
-			at = *have
-		}
+		return err
+	case have < want:
 		return fmt.Errorf("the schema is at version %d and this binary needs %d: run `sluice migrate` as the schema's owner (SLUICE_OWNER_DATABASE_URL, or --database-url of the owning role) before starting it: %w",
-			at, want, ErrSchemaBehind)
+			have, want, ErrSchemaBehind)
 	}
 	return nil
 }
 
-// latestVersion is the highest version among migrations' files
-// (NNNNN_what.sql at its root).
-func latestVersion(migrations fs.FS) (int64, error) {
+// LatestVersion is the highest version among migrations' files
+// (NNNNN_what.sql at its root): the schema a binary carrying them needs.
+func LatestVersion(migrations fs.FS) (int64, error) {
 	names, err := fs.Glob(migrations, "*.sql")
 	if err != nil {
 		return 0, fmt.Errorf("list migrations: %w", err)
@@ -197,17 +203,17 @@ func grantReplication(ctx context.Context, pool *pgxpool.Pool, role string) erro
 // MigrateAsOwner is Migrate after checking, on a schema migrated before,
 // that the role owns what migrations change (CheckOwner): a role that does
 // not is refused in words before goose fails on "must be owner".
-func MigrateAsOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, publication string, log *slog.Logger) error {
+func MigrateAsOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, publication string, opts MigrateOptions, log *slog.Logger) (MigrateReport, error) {
 	var migrated bool
 	if err := pool.QueryRow(ctx, `SELECT to_regclass('outbox') IS NOT NULL`).Scan(&migrated); err != nil {
-		return fmt.Errorf("look up the schema: %w", err)
+		return MigrateReport{}, fmt.Errorf("look up the schema: %w", err)
 	}
 	if migrated {
 		if err := CheckOwner(ctx, pool, publication); err != nil {
-			return err
+			return MigrateReport{}, err
 		}
 	}
-	return Migrate(ctx, pool, migrations, log)
+	return MigrateWith(ctx, pool, migrations, opts, log)
 }
 
 // MigrateIfOwner migrates as MigrateAsOwner when pool's role owns the
@@ -222,5 +228,6 @@ func MigrateIfOwner(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, p
 		log.InfoContext(ctx, "not migrating: this role does not own the schema (SLUICE_OWNER_DATABASE_URL migrates, or `sluice migrate` as the owner)")
 		return CheckSchema(ctx, pool, migrations)
 	}
-	return MigrateAsOwner(ctx, pool, migrations, publication, log)
+	_, err = MigrateAsOwner(ctx, pool, migrations, publication, MigrateOptions{}, log)
+	return err
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/migrations"
@@ -61,6 +62,25 @@ func Require(tb testing.TB) *Services {
 		tb.Fatalf("%v\n%s", err, howTo)
 	}
 	return s
+}
+
+// EmptyDatabase is a fresh database of the test's own with no schema
+// (tests of migrations apply their own), its URL and a small pool on it;
+// both go when the test ends.
+func EmptyDatabase(tb testing.TB, prefix string) (string, *pgxpool.Pool) {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := Require(tb).NewEmptyDatabase(ctx, prefix)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Drop)
+	pool, err := pg.Connect(ctx, db.URL, 8)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	return db.URL, pool
 }
 
 // Find locates (or starts) the services; for TestMain, which has no tb.
@@ -118,6 +138,26 @@ func RunWithDatabase(m *testing.M, prefix string, url *string) int {
 
 // NewDatabase creates and migrates a fresh database named after prefix.
 func (s *Services) NewDatabase(ctx context.Context, prefix string) (*Database, error) {
+	db, err := s.NewEmptyDatabase(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pg.Connect(ctx, db.URL, 4)
+	if err != nil {
+		db.drop()
+		return nil, err
+	}
+	defer pool.Close()
+	if err := pg.Migrate(ctx, pool, migrations.FS, slog.New(slog.DiscardHandler)); err != nil {
+		db.drop()
+		return nil, err
+	}
+	return db, nil
+}
+
+// NewEmptyDatabase creates a fresh database named after prefix, with no
+// schema (tests of migrations apply their own).
+func (s *Services) NewEmptyDatabase(ctx context.Context, prefix string) (*Database, error) {
 	admin, err := pgx.Connect(ctx, s.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", redact(s.DatabaseURL), err)
@@ -141,17 +181,6 @@ func (s *Services) NewDatabase(ctx context.Context, prefix string) (*Database, e
 	u.Path = "/" + name
 	db := &Database{URL: u.String(), Name: name}
 	db.drop = func() { dropDatabase(s.DatabaseURL, name) }
-
-	pool, err := pg.Connect(ctx, db.URL, 4)
-	if err != nil {
-		db.drop()
-		return nil, err
-	}
-	defer pool.Close()
-	if err := pg.Migrate(ctx, pool, migrations.FS, slog.New(slog.DiscardHandler)); err != nil {
-		db.drop()
-		return nil, err
-	}
 	return db, nil
 }
 
