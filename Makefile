@@ -9,6 +9,11 @@ SHELL := /bin/bash
 # Every recipe that talks to the services loads the endpoints `make up` wrote.
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
+# Every build and test leaves out gin's MessagePack binding, which Sluice
+# never uses and which is the slowest package of a cold build
+# (docs/dependencies.md); the go commands the recipes and the tests run
+# read it from the environment.
+export GOFLAGS := $(strip $(GOFLAGS) -tags=nomsgpack)
 
 .PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium console-screenshots
 
