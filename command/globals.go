@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
-	"github.com/sluicehq/sluice/internal/consumers/dispatch"
-	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
+	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/store/catalog"
@@ -41,6 +41,7 @@ type Globals struct {
 	MaxEventTypes int      `name:"max-event-types" env:"SLUICE_MAX_EVENT_TYPES" default:"200" help:"Event types one tenant may declare."`
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
+	HelpAll       HelpAll  `name:"help-all" help:"Show help with the deployment-wide flags too."`
 }
 
 func (g *Globals) logger() *slog.Logger {

@@ -62,7 +62,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) exitC
 	parser, err := kong.New(&cli,
 		kong.Name("sluice"),
 		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
-		kong.Help(eitherOrHelp),
+		kong.Help(groupedHelp),
 		kong.Writers(stdout, stderr),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Resolvers(envFiles(os.LookupEnv)),
