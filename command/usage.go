@@ -65,6 +65,7 @@ func printHelp(options kong.HelpOptions, ctx *kong.Context, all bool) error {
 	}
 	moveDeploymentFlags(ctx.Model.Node, node, all)
 	markEitherOr(node)
+	nameGroups(node)
 	out := ctx.Stdout
 	var buf bytes.Buffer
 	ctx.Stdout = &buf
@@ -119,6 +120,26 @@ func markEitherOr(node *kong.Node) {
 				title = requiredOneOf
 			}
 			f.Group = &kong.Group{Key: "xor:" + strings.Join(f.Xor, ","), Title: title}
+		}
+	}
+}
+
+// groupTitles are the headings of the flag groups commands declare
+// (kong's group tag), by key.
+var groupTitles = map[string]string{
+	policyGroup: "The deployment's endpoint policy (the processes read the same flags and variables):",
+}
+
+// nameGroups gives node's flag groups their headings.
+func nameGroups(node *kong.Node) {
+	for _, level := range node.AllFlags(true) {
+		for _, f := range level {
+			if f.Group == nil {
+				continue
+			}
+			if title, ok := groupTitles[f.Group.Key]; ok {
+				f.Group.Title = title
+			}
 		}
 	}
 }

@@ -26,7 +26,6 @@ func help(t *testing.T, args ...string) string {
 func TestUsageShowsEitherOrFlagsAsAlternatives(t *testing.T) {
 	t.Parallel()
 	for cmd, want := range map[string]string{
-		"dlq replay":           "Usage: sluice dlq replay (--id=INT-64 | --group=STRING)",
 		"replay":               "Usage: sluice replay --group=STRING (--to-earliest | --to-latest | --to-time=TIME | --to-offset=TO-OFFSET)",
 		"source rotate-secret": "Usage: sluice source rotate-secret --source=STRING (--secret=STRING | --generate)",
 	} {
