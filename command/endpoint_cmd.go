@@ -205,10 +205,10 @@ type EndpointUpdateCmd struct {
 	Filters        []string                           `name:"filter" help:"Replace the filters; repeat for several."`
 	Rate           *int                               `name:"rate" help:"A new rate; 0: the deployment's default."`
 	Concurrency    *int                               `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
-	Headers        []string                           `name:"header" placeholder:"NAME=VALUE" help:"Replace every static header; repeat for several." input:"max=512"`
-	ClearHeaders   bool                               `name:"clear-headers" help:"Remove every static header."`
-	Unordered      bool                               `help:"Send in parallel from now on."`
-	Ordered        bool                               `help:"Send in order per resource from now on."`
+	Headers        []string                           `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
+	ClearHeaders   bool                               `name:"clear-headers" xor:"headers" help:"Remove every static header."`
+	Unordered      bool                               `xor:"order" help:"Send in parallel from now on."`
+	Ordered        bool                               `xor:"order" help:"Send in order per resource from now on."`
 	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
@@ -231,12 +231,9 @@ func (c *EndpointUpdateCmd) Run(ctx context.Context, g *Globals) error {
 
 func (c *EndpointUpdateCmd) patch() (endpoints.Patch, error) {
 	p := endpoints.Patch{URL: c.URL, Description: c.Description, Filters: c.Filters, Rate: c.Rate, Concurrency: c.Concurrency}
-	switch {
-	case c.Ordered && c.Unordered:
-		return p, errors.New("--ordered and --unordered: give one")
-	case c.ClearHeaders && len(c.Headers) > 0:
-		return p, errors.New("--header and --clear-headers: give one")
-	case c.Ordered || c.Unordered:
+	// kong refuses --ordered with --unordered, and --header with
+	// --clear-headers (xor), before this runs.
+	if c.Ordered || c.Unordered {
 		p.Ordered = &c.Ordered
 	}
 	if c.ClearHeaders || len(c.Headers) > 0 {
