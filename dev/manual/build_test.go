@@ -94,3 +94,58 @@ func TestBuildSaysWhatItCompilesBeforeItStarts(t *testing.T) {
 		t.Errorf("a build with nothing new: want go build alone, and nothing said:\n%s", second)
 	}
 }
+
+// make up writes where make run listens into .run/env, and the URLs that
+// reach it: the addresses the environment names (from SLUICE_HTTP_ADDR and
+// SLUICE_ADMIN_ADDR given to make up or make run), else those .run/env
+// has, else 127.0.0.1:8080 and 127.0.0.1:8082; an address on every
+// interface is reached on loopback; the local endpoint policy is written
+// once and kept as edited.
+func TestMakeUpWritesWhereMakeRunListens(t *testing.T) {
+	t.Parallel()
+	repo, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := filepath.Join(t.TempDir(), "env")
+	if err := os.WriteFile(env, []byte("SLUICE_DATABASE_URL=postgres://x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write := func(vars ...string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "-c", `. "$1/dev/up.sh" && write_pipeline_env "$2"`, "_", repo, env)
+		cmd.Env = append(withoutSluice(os.Environ()), vars...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("write_pipeline_env: %v\n%s", err, out)
+		}
+		b, err := os.ReadFile(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		vars []string
+		want []string
+	}{
+		{nil, []string{"SLUICE_HTTP_ADDR=127.0.0.1:8080\n", "SLUICE_INGEST_URL=http://127.0.0.1:8080\n", "SLUICE_ADMIN_URL=http://127.0.0.1:8082\n",
+			"SLUICE_DELIVERY_ALLOW_HTTP=true\n", "SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8,::1/128\n", "SLUICE_DATABASE_URL=postgres://x\n"}},
+		{[]string{"SLUICE_HTTP_ADDR=:18080", "SLUICE_ADMIN_ADDR=0.0.0.0:18082"}, []string{"SLUICE_HTTP_ADDR=:18080\n",
+			"SLUICE_INGEST_URL=http://127.0.0.1:18080\n", "SLUICE_ADMIN_ADDR=0.0.0.0:18082\n", "SLUICE_ADMIN_URL=http://127.0.0.1:18082\n"}},
+		{nil, []string{"SLUICE_INGEST_URL=http://127.0.0.1:18080\n", "SLUICE_ADMIN_URL=http://127.0.0.1:18082\n"}}, // kept
+	} {
+		got := write(c.vars...)
+		for _, w := range c.want {
+			if strings.Count(got, w) != 1 {
+				t.Errorf("with %v, .run/env holds:\n%s\nwant one line %q", c.vars, got, w)
+			}
+		}
+	}
+	edited := strings.Replace(write(), "SLUICE_DELIVERY_ALLOW_HTTP=true", "SLUICE_DELIVERY_ALLOW_HTTP=false", 1)
+	if err := os.WriteFile(env, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := write(); !strings.Contains(got, "SLUICE_DELIVERY_ALLOW_HTTP=false\n") || strings.Contains(got, "ALLOW_HTTP=true") {
+		t.Errorf("an edited policy was not kept:\n%s", got)
+	}
+}
