@@ -3,7 +3,9 @@
 # or after a change of Go or of the dependencies) says so before it
 # starts, with how long it should take, and says how far it got every 15 s,
 # so it is never taken for a hang; the Go modules a first build downloads
-# are announced too (their time is the network's).
+# are announced too (their time is the network's). It compiles at a lower
+# priority: make run starts the services beside it, and their start (a
+# JVM's) must not wait behind the compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +58,7 @@ if (( stale > 1 )); then
   n=0
   # go build -v names each package as it compiles it; anything else it
   # prints (a compile error) is shown as it is.
-  go build -v -o "$out" "$pkg" 2>&1 | while IFS= read -r line; do
+  nice -n 10 go build -v -o "$out" "$pkg" 2>&1 | while IFS= read -r line; do
     if [[ "$line" =~ ^[[:alnum:]_./~-]+$ ]]; then
       n=$((n + 1))
       if (( SECONDS - last >= 15 )); then
@@ -69,7 +71,7 @@ if (( stale > 1 )); then
   done
   say "bin/sluice built in $(( SECONDS - start )) s"
 else
-  go build -o "$out" "$pkg"
+  nice -n 10 go build -o "$out" "$pkg"
 fi
 mkdir -p "$(dirname "$stamp")"
 printf '%s\n' "$want" >"$stamp"

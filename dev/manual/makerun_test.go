@@ -56,6 +56,17 @@ func TestMakeRunShowsEveryConsolePageOnLoopbackOnly(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	// However the test ends, nothing it started outlives it: Ctrl-C, as a
+	// user stops make run, then SIGKILL to the whole group.
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
 	running := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -66,8 +77,7 @@ func TestMakeRunShowsEveryConsolePageOnLoopbackOnly(t *testing.T) {
 			}
 		}
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { exited <- cmd.Wait(); close(exited) }()
 	select {
 	case <-running:
 	case err := <-exited:
