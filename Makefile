@@ -9,8 +9,13 @@ SHELL := /bin/bash
 # Every recipe that talks to the services loads the endpoints `make up` wrote.
 WITH_ENV := set -a; . .run/env; set +a;
 GO_TEST_FLAGS ?= -count=1 -timeout 15m
+# Every build and test leaves out gin's MessagePack binding, which Sluice
+# never uses and which is the slowest package of a cold build
+# (docs/dependencies.md); the go commands the recipes and the tests run
+# read it from the environment.
+export GOFLAGS := $(strip $(GOFLAGS) -tags=nomsgpack)
 
-.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium console-screenshots
+.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium strace console-screenshots
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,10 +29,13 @@ down: ## Stop the local services.
 clean: ## Stop the services and remove all local state (.run/).
 	@bash dev/clean.sh
 
-build: ## Build bin/sluice.
-	@go build -o bin/sluice ./cmd/sluice
+build: ## Build bin/sluice (a long build says so first, and how long it should take).
+	@bash dev/build.sh
 
-run: up build ## Run the pipeline: services, migrations, a demo tenant, one signed webhook to a grant.
+# The services start while bin/sluice compiles: on a first run each waits on
+# the other's idle moments rather than on its own.
+run: ## Run the pipeline: services, migrations, the demo tenant (a grant, a conflict, a dead letter, an event type, an endpoint, a reconciliation), URLs printed.
+	@$(MAKE) --no-print-directory -j2 up build
 	@bash dev/run.sh
 
 # Schemathesis, installed once per version from PyPI into a virtual
@@ -61,11 +69,14 @@ $(AXE):
 chromium: ## Install Debian's Chromium for the console's browser tests when it is missing.
 	@bash dev/console/chromium.sh
 
+strace: ## Install strace when it is missing (make run's test records every connection its processes make).
+	@command -v strace >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; } || { echo "strace is missing and this is not root: apt-get install -y strace" >&2; exit 1; }
+
 console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, with demo data, to .run/console/.
 	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
 	@ls .run/console/*.png
 
-test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) chromium $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk) against the local services.
+test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) chromium strace $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk) against the local services.
 	@go vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh

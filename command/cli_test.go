@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/alecthomas/kong"
 	"github.com/google/uuid"
 
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -45,8 +47,11 @@ func buildCLI(t *testing.T) {
 // returns what it printed and its exit code.
 func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	return cliWith(t, append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey), args...)
+	return cliWith(t, cliEnv(), args...)
 }
+
+// cliEnv is the environment cli runs the binary with.
+func cliEnv() []string { return append(sluiceEnv(suite.topics), "SLUICE_SECRET_KEY="+suite.secretKey) }
 
 // cliWith runs the sluice binary with the environment env.
 func cliWith(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
@@ -123,8 +128,8 @@ func TestCLIErrorsNameWhatIsWrongAndUnknownIdsFail(t *testing.T) {
 	}
 }
 
-// Every list takes -o json and prints one JSON object; the lag is one line
-// per group unless --partitions.
+// The lag is one line per group unless --partitions; the CLI's changes
+// are audited.
 func TestCLIListsAndLag(t *testing.T) {
 	t.Parallel()
 	stdout, _, code := cli(t, "tenant", "create", "--name", "cli-"+testenv.RandomSuffix(), "-o", "json")
@@ -134,18 +139,6 @@ func TestCLIListsAndLag(t *testing.T) {
 	var created struct{ ID string }
 	if err := json.Unmarshal([]byte(stdout), &created); err != nil {
 		t.Fatalf("tenant create -o json: %v: %s", err, stdout)
-	}
-	for _, args := range [][]string{
-		{"tenant", "list"}, {"source", "list", "--tenant", created.ID}, {"workspace", "list", "--tenant", created.ID},
-		{"apikey", "list", "--tenant", created.ID}, {"admintoken", "list"},
-	} {
-		stdout, stderr, code := cli(t, append(args, "-o", "json")...)
-		var page struct {
-			Items []json.RawMessage `json:"items"`
-		}
-		if code != 0 || json.Unmarshal([]byte(stdout), &page) != nil || page.Items == nil {
-			t.Errorf("sluice %v -o json: exit %d, %q %s", args, code, stdout, stderr)
-		}
 	}
 	if _, _, code := cli(t, "tenant", "set-limits", "--tenant", created.ID, "--rate", "5", "--burst", "7"); code != 0 {
 		t.Fatalf("set-limits exited %d", code)
@@ -218,5 +211,80 @@ func TestAdminListenerServesTheAPI(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET /admin/v1/tenants with a token: %d", resp.StatusCode)
+	}
+}
+
+// Every list prints one shape with -o json: an object whose items are the
+// list (with next_cursor where it pages), so one jq works on all. Every
+// list command of the CLI is here (a new one fails until it is), and ids
+// print as ids: a conflict's as <inbox id>-<microseconds>, not as a number
+// with a decimal point.
+func TestEveryListPrintsItemsInJSON(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	schema := filepath.Join(t.TempDir(), "order.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object","properties":{"id":{"type":"string"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := cli(t, "eventtype", "create", "--tenant", f.tenantID, "--kind", "api", "--type", "order.placed",
+		"--resource-type", "order", "--schema-file", schema); code != 0 {
+		t.Fatalf("eventtype create: %s", stderr)
+	}
+	s := testenv.RandomSuffix()
+	body := invoicePaid("evt_list_"+s, "in_list_"+s, f.customer, 1000)
+	for _, b := range [][]byte{body, bytes.Replace(body, []byte("in_list_"), []byte("in_other_"), 1)} {
+		if code := f.sendSigned(t, b); code/100 != 2 {
+			t.Fatalf("send: %d", code)
+		}
+	}
+	lists := [][]string{
+		{"tenant", "list"}, {"source", "list", "--tenant", f.tenantID}, {"source", "kinds"}, {"workspace", "list", "--tenant", f.tenantID},
+		{"apikey", "list", "--tenant", f.tenantID}, {"admintoken", "list"}, {"eventtype", "list", "--tenant", f.tenantID},
+		{"eventtype", "show", "--tenant", f.tenantID, "--kind", "api", "--type", "order.placed"}, {"eventtype", "resource-types", "list"},
+		{"endpoint", "list", "--tenant", f.tenantID}, {"delivery", "list", "--tenant", f.tenantID}, {"dlq", "list"},
+		{"events", "search", "--tenant", f.tenantID}, {"conflicts", "list", "--tenant", f.tenantID}, {"audit", "list"},
+		{"lag"}, {"lag", "--partitions"}, {"cdc", "parked", "list"}, {"keys", "status"},
+	}
+	named := map[string]bool{}
+	for _, args := range lists {
+		var path []string // the command: the words before the first flag
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				break
+			}
+			path = append(path, a)
+		}
+		named[strings.Join(path, " ")] = true
+		stdout, stderr, code := cli(t, append(args, "-o", "json")...)
+		var page map[string]json.RawMessage
+		var items []json.RawMessage
+		if code != 0 || json.Unmarshal([]byte(stdout), &page) != nil || json.Unmarshal(page["items"], &items) != nil || items == nil {
+			t.Errorf("sluice %v -o json: exit %d, %q %s; want {\"items\": [...]}", args, code, stdout, stderr)
+		}
+	}
+	var grammar CLI
+	parser, err := kong.New(&grammar, kong.Name("sluice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leaf := range parser.Model.Leaves(true) {
+		if path := strings.TrimPrefix(leaf.FullPath(), "sluice "); leaf.Name == "list" && !named[path] {
+			t.Errorf("sluice %s is a list this test does not check", path)
+		}
+	}
+
+	var conflicts struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
+	runJSON(t, &conflicts, "conflicts", "list", "--tenant", f.tenantID)
+	text := runText(t, "conflicts", "list", "--tenant", f.tenantID)
+	if len(conflicts.Items) != 1 || !regexp.MustCompile(`^[1-9][0-9]*-[0-9]+$`).MatchString(conflicts.Items[0].ID) ||
+		!strings.Contains(text, "\n"+conflicts.Items[0].ID+" ") {
+		t.Errorf("conflicts list: %+v\n%s\nwant one conflict whose id reads <inbox id>-<microseconds>", conflicts.Items, text)
+	}
+	if _, stderr, code := cli(t, "conflicts", "get", conflicts.Items[0].ID); code != 0 {
+		t.Errorf("conflicts get %s: %s", conflicts.Items[0].ID, stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -14,21 +15,35 @@ import (
 // DeliveryFlags configure deliveries to tenants' endpoints: the deliverer
 // in processes that consume, and the rules endpoints are created under.
 type DeliveryFlags struct {
-	Deliver            bool          `name:"deliver" env:"SLUICE_DELIVER" default:"true" negatable:"" help:"Run the deliverer of tenants' endpoints in a process that consumes (needs SLUICE_SECRET_KEY); --no-deliver runs the consumers without it (deliveries then wait, pending, for a process that delivers)."`
-	AllowHTTP          bool          `name:"delivery-allow-http" env:"SLUICE_DELIVERY_ALLOW_HTTP" help:"Accept endpoints with plain http:// URLs (tests, private deployments); HTTPS only by default."`
-	AllowNetworks      []string      `name:"delivery-allow-networks" env:"SLUICE_DELIVERY_ALLOW_NETWORKS" sep:"," help:"CIDRs endpoints may be dialled at although not public (loopback, private, link-local...); none by default."`
-	Horizon            time.Duration `name:"delivery-horizon" env:"SLUICE_DELIVERY_HORIZON" default:"72h" help:"How long a delivery is retried before it is dead for its endpoint (at most the payload horizon)."`
-	FailingHorizon     time.Duration `name:"delivery-failing-horizon" env:"SLUICE_DELIVERY_FAILING_HORIZON" default:"120h" help:"An endpoint whose every attempt failed for this long is disabled."`
-	Timeout            time.Duration `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of one request to an endpoint, its answer included."`
-	Backoff            time.Duration `name:"delivery-backoff" env:"SLUICE_DELIVERY_BACKOFF" default:"5s" help:"Wait after a delivery's first failed attempt; each next is four times longer, up to 6h, jittered."`
-	DefaultConcurrency int           `name:"delivery-concurrency" env:"SLUICE_DELIVERY_CONCURRENCY" default:"4" help:"Requests in flight per endpoint and deliverer process, for endpoints that set none."`
-	MaxConcurrency     int           `name:"delivery-max-concurrency" env:"SLUICE_DELIVERY_MAX_CONCURRENCY" default:"20" help:"Most requests in flight per endpoint and deliverer process, whatever the endpoint asks."`
-	MaxRate            int           `name:"delivery-max-rate" env:"SLUICE_DELIVERY_MAX_RATE" default:"100" help:"Most requests per second per endpoint and deliverer process, whatever the endpoint asks."`
-	EndpointsPerTenant int           `name:"endpoints-per-tenant" env:"SLUICE_ENDPOINTS_PER_TENANT" default:"50" help:"Most endpoints a tenant may have."`
+	Deliver        bool `name:"deliver" env:"SLUICE_DELIVER" default:"true" negatable:"" help:"Run the deliverer of tenants' endpoints in a process that consumes (needs SLUICE_SECRET_KEY); --no-deliver runs the consumers without it (deliveries then wait, pending, for a process that delivers)."`
+	EndpointPolicy `embed:""`
+	Horizon        time.Duration `name:"delivery-horizon" env:"SLUICE_DELIVERY_HORIZON" default:"72h" help:"How long a delivery is retried before it is dead for its endpoint (at most the payload horizon)."`
+	FailingHorizon time.Duration `name:"delivery-failing-horizon" env:"SLUICE_DELIVERY_FAILING_HORIZON" default:"120h" help:"An endpoint whose every attempt failed for this long is disabled."`
+	Timeout        time.Duration `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of one request to an endpoint, its answer included."`
+	Backoff        time.Duration `name:"delivery-backoff" env:"SLUICE_DELIVERY_BACKOFF" default:"5s" help:"Wait after a delivery's first failed attempt; each next is four times longer, up to 6h, jittered."`
 }
 
+// EndpointPolicy is the deployment's rules for tenants' endpoints: the
+// URLs they may have, the addresses the deliverer may dial, and the caps.
+// The processes (their admin API and deliverer) and the CLI's endpoint
+// commands read it from the same flags and variables, with the same
+// defaults, so an endpoint the CLI accepts is one the deployment delivers
+// to; the deliverer checks every address again when it dials.
+type EndpointPolicy struct {
+	AllowHTTP          bool     `name:"delivery-allow-http" env:"SLUICE_DELIVERY_ALLOW_HTTP" help:"Accept endpoints with plain http:// URLs (tests, private deployments); HTTPS only by default."`
+	AllowNetworks      []string `name:"delivery-allow-networks" env:"SLUICE_DELIVERY_ALLOW_NETWORKS" sep:"," placeholder:"CIDR" help:"CIDRs endpoints may be dialled at although not public (loopback, private, link-local...); none by default."`
+	DefaultConcurrency int      `name:"delivery-concurrency" env:"SLUICE_DELIVERY_CONCURRENCY" default:"4" help:"Requests in flight per endpoint and deliverer process, for endpoints that set none."`
+	MaxConcurrency     int      `name:"delivery-max-concurrency" env:"SLUICE_DELIVERY_MAX_CONCURRENCY" default:"20" help:"Most requests in flight per endpoint and deliverer process, whatever the endpoint asks."`
+	MaxRate            int      `name:"delivery-max-rate" env:"SLUICE_DELIVERY_MAX_RATE" default:"100" help:"Most requests per second per endpoint and deliverer process, whatever the endpoint asks."`
+	EndpointsPerTenant int      `name:"endpoints-per-tenant" env:"SLUICE_ENDPOINTS_PER_TENANT" default:"50" help:"Most endpoints a tenant may have."`
+}
+
+// policyGroup is the help's heading of EndpointPolicy in the commands
+// that take it beside their own flags.
+const policyGroup = "endpoint-policy"
+
 // policy is the addresses the deliverer may dial.
-func (f DeliveryFlags) policy() (egress.Policy, error) {
+func (f EndpointPolicy) policy() (egress.Policy, error) {
 	var p egress.Policy
 	for _, cidr := range f.AllowNetworks {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {
@@ -44,8 +59,9 @@ func (f DeliveryFlags) policy() (egress.Policy, error) {
 }
 
 // endpoints are the rules endpoints are created and changed under, and
-// the check of their URLs (literal addresses the policy refuses).
-func (f DeliveryFlags) endpoints() (endpoints.Limits, func(string) error, error) {
+// the check of their URLs (literal addresses the policy refuses, naming
+// the setting that would allow them).
+func (f EndpointPolicy) endpoints() (endpoints.Limits, func(string) error, error) {
 	policy, err := f.policy()
 	if err != nil {
 		return endpoints.Limits{}, nil, err
@@ -54,6 +70,9 @@ func (f DeliveryFlags) endpoints() (endpoints.Limits, func(string) error, error)
 		MaxPerTenant: f.EndpointsPerTenant, DefaultConcurrency: f.DefaultConcurrency}
 	check := func(raw string) error {
 		_, err := policy.CheckURL(raw, f.AllowHTTP)
+		if errors.Is(err, egress.ErrRefusedAddress) {
+			return fmt.Errorf("%w; this deployment dials such an address only in a network of --delivery-allow-networks (SLUICE_DELIVERY_ALLOW_NETWORKS)", err)
+		}
 		return err
 	}
 	return limits, check, nil

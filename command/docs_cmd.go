@@ -94,7 +94,7 @@ func serveFlags(root *kong.Node) (map[string]*kong.Flag, []string, error) {
 	byName := map[string]*kong.Flag{}
 	var order []string
 	for _, f := range append(append([]*kong.Flag{}, root.Flags...), serve.Flags...) {
-		if f.Hidden || f.Name == "help" {
+		if f.Hidden || f.Name == "help" || f.Name == "help-all" {
 			continue
 		}
 		if _, dup := byName[f.Name]; !dup {

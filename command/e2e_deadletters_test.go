@@ -88,7 +88,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		return true, nil
 	})
 	replay := func() error {
-		_, err := replayDeadLetters(ctx, op, id, "", slog.New(slog.DiscardHandler))
+		_, err := replayDeadLetters(ctx, op, id, operate.DeadLetterFilter{}, slog.New(slog.DiscardHandler))
 		return err
 	}
 	if err := replay(); err == nil {
@@ -157,5 +157,71 @@ func TestReplayRefusesAGroupWithActiveMembers(t *testing.T) {
 	_, err = rewindGroup(context.Background(), adm, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics)}, suite.group, offsets.Target{Earliest: true}, true)
 	if !errors.Is(err, offsets.ErrGroupActive) {
 		t.Fatalf("rewind of a running group: %v, want ErrGroupActive", err)
+	}
+}
+
+// The CLI reaches dead letters as the API does: the list takes the API's
+// filters (tenant, reason, time) and pages; dlq show prints one letter
+// with its record (a payload read, audited) or, with --summary, without
+// it; dlq count says what a filtered replay would take; dlq replay takes
+// one letter or a filter, never neither, and replays only what it selects.
+func TestDLQCommandsTakeTheAPIsFilters(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b := newTenant(t), newTenant(t)
+	s := testenv.RandomSuffix()
+	orphanA, orphanB := "cus_lost_a_"+s, "cus_lost_b_"+s
+	bodyA := invoicePaid("evt_dl_a_"+s, "in_dl_a_"+s, orphanA, 1000)
+	if code := a.sendSigned(t, bodyA); code/100 != 2 {
+		t.Fatal(code)
+	}
+	if code := b.sendSigned(t, invoicePaid("evt_dl_b_"+s, "in_dl_b_"+s, orphanB, 1000)); code/100 != 2 {
+		t.Fatal(code)
+	}
+	dlq := suite.topics.DeadLetter(suite.group)
+	recordsFor(t, dlq, 2, "evt_dl_a_"+s, "evt_dl_b_"+s)
+	var list struct {
+		Items []operate.DeadLetter `json:"items"`
+		Next  *string              `json:"next_cursor"`
+	}
+	runJSON(t, &list, "dlq", "list", "--tenant", a.tenantID, "--reason", "NO WORKSPACE", "--since", time.Now().Add(-time.Hour).Format(time.RFC3339))
+	if len(list.Items) != 1 || list.Items[0].EventID != "evt_dl_a_"+s || list.Next == nil {
+		t.Fatalf("dlq list --tenant --reason --since: %+v, want tenant a's one letter and a next_cursor", list)
+	}
+	id := list.Items[0].ID
+	if n := runText(t, "dlq", "count", "--tenant", a.tenantID); strings.TrimSpace(n) != "1" {
+		t.Errorf("dlq count --tenant: %q, want 1", n)
+	}
+	text := runText(t, "dlq", "show", fmt.Sprint(id))
+	for _, want := range []string{"group:", suite.group, "customer maps to no workspace", "ce_id", "evt_dl_a_" + s, "payload: kept\n" + string(bodyA)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("dlq show %d lacks %q:\n%s", id, want, text)
+		}
+	}
+	if summary := runText(t, "dlq", "show", fmt.Sprint(id), "--summary"); strings.Contains(summary, "payload") {
+		t.Errorf("dlq show --summary shows the record:\n%s", summary)
+	}
+	if n := count(t, `SELECT count(*) FROM admin_audit WHERE action = 'dead_letter.read_payload' AND target_id = $1 AND tenant_id = $2`, fmt.Sprint(id), a.tenantID); n != 1 {
+		t.Errorf("audit rows of dlq show: %d, want 1 (the summary is no payload read)", n)
+	}
+	for _, args := range [][]string{{"dlq", "replay"}, {"dlq", "replay", "--id", fmt.Sprint(id), "--tenant", a.tenantID}} {
+		if _, stderr, code := cli(t, args...); code != 2 || !strings.Contains(stderr, "--id") {
+			t.Errorf("sluice %v: exit %d, %q; want a usage error asking for --id or a filter", args, code, stderr)
+		}
+	}
+	for _, f := range []tenantFixture{a, b} {
+		orphan := orphanA
+		if f.tenantID == b.tenantID {
+			orphan = orphanB
+		}
+		if _, err := suite.store.CreateWorkspace(ctx, f.tenantID, orphan, "found"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := runText(t, "dlq", "replay", "--tenant", a.tenantID, "--reason", "no workspace"); !strings.Contains(out, "replayed 1 dead letter(s)") {
+		t.Errorf("dlq replay --tenant --reason: %q", out)
+	}
+	if n := count(t, `SELECT count(*) FROM dead_letters WHERE headers->>'ce_tenantid' = $1 AND replayed_at IS NULL`, b.tenantID); n != 1 {
+		t.Errorf("tenant b's pending letters after tenant a's replay: %d, want 1", n)
 	}
 }

@@ -123,3 +123,46 @@ func runJSON(t *testing.T, v any, args ...string) {
 		t.Fatalf("sluice %v -o json: %v: %s", args, err, stdout)
 	}
 }
+
+// `events trail` and `events payload` take the provider's event id, what a
+// person has in hand first; when two sources delivered an event by that id
+// the command names both and asks for the source (or the inbox id).
+func TestEventsTrailTakesTheProvidersEventID(t *testing.T) {
+	t.Parallel()
+	a, b := newTenant(t), newTenant(t)
+	s := testenv.RandomSuffix()
+	shared, own := "evt_shared_"+s, "evt_own_"+s
+	bodyA := invoicePaid(shared, "in_a_"+s, a.customer, 1000)
+	for _, send := range []struct {
+		f    tenantFixture
+		body []byte
+	}{{a, bodyA}, {b, invoicePaid(shared, "in_b_"+s, b.customer, 1000)}, {a, invoicePaid(own, "in_own_"+s, a.customer, 1000)}} {
+		if code := send.f.sendSigned(t, send.body); code/100 != 2 {
+			t.Fatalf("send: status %d", code)
+		}
+	}
+	var trail operate.Trail
+	runJSON(t, &trail, "events", "trail", own)
+	if trail.Event.EventID != own || trail.Event.SourceID != a.sourceID {
+		t.Errorf("events trail %s: %+v", own, trail.Event)
+	}
+	_, stderr, code := cli(t, "events", "trail", shared)
+	if code != 1 || !strings.Contains(stderr, "2 events have the event id "+shared) || !strings.Contains(stderr, "--source") ||
+		!strings.Contains(stderr, "source "+a.sourceID) || !strings.Contains(stderr, "source "+b.sourceID) {
+		t.Errorf("events trail %s (two sources): exit %d, %q; want both named and --source asked for", shared, code, stderr)
+	}
+	runJSON(t, &trail, "events", "trail", shared, "--source", b.sourceID)
+	if trail.Event.TenantID != b.tenantID {
+		t.Errorf("events trail %s --source %s: %+v", shared, b.sourceID, trail.Event)
+	}
+	if raw := runText(t, "events", "payload", shared, "--source", a.sourceID); raw != string(bodyA) {
+		t.Errorf("events payload %s --source: %q", shared, raw)
+	}
+	runJSON(t, &trail, "events", "trail", fmt.Sprint(trail.Event.ID)) // the inbox id still names it
+	if trail.Event.TenantID != b.tenantID {
+		t.Errorf("events trail <inbox id>: %+v", trail.Event)
+	}
+	if _, stderr, code := cli(t, "events", "trail", "evt_none_"+s); code != 1 || !strings.Contains(stderr, "no event evt_none_"+s) {
+		t.Errorf("events trail of an unknown id: exit %d, %q", code, stderr)
+	}
+}

@@ -53,7 +53,7 @@ func keyStatus(t *testing.T, dbURL, ring string) map[string]int {
 		t.Fatalf("keys status exited %d: %s", code, stderr)
 	}
 	var status struct {
-		Keys []keyUsage `json:"keys"`
+		Keys []keyUsage `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &status); err != nil {
 		t.Fatalf("keys status printed %q: %v", stdout, err)

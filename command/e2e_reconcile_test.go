@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -399,5 +400,27 @@ func TestReconcileResolvesARefundWaitingForItsInvoice(t *testing.T) {
 	}
 	if b := f.balance(t); b != 0 {
 		t.Fatalf("balance = %d, want 0", b)
+	}
+}
+
+// Reconciling a source whose kind has no provider API says so before any
+// run is recorded: the api source's events come from the tenant itself
+// (POST /v1/events), so there is nothing to ask and no failed run to show.
+func TestReconcilingAnAPISourceSaysThereIsNoProviderToAsk(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	if _, stderr, code := cli(t, "apikey", "create", "--tenant", f.tenantID); code != 0 {
+		t.Fatalf("apikey create: %s", stderr)
+	}
+	var source string
+	if err := suite.pool.QueryRow(t.Context(), `SELECT id::text FROM sources WHERE tenant_id = $1 AND kind = 'api'`, f.tenantID).Scan(&source); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := cli(t, "reconcile", "--source", source)
+	if code != 1 || !strings.Contains(stderr, "api source") || !strings.Contains(stderr, "/v1/events") || !strings.Contains(stderr, "stripe") {
+		t.Errorf("reconcile --source <api source>: exit %d, %q; want why there is no provider to ask", code, stderr)
+	}
+	if n := count(t, `SELECT count(*) FROM reconcile_runs WHERE source_id = $1`, source); n != 0 {
+		t.Errorf("reconcile runs of the api source: %d, want none", n)
 	}
 }

@@ -357,12 +357,29 @@ func sluiceBinary(t *testing.T) string {
 }
 
 func sluiceEnv(topics envelope.Topics) []string {
-	return append(os.Environ(),
+	return append(hostEnviron(),
 		"SLUICE_DATABASE_URL="+cliDatabaseURL(),
 		"SLUICE_KAFKA_BROKERS="+strings.Join(suite.brokers, ","),
 		"SLUICE_TOPIC_PREFIX="+topics.Resource("")[:len(topics.Resource(""))-1],
 		"SLUICE_LOG_LEVEL=warn",
 	)
+}
+
+// hostEnviron is this process's environment without what .run/env sets for
+// make run's own deployment (its listeners, their URLs, its endpoint
+// policy), so a command a test runs has only the settings the test gives.
+func hostEnviron() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "SLUICE_DELIVERY_"), k == "SLUICE_HTTP_ADDR", k == "SLUICE_ADMIN_ADDR",
+			k == "SLUICE_INGEST_URL", k == "SLUICE_ADMIN_URL":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // consumeProc is a `sluice consume` subprocess.

@@ -5,17 +5,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/consumers/delivery"
+	"github.com/sluicehq/sluice/internal/egress"
 
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
 // EndpointCmd groups the administration of tenants' endpoints (their
-// destinations). The commands act with the database's credentials and the
-// deployment's default caps (endpoints.Limits: rate 100/s, concurrency 20,
-// 50 endpoints per tenant, https only).
+// destinations). The commands act with the database's credentials; a
+// create or a change is held to the deployment's endpoint policy, read
+// from the same flags and variables as the processes read it
+// (EndpointPolicy: https only, public addresses only, rate 100/s,
+// concurrency 20, 50 endpoints per tenant by default).
 type EndpointCmd struct {
 	Create       EndpointCreateCmd       `cmd:"" help:"Create an endpoint receiving a tenant's matching events; prints its id, then its signing secret (shown only once)."`
 	List         EndpointListCmd         `cmd:"" help:"List endpoints (never their secrets nor header values)."`
@@ -25,7 +34,7 @@ type EndpointCmd struct {
 	Enable       EndpointEnableCmd       `cmd:"" help:"Deliver to an endpoint again, whatever disabled it."`
 	Delete       EndpointDeleteCmd       `cmd:"" help:"Delete an endpoint with its secrets and every delivery to it (disable it to keep them)."`
 	RotateSecret EndpointRotateSecretCmd `cmd:"" name:"rotate-secret" help:"Give an endpoint a new signing secret (printed once); the current ones keep signing for --overlap."`
-	Test         EndpointTestCmd         `cmd:"" help:"Sending a test event needs a running deliverer: prints how to ask one (POST /admin/v1/endpoints/{id}/test)."`
+	Test         EndpointTestCmd         `cmd:"" help:"Send a signed synthetic sluice.test event to an endpoint now, and print the attempt (nothing is stored)."`
 }
 
 // endpointRef names one endpoint.
@@ -42,7 +51,7 @@ type endpointAction struct {
 // endpointSettings are the settings of a create (an update takes them
 // under the same names, each optional).
 type endpointSettings struct {
-	URL         string   `name:"url" required:"" help:"Where events are POSTed (https)." input:"max=2048"`
+	URL         string   `name:"url" required:"" help:"Where events are POSTed: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
 	Description string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
 	Filters     []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
 	Rate        int      `name:"rate" help:"Requests per second (at most the cap); 0: the deployment's default."`
@@ -55,7 +64,8 @@ type EndpointCreateCmd struct {
 	Output
 	Tenant string `required:"" help:"Tenant id." input:"uuid"`
 	endpointSettings
-	Unordered bool `help:"Send in parallel, not in order per resource."`
+	Unordered      bool                               `help:"Send in parallel, not in order per resource."`
+	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
 func (c *EndpointCreateCmd) Run(ctx context.Context, g *Globals) error {
@@ -63,7 +73,7 @@ func (c *EndpointCreateCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	s, done, err := g.endpointsStore(ctx)
+	s, done, err := g.endpointsStore(ctx, c.EndpointPolicy)
 	if err != nil {
 		return err
 	}
@@ -118,7 +128,7 @@ type EndpointListCmd struct {
 }
 
 func (c *EndpointListCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.endpointsStore(ctx)
+	s, done, err := g.endpointsStore(ctx, EndpointPolicy{})
 	if err != nil {
 		return err
 	}
@@ -148,7 +158,7 @@ func state(e endpoints.Endpoint) string {
 type EndpointGetCmd struct{ endpointAction }
 
 func (c *EndpointGetCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.endpointsStore(ctx)
+	s, done, err := g.endpointsStore(ctx, EndpointPolicy{})
 	if err != nil {
 		return err
 	}
@@ -190,15 +200,16 @@ func perDefault(n *int) string {
 type EndpointUpdateCmd struct {
 	Output
 	endpointRef
-	URL          *string  `name:"url" help:"A new URL (https)." input:"max=2048"`
-	Description  *string  `name:"description" help:"A new description; empty clears it." input:"max=500"`
-	Filters      []string `name:"filter" help:"Replace the filters; repeat for several."`
-	Rate         *int     `name:"rate" help:"A new rate; 0: the deployment's default."`
-	Concurrency  *int     `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
-	Headers      []string `name:"header" placeholder:"NAME=VALUE" help:"Replace every static header; repeat for several." input:"max=512"`
-	ClearHeaders bool     `name:"clear-headers" help:"Remove every static header."`
-	Unordered    bool     `help:"Send in parallel from now on."`
-	Ordered      bool     `help:"Send in order per resource from now on."`
+	URL            *string                            `name:"url" help:"A new URL: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
+	Description    *string                            `name:"description" help:"A new description; empty clears it." input:"max=500"`
+	Filters        []string                           `name:"filter" help:"Replace the filters; repeat for several."`
+	Rate           *int                               `name:"rate" help:"A new rate; 0: the deployment's default."`
+	Concurrency    *int                               `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
+	Headers        []string                           `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
+	ClearHeaders   bool                               `name:"clear-headers" xor:"headers" help:"Remove every static header."`
+	Unordered      bool                               `xor:"order" help:"Send in parallel from now on."`
+	Ordered        bool                               `xor:"order" help:"Send in order per resource from now on."`
+	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
 func (c *EndpointUpdateCmd) Run(ctx context.Context, g *Globals) error {
@@ -206,7 +217,7 @@ func (c *EndpointUpdateCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	s, done, err := g.endpointsStore(ctx)
+	s, done, err := g.endpointsStore(ctx, c.EndpointPolicy)
 	if err != nil {
 		return err
 	}
@@ -220,12 +231,9 @@ func (c *EndpointUpdateCmd) Run(ctx context.Context, g *Globals) error {
 
 func (c *EndpointUpdateCmd) patch() (endpoints.Patch, error) {
 	p := endpoints.Patch{URL: c.URL, Description: c.Description, Filters: c.Filters, Rate: c.Rate, Concurrency: c.Concurrency}
-	switch {
-	case c.Ordered && c.Unordered:
-		return p, errors.New("--ordered and --unordered: give one")
-	case c.ClearHeaders && len(c.Headers) > 0:
-		return p, errors.New("--header and --clear-headers: give one")
-	case c.Ordered || c.Unordered:
+	// kong refuses --ordered with --unordered, and --header with
+	// --clear-headers (xor), before this runs.
+	if c.Ordered || c.Unordered {
 		p.Ordered = &c.Ordered
 	}
 	if c.ClearHeaders || len(c.Headers) > 0 {
@@ -262,7 +270,7 @@ func (c *EndpointEnableCmd) Run(ctx context.Context, g *Globals) error {
 }
 
 func (o Output) change(ctx context.Context, g *Globals, id string, do func(endpoints.Store, context.Context, string) (endpoints.Endpoint, error), done string) error {
-	s, closeStore, err := g.endpointsStore(ctx)
+	s, closeStore, err := g.endpointsStore(ctx, EndpointPolicy{})
 	if err != nil {
 		return err
 	}
@@ -278,7 +286,7 @@ func (o Output) change(ctx context.Context, g *Globals, id string, do func(endpo
 type EndpointDeleteCmd struct{ endpointAction }
 
 func (c *EndpointDeleteCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.endpointsStore(ctx)
+	s, done, err := g.endpointsStore(ctx, EndpointPolicy{})
 	if err != nil {
 		return err
 	}
@@ -297,7 +305,7 @@ type EndpointRotateSecretCmd struct {
 }
 
 func (c *EndpointRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
-	s, done, err := g.endpointsStore(ctx)
+	s, done, err := g.endpointsStore(ctx, EndpointPolicy{})
 	if err != nil {
 		return err
 	}
@@ -313,14 +321,52 @@ func (c *EndpointRotateSecretCmd) Run(ctx context.Context, g *Globals) error {
 	return c.secret(e, secret, "new signing secret, shown only once; the old ones sign until "+expires.UTC().Format(time.RFC3339))
 }
 
-// EndpointTestCmd explains where a test event is sent from: the deliverer
-// of a running sluice, which this command does not start.
+// EndpointTestCmd sends a test event from this process, as the deliverer
+// of a running sluice does for POST /admin/v1/endpoints/{id}/test: signed
+// with the endpoint's secrets, dialled under the deployment's policy.
 type EndpointTestCmd struct {
+	Output
 	endpointRef
+	Timeout        time.Duration                      `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of the request, its answer included."`
+	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
-func (c *EndpointTestCmd) Run() error {
-	return fmt.Errorf("a test event is sent by a running sluice's deliverer: POST /admin/v1/endpoints/%s/test on its admin listener "+
-		"(SLUICE_ADMIN_ADDR, default 127.0.0.1:8082) with an operate token (sluice admintoken create), e.g. "+
-		"curl -X POST -H 'Authorization: Bearer slk_adm_...' http://127.0.0.1:8082/admin/v1/endpoints/%s/test", c.ID, c.ID)
+func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
+	s, done, err := g.endpointsStore(ctx, c.EndpointPolicy)
+	if err != nil {
+		return err
+	}
+	defer done()
+	policy, err := c.policy()
+	if err != nil {
+		return err
+	}
+	cfg := delivery.Config{Client: egress.NewClient(egress.Config{Policy: policy, Timeout: c.Timeout}), Timeout: c.Timeout,
+		Registerer: prometheus.NewRegistry()}
+	tenant, err := s.TenantOf(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	a, err := delivery.New(cfg, log, s.Pool, s).TestEndpoint(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	if err := (&audit.Actor{}).Record(ctx, s.Pool, audit.Target{Action: "endpoint.test", Resource: "endpoint", ID: c.ID, TenantID: tenant}); err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(a)
+	}
+	outcome := fmt.Sprintf("answered %d", a.Status)
+	if a.Error != "" {
+		outcome = "failed (" + a.ErrorClass + "): " + a.Error
+	}
+	if a.ErrorClass == "refused_address" {
+		outcome += " (this deployment dials only public addresses and those of --delivery-allow-networks)"
+	}
+	_, err = fmt.Printf("sent sluice.test to endpoint %s: %s in %d ms\n", c.ID, shown(outcome), a.LatencyMS)
+	if err == nil && (a.Error != "" || a.Status/100 != 2) {
+		return fmt.Errorf("endpoint %s did not accept the test event", c.ID)
+	}
+	return err
 }

@@ -2,6 +2,8 @@ package command
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -62,9 +64,6 @@ func TestEndpointCommandsManageAnEndpoint(t *testing.T) {
 		rotated.ActiveSecrets != 2 {
 		t.Errorf("endpoint rotate-secret: %d %s, want a new secret beside the old one", code, out)
 	}
-	if _, errOut, code := cli(t, "endpoint", "test", id); code == 0 || !strings.Contains(errOut, "/admin/v1/endpoints/"+id+"/test") {
-		t.Errorf("endpoint test: %d %s, want the route to ask a running sluice", code, errOut)
-	}
 	if out, _, code := cli(t, "endpoint", "delete", id); code != 0 || !strings.Contains(out, id) {
 		t.Errorf("endpoint delete: %d %s", code, out)
 	}
@@ -96,5 +95,63 @@ func TestEndpointCommandsRefuseInWords(t *testing.T) {
 	if _, errOut, code := cli(t, "endpoint", "update", uuid.NewString(), "--description", "x"); code != 1 ||
 		!strings.Contains(errOut, "no endpoint") {
 		t.Errorf("update of an unknown endpoint: %d %s", code, errOut)
+	}
+}
+
+// The CLI holds an endpoint to the deployment's policy, read from the same
+// variables as the processes read it: plain http and loopback are refused
+// by default with the setting to change named, accepted where the
+// deployment allows them (as make run's does); `endpoint test` then sends
+// a signed test event to the receiver, dialled under the same policy.
+func TestEndpointCommandsFollowTheDeploymentsPolicy(t *testing.T) {
+	t.Parallel()
+	tenant := newTenant(t).tenantID
+	got := make(chan http.Header, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	url := receiver.URL + "/hooks"
+	create := []string{"endpoint", "create", "--tenant", tenant, "--url", url, "--filter", "*"}
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "--delivery-allow-http, SLUICE_DELIVERY_ALLOW_HTTP"},
+		{[]string{"SLUICE_DELIVERY_ALLOW_HTTP=true"}, "--delivery-allow-networks (SLUICE_DELIVERY_ALLOW_NETWORKS)"},
+		{[]string{"SLUICE_DELIVERY_ALLOW_HTTP=true", "SLUICE_DELIVERY_ALLOW_NETWORKS=10.0.0.0/8"}, "--delivery-allow-networks (SLUICE_DELIVERY_ALLOW_NETWORKS)"},
+	} {
+		_, errOut, code := cliWith(t, append(cliEnv(), c.env...), create...)
+		if code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("endpoint create %s with %v: exit %d, %q; want 1 naming %s", url, c.env, code, errOut, c.want)
+		}
+	}
+	local := append(cliEnv(), "SLUICE_DELIVERY_ALLOW_HTTP=true", "SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8,::1/128")
+	out, errOut, code := cliWith(t, local, create...)
+	if code != 0 {
+		t.Fatalf("endpoint create %s where the deployment allows it: exit %d, %s", url, code, errOut)
+	}
+	id := strings.SplitN(out, "\n", 2)[0]
+	if _, errOut, code := cliWith(t, cliEnv(), "endpoint", "test", id); code != 1 || !strings.Contains(errOut, "did not accept") {
+		t.Errorf("endpoint test under the default policy: exit %d, %q; want the loopback address refused when dialled", code, errOut)
+	}
+	out, errOut, code = cliWith(t, local, "endpoint", "test", id, "-o", "json")
+	var a struct {
+		Status int `json:"status"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &a) != nil || a.Status != http.StatusNoContent {
+		t.Fatalf("endpoint test: exit %d, %s %s; want the receiver's 204", code, out, errOut)
+	}
+	select {
+	case h := <-got:
+		if !strings.HasPrefix(h.Get("Webhook-Signature"), "v1,") || h.Get("Ce-Type") != "sluice.test" {
+			t.Errorf("the receiver got %v, want a signed sluice.test event", h)
+		}
+	default:
+		t.Error("the receiver got nothing")
+	}
+	if n := count(t, `SELECT count(*) FROM admin_audit WHERE action = 'endpoint.test' AND target_id = $1 AND tenant_id = $2`, id, tenant); n != 2 {
+		t.Errorf("audit rows of endpoint test: %d, want 2", n)
 	}
 }

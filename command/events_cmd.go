@@ -7,9 +7,11 @@ package command
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
+	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
@@ -88,10 +91,67 @@ func (c *EventsSearchCmd) Run(ctx context.Context, g *Globals) error {
 	})
 }
 
+// eventRef names one event as people do: by the provider's event id
+// (what a provider's dashboard or a support ticket shows), or by its inbox
+// id (the ID events search prints).
+type eventRef struct {
+	Event  string `arg:"" name:"event" help:"The provider's event id (evt_..., a delivery GUID), or the event's inbox id (the ID events search prints; a number names an inbox id unless a provider's event has it)." input:"max=255"`
+	Source string `name:"source" help:"The source the event came through, when several sources delivered an event by that id." input:"uuid"`
+}
+
+// ambiguousShown is how many of the events an id names a refusal lists.
+const ambiguousShown = 10
+
+// inboxID is the inbox id of the event r names: the one event the
+// provider's event id names (of --source when given), or, for a number
+// naming none, the event of that inbox id. An id several events have is
+// refused with each of them, to be told apart by --source or the inbox id.
+func (r eventRef) inboxID(ctx context.Context, op *operate.Operator) (int64, error) {
+	p, err := op.Search(ctx, nil, operate.SearchFilter{EventID: r.Event, SourceID: r.Source, Limit: ambiguousShown})
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case len(p.Items) == 1:
+		return p.Items[0].ID, nil
+	case len(p.Items) > 1:
+		return 0, ambiguousEvent(r.Event, p.Items, p.Next != "")
+	}
+	id, err := strconv.ParseInt(r.Event, 10, 64)
+	if err != nil || id < 1 || r.Source != "" {
+		return 0, refusal.NoSuch("event", r.Event+r.of())
+	}
+	if _, err := op.EventTenant(ctx, id); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+func (r eventRef) of() string {
+	if r.Source == "" {
+		return ""
+	}
+	return " from source " + r.Source
+}
+
+// ambiguousEvent names the events one provider's event id names.
+func ambiguousEvent(id string, events []operate.Event, more bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d events have the event id %s: name one with --source, or by its inbox id:", len(events), id)
+	for _, e := range events {
+		fmt.Fprintf(&b, "\n  inbox id %d: source %s (tenant %s, account %s), received %s", e.ID, e.SourceID, e.TenantID,
+			e.SourceAccount, e.ReceivedAt.UTC().Format(time.RFC3339))
+	}
+	if more {
+		b.WriteString("\n  and more: sluice events search --event-id " + id)
+	}
+	return errors.New(b.String())
+}
+
 // EventsTrailCmd prints an event's trail.
 type EventsTrailCmd struct {
 	Output
-	ID int64 `arg:"" name:"event" help:"The event's inbox id (the ID events search prints)." input:"id"`
+	eventRef
 }
 
 func (c *EventsTrailCmd) Run(ctx context.Context, g *Globals) error {
@@ -100,7 +160,11 @@ func (c *EventsTrailCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	t, err := op.Trail(ctx, nil, c.ID)
+	id, err := c.inboxID(ctx, op)
+	if err != nil {
+		return err
+	}
+	t, err := op.Trail(ctx, nil, id)
 	if err != nil {
 		return err
 	}
@@ -182,7 +246,7 @@ func position(p operate.Position) string {
 // EventsPayloadCmd prints an event's body.
 type EventsPayloadCmd struct {
 	Output
-	ID int64 `arg:"" name:"event" help:"The event's inbox id (the ID events search prints)." input:"id"`
+	eventRef
 }
 
 func (c *EventsPayloadCmd) Run(ctx context.Context, g *Globals) error {
@@ -191,22 +255,26 @@ func (c *EventsPayloadCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer pool.Close()
-	tenant, err := op.EventTenant(ctx, c.ID)
+	id, err := c.inboxID(ctx, op)
 	if err != nil {
 		return err
 	}
-	p, err := op.EventPayload(ctx, nil, c.ID)
+	tenant, err := op.EventTenant(ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := recordRead(ctx, pool, "event", strconv.FormatInt(c.ID, 10), tenant); err != nil {
+	p, err := op.EventPayload(ctx, nil, id)
+	if err != nil {
+		return err
+	}
+	if err := recordRead(ctx, pool, "event", strconv.FormatInt(id, 10), tenant); err != nil {
 		return err
 	}
 	if c.Output.Output == "json" {
 		return json.NewEncoder(os.Stdout).Encode(p)
 	}
 	if p.State != operate.PayloadKept {
-		return fmt.Errorf("event %d has no payload left: %s (its key remains)", c.ID, p.State)
+		return fmt.Errorf("event %d has no payload left: %s (its key remains)", id, p.State)
 	}
 	_, err = os.Stdout.Write(p.Body)
 	return err

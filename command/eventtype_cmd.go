@@ -146,6 +146,9 @@ func (c *EventTypeDeprecateCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if c.Output.Output == "json" {
+		return json.NewEncoder(os.Stdout).Encode(e)
+	}
 	return c.entries([]catalog.Entry{e})
 }
 
@@ -173,13 +176,13 @@ func (c *EventTypeReleaseCmd) Run(ctx context.Context, g *Globals) error {
 	return err
 }
 
-// entries prints versions: one line each, or a JSON array.
+// entries prints versions: one line each, or {"items": [...]}.
 func (o Output) entries(es []catalog.Entry) error {
 	if o.Output == "json" {
 		if es == nil {
 			es = []catalog.Entry{}
 		}
-		return json.NewEncoder(os.Stdout).Encode(es)
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": es})
 	}
 	t := newTable(os.Stdout, "KIND\tTYPE\tVERSION\tSTATUS\tRESOURCE TYPE\tOBJECT ID\tEVENT TIME\tCREATED")
 	for _, e := range es {

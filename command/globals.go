@@ -16,7 +16,6 @@ import (
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
-	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -48,6 +47,7 @@ type Globals struct {
 	LogLevel      string   `name:"log-level" env:"SLUICE_LOG_LEVEL" enum:"debug,info,warn,error" default:"info" help:"Log level."`
 	LogFormat     string   `name:"log-format" env:"SLUICE_LOG_FORMAT" enum:"text,json" default:"text" help:"Log format."`
 	EffectGroups  []string `name:"effect-groups" env:"SLUICE_EFFECT_GROUPS" sep:"," help:"Effect groups this deployment runs, comma-separated, of the binary's (sluice lag names them); empty: every one. Give every process of a deployment the same list."`
+	HelpAll       HelpAll  `name:"help-all" help:"Show help with the deployment-wide flags too."`
 
 	app *app // what the binary adds (Main's options)
 }
@@ -129,9 +129,9 @@ func (g *Globals) catalog() catalog.Config {
 }
 
 // endpointsStore opens tenants' endpoints with the key ring (their
-// secrets and headers are sealed) and the default caps, audited as the
-// CLI.
-func (g *Globals) endpointsStore(ctx context.Context) (endpoints.Store, func(), error) {
+// secrets and headers are sealed) under the deployment's policy p (what a
+// create or a change is held to), audited as the CLI.
+func (g *Globals) endpointsStore(ctx context.Context, p EndpointPolicy) (endpoints.Store, func(), error) {
 	pool, err := g.pool(ctx)
 	if err != nil {
 		return endpoints.Store{}, nil, err
@@ -141,14 +141,12 @@ func (g *Globals) endpointsStore(ctx context.Context) (endpoints.Store, func(), 
 		pool.Close()
 		return endpoints.Store{}, nil, err
 	}
-	// The CLI holds the database's credentials: the deployment's caps and
-	// allowlist are not its limits, but no literal internal address is
-	// accepted from it either.
-	check := func(raw string) error {
-		_, err := egress.Policy{}.CheckURL(raw, true)
-		return err
+	limits, check, err := p.endpoints()
+	if err != nil {
+		pool.Close()
+		return endpoints.Store{}, nil, err
 	}
-	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}, CheckURL: check}, pool.Close, nil
+	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}, Limits: limits, CheckURL: check}, pool.Close, nil
 }
 
 // Horizons are how long stored events are kept (internal/store/lifecycle).

@@ -198,7 +198,7 @@ func (c *KeysStatusCmd) Run(ctx context.Context, g *Globals) error {
 		}
 	}
 	if c.Output.Output == "json" {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"keys": list})
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": list})
 	}
 	t := newTable(os.Stdout, "KEY\tRING\tSECRETS\tBY KIND")
 	for _, u := range list {

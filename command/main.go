@@ -32,7 +32,7 @@ type CLI struct {
 	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
 	Endpoint   EndpointCmd   `cmd:"" help:"Administer tenants' endpoints (destinations their events are delivered to)."`
 	Delivery   DeliveryCmd   `cmd:"" help:"Deliveries of events to tenants' endpoints: list, show, retry one, replay an endpoint's window."`
-	Demo       DemoCmd       `cmd:"" help:"Create a demo tenant and send one signed invoice.paid through a running serve."`
+	Demo       DemoCmd       `cmd:"" help:"Show every part of Sluice on a demo tenant through a running serve (make run's demo): a grant, a conflict, a dead letter, an event type, an endpoint, a reconciliation run."`
 	DLQ        DLQCmd        `cmd:"" name:"dlq" help:"List and replay consumer dead letters."`
 	Events     EventsCmd     `cmd:"" help:"Search the inbox; an event's trail and payload (why did an event have, or not have, its effect?)."`
 	Conflicts  ConflictsCmd  `cmd:"" help:"List and show conflicting deliveries (an event key sent again with other content)."`
@@ -77,7 +77,7 @@ func execute(ctx context.Context, a *app, args []string, stdout, stderr io.Write
 	parser, err := kong.New(&cli,
 		kong.Name("sluice"),
 		kong.Description("Sluice turns provider webhooks into business effects that happen exactly once."),
-		kong.Help(eitherOrHelp),
+		kong.Help(groupedHelp),
 		kong.Writers(stdout, stderr),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Resolvers(envFiles(os.LookupEnv)),

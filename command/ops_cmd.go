@@ -7,11 +7,14 @@ package command
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,50 +28,157 @@ import (
 	"github.com/sluicehq/sluice/internal/kafka"
 )
 
-// DLQCmd groups dead-letter commands.
+// DLQCmd groups dead-letter commands, as the admin API's /dead-letters
+// routes answer them (operate runs both).
 type DLQCmd struct {
-	List   DLQListCmd   `cmd:"" help:"List dead letters, newest first."`
-	Replay DLQReplayCmd `cmd:"" help:"Apply dead letters again through their group's handler (once each)."`
+	List   DLQListCmd   `cmd:"" help:"List dead letters, newest first (no payloads)."`
+	Show   DLQShowCmd   `cmd:"" help:"Show one dead letter with its record: key, headers, payload (audited); --summary: without it."`
+	Count  DLQCountCmd  `cmd:"" help:"Count the pending dead letters a filter selects: what dlq replay with the same filter would replay now."`
+	Replay DLQReplayCmd `cmd:"" help:"Apply dead letters again through their group's handler (once each): one by --id, or those a filter selects, oldest first."`
+}
+
+// deadLetterFilter selects dead letters as GET /dead-letters does.
+type deadLetterFilter struct {
+	Group  string    `name:"group" help:"Only this consumer group's (e.g. sluice.credits)."`
+	Tenant string    `name:"tenant" help:"Only this tenant's." input:"uuid"`
+	Reason string    `name:"reason" help:"Only letters whose reason contains this, case-insensitively." input:"max=255"`
+	Since  time.Time `name:"since" format:"2006-01-02T15:04:05Z07:00" help:"Only letters that last failed from this time (RFC 3339)."`
+	Until  time.Time `name:"until" format:"2006-01-02T15:04:05Z07:00" help:"Only letters that last failed before this time (RFC 3339)."`
+}
+
+func (f deadLetterFilter) operate() operate.DeadLetterFilter {
+	return operate.DeadLetterFilter{Group: f.Group, TenantID: f.Tenant, Reason: f.Reason, Since: f.Since, Until: f.Until}
+}
+
+func (f deadLetterFilter) named() bool {
+	return f.Group != "" || f.Tenant != "" || f.Reason != "" || !f.Since.IsZero() || !f.Until.IsZero()
 }
 
 // DLQListCmd lists dead letters.
 type DLQListCmd struct {
 	Output
-	Group    string    `name:"group" help:"Only this consumer group (e.g. sluice.credits)."`
-	Replayed bool      `name:"replayed" help:"Include dead letters already replayed."`
-	Limit    pageLimit `name:"limit" default:"100" help:"At most this many, 1 to 500."`
+	OperatePaging
+	deadLetterFilter
+	Replayed bool `name:"replayed" help:"Include dead letters already replayed."`
 }
 
 func (c *DLQListCmd) Run(ctx context.Context, g *Globals) error {
-	pool, err := g.pool(ctx)
+	op, pool, err := g.operator(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	page, err := operate.New(pool, nil, g.operateConfig(groups.Options{})).
-		DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: c.Group, Replayed: c.Replayed, Limit: int(c.Limit)})
+	f := c.operate()
+	f.Replayed, f.After, f.Limit = c.Replayed, c.Cursor, int(c.Limit)
+	page, err := op.DeadLetters(ctx, nil, f)
 	if err != nil {
 		return err
 	}
-	letters := page.Items
+	return printList(c.Output, page.Items, page.Next, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON", func(d operate.DeadLetter) []any {
+		return []any{d.ID, d.Group, record(d), d.EventID, d.EventType, d.Attempts, d.LastFailedAt.UTC().Format(time.RFC3339),
+			timeOrDash(d.ReplayedAt), oneLine(d.Reason)}
+	})
+}
+
+func record(d operate.DeadLetter) string {
+	return fmt.Sprintf("%s/%d@%d", d.Topic, d.Partition, d.Offset)
+}
+
+// DLQShowCmd shows one dead letter.
+type DLQShowCmd struct {
+	Output
+	ID      int64 `arg:"" name:"dead-letter-id" help:"The dead letter's id (the ID dlq list prints)." input:"id"`
+	Summary bool  `name:"summary" help:"Only what the list shows, without the record (not a payload read: not audited)."`
+}
+
+func (c *DLQShowCmd) Run(ctx context.Context, g *Globals) error {
+	op, pool, err := g.operator(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if c.Summary {
+		d, err := op.DeadLetterSummary(ctx, nil, c.ID)
+		if err != nil {
+			return err
+		}
+		return printDeadLetter(c.Output, d, d)
+	}
+	d, err := op.DeadLetter(ctx, nil, c.ID)
+	if err != nil {
+		return err
+	}
+	if err := recordRead(ctx, pool, "dead_letter", strconv.FormatInt(c.ID, 10), d.TenantID); err != nil {
+		return err
+	}
+	if err := printDeadLetter(c.Output, d, d.DeadLetter); err != nil || c.Output.Output == "json" {
+		return err
+	}
+	fmt.Printf("\nkey: %s\n\nheaders:\n", shown(string(d.Key)))
+	t := newTable(os.Stdout, "NAME\tVALUE")
+	for _, name := range slices.Sorted(maps.Keys(d.Headers)) {
+		t.row(name, d.Headers[name])
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Printf("\npayload: %s\n", d.Payload.State)
+	if d.Payload.State == operate.PayloadKept {
+		fmt.Println(shownMessage(string(d.Payload.Body)))
+	}
+	return nil
+}
+
+// printDeadLetter prints v as JSON, or d's fields one a line.
+func printDeadLetter(o Output, v any, d operate.DeadLetter) error {
+	return printOne(o, v, strconv.FormatInt(d.ID, 10), field{"group", d.Group}, field{"record", record(d)}, field{"tenant", d.TenantID},
+		field{"event", d.EventID}, field{"type", d.EventType}, field{"inbox id", orDash(d.InboxID)}, field{"attempts", d.Attempts},
+		field{"first failed", d.FirstFailedAt.UTC().Format(time.RFC3339)}, field{"last failed", d.LastFailedAt.UTC().Format(time.RFC3339)},
+		field{"replayed", timeOrDash(d.ReplayedAt)}, field{"reason", d.Reason})
+}
+
+// DLQCountCmd counts the pending letters a filter selects.
+type DLQCountCmd struct {
+	Output
+	deadLetterFilter
+}
+
+func (c *DLQCountCmd) Run(ctx context.Context, g *Globals) error {
+	op, pool, err := g.operator(ctx)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	n, err := op.CountDeadLetters(ctx, nil, c.operate())
+	if err != nil {
+		return err
+	}
 	if c.Output.Output == "json" {
-		return json.NewEncoder(os.Stdout).Encode(letters)
+		return json.NewEncoder(os.Stdout).Encode(map[string]int64{"pending": n})
 	}
-	t := newTable(os.Stdout, "ID\tGROUP\tRECORD\tEVENT\tTYPE\tATTEMPTS\tLAST FAILED\tREPLAYED\tREASON")
-	for _, d := range letters {
-		t.row(d.ID, d.Group, fmt.Sprintf("%s/%d@%d", d.Topic, d.Partition, d.Offset), d.EventID, d.EventType, d.Attempts,
-			d.LastFailedAt.UTC().Format(time.RFC3339), timeOrDash(d.ReplayedAt), oneLine(d.Reason))
-	}
-	return t.flush()
+	_, err = fmt.Println(n)
+	return err
 }
 
 // DLQReplayCmd replays dead letters.
 type DLQReplayCmd struct {
 	Output
-	ID             int64  `name:"id" xor:"which" required:"" help:"Replay this dead letter." input:"id"`
-	Group          string `name:"group" xor:"which" required:"" help:"Replay every dead letter of this group not replayed yet."`
+	ID int64 `name:"id" help:"Replay this dead letter; or name a filter instead (--group, --tenant, --reason, --since, --until), which replays every pending letter it selects." input:"id"`
+	deadLetterFilter
 	DispatchURL    string `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The dispatcher's service, to replay its dead letters." input:"max=2048"`
 	DispatchSecret string `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" envfile:"" help:"The dispatcher's signing secret, to replay its dead letters." input:"secret"`
+}
+
+// Validate asks for one letter or a filter, not both (a usage error):
+// replaying every dead letter at once is never what is meant.
+func (c *DLQReplayCmd) Validate() error {
+	switch {
+	case c.ID != 0 && c.named():
+		return errors.New("--id replays one letter: give it alone, or a filter (--group, --tenant, --reason, --since, --until) without it")
+	case c.ID == 0 && !c.named():
+		return errors.New("give --id N, or a filter (--group, --tenant, --reason, --since, --until) selecting the letters to replay")
+	}
+	return nil
 }
 
 func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
@@ -85,7 +195,7 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	if c.Group != "" && !slices.Contains(op.GroupNames(), c.Group) {
 		return operate.NoSuchGroup(c.Group, op.GroupNames())
 	}
-	res, err := replayDeadLetters(ctx, op, c.ID, c.Group, log)
+	res, err := replayDeadLetters(ctx, op, c.ID, c.operate(), log)
 	if err != nil {
 		return err
 	}
@@ -96,19 +206,19 @@ func (c *DLQReplayCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) er
 	return err
 }
 
-// replayDeadLetters replays letter id, or every pending letter of group
+// replayDeadLetters replays letter id, or every pending letter f selects
 // (operate's, shared with the admin API). It stops at the first failure:
 // the letters after it stay pending, and the error (an
 // *operate.ReplayError when a letter failed again) says how far it got.
-func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, group string, log *slog.Logger) (operate.ReplayResult, error) {
-	if group == "" {
+func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, f operate.DeadLetterFilter, log *slog.Logger) (operate.ReplayResult, error) {
+	if id != 0 {
 		if err := op.ReplayDeadLetter(ctx, nil, id); err != nil {
 			return operate.ReplayResult{Replayed: []int64{}}, err
 		}
 		log.Info("dead letter replayed", slog.Int64("id", id))
 		return operate.ReplayResult{Replayed: []int64{id}}, nil
 	}
-	res, err := op.ReplayDeadLetters(ctx, nil, operate.DeadLetterFilter{Group: group}, log)
+	res, err := op.ReplayDeadLetters(ctx, nil, f, log)
 	if res.Replayed == nil {
 		res.Replayed = []int64{}
 	}
@@ -168,7 +278,7 @@ func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error 
 		for _, l := range lags {
 			out2 = append(out2, summary{l.Group, l.State, l.Lag, len(l.Partitions), l.Slowest})
 		}
-		return json.NewEncoder(out).Encode(out2)
+		return json.NewEncoder(out).Encode(map[string]any{"items": out2})
 	}
 	t := newTable(out, "GROUP\tSTATE\tLAG\tPARTITIONS\tSLOWEST PARTITION")
 	for _, l := range lags {
@@ -187,7 +297,10 @@ func printGroupLag(out io.Writer, format string, lags []operate.GroupLag) error 
 
 func printLag(out io.Writer, format string, rows []offsets.LagRow) error {
 	if format == "json" {
-		return json.NewEncoder(out).Encode(rows)
+		if rows == nil {
+			rows = []offsets.LagRow{}
+		}
+		return json.NewEncoder(out).Encode(map[string]any{"items": rows})
 	}
 	t := newTable(out, "GROUP\tSTATE\tTOPIC\tPARTITION\tCOMMITTED\tSTART\tEND\tLAG\tMEMBER")
 	for _, r := range rows {

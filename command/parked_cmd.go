@@ -36,7 +36,10 @@ func (c *CDCParkedListCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	if c.Output.Output == "json" {
-		return json.NewEncoder(os.Stdout).Encode(parked)
+		if parked == nil {
+			parked = []cdc.Parked{}
+		}
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": parked})
 	}
 	t := newTable(os.Stdout, "ID\tPARKED\tSLOT\tLSN\tTOPIC\tEVENT\tOUTBOX ID\tRELEASED\tREASON")
 	for _, p := range parked {

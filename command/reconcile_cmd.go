@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,6 +96,9 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	}
 	var reports []reconcile.Report
 	if c.Source != "" {
+		if err := reconcilable(ctx, g, c.Source); err != nil {
+			return err
+		}
 		var rep reconcile.Report
 		rep, err = runner.Source(ctx, c.Source, w)
 		if errors.Is(err, reconcile.ErrBusy) {
@@ -109,6 +113,40 @@ func (c *ReconcileRunCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		return perr
 	}
 	return err
+}
+
+// reconcilable refuses, before a run is recorded, a source whose kind has
+// no provider API to ask: the api source (what a tenant POSTs to
+// /v1/events comes from the tenant itself) and kinds that only sign.
+func reconcilable(ctx context.Context, g *Globals, sourceID string) error {
+	s, done, err := g.store(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	src, err := s.Source(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	registry := kinds.Builtin()
+	var able []string
+	for _, k := range registry.Kinds() {
+		if p, _ := registry.Get(k); p != nil {
+			if _, ok := p.(provider.Reconciler); ok {
+				able = append(able, string(k))
+			}
+		}
+	}
+	if provider.Kind(src.Kind) == provider.KindAPI {
+		return fmt.Errorf("source %s is tenant %s's api source: its events are POSTed to /v1/events by the tenant itself, "+
+			"so there is no provider to ask for what never arrived; reconciliation asks a provider's API (sources of kind %s)",
+			src.ID, src.TenantID, strings.Join(able, ", "))
+	}
+	if slices.Contains(able, src.Kind) {
+		return nil
+	}
+	return fmt.Errorf("source %s is of kind %s, whose provider has no API to reconcile against (sources of kind %s have one)",
+		src.ID, src.Kind, strings.Join(able, ", "))
 }
 
 // newRunner builds a runner whose recovered events go through an ingest
@@ -163,7 +201,7 @@ func (c *ReconcileRunCmd) report(reports []reconcile.Report) error {
 				"clamped": r.Clamped, "outcome": r.Outcome, "missing_permission": r.Missing, "found": r.Found, "pages": r.Pages,
 				"requests": r.Requests, "corrected": r.Corrected(), "corrections": r.Corrections})
 		}
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"runs": out})
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": out})
 	}
 	for _, r := range reports {
 		if r.Clamped {

@@ -274,7 +274,7 @@ func (c *SourceKindsCmd) Run() error {
 		names[i] = string(k)
 	}
 	if c.Output.Output == "json" {
-		return json.NewEncoder(os.Stdout).Encode(map[string]any{"kinds": names})
+		return json.NewEncoder(os.Stdout).Encode(map[string]any{"items": names})
 	}
 	_, err := fmt.Println(strings.Join(names, "\n"))
 	return err

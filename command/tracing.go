@@ -3,14 +3,17 @@ package command
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -34,7 +37,7 @@ func tracingWanted(getenv func(string) string) bool {
 }
 
 // startTracing builds the process's tracing from the OTEL_* environment:
-// the exporter (autoexport: OTLP over gRPC or HTTP, or the console), the
+// the exporter (spanExporter: OTLP over gRPC or HTTP, or the console), the
 // sampler (OTEL_TRACES_SAMPLER, parent-based always-on by default), the
 // batching (OTEL_BSP_*), and the resource (service.name "sluice" unless
 // OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise). stop
@@ -43,7 +46,7 @@ func startTracing(ctx context.Context, log *slog.Logger) (t telemetry.Tracing, s
 	if !tracingWanted(os.Getenv) {
 		return telemetry.Tracing{}, func() {}, nil
 	}
-	exporter, err := autoexport.NewSpanExporter(ctx)
+	exporter, err := spanExporter(ctx, os.Getenv)
 	if err != nil {
 		return t, nil, err
 	}
@@ -72,8 +75,39 @@ func startTracing(ctx context.Context, log *slog.Logger) (t telemetry.Tracing, s
 	return telemetry.Tracing{Provider: provider, Propagator: propagation.TraceContext{}}, stop, nil
 }
 
-func exporterName() string {
-	if e := os.Getenv("OTEL_TRACES_EXPORTER"); e != "" {
+// spanExporter is the exporter OTEL_TRACES_EXPORTER names (otlp by
+// default, or console), OTLP over the protocol
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL names
+// (http/protobuf by default, or grpc), as the OpenTelemetry specification
+// reads them. It names the three exporters it builds rather than taking
+// contrib's autoexport, which also links every metrics and logs exporter
+// (180 packages a build compiles for nothing).
+func spanExporter(ctx context.Context, getenv func(string) string) (sdktrace.SpanExporter, error) {
+	switch name := exporterNameIn(getenv); name {
+	case "otlp":
+		protocol := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+		if protocol == "" {
+			protocol = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+		}
+		switch protocol {
+		case "", "http/protobuf":
+			return otlptracehttp.New(ctx)
+		case "grpc":
+			return otlptracegrpc.New(ctx)
+		default:
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q: want grpc or http/protobuf", protocol)
+		}
+	case "console":
+		return stdouttrace.New()
+	default:
+		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER %q: want otlp, console or none", name)
+	}
+}
+
+func exporterName() string { return exporterNameIn(os.Getenv) }
+
+func exporterNameIn(getenv func(string) string) string {
+	if e := getenv("OTEL_TRACES_EXPORTER"); e != "" {
 		return e
 	}
 	return "otlp"

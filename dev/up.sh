@@ -412,10 +412,23 @@ kafka_up() {
     kafka_formatted || kafka_format
     kafka_start
     pid="$(cat "$KAFKA_PID_FILE")"
+    kafka_wait_answering "$pid"
+  elif ! kafka_speaks; then
+    kafka_wait_answering "$pid"
   fi
-
-  kafka_wait_answering "$pid"
   kafka_grant
+}
+
+# kafka_speaks says whether the broker answers Kafka's first request
+# (ApiVersions v0, correlation id 1) without an error: for a broker that
+# was running already, a check that starts no JVM (kafka_answers takes
+# seconds of CPU).
+kafka_speaks() {
+  local out
+  out="$(timeout 3 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"
+    printf "\x00\x00\x00\x0a\x00\x12\x00\x00\x00\x00\x00\x01\xff\xff" >&3
+    head -c 10 <&3 | od -An -tx1 | tr -d " \n"' _ "$KAFKA_PORT" 2>/dev/null)" || return 1
+  [[ "${out:8:12}" == 000000010000 ]]
 }
 
 # The secured listeners' throwaway CA and the broker's certificate (for
@@ -539,7 +552,45 @@ write_env() {
     write_secure_env "$ENV_FILE"
     write_client_env "$KAFKA_STATE/secure.env"
   fi
+  write_pipeline_env "$ENV_FILE"
   chmod 600 "$ENV_FILE"
+}
+
+# env_get FILE KEY prints KEY's value in FILE (nothing when absent).
+env_get() {
+  sed -n "s|^$2=||p" "$1" | tail -n 1
+}
+
+# dial_addr ADDR is a listen address as a client on this machine dials it:
+# ":8080" and "0.0.0.0:8080" on 127.0.0.1, "[::]:8080" on [::1].
+dial_addr() {
+  case "$1" in
+    :*) printf '127.0.0.1%s' "$1" ;;
+    0.0.0.0:*) printf '127.0.0.1:%s' "${1#0.0.0.0:}" ;;
+    "[::]:"*) printf '[::1]:%s' "${1#\[::\]:}" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
+# make run's pipeline, which serve and the CLI both read from here, so they
+# agree: where its listeners are (SLUICE_HTTP_ADDR and SLUICE_ADMIN_ADDR
+# from the environment of make up or make run, else as .run/env has them,
+# else 127.0.0.1:8080 and 127.0.0.1:8082), the URLs that reach them
+# (SLUICE_INGEST_URL, SLUICE_ADMIN_URL: what the docs' commands use), and
+# its endpoint policy: plain http to this machine, where the demo's
+# receiver listens (kept as edited once written).
+write_pipeline_env() {
+  local file="$1" http admin
+  http="${SLUICE_HTTP_ADDR:-$(env_get "$file" SLUICE_HTTP_ADDR)}"
+  admin="${SLUICE_ADMIN_ADDR:-$(env_get "$file" SLUICE_ADMIN_ADDR)}"
+  http="${http:-127.0.0.1:8080}"
+  admin="${admin:-127.0.0.1:8082}"
+  env_set "$file" SLUICE_HTTP_ADDR "$http"
+  env_set "$file" SLUICE_ADMIN_ADDR "$admin"
+  env_set "$file" SLUICE_INGEST_URL "http://$(dial_addr "$http")"
+  env_set "$file" SLUICE_ADMIN_URL "http://$(dial_addr "$admin")"
+  grep -q '^SLUICE_DELIVERY_ALLOW_HTTP=' "$file" || echo "SLUICE_DELIVERY_ALLOW_HTTP=true" >>"$file"
+  grep -q '^SLUICE_DELIVERY_ALLOW_NETWORKS=' "$file" || echo "SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8,::1/128" >>"$file"
 }
 
 # env_set FILE KEY VALUE replaces KEY's line in FILE, or appends it.

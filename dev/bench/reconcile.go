@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,20 +81,22 @@ func (b *bench) reconcile(ctx context.Context) error {
 	if runErr != nil {
 		return fmt.Errorf("sluice %v: %w (after %s, %d listing requests; output %q; see %s)", args, runErr, took.Round(time.Millisecond), requests, out.String(), logPath)
 	}
-	var report struct {
-		Runs []struct {
-			Found       int            `json:"found"`
-			Corrections map[string]int `json:"corrections"`
-			// Builds from before these printed them leave them zero.
-			Outcome  string `json:"outcome"`
-			Pages    int    `json:"pages"`
-			Requests int    `json:"requests"`
-		} `json:"runs"`
+	type reconcileRun struct {
+		Found       int            `json:"found"`
+		Corrections map[string]int `json:"corrections"`
+		// Builds from before these printed them leave them zero.
+		Outcome  string `json:"outcome"`
+		Pages    int    `json:"pages"`
+		Requests int    `json:"requests"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &report); err != nil || len(report.Runs) != 1 {
+	var report struct {
+		Items []reconcileRun `json:"items"`
+		Runs  []reconcileRun `json:"runs"` // the shape of builds before items
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil || len(report.Items)+len(report.Runs) != 1 {
 		return fmt.Errorf("sluice reconcile -o json printed %q: want one run (%v)", out.String(), err)
 	}
-	run := report.Runs[0]
+	run := slices.Concat(report.Items, report.Runs)[0]
 	recovered := run.Corrections["recovered"]
 	// What the step measures is only a figure if every paid invoice, and
 	// nothing else, entered the inbox.

@@ -156,11 +156,13 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // would type them after `make run`: in a directory of the page's own with
 // bin/sluice (also on PATH, as `sluice`), dev/ and .run/env, against a
 // `sluice serve` of the test's own (a fresh database, topics and slot), or
-// a pipeline of the page's own, whose listeners stand where the page says
-// 127.0.0.1:8080 and 127.0.0.1:8082, whose broker is the page's
-// 127.0.0.1:9092, and whose topics and groups are named like the page's
-// (sluice.credits) under a prefix of their own. A stand-in of Stripe's API
-// runs too: its URL is $STRIPE_API, and it holds the events of an outage.
+// a pipeline of the page's own. Its listeners are on ports other than the
+// defaults, which the pages reach as a reader on any ports does: through
+// .run/env's $SLUICE_INGEST_URL, $SLUICE_ADMIN_URL and
+// $SLUICE_KAFKA_BROKERS (nothing rewrites an address the page names). Its
+// topics and groups are named like the page's (sluice.credits) under a
+// prefix of their own. A stand-in of Stripe's API runs too: its URL is
+// $STRIPE_API, and it holds the events of an outage.
 func TestCommandsInTheDocsRun(t *testing.T) {
 	scripts := scripts(t)
 	if len(scripts) == 0 {
@@ -184,14 +186,12 @@ func TestCommandsInTheDocsRun(t *testing.T) {
 				}
 			}
 			text := strings.Join(s.lines, "\n")
-			text = strings.NewReplacer("127.0.0.1:8080", env.httpAddr, "127.0.0.1:8082", env.adminAddr,
-				"127.0.0.1:9092", env.broker).Replace(text)
 			text = sluiceName.ReplaceAllString(text, "${1}"+env.prefix+".${2}")
 			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "bash", "-c", "set -euo pipefail\n"+text)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "HOME="+dir, "PATH="+filepath.Join(dir, "bin")+":"+os.Getenv("PATH"))
+			cmd.Env = append(withoutSluice(os.Environ()), "HOME="+dir, "PATH="+filepath.Join(dir, "bin")+":"+os.Getenv("PATH"))
 			// A page that builds Go code (docs/effects.md) uses the
 			// module and build caches of the test's own Go, whatever
 			// HOME says, and a clone of Sluice: this one.
@@ -254,4 +254,55 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// defaultAddress is an address of make run's defaults a command would dial.
+var defaultAddress = regexp.MustCompile(`(127\.0\.0\.1|localhost):(8080|8082|9092)\b`)
+
+// hiddenWork is what a hidden setup may not do: load the environment,
+// create what the page's commands use, or send events. What a reader's
+// commands stand on is shown to the reader; a hidden setup only waits for
+// the pipeline, or stands in for the world (a stage stopped).
+var hiddenWork = regexp.MustCompile(`\. \.run/env|\bsluice [a-z-]+ create\b|/v1/(ingest|events)|\bcurl\b`)
+
+// The commands a reader types work on any ports: they reach the pipeline
+// through .run/env's URLs, never a default address; and each walk runs from
+// setup the reader sees (operating.md's with no hidden setup at all).
+func TestWalksRunFromVisibleSetupOnAnyPorts(t *testing.T) {
+	t.Parallel()
+	for _, s := range scripts(t) {
+		for _, l := range s.lines {
+			if defaultAddress.MatchString(l) {
+				t.Errorf("%s: %q names a default address: use $SLUICE_INGEST_URL, $SLUICE_ADMIN_URL or $SLUICE_KAFKA_BROKERS (.run/env)", s.page, l)
+			}
+		}
+	}
+	for _, p := range manual(t) {
+		for i := 0; i < len(p.lines); i++ {
+			if strings.TrimSpace(p.lines[i]) != markSetup {
+				continue
+			}
+			if p.path == "docs/operating.md" {
+				t.Errorf("%s:%d: a hidden setup: the operating walk runs from what the reader sees", p.path, i+1)
+			}
+			for i++; i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "-->"; i++ {
+				if hiddenWork.MatchString(p.lines[i]) {
+					t.Errorf("%s:%d: a hidden setup does what the reader's commands stand on (%q): show it in a run block", p.path, i+1, p.lines[i])
+				}
+			}
+		}
+	}
+}
+
+// withoutSluice is env without Sluice's settings, so a page's commands know
+// the pipeline only from the .run/env the page loads, as a reader's do (a
+// test run by make test has the developer's own in its environment).
+func withoutSluice(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "SLUICE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

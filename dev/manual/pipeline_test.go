@@ -33,7 +33,8 @@ var (
 )
 
 // stage is one process of a pipeline: its command, and whether it listens
-// where the page says 127.0.0.1:8080 (public) and 127.0.0.1:8082 (admin).
+// where .run/env's SLUICE_INGEST_URL (public) and SLUICE_ADMIN_URL (admin)
+// say.
 type stage struct {
 	name          string
 	public, admin bool
@@ -43,7 +44,6 @@ type stage struct {
 type serveEnv struct {
 	dir                 string // holds bin/sluice, .run/env and, per stage, .run/<stage>.pid and .log
 	httpAddr, adminAddr string
-	broker              string // where the page says 127.0.0.1:9092
 	prefix              string // of topics and consumer groups
 	stages              []stage
 }
@@ -71,16 +71,24 @@ func buildSluice(t *testing.T) string {
 	return bin
 }
 
-// startPipeline writes .run/env and runs the stages until the test ends,
-// on a fresh database, topics under a prefix of their own and a slot of
-// their own, which streams before it returns.
-func startPipeline(t *testing.T, bin string, stages []stage) serveEnv {
+// checkout is a directory laid out as a checkout after make up and make
+// build, for one pipeline of its own: bin/ (this test's build), dev/, and
+// .run/env naming a fresh database, topics under a prefix of their own, a
+// slot of their own, and listeners on free ports (never 8080 and 8082),
+// with their URLs, as make up writes them.
+type checkout struct {
+	dir                 string
+	httpAddr, adminAddr string
+	prefix, slot        string
+	databaseURL         string
+	vars                []string // .run/env's lines
+}
+
+func newCheckout(t *testing.T, bin, name string, extra ...string) checkout {
 	t.Helper()
 	services := testenv.Require(t)
-	ctx := context.Background()
-	dir := t.TempDir()
-	env := serveEnv{dir: dir, httpAddr: freeAddr(t), adminAddr: freeAddr(t), broker: services.Brokers[0], stages: stages}
-	if err := os.MkdirAll(filepath.Join(dir, ".run"), 0o755); err != nil {
+	c := checkout{dir: t.TempDir(), httpAddr: freeAddr(t), adminAddr: freeAddr(t)}
+	if err := os.MkdirAll(filepath.Join(c.dir, ".run"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// bin/ and dev/ as in a checkout: dev/kafka/bin's Kafka tools find the
@@ -90,37 +98,51 @@ func startPipeline(t *testing.T, bin string, stages []stage) serveEnv {
 		t.Fatal(err)
 	}
 	for name, target := range map[string]string{"bin": bin, "dev": filepath.Join(repo, "dev")} {
-		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+		if err := os.Symlink(target, filepath.Join(c.dir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	db, err := services.NewDatabase(ctx, "docs")
+	db, err := services.NewDatabase(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Drop)
+	c.databaseURL = db.URL
 	secretKey, err := keyring.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
 	suffix := testenv.RandomSuffix()
-	prefix, slot := "docs"+suffix+".sluice", "sluice_docs_"+suffix
-	env.prefix = prefix
-	t.Cleanup(func() { deleteTopics(services.Brokers, prefix+".") })
-	vars := []string{
+	c.prefix, c.slot = name+suffix+".sluice", "sluice_"+name+"_"+suffix
+	t.Cleanup(func() { deleteTopics(services.Brokers, c.prefix+".") })
+	c.vars = append([]string{
 		"SLUICE_DATABASE_URL=" + db.URL,
 		"SLUICE_KAFKA_BROKERS=" + strings.Join(services.Brokers, ","),
 		"SLUICE_SECRET_KEY=" + secretKey,
-		"SLUICE_TOPIC_PREFIX=" + prefix,
-		"SLUICE_SLOT=" + slot,
-		"SLUICE_HTTP_ADDR=" + env.httpAddr,
-		"SLUICE_ADMIN_ADDR=" + env.adminAddr,
-	}
+		"SLUICE_TOPIC_PREFIX=" + c.prefix,
+		"SLUICE_SLOT=" + c.slot,
+		"SLUICE_HTTP_ADDR=" + c.httpAddr,
+		"SLUICE_ADMIN_ADDR=" + c.adminAddr,
+		"SLUICE_INGEST_URL=http://" + c.httpAddr,
+		"SLUICE_ADMIN_URL=http://" + c.adminAddr,
+	}, extra...)
 	// .run/env as `make up` writes it, with this pipeline's services, so a
 	// page's `set -a; . .run/env; set +a` points its commands here.
-	if err := os.WriteFile(filepath.Join(dir, ".run", "env"), []byte(strings.Join(vars, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(c.dir, ".run", "env"), []byte(strings.Join(c.vars, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// startPipeline writes .run/env and runs the stages until the test ends,
+// on a fresh database, topics under a prefix of their own and a slot of
+// their own, which streams before it returns.
+func startPipeline(t *testing.T, bin string, stages []stage) serveEnv {
+	t.Helper()
+	ctx := context.Background()
+	c := newCheckout(t, bin, "docs")
+	env := serveEnv{dir: c.dir, httpAddr: c.httpAddr, adminAddr: c.adminAddr, prefix: c.prefix, stages: stages}
+	vars, slot := c.vars, c.slot
 	type started struct {
 		stage
 		adminAddr string
@@ -154,7 +176,7 @@ func startPipeline(t *testing.T, bin string, stages []stage) serveEnv {
 		})
 	}
 	// Rows committed before the slot exists would never be streamed.
-	conn, err := pgx.Connect(ctx, db.URL)
+	conn, err := pgx.Connect(ctx, c.databaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func (s Store) checkURL(raw string) error {
 func (s Store) checkParts(u *url.URL, raw string) error {
 	switch {
 	case u.Scheme == "http" && !s.Limits.AllowHTTP:
-		return invalid("url", "must be https: this deployment refuses plain http")
+		return invalid("url", "must be https: this deployment refuses plain http (its setting --delivery-allow-http, SLUICE_DELIVERY_ALLOW_HTTP)")
 	case u.Scheme != "https" && u.Scheme != "http":
 		return invalid("url", "must be https")
 	case u.Hostname() == "":

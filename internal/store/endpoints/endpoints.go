@@ -171,7 +171,7 @@ func (s Store) claimRoom(ctx context.Context, tx pgx.Tx, tenantID string) error 
 		return fmt.Errorf("count endpoints: %w", err)
 	}
 	if max := s.Limits.WithDefaults().MaxPerTenant; n >= max {
-		return refusal.New(refusal.Conflict, "tenant %s has %d endpoints, as many as this deployment allows (%d): delete one first", tenantID, n, max)
+		return refusal.New(refusal.Conflict, "tenant %s has %d endpoints, as many as this deployment allows (%d, --endpoints-per-tenant): delete one first", tenantID, n, max)
 	}
 	return nil
 }

@@ -69,10 +69,10 @@ func (l Limits) Validate() error {
 func (l Limits) check(rate, concurrency *int) error {
 	l = l.WithDefaults()
 	if rate != nil && (*rate < 0 || *rate > l.MaxRate) {
-		return invalid("rate_per_second", "must be between 1 and %d (this deployment's cap); 0 or absent: the default", l.MaxRate)
+		return invalid("rate_per_second", "must be between 1 and %d (this deployment's cap, --delivery-max-rate); 0 or absent: the default", l.MaxRate)
 	}
 	if concurrency != nil && (*concurrency < 0 || *concurrency > l.MaxConcurrency) {
-		return invalid("concurrency", "must be between 1 and %d (this deployment's cap); 0 or absent: the default (%d)", l.MaxConcurrency, l.DefaultConcurrency)
+		return invalid("concurrency", "must be between 1 and %d (this deployment's cap, --delivery-max-concurrency); 0 or absent: the default (%d)", l.MaxConcurrency, l.DefaultConcurrency)
 	}
 	return nil
 }

@@ -120,7 +120,7 @@ type DeadLetterPath struct {
 }
 
 type ConflictPath struct {
-	ConflictID string `path:"conflict_id" maxLength:"40" pattern:"^[1-9][0-9]{0,18}\\.[0-9]{1,19}$" patternDescription:"a conflict id: <inbox id>.<unix microseconds>" doc:"Conflict id, as a list of conflicts shows it."`
+	ConflictID string `path:"conflict_id" maxLength:"40" pattern:"^[1-9][0-9]{0,18}[-.][0-9]{1,19}$" patternDescription:"a conflict id: <inbox id>-<unix microseconds> (or the older <inbox id>.<unix microseconds>)" doc:"Conflict id, as a list of conflicts shows it."`
 }
 type GroupPath struct {
 	Group string `path:"group" doc:"Consumer group (e.g. sluice.credits)."`

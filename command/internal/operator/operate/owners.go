@@ -45,16 +45,22 @@ func (o *Operator) ConflictTenant(ctx context.Context, id string) (string, error
 // newcomer's received_at, in microseconds as Postgres keeps it): what an
 // API path carries.
 func ConflictID(inboxID int64, receivedAt time.Time) string {
-	return fmt.Sprintf("%d.%d", inboxID, receivedAt.UnixMicro())
+	return fmt.Sprintf("%d-%d", inboxID, receivedAt.UnixMicro())
 }
 
-// ParseConflictID reads a ConflictID back.
+// ParseConflictID reads a ConflictID back, and the dotted form ids had
+// before (<inbox id>.<unix microseconds>), which read like a decimal
+// number, so a link kept from then still opens.
 func ParseConflictID(id string) (int64, time.Time, error) {
-	inbox, micros, ok := strings.Cut(id, ".")
+	sep := "-"
+	if !strings.Contains(id, sep) {
+		sep = "."
+	}
+	inbox, micros, ok := strings.Cut(id, sep)
 	i, err1 := strconv.ParseInt(inbox, 10, 64)
 	m, err2 := strconv.ParseInt(micros, 10, 64)
 	if !ok || err1 != nil || err2 != nil {
-		return 0, time.Time{}, invalid("conflict_id", "%q is not a conflict id (<inbox id>.<received at, unix microseconds>, as a list of conflicts shows it)", id)
+		return 0, time.Time{}, invalid("conflict_id", "%q is not a conflict id (<inbox id>-<received at, unix microseconds>, as a list of conflicts shows it)", id)
 	}
 	return i, time.UnixMicro(m).UTC(), nil
 }

@@ -7,6 +7,7 @@ package stripetest
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -84,6 +85,17 @@ func New(t testing.TB) *API {
 func Start() *API {
 	a := &API{byID: map[string]int{}, requests: map[string]int{}}
 	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	return a
+}
+
+// StartOn starts a fake Stripe API serving ln (make run's, on the address
+// it had before); the caller closes it.
+func StartOn(ln net.Listener) *API {
+	a := &API{byID: map[string]int{}, requests: map[string]int{}}
+	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(a.serve))
+	a.Server.Listener.Close()
+	a.Server.Listener = ln
+	a.Server.Start()
 	return a
 }
 
