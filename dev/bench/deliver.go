@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,16 +242,29 @@ type satWindow struct {
 	// load was applied (and delivered).
 	used  cpuSample
 	drain float64 // seconds from the end of the load to the last arrival
+	// rows is what the window wrote to the destinations' tables.
+	rows rowOps
 }
 
 // deliverSaturated alternates saturated windows to the tenants with
 // endpoints and to those without (ABBA, so drift falls on both), each
 // counted until the pipeline applied its load and, with endpoints, until
-// every accepted event arrived.
+// every accepted event arrived; beside each pair it measures the ratios'
+// baselines (deliverBaselines).
 func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, slot string) error {
 	var with, without, drains []float64
 	perDelivery := map[string][]float64{}
 	cpu := map[string][]float64{}
+	drop, err := b.pgbenchTables(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = drop() }()
+	null, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "", "/", b.outDir)
+	if err != nil {
+		return err
+	}
+	defer null.terminate()
 	for pair := range pick(b.quick, 1, 3) {
 		var on, off satWindow
 		for _, withEndpoints := range abba(pair) {
@@ -271,16 +285,51 @@ func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, 
 			extra := float64(on.used[name].Microseconds()) - float64(off.used[name].Microseconds())/off.ok*on.ok
 			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
 		}
+		perDelivery["row_ops"] = append(perDelivery["row_ops"], on.rows.ops()/on.deliveries)
+		perDelivery["hot"] = append(perDelivery["hot"], on.rows.hotShare())
+		log.Printf("deliver: row operations per delivery %.2f (%s), %.0f%% of the deliveries' updates heap-only",
+			on.rows.ops()/on.deliveries, on.rows.perDelivery(on.deliveries), 100*on.rows.hotShare())
+		if err := b.deliverBaselines(ctx, null, cpu); err != nil {
+			return err
+		}
 	}
 	b.medians(cpu)
 	b.results["deliver_events_per_s"] = median(with)
 	b.results["deliver_without_events_per_s"] = median(without)
 	b.results["deliver_ratio_of_without"] = median(with) / median(without)
 	b.results["deliver_drain_s"] = median(drains)
-	for name, v := range perDelivery {
-		b.results["deliver_"+name+"_cpu_us_per_delivery"] = median(v)
+	for _, name := range []string{"sluice", "postgres", "kafka"} {
+		b.results["deliver_"+name+"_cpu_us_per_delivery"] = median(perDelivery[name])
 	}
+	b.results["deliver_row_ops_per_delivery"] = median(perDelivery["row_ops"])
+	b.results["deliver_hot_update_share"] = median(perDelivery["hot"])
+	// The targets' ratios, both baselines measured in this step.
+	b.results["deliver_postgres_cpu_ratio_of_pgbench_row"] = b.results["deliver_postgres_cpu_us_per_delivery"] /
+		b.results["deliver_pgbench_postgres_cpu_us_per_event"]
+	b.results["deliver_sluice_cpu_ratio_of_null_request"] = b.results["deliver_sluice_cpu_us_per_delivery"] /
+		b.results["deliver_null_null_cpu_us_per_event"]
 	return nil
+}
+
+// deliverBaselines measures what the step's targets divide by, beside its
+// windows and with `sluice serve` idle: the null server's CPU per request
+// (the generator's signed webhooks, saturated: an HTTP server that only
+// answers), and Postgres's per event of pgbench writing 100 events (an
+// inbox row with a 1 KB body and its outbox row) per transaction. Two of
+// each in quick mode, where a single short round of either moves too much.
+func (b *bench) deliverBaselines(ctx context.Context, null *proc, cpu map[string][]float64) error {
+	for range pick(b.quick, 2, 1) {
+		if err := b.quietPostgres(ctx, "deliver baselines"); err != nil {
+			return err
+		}
+		before := b.cpu.sample(null)
+		r := b.generatorFor(b.nullAddr, conns).saturate(conns, b.deliverWindow())
+		b.cpu.perEvent("deliver_null", before, b.cpu.sample(null).only("null", "generator"), float64(r.ok), cpu)
+		if _, err := b.pgbenchRound(ctx, "deliver_pgbench", 100, b.deliverWindow(), cpu); err != nil {
+			return err
+		}
+	}
+	return b.quietPostgres(ctx, "deliver")
 }
 
 // abba is the order of pair i's windows: without endpoints first, then
@@ -302,6 +351,11 @@ func (b *bench) satWindow(ctx context.Context, p *proc, w *deliverWorld, slot st
 	if withEndpoints && os.Getenv("BENCH_PROFILE") != "" {
 		go b.profile("deliver", b.opsAddr, b.deliverWindow()+5*time.Second)
 	}
+	rowsBefore, err := b.deliveryRowOps(ctx)
+	if err != nil {
+		return satWindow{}, err
+	}
+	stmts := b.readStatements(ctx)
 	before, requests := b.cpu.sample(p), w.recv.requests.Load()
 	r := g.saturate(conns, b.deliverWindow())
 	ended := time.Now()
@@ -331,6 +385,12 @@ func (b *bench) satWindow(ctx context.Context, p *proc, w *deliverWorld, slot st
 			return satWindow{}, err
 		}
 		win.deliveries = float64(w.recv.requests.Load() - requests)
+		rowsAfter, err := b.settledRowOps(ctx)
+		if err != nil {
+			return satWindow{}, err
+		}
+		win.rows = rowsAfter.since(rowsBefore)
+		b.writeStatements(ctx, "deliver", stmts, win.deliveries)
 	}
 	after := b.cpu.sample(p)
 	b.cpu.perEvent(step, before, after, win.ok, cpu)
@@ -429,7 +489,7 @@ func (b *bench) waitNoPending(ctx context.Context, endpointIDs []string) error {
 	last, progressed := int64(-1), time.Now()
 	for {
 		var pending int64
-		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM pending_deliveries WHERE endpoint_id = ANY($1)`, endpointIDs).Scan(&pending); err != nil {
+		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE endpoint_id = ANY($1) AND state = 'pending'`, endpointIDs).Scan(&pending); err != nil {
 			return err
 		}
 		if pending != last {
@@ -618,4 +678,108 @@ func (rc *receiver) latencies(ctx context.Context, a *answered, stall time.Durat
 		return result{}, 0, fmt.Errorf("no event accepted arrived at its endpoint")
 	}
 	return lat, missing, nil
+}
+
+// deliveryTables are the tables a delivery's life writes, today's and the
+// queue of before (each build measured writes those it has).
+var deliveryTables = []string{"deliveries", "pending_deliveries", "delivery_attempts", "delivery_marks", "delivery_redos", "delivery_minutes"}
+
+// tableOps is one table's row operations: inserted, updated (of them
+// heap-only) and deleted.
+type tableOps struct{ ins, upd, hot, del float64 }
+
+// rowOps is what the destinations' tables counted, by table
+// (pg_stat_user_tables).
+type rowOps map[string]tableOps
+
+// deliveryRowOps reads the destinations' tables' row counts so far.
+func (b *bench) deliveryRowOps(ctx context.Context) (rowOps, error) {
+	rows, err := b.pool.Query(ctx, `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
+		FROM pg_stat_user_tables WHERE schemaname = 'public' AND relname = ANY($1)`, deliveryTables)
+	if err != nil {
+		return nil, fmt.Errorf("read the deliveries' row counts: %w", err)
+	}
+	defer rows.Close()
+	out := rowOps{}
+	for rows.Next() {
+		var (
+			name string
+			t    tableOps
+		)
+		if err := rows.Scan(&name, &t.ins, &t.upd, &t.hot, &t.del); err != nil {
+			return nil, fmt.Errorf("read the deliveries' row counts: %w", err)
+		}
+		out[name] = t
+	}
+	return out, rows.Err()
+}
+
+// settledRowOps reads the counts once every backend reported its own. A
+// backend reports what it counted when it goes idle, or, when it reported
+// less than a second before, 10 s after going idle (PostgreSQL's
+// PGSTAT_IDLE_INTERVAL): the counts are read until two reads 11 s apart
+// agree.
+func (b *bench) settledRowOps(ctx context.Context) (rowOps, error) {
+	last, err := b.deliveryRowOps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for range 10 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(11 * time.Second):
+		}
+		now, err := b.deliveryRowOps(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if now.ops() == last.ops() {
+			return now, nil
+		}
+		last = now
+	}
+	return last, nil
+}
+
+// since is what was counted after before.
+func (r rowOps) since(before rowOps) rowOps {
+	out := rowOps{}
+	for name, t := range r {
+		p := before[name]
+		out[name] = tableOps{ins: t.ins - p.ins, upd: t.upd - p.upd, hot: t.hot - p.hot, del: t.del - p.del}
+	}
+	return out
+}
+
+// ops is every row inserted, updated or deleted.
+func (r rowOps) ops() float64 {
+	var n float64
+	for _, t := range r {
+		n += t.ins + t.upd + t.del
+	}
+	return n
+}
+
+// hotShare is the share of the deliveries' updates that were heap-only (no
+// new index entry): 1 when none was made.
+func (r rowOps) hotShare() float64 {
+	d := r["deliveries"]
+	if d.upd == 0 {
+		return 1
+	}
+	return d.hot / d.upd
+}
+
+// perDelivery says each table's operations per delivery, for the log.
+func (r rowOps) perDelivery(deliveries float64) string {
+	var parts []string
+	for _, name := range deliveryTables {
+		t, ok := r[name]
+		if !ok || t.ins+t.upd+t.del == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s: %.2f inserted, %.2f updated, %.2f deleted", name, t.ins/deliveries, t.upd/deliveries, t.del/deliveries))
+	}
+	return strings.Join(parts, "; ")
 }
