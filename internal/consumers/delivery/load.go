@@ -24,6 +24,9 @@ type message struct {
 	tenantID                 string
 	// missing: the body is no longer kept (payload horizon, erasure).
 	missing bool
+	// parked: held from below the endpoint's mark (its exceptions, a
+	// retry's range), which passed it already.
+	parked bool
 }
 
 // pendingRange reads endpoint's pending deliveries with ids in [lo, hi],
@@ -32,6 +35,27 @@ func (d *Deliverer) pendingRange(ctx context.Context, endpoint string, lo, hi in
 	rows, err := d.pool.Query(ctx, pendingSQL, endpoint, lo, hi, n)
 	if err != nil {
 		return nil, fmt.Errorf("read pending deliveries: %w", err)
+	}
+	return collectMessages(rows)
+}
+
+// heldAmong reads endpoint's deliveries still pending among ids, and those
+// below mark with a queue row.
+func (d *Deliverer) heldAmong(ctx context.Context, endpoint string, ids []int64, mark int64) ([]message, error) {
+	rows, err := d.pool.Query(ctx, heldSQL, endpoint, ids, mark)
+	if err != nil {
+		return nil, fmt.Errorf("read deliveries below the mark: %w", err)
+	}
+	return collectMessages(rows)
+}
+
+// redone reads the deliveries pending in the ranges retries and replays of
+// endpoint moved back (at most n a range), and deletes the ranges holding
+// none.
+func (d *Deliverer) redone(ctx context.Context, endpoint string, n int) ([]message, error) {
+	rows, err := d.pool.Query(ctx, redoSQL, endpoint, n)
+	if err != nil {
+		return nil, fmt.Errorf("read retried deliveries: %w", err)
 	}
 	return collectMessages(rows)
 }
