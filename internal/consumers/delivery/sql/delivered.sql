@@ -14,7 +14,7 @@ WITH done AS (
     RETURNING d.endpoint_id, d.id
 ), dequeued AS (
     DELETE FROM pending_deliveries p USING done
-    WHERE (SELECT written FROM delivery_queue_rows) AND p.endpoint_id = done.endpoint_id AND p.id = done.id
+    WHERE (SELECT written FROM delivery_queue_rows WHERE singleton) AND p.endpoint_id = done.endpoint_id AND p.id = done.id
 ), figures AS (
     INSERT INTO delivery_minutes AS m (endpoint_id, minute, attempts, delivered, failed, answered, latency_ms_sum,
                                        le_50, le_100, le_250, le_500, le_1000, le_2500, le_5000, le_10000, le_inf)
@@ -23,7 +23,7 @@ WITH done AS (
     FROM jsonb_to_recordset(coalesce($6::jsonb, '[]')) AS f(endpoint_id uuid, minute timestamptz, attempts int, delivered int,
          failed int, answered int, latency_ms_sum bigint, le_50 int, le_100 int, le_250 int, le_500 int, le_1000 int,
          le_2500 int, le_5000 int, le_10000 int, le_inf int)
-    WHERE EXISTS (SELECT 1 FROM endpoints e WHERE e.id = f.endpoint_id)
+    CROSS JOIN LATERAL (SELECT 1 FROM endpoints e WHERE e.id = f.endpoint_id LIMIT 1) e
     ON CONFLICT (endpoint_id, minute) DO UPDATE
     SET attempts = m.attempts + excluded.attempts, delivered = m.delivered + excluded.delivered,
         failed = m.failed + excluded.failed, answered = m.answered + excluded.answered,

@@ -14,6 +14,6 @@ WITH attempt AS (
     RETURNING state = 'dead' AS died
 ), dequeued AS (
     DELETE FROM pending_deliveries
-    WHERE endpoint_id = $3 AND id = $1 AND (SELECT died FROM failed) AND (SELECT written FROM delivery_queue_rows)
+    WHERE endpoint_id = $3 AND id = $1 AND (SELECT died FROM failed) AND (SELECT written FROM delivery_queue_rows WHERE singleton)
 )
 SELECT died FROM failed

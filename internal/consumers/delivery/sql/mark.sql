@@ -9,7 +9,8 @@
 -- failed). Exceptions the owner no longer names leave only after a check
 -- that what they covered below $2 is settled; what is still pending there
 -- is named again. The ids found pending come back for the owner to hold
--- (at most $9 of each kind).
+-- (at most $9 of each kind). Ranges of ids are row comparisons so that
+-- only deliveries_endpoint serves them, whatever plan is kept.
 --
 -- Returns whether the proposal was ripe, the mark written (NULL: none), its
 -- version and the version read (another differs: a write the owner did
@@ -24,10 +25,11 @@ WITH ripe AS (
     SELECT key, from_id FROM unnest($7::text[], $8::bigint[]) AS n(key, from_id)
 ), late AS (
     SELECT d.id FROM deliveries d
-    WHERE (SELECT ok FROM ripe) AND d.endpoint_id = $1 AND d.id >= $2 AND d.id < $5 AND d.state = 'pending'
+    WHERE (SELECT ok FROM ripe) AND (d.endpoint_id, d.id) >= ($1, $2) AND (d.endpoint_id, d.id) < ($1, $5)
+      AND d.endpoint_id = $1 AND d.state = 'pending'
       AND d.id NOT IN (SELECT unnest($6::bigint[]))
       AND NOT EXISTS (SELECT 1 FROM named n WHERE n.key = d.partition_key AND d.id >= n.from_id)
-    ORDER BY d.id LIMIT $9
+    ORDER BY d.endpoint_id, d.id LIMIT $9
 ), kept AS (
     -- Ids named before and not now: pending still?
     SELECT d.id FROM deliveries d

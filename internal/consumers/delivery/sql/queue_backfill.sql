@@ -11,6 +11,7 @@ CROSS JOIN LATERAL (
                  (SELECT min(r.lo) FROM delivery_redos r WHERE r.endpoint_id = e.id)) AS lo
 ) f
 CROSS JOIN LATERAL (
-    SELECT d.endpoint_id, d.id FROM deliveries d WHERE d.endpoint_id = e.id AND d.id >= f.lo AND d.state = 'pending'
+    SELECT d.endpoint_id, d.id FROM deliveries d
+    WHERE (d.endpoint_id, d.id) >= (e.id, f.lo) AND d.endpoint_id = e.id AND d.state = 'pending'
 ) d
 ON CONFLICT DO NOTHING

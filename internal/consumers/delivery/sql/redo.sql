@@ -9,8 +9,9 @@ WITH r AS (
         SELECT d.id, d.webhook_id, d.attempts, d.next_at, d.created_at, d.partition_key, d.inbox_id, d.payload, d.event_id,
                d.event_type, d.source, d.subject, d.event_time, d.traceparent, d.content_type, d.tenant_id::text
         FROM deliveries d
-        WHERE d.endpoint_id = $1 AND d.id BETWEEN r.lo AND r.hi AND d.state = 'pending'
-        ORDER BY d.id LIMIT $2
+        WHERE (d.endpoint_id, d.id) >= ($1, r.lo) AND (d.endpoint_id, d.id) <= ($1, r.hi) AND d.endpoint_id = $1
+          AND d.state = 'pending'
+        ORDER BY d.endpoint_id, d.id LIMIT $2
     ) d
 ), gone AS (
     DELETE FROM delivery_redos x USING r WHERE x.id = r.id AND NOT EXISTS (SELECT 1 FROM p WHERE p.redo = r.id)

@@ -21,7 +21,7 @@ WITH chosen AS (
     INSERT INTO delivery_redos (endpoint_id, lo, hi) SELECT $1, lo, hi FROM span
 ), queued AS (
     INSERT INTO pending_deliveries (endpoint_id, id)
-    SELECT $1, id FROM moved WHERE (SELECT written FROM delivery_queue_rows)
+    SELECT $1, id FROM moved WHERE (SELECT written FROM delivery_queue_rows WHERE singleton)
     ON CONFLICT DO NOTHING
 )
 SELECT (SELECT count(*) FROM moved), (SELECT max(created_at) FROM chosen),

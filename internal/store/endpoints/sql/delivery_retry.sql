@@ -11,7 +11,7 @@ WITH retried AS (
     INSERT INTO delivery_redos (endpoint_id, lo, hi) SELECT endpoint_id, id, id FROM retried
 ), queued AS (
     INSERT INTO pending_deliveries (endpoint_id, id)
-    SELECT endpoint_id, id FROM retried WHERE (SELECT written FROM delivery_queue_rows)
+    SELECT endpoint_id, id FROM retried WHERE (SELECT written FROM delivery_queue_rows WHERE singleton)
     ON CONFLICT DO NOTHING
 )
 SELECT tenant_id::text, pg_notify('sluice_deliveries', endpoint_id::text || ' ' || id || ' ' || id) IS NULL FROM retried

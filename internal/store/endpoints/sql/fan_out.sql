@@ -32,7 +32,7 @@ WITH xact AS (
     RETURNING endpoint_id, id
 ), queued AS (
     INSERT INTO pending_deliveries (endpoint_id, id)
-    SELECT endpoint_id, id FROM inserted WHERE (SELECT written FROM delivery_queue_rows)
+    SELECT endpoint_id, id FROM inserted WHERE (SELECT written FROM delivery_queue_rows WHERE singleton)
 )
 SELECT count(pg_notify('sluice_deliveries', endpoint_id::text || ' ' || lo || ' ' || hi))
 FROM (SELECT endpoint_id, min(id) AS lo, max(id) AS hi FROM inserted GROUP BY endpoint_id) e
