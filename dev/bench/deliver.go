@@ -50,6 +50,10 @@ type deliverWorld struct {
 // isoGood is how many of the isolation tenants have good endpoints.
 const isoGood = 10
 
+// deliverTenants is how many tenants the saturated windows send to: with an
+// endpoint each, and as many without.
+const deliverTenants = 8
+
 func (b *bench) deliver(ctx context.Context) error {
 	w, err := b.deliverWorld(ctx)
 	if err != nil {
@@ -115,10 +119,10 @@ func (b *bench) deliver(ctx context.Context) error {
 func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
 	w := &deliverWorld{}
 	var err error
-	if w.recv, err = newReceiver(0); err != nil {
+	if w.recv, err = newReceiver(0, deliverTenants+isoGood); err != nil {
 		return nil, err
 	}
-	if w.slow, err = newReceiver(5 * time.Second); err != nil {
+	if w.slow, err = newReceiver(5*time.Second, 1); err != nil {
 		return nil, err
 	}
 	// X: a port nothing listens on (it was free a moment ago).
@@ -128,10 +132,10 @@ func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
 	}
 	closed := "http://" + ln.Addr().String() + "/x"
 	ln.Close()
-	if w.with, err = b.newSources(ctx, "deliver-with", 8); err != nil {
+	if w.with, err = b.newSources(ctx, "deliver-with", deliverTenants); err != nil {
 		return nil, err
 	}
-	if w.without, err = b.newSources(ctx, "deliver-without", 8); err != nil {
+	if w.without, err = b.newSources(ctx, "deliver-without", deliverTenants); err != nil {
 		return nil, err
 	}
 	if w.iso, err = b.newSources(ctx, "deliver-iso", isoGood+2); err != nil {
@@ -142,18 +146,18 @@ func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
 		return nil, err
 	}
 	for i, s := range w.with {
-		id, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/with/%d", w.recv.url, i))
+		id, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/with/%d", w.recv.url(i), i))
 		if err != nil {
 			return nil, err
 		}
 		w.withEndpoints = append(w.withEndpoints, id)
 	}
 	for i, s := range w.iso[:isoGood] {
-		if _, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/iso/%d", w.recv.url, i)); err != nil {
+		if _, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/iso/%d", w.recv.url(deliverTenants+i), i)); err != nil {
 			return nil, err
 		}
 	}
-	for i, url := range []string{closed, w.slow.url + "/y"} {
+	for i, url := range []string{closed, w.slow.url(0) + "/y"} {
 		id, err := b.newEndpoint(ctx, ring, w.iso[isoGood+i].tenantID, url)
 		if err != nil {
 			return nil, err
@@ -585,24 +589,23 @@ func (a *answered) ids() []string {
 	return ids
 }
 
-// receiver is an endpoint in the bench process: it drains the body,
+// receiver is the endpoints in the bench process: it drains the body,
 // answers 204 (after delay, if any) and records each event's first
-// arrival by its ce-id.
+// arrival by its ce-id. It listens on an address per endpoint, as
+// tenants' endpoints are each on their own host: the deliverer keeps at
+// most eight idle connections to one address, and endpoints sharing one
+// would make it dial again and again.
 type receiver struct {
 	srv               *http.Server
-	url               string
+	urls              []string
 	requests, repeats atomic.Int64
 
 	mu      sync.Mutex
 	arrived map[string]time.Time
 }
 
-func newReceiver(delay time.Duration) (*receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	rc := &receiver{url: "http://" + ln.Addr().String(), arrived: map[string]time.Time{}}
+func newReceiver(delay time.Duration, addresses int) (*receiver, error) {
+	rc := &receiver{arrived: map[string]time.Time{}}
 	rc.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -623,9 +626,20 @@ func newReceiver(delay time.Duration) (*receiver, error) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})}
-	go func() { _ = rc.srv.Serve(ln) }()
+	for range addresses {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			rc.close()
+			return nil, err
+		}
+		rc.urls = append(rc.urls, "http://"+ln.Addr().String())
+		go func() { _ = rc.srv.Serve(ln) }()
+	}
 	return rc, nil
 }
+
+// url is the address of endpoint i.
+func (rc *receiver) url(i int) string { return rc.urls[i%len(rc.urls)] }
 
 func (rc *receiver) close() { _ = rc.srv.Close() }
 
