@@ -48,6 +48,7 @@ type loop struct {
 	prop     proposal
 	lost     bool      // the mark is to be read again (takeover)
 	tendAt   time.Time // the next poll's work
+	redoAt   time.Time // the next read of retries' and replays' ranges
 	pruneAt  time.Time // the next removal of old figures
 
 	// Delivered deliveries, and when their outcome's write ended (zero:
@@ -75,6 +76,9 @@ const (
 	// held bounds a loop's memory: past it, reading waits until half of
 	// what is held was sent.
 	held = 2000
+	// redoEvery: a loop reads the ranges of retries and replays again this
+	// often (Polls).
+	redoEvery = 12
 )
 
 func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
@@ -222,8 +226,13 @@ func (l *loop) tend(now time.Time) {
 	}
 	l.tendAt = now.Add(l.d.cfg.Poll)
 	l.scanEnd = false
-	if err := l.redo(); err != nil {
-		l.warn("read retried deliveries", "delivery.read_failed", err)
+	if now.After(l.redoAt) {
+		// Announced at commit, so read at once; read again here for an
+		// announcement missed, and to delete the ranges settled.
+		l.redoAt = now.Add(redoEvery * l.d.cfg.Poll)
+		if err := l.redo(); err != nil {
+			l.warn("read retried deliveries", "delivery.read_failed", err)
+		}
 	}
 	if err := l.advance(now); err != nil {
 		l.warn("move the mark", "delivery.mark_failed", err)
