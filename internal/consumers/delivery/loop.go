@@ -79,6 +79,10 @@ const (
 	// redoEvery: a loop reads the ranges of retries and replays again this
 	// often (Polls).
 	redoEvery = 12
+	// soon: while a loop holds fewer, what it reads is sent soon, and is
+	// read with its events' bodies (at most this many at a time, of at
+	// most 64 KiB each); the rest are loaded as they are sent.
+	soon = 64
 )
 
 func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
@@ -202,7 +206,11 @@ func (l *loop) read() {
 	if !l.scanEnd && l.q.len() <= held/2 {
 		for !l.scanEnd && !l.q.full() && l.ctx.Err() == nil {
 			want, since := held-l.q.len(), time.Now()
-			msgs, err := l.d.pendingRange(l.ctx, t.ID, l.scanned+1, math.MaxInt64, want)
+			bodies := l.q.len() < soon
+			if bodies {
+				want = min(want, soon)
+			}
+			msgs, err := l.d.pendingRange(l.ctx, t.ID, l.scanned+1, math.MaxInt64, want, bodies)
 			if err != nil {
 				l.warn("read deliveries", "delivery.read_failed", err)
 				return
@@ -301,7 +309,8 @@ func (l *loop) announced(s span) {
 		return
 	}
 	since := time.Now()
-	msgs, err := l.d.pendingRange(l.ctx, l.target.Load().ID, s.lo, min(s.hi, l.scanned), math.MaxInt32)
+	hi := min(s.hi, l.scanned)
+	msgs, err := l.d.pendingRange(l.ctx, l.target.Load().ID, s.lo, hi, math.MaxInt32, l.q.len() < soon && hi-s.lo < soon)
 	if err != nil {
 		l.warn("read deliveries", "delivery.read_failed", err)
 		l.lost = true
