@@ -243,6 +243,8 @@ var (
 		{"full", "whole pipeline, per accepted event"},
 		{"deliver", "whole pipeline, an endpoint per tenant, per accepted event"},
 		{"deliver_without", "  its alternate windows without endpoints, per accepted event"},
+		{"deliver_null", "  null server beside them, per request"},
+		{"deliver_pgbench", "  pgbench 100 events/tx beside them, per event"},
 		{"relay", "relay backlog, per row"},
 		{"pg_recvlogical", "pg_recvlogical, per row"},
 		{"consume", "consumers backlog, per record"},

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,10 @@ type deliverWorld struct {
 
 // isoGood is how many of the isolation tenants have good endpoints.
 const isoGood = 10
+
+// deliverTenants is how many tenants the saturated windows send to: with an
+// endpoint each, and as many without.
+const deliverTenants = 8
 
 func (b *bench) deliver(ctx context.Context) error {
 	w, err := b.deliverWorld(ctx)
@@ -114,10 +119,10 @@ func (b *bench) deliver(ctx context.Context) error {
 func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
 	w := &deliverWorld{}
 	var err error
-	if w.recv, err = newReceiver(0); err != nil {
+	if w.recv, err = newReceiver(0, deliverTenants+isoGood); err != nil {
 		return nil, err
 	}
-	if w.slow, err = newReceiver(5 * time.Second); err != nil {
+	if w.slow, err = newReceiver(5*time.Second, 1); err != nil {
 		return nil, err
 	}
 	// X: a port nothing listens on (it was free a moment ago).
@@ -127,10 +132,10 @@ func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
 	}
 	closed := "http://" + ln.Addr().String() + "/x"
 	ln.Close()
-	if w.with, err = b.newSources(ctx, "deliver-with", 8); err != nil {
+	if w.with, err = b.newSources(ctx, "deliver-with", deliverTenants); err != nil {
 		return nil, err
 	}
-	if w.without, err = b.newSources(ctx, "deliver-without", 8); err != nil {
+	if w.without, err = b.newSources(ctx, "deliver-without", deliverTenants); err != nil {
 		return nil, err
 	}
 	if w.iso, err = b.newSources(ctx, "deliver-iso", isoGood+2); err != nil {
@@ -141,18 +146,18 @@ func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
 		return nil, err
 	}
 	for i, s := range w.with {
-		id, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/with/%d", w.recv.url, i))
+		id, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/with/%d", w.recv.url(i), i))
 		if err != nil {
 			return nil, err
 		}
 		w.withEndpoints = append(w.withEndpoints, id)
 	}
 	for i, s := range w.iso[:isoGood] {
-		if _, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/iso/%d", w.recv.url, i)); err != nil {
+		if _, err := b.newEndpoint(ctx, ring, s.tenantID, fmt.Sprintf("%s/iso/%d", w.recv.url(deliverTenants+i), i)); err != nil {
 			return nil, err
 		}
 	}
-	for i, url := range []string{closed, w.slow.url + "/y"} {
+	for i, url := range []string{closed, w.slow.url(0) + "/y"} {
 		id, err := b.newEndpoint(ctx, ring, w.iso[isoGood+i].tenantID, url)
 		if err != nil {
 			return nil, err
@@ -241,17 +246,32 @@ type satWindow struct {
 	// load was applied (and delivered).
 	used  cpuSample
 	drain float64 // seconds from the end of the load to the last arrival
+	// rows is what the window wrote to the destinations' tables.
+	rows rowOps
 }
 
 // deliverSaturated alternates saturated windows to the tenants with
 // endpoints and to those without (ABBA, so drift falls on both), each
 // counted until the pipeline applied its load and, with endpoints, until
-// every accepted event arrived.
+// every accepted event arrived; beside each pair it measures the ratios'
+// baselines (deliverBaselines).
 func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, slot string) error {
 	var with, without, drains []float64
 	perDelivery := map[string][]float64{}
 	cpu := map[string][]float64{}
-	for pair := range pick(b.quick, 1, 3) {
+	drop, err := b.pgbenchTables(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = drop() }()
+	null, err := start("null", b.self, []string{"null-server", b.nullAddr}, nil, b.nullAddr, "", "/", b.outDir)
+	if err != nil {
+		return err
+	}
+	defer null.terminate()
+	// Two pairs even in quick mode: one pair is one window each, and
+	// whatever else the machine does in one of them falls on one side.
+	for pair := range pick(b.quick, 2, 3) {
 		var on, off satWindow
 		for _, withEndpoints := range abba(pair) {
 			win, err := b.satWindow(ctx, p, w, slot, withEndpoints, cpu)
@@ -271,16 +291,48 @@ func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, 
 			extra := float64(on.used[name].Microseconds()) - float64(off.used[name].Microseconds())/off.ok*on.ok
 			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
 		}
+		perDelivery["row_ops"] = append(perDelivery["row_ops"], on.rows.ops()/on.deliveries)
+		perDelivery["hot"] = append(perDelivery["hot"], on.rows.hotShare())
+		log.Printf("deliver: row operations per delivery %.2f (%s), %.0f%% of the deliveries' updates heap-only",
+			on.rows.ops()/on.deliveries, on.rows.perDelivery(on.deliveries), 100*on.rows.hotShare())
+		if err := b.deliverBaselines(ctx, null, cpu); err != nil {
+			return err
+		}
 	}
 	b.medians(cpu)
 	b.results["deliver_events_per_s"] = median(with)
 	b.results["deliver_without_events_per_s"] = median(without)
 	b.results["deliver_ratio_of_without"] = median(with) / median(without)
 	b.results["deliver_drain_s"] = median(drains)
-	for name, v := range perDelivery {
-		b.results["deliver_"+name+"_cpu_us_per_delivery"] = median(v)
+	for _, name := range []string{"sluice", "postgres", "kafka"} {
+		b.results["deliver_"+name+"_cpu_us_per_delivery"] = median(perDelivery[name])
 	}
+	b.results["deliver_row_ops_per_delivery"] = median(perDelivery["row_ops"])
+	b.results["deliver_hot_update_share"] = median(perDelivery["hot"])
+	// The targets' ratios, both baselines measured in this step.
+	b.results["deliver_postgres_cpu_ratio_of_pgbench_row"] = b.results["deliver_postgres_cpu_us_per_delivery"] /
+		b.results["deliver_pgbench_postgres_cpu_us_per_event"]
+	b.results["deliver_sluice_cpu_ratio_of_null_request"] = b.results["deliver_sluice_cpu_us_per_delivery"] /
+		b.results["deliver_null_null_cpu_us_per_event"]
 	return nil
+}
+
+// deliverBaselines measures what the step's targets divide by, beside its
+// windows and with `sluice serve` idle: the null server's CPU per request
+// (the generator's signed webhooks, saturated: an HTTP server that only
+// answers), and Postgres's per event of pgbench writing 100 events (an
+// inbox row with a 1 KB body and its outbox row) per transaction.
+func (b *bench) deliverBaselines(ctx context.Context, null *proc, cpu map[string][]float64) error {
+	if err := b.quietPostgres(ctx, "deliver baselines"); err != nil {
+		return err
+	}
+	before := b.cpu.sample(null)
+	r := b.generatorFor(b.nullAddr, conns).saturate(conns, b.deliverWindow())
+	b.cpu.perEvent("deliver_null", before, b.cpu.sample(null).only("null", "generator"), float64(r.ok), cpu)
+	if _, err := b.pgbenchRound(ctx, "deliver_pgbench", 100, b.deliverWindow(), cpu); err != nil {
+		return err
+	}
+	return b.quietPostgres(ctx, "deliver")
 }
 
 // abba is the order of pair i's windows: without endpoints first, then
@@ -302,6 +354,11 @@ func (b *bench) satWindow(ctx context.Context, p *proc, w *deliverWorld, slot st
 	if withEndpoints && os.Getenv("BENCH_PROFILE") != "" {
 		go b.profile("deliver", b.opsAddr, b.deliverWindow()+5*time.Second)
 	}
+	rowsBefore, err := b.deliveryRowOps(ctx)
+	if err != nil {
+		return satWindow{}, err
+	}
+	stmts := b.readStatements(ctx)
 	before, requests := b.cpu.sample(p), w.recv.requests.Load()
 	r := g.saturate(conns, b.deliverWindow())
 	ended := time.Now()
@@ -331,6 +388,12 @@ func (b *bench) satWindow(ctx context.Context, p *proc, w *deliverWorld, slot st
 			return satWindow{}, err
 		}
 		win.deliveries = float64(w.recv.requests.Load() - requests)
+		rowsAfter, err := b.settledRowOps(ctx)
+		if err != nil {
+			return satWindow{}, err
+		}
+		win.rows = rowsAfter.since(rowsBefore)
+		b.writeStatements(ctx, "deliver", stmts, win.deliveries)
 	}
 	after := b.cpu.sample(p)
 	b.cpu.perEvent(step, before, after, win.ok, cpu)
@@ -429,7 +492,7 @@ func (b *bench) waitNoPending(ctx context.Context, endpointIDs []string) error {
 	last, progressed := int64(-1), time.Now()
 	for {
 		var pending int64
-		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM pending_deliveries WHERE endpoint_id = ANY($1)`, endpointIDs).Scan(&pending); err != nil {
+		if err := b.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE endpoint_id = ANY($1) AND state = 'pending'`, endpointIDs).Scan(&pending); err != nil {
 			return err
 		}
 		if pending != last {
@@ -525,24 +588,23 @@ func (a *answered) ids() []string {
 	return ids
 }
 
-// receiver is an endpoint in the bench process: it drains the body,
+// receiver is the endpoints in the bench process: it drains the body,
 // answers 204 (after delay, if any) and records each event's first
-// arrival by its ce-id.
+// arrival by its ce-id. It listens on an address per endpoint, as
+// tenants' endpoints are each on their own host: the deliverer keeps at
+// most eight idle connections to one address, and endpoints sharing one
+// would make it dial again and again.
 type receiver struct {
 	srv               *http.Server
-	url               string
+	urls              []string
 	requests, repeats atomic.Int64
 
 	mu      sync.Mutex
 	arrived map[string]time.Time
 }
 
-func newReceiver(delay time.Duration) (*receiver, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	rc := &receiver{url: "http://" + ln.Addr().String(), arrived: map[string]time.Time{}}
+func newReceiver(delay time.Duration, addresses int) (*receiver, error) {
+	rc := &receiver{arrived: map[string]time.Time{}}
 	rc.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -563,9 +625,20 @@ func newReceiver(delay time.Duration) (*receiver, error) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})}
-	go func() { _ = rc.srv.Serve(ln) }()
+	for range addresses {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			rc.close()
+			return nil, err
+		}
+		rc.urls = append(rc.urls, "http://"+ln.Addr().String())
+		go func() { _ = rc.srv.Serve(ln) }()
+	}
 	return rc, nil
 }
+
+// url is the address of endpoint i.
+func (rc *receiver) url(i int) string { return rc.urls[i%len(rc.urls)] }
 
 func (rc *receiver) close() { _ = rc.srv.Close() }
 
@@ -618,4 +691,108 @@ func (rc *receiver) latencies(ctx context.Context, a *answered, stall time.Durat
 		return result{}, 0, fmt.Errorf("no event accepted arrived at its endpoint")
 	}
 	return lat, missing, nil
+}
+
+// deliveryTables are the tables a delivery's life writes, today's and the
+// queue of before (each build measured writes those it has).
+var deliveryTables = []string{"deliveries", "pending_deliveries", "delivery_attempts", "delivery_marks", "delivery_redos", "delivery_minutes"}
+
+// tableOps is one table's row operations: inserted, updated (of them
+// heap-only) and deleted.
+type tableOps struct{ ins, upd, hot, del float64 }
+
+// rowOps is what the destinations' tables counted, by table
+// (pg_stat_user_tables).
+type rowOps map[string]tableOps
+
+// deliveryRowOps reads the destinations' tables' row counts so far.
+func (b *bench) deliveryRowOps(ctx context.Context) (rowOps, error) {
+	rows, err := b.pool.Query(ctx, `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del
+		FROM pg_stat_user_tables WHERE schemaname = 'public' AND relname = ANY($1)`, deliveryTables)
+	if err != nil {
+		return nil, fmt.Errorf("read the deliveries' row counts: %w", err)
+	}
+	defer rows.Close()
+	out := rowOps{}
+	for rows.Next() {
+		var (
+			name string
+			t    tableOps
+		)
+		if err := rows.Scan(&name, &t.ins, &t.upd, &t.hot, &t.del); err != nil {
+			return nil, fmt.Errorf("read the deliveries' row counts: %w", err)
+		}
+		out[name] = t
+	}
+	return out, rows.Err()
+}
+
+// settledRowOps reads the counts once every backend reported its own. A
+// backend reports what it counted when it goes idle, or, when it reported
+// less than a second before, 10 s after going idle (PostgreSQL's
+// PGSTAT_IDLE_INTERVAL): the counts are read until two reads 11 s apart
+// agree.
+func (b *bench) settledRowOps(ctx context.Context) (rowOps, error) {
+	last, err := b.deliveryRowOps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for range 10 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(11 * time.Second):
+		}
+		now, err := b.deliveryRowOps(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if now.ops() == last.ops() {
+			return now, nil
+		}
+		last = now
+	}
+	return last, nil
+}
+
+// since is what was counted after before.
+func (r rowOps) since(before rowOps) rowOps {
+	out := rowOps{}
+	for name, t := range r {
+		p := before[name]
+		out[name] = tableOps{ins: t.ins - p.ins, upd: t.upd - p.upd, hot: t.hot - p.hot, del: t.del - p.del}
+	}
+	return out
+}
+
+// ops is every row inserted, updated or deleted.
+func (r rowOps) ops() float64 {
+	var n float64
+	for _, t := range r {
+		n += t.ins + t.upd + t.del
+	}
+	return n
+}
+
+// hotShare is the share of the deliveries' updates that were heap-only (no
+// new index entry): 1 when none was made.
+func (r rowOps) hotShare() float64 {
+	d := r["deliveries"]
+	if d.upd == 0 {
+		return 1
+	}
+	return d.hot / d.upd
+}
+
+// perDelivery says each table's operations per delivery, for the log.
+func (r rowOps) perDelivery(deliveries float64) string {
+	var parts []string
+	for _, name := range deliveryTables {
+		t, ok := r[name]
+		if !ok || t.ins+t.upd+t.del == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s: %.2f inserted, %.2f updated, %.2f deleted", name, t.ins/deliveries, t.upd/deliveries, t.del/deliveries))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -908,66 +908,87 @@ var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection t
 // no publication includes: what one event per transaction and 100 events per
 // transaction cost here, to read ingest's figure against.
 func (b *bench) pgbench(ctx context.Context) error {
-	if _, err := b.pool.Exec(ctx, `CREATE TABLE bench_inbox (LIKE inbox INCLUDING ALL);
-		CREATE TABLE bench_outbox (LIKE outbox INCLUDING ALL)`); err != nil {
-		return err
-	}
-	insert := func(rows string) string {
-		return fmt.Sprintf(`WITH i AS (INSERT INTO bench_inbox (tenant_id, source_id, source_account, event_id, event_type, status, body_sha256, body)
-  SELECT gen_random_uuid(), gen_random_uuid(), 'acct', 'evt_' || :client_id || '_' || :n || '_' || g, 'invoice.paid', 'published',
-         sha256(convert_to(repeat('x', 1000) || g, 'UTF8')), convert_to(repeat('x', 1000), 'UTF8')
-  FROM generate_series(1, %s) g ON CONFLICT DO NOTHING RETURNING id)
-INSERT INTO bench_outbox (topic, key, headers, payload, inbox_id)
-  SELECT 'bench', '\x00', '{"ce_specversion":"1.0"}', convert_to(repeat('x', 1000), 'UTF8'), id FROM i;`, rows)
-	}
-	bindir, err := exec.Command("pg_config", "--bindir").Output()
+	drop, err := b.pgbenchTables(ctx)
 	if err != nil {
 		return err
 	}
-	pgbenchBin := filepath.Join(strings.TrimSpace(string(bindir)), "pgbench")
 	for _, c := range []struct {
 		key  string
 		rows int
 	}{{"pgbench_single_tps", 1}, {"pgbench_batch100_events_per_s", 100}} {
-		script := filepath.Join(b.outDir, fmt.Sprintf("pgbench_%d.sql", c.rows))
-		body := "\\set n random(1, 1000000000)\n" + insert(strconv.Itoa(c.rows)) + "\n"
-		if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
-			return err
-		}
 		var vals []float64
 		cpu := map[string][]float64{}
 		// Three rounds even in quick mode: the guard divides by this
 		// baseline, and one 4-second round of 100-event transactions once
 		// read 16 us of Postgres CPU per event against 41-43 in the others.
 		for range max(b.runs(), 3) {
-			if err := b.quietPostgres(ctx, "pgbench"); err != nil {
+			rate, err := b.pgbenchRound(ctx, strings.TrimSuffix(strings.TrimSuffix(c.key, "_tps"), "_events_per_s"), c.rows, b.window(), cpu)
+			if err != nil {
 				return err
 			}
-			cmd := exec.CommandContext(ctx, pgbenchBin, "-n", "-c", "16", "-j", "2", "-T", strconv.Itoa(int(b.window().Seconds())),
-				"-f", script, b.dbURL)
-			before := b.cpu.sample()
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				return fmt.Errorf("pgbench: %w: %s", err, out)
-			}
-			after := b.cpu.sample()
-			after["pgbench"] = childCPU(cmd.ProcessState)
-			after = after.only("postgres", "pgbench")
-			m := tpsLine.FindSubmatch(out)
-			if m == nil {
-				return fmt.Errorf("pgbench printed no tps: %s", out)
-			}
-			tps, _ := strconv.ParseFloat(string(m[1]), 64)
-			vals = append(vals, tps*float64(c.rows))
-			// Events done: the rate times the window pgbench ran for.
-			b.cpu.perEvent(strings.TrimSuffix(strings.TrimSuffix(c.key, "_tps"), "_events_per_s"), before, after, tps*float64(c.rows)*b.window().Seconds(), cpu)
+			vals = append(vals, rate)
 		}
 		b.medians(cpu)
 		b.results[c.key] = median(vals)
 		log.Printf("pgbench %d event(s) per transaction: %.0f events/s", c.rows, median(vals))
 	}
-	_, err = b.pool.Exec(ctx, `DROP TABLE bench_inbox, bench_outbox`)
-	return err
+	return drop()
+}
+
+// pgbenchTables makes pgbench's copies of the inbox and outbox tables; drop
+// removes them.
+func (b *bench) pgbenchTables(ctx context.Context) (drop func() error, err error) {
+	if _, err := b.pool.Exec(ctx, `CREATE TABLE bench_inbox (LIKE inbox INCLUDING ALL);
+		CREATE TABLE bench_outbox (LIKE outbox INCLUDING ALL)`); err != nil {
+		return nil, err
+	}
+	return func() error {
+		_, err := b.pool.Exec(context.WithoutCancel(ctx), `DROP TABLE bench_inbox, bench_outbox`)
+		return err
+	}, nil
+}
+
+// pgbenchRound runs pgbench for window, after a quiet Postgres, each
+// transaction writing rows events (an inbox row with a 1 KB body and its
+// outbox row) to pgbenchTables' tables, and records Postgres's and
+// pgbench's CPU per event under step. It returns the events per second.
+func (b *bench) pgbenchRound(ctx context.Context, step string, rows int, window time.Duration, cpu map[string][]float64) (float64, error) {
+	script := filepath.Join(b.outDir, fmt.Sprintf("pgbench_%d.sql", rows))
+	body := fmt.Sprintf(`\set n random(1, 1000000000)
+WITH i AS (INSERT INTO bench_inbox (tenant_id, source_id, source_account, event_id, event_type, status, body_sha256, body)
+  SELECT gen_random_uuid(), gen_random_uuid(), 'acct', 'evt_' || :client_id || '_' || :n || '_' || g, 'invoice.paid', 'published',
+         sha256(convert_to(repeat('x', 1000) || g, 'UTF8')), convert_to(repeat('x', 1000), 'UTF8')
+  FROM generate_series(1, %d) g ON CONFLICT DO NOTHING RETURNING id)
+INSERT INTO bench_outbox (topic, key, headers, payload, inbox_id)
+  SELECT 'bench', '\x00', '{"ce_specversion":"1.0"}', convert_to(repeat('x', 1000), 'UTF8'), id FROM i;
+`, rows)
+	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+		return 0, err
+	}
+	bindir, err := exec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		return 0, err
+	}
+	if err := b.quietPostgres(ctx, "pgbench"); err != nil {
+		return 0, err
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(strings.TrimSpace(string(bindir)), "pgbench"), "-n", "-c", "16", "-j", "2",
+		"-T", strconv.Itoa(int(window.Seconds())), "-f", script, b.dbURL)
+	before := b.cpu.sample()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("pgbench: %w: %s", err, out)
+	}
+	after := b.cpu.sample()
+	after["pgbench"] = childCPU(cmd.ProcessState)
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("pgbench printed no tps: %s", out)
+	}
+	tps, _ := strconv.ParseFloat(string(m[1]), 64)
+	// Events done: the rate times the window pgbench ran for.
+	b.cpu.perEvent(step, before, after.only("postgres", "pgbench"), tps*float64(rows)*window.Seconds(), cpu)
+	return tps * float64(rows), nil
 }
 
 // rssBacklog starts `sluice serve` with a large backlog waiting in its slot

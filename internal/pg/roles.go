@@ -144,6 +144,10 @@ var stageTables = map[Stage]map[string][]string{
 		"deliveries":           {sel, ins, upd},
 		"pending_deliveries":   {sel, ins, del},
 		"delivery_attempts":    {sel, ins},
+		"delivery_marks":       {sel, ins, upd},
+		"delivery_redos":       {sel, ins, del},
+		"delivery_minutes":     {sel, ins, upd, del},
+		"delivery_queue_rows":  {sel, upd},
 	},
 	StageAdmin: {
 		"tenants":                {upd},
@@ -162,6 +166,7 @@ var stageTables = map[Stage]map[string][]string{
 		"endpoint_secrets":       {ins, upd},
 		"deliveries":             {ins, upd},
 		"pending_deliveries":     {ins},
+		"delivery_redos":         {ins},
 		"admin_tokens":           {ins, upd},
 		"admin_audit":            {ins},
 		"admin_idempotency_keys": {ins, upd, del},
@@ -190,7 +195,7 @@ var stageIncludes = map[Stage][]Stage{
 var adminReads = []string{
 	"admin_audit", "admin_idempotency_keys", "admin_tokens", "api_keys", "balances", "cdc_parked", "cdc_slots",
 	"console_sessions", "consumer_waiting", "credit_grants", "credit_reversals", "dead_letters", "deliveries", "delivery_attempts",
-	"delivery_log", "dispatch_delivered", "endpoint_secrets", "endpoints", "event_type_versions", "event_types",
+	"delivery_log", "delivery_marks", "delivery_minutes", "delivery_queue_rows", "delivery_redos", "dispatch_delivered", "endpoint_secrets", "endpoints", "event_type_versions", "event_types",
 	"feedback_alerts", "github_installations", "inbox", "inbox_conflicts", "inbox_duplicates", "inbox_payloads",
 	"inbox_waiting", "object_links", "outbox", "pending_deliveries", "reconcile_budgets", "reconcile_corrections",
 	"reconcile_positions", "reconcile_runs", "source_api_credentials", "source_secrets", "sources", "subscriptions",

@@ -24,7 +24,7 @@ func TestEachPoolHasItsSettingsOnEveryConnection(t *testing.T) {
 	}{
 		{"plain", pg.Connect, "auto", "on"},
 		{"committer", pg.ConnectCommitter, "force_generic_plan", "on"},
-		{"deliverer", pg.ConnectDeliverer, "force_custom_plan", "off"},
+		{"deliverer", pg.ConnectDeliverer, "force_generic_plan", "off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -56,8 +56,20 @@ var (
 	pendingSQL string
 	//go:embed sql/key_next.sql
 	keyNextSQL string
-	//go:embed sql/backlog_age.sql
-	backlogAgeSQL string
+	//go:embed sql/held.sql
+	heldSQL string
+	//go:embed sql/redo.sql
+	redoSQL string
+	//go:embed sql/mark_read.sql
+	markReadSQL string
+	//go:embed sql/mark.sql
+	markSQL string
+	//go:embed sql/minutes_prune.sql
+	minutesPruneSQL string
+	//go:embed sql/queue_rows.sql
+	queueRowsSQL string
+	//go:embed sql/queue_backfill.sql
+	queueBackfillSQL string
 	//go:embed sql/delivered.sql
 	deliveredSQL string
 	//go:embed sql/failed.sql
@@ -116,6 +128,8 @@ type Config struct {
 	// Name is the deployment's (its topic prefix): the endpoints are shared
 	// out among the deliverers of one name.
 	Name string
+	// Signals, set by tests only, report the deliverer's steps.
+	Signals *TestSignals
 }
 
 // Deployment is the deployment's own endpoint (--dispatch-url): the
@@ -198,6 +212,7 @@ type Deliverer struct {
 	tracer trace.Tracer // nil: tracing off
 
 	own   *owner // nil until connected, and after its connection failed
+	qr    queueRows
 	mu    sync.Mutex
 	loops map[string]*loop
 }
@@ -244,8 +259,21 @@ func (d *Deliverer) Run(ctx context.Context) error {
 
 // sync keeps a loop for each enabled endpoint this process owns, up to
 // its share of them: it stops those no longer enabled or past the share,
-// restarts one whose target changed shape, and takes free ones.
+// restarts one whose target changed shape, and takes free ones. It asks its
+// owner's connection first: a process that lost it lost its locks, and its
+// loops stop before anything else.
 func (d *Deliverer) sync(ctx context.Context) error {
+	if d.own == nil {
+		var err error
+		if d.own, err = newOwner(ctx, d.pool, d.cfg.Name); err != nil {
+			return err
+		}
+	}
+	n, old, err := d.own.deliverers(ctx)
+	if err != nil {
+		d.disown()
+		return err
+	}
 	targets, err := d.store.Targets(ctx)
 	if err != nil && targets == nil {
 		return err
@@ -259,16 +287,6 @@ func (d *Deliverer) sync(ctx context.Context) error {
 		// (takeMore keeps the order of what is free).
 		targets = append([]endpoints.Target{d.cfg.Deployment.target()}, targets...)
 	}
-	if d.own == nil {
-		if d.own, err = newOwner(ctx, d.pool, d.cfg.Name); err != nil {
-			return err
-		}
-	}
-	n, err := d.own.deliverers(ctx)
-	if err != nil {
-		d.disown()
-		return err
-	}
 	share := (len(targets) + n - 1) / n
 	byID := make(map[string]endpoints.Target, len(targets))
 	for _, t := range targets {
@@ -281,24 +299,27 @@ func (d *Deliverer) sync(ctx context.Context) error {
 	if err := d.takeMore(ctx, targets, byID, share); err != nil {
 		return err
 	}
-	return d.measureBacklog(ctx)
+	d.measureBacklog()
+	return d.tendQueueRows(ctx, old)
 }
 
 // measureBacklog sets the age of the oldest delivery waiting at an
-// endpoint this process owns.
-func (d *Deliverer) measureBacklog(ctx context.Context) error {
+// endpoint this process owns, from what the loops hold (the oldest of an
+// endpoint is held: what is read later is younger).
+func (d *Deliverer) measureBacklog() {
 	d.mu.Lock()
-	owned := make([]string, 0, len(d.loops))
-	for id := range d.loops {
-		owned = append(owned, id)
+	var oldest int64
+	for _, l := range d.loops {
+		if at := l.oldest.Load(); at != 0 && (oldest == 0 || at < oldest) {
+			oldest = at
+		}
 	}
 	d.mu.Unlock()
 	var age float64
-	if err := d.pool.QueryRow(ctx, backlogAgeSQL, owned).Scan(&age); err != nil {
-		return fmt.Errorf("measure the backlog: %w", err)
+	if oldest != 0 {
+		age = max(time.Since(time.Unix(0, oldest)).Seconds(), 0)
 	}
 	d.m.backlog.Set(age)
-	return nil
 }
 
 // keep updates the loops of owned endpoints still enabled, restarting one

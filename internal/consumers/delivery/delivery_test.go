@@ -29,6 +29,7 @@ import (
 // env is a database of the test's own and a key ring.
 type env struct {
 	pool   *pgxpool.Pool
+	url    string
 	ring   *keyring.Ring
 	tenant string
 }
@@ -51,7 +52,7 @@ func newEnv(t *testing.T) env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := env{pool: pool, ring: ring}
+	e := env{pool: pool, url: db.URL, ring: ring}
 	if err := pool.QueryRow(ctx, `INSERT INTO tenants (name) VALUES ('t') RETURNING id::text`).Scan(&e.tenant); err != nil {
 		t.Fatal(err)
 	}

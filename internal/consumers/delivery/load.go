@@ -24,14 +24,53 @@ type message struct {
 	tenantID                 string
 	// missing: the body is no longer kept (payload horizon, erasure).
 	missing bool
+	// parked: held from below the endpoint's mark (its exceptions, a
+	// retry's range), which passed it already.
+	parked bool
 }
 
 // pendingRange reads endpoint's pending deliveries with ids in [lo, hi],
-// in order, at most n.
-func (d *Deliverer) pendingRange(ctx context.Context, endpoint string, lo, hi int64, n int) ([]message, error) {
-	rows, err := d.pool.Query(ctx, pendingSQL, endpoint, lo, hi, n)
+// in order, at most n, and with bodies their events' bodies where the
+// inbox has them (at most 64 KiB each; those it lacks are loaded when
+// sent).
+func (d *Deliverer) pendingRange(ctx context.Context, endpoint string, lo, hi int64, n int, bodies bool) ([]message, error) {
+	rows, err := d.pool.Query(ctx, pendingSQL, endpoint, lo, hi, n, bodies)
 	if err != nil {
 		return nil, fmt.Errorf("read pending deliveries: %w", err)
+	}
+	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (message, error) {
+		var (
+			m     message
+			found bool
+		)
+		err := r.Scan(append(m.fields(), &found)...)
+		m.attempt++ // the next request's number
+		m.missing = m.inboxID != nil && found && m.body == nil
+		return m, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read deliveries: %w", err)
+	}
+	return msgs, nil
+}
+
+// heldAmong reads endpoint's deliveries still pending among ids, and those
+// below mark with a queue row.
+func (d *Deliverer) heldAmong(ctx context.Context, endpoint string, ids []int64, mark int64) ([]message, error) {
+	rows, err := d.pool.Query(ctx, heldSQL, endpoint, ids, mark)
+	if err != nil {
+		return nil, fmt.Errorf("read deliveries below the mark: %w", err)
+	}
+	return collectMessages(rows)
+}
+
+// redone reads the deliveries pending in the ranges retries and replays of
+// endpoint moved back (at most n a range), and deletes the ranges holding
+// none.
+func (d *Deliverer) redone(ctx context.Context, endpoint string, n int) ([]message, error) {
+	rows, err := d.pool.Query(ctx, redoSQL, endpoint, n)
+	if err != nil {
+		return nil, fmt.Errorf("read retried deliveries: %w", err)
 	}
 	return collectMessages(rows)
 }
@@ -45,11 +84,17 @@ func (d *Deliverer) keyAfter(ctx context.Context, endpoint, key string, after in
 	return collectMessages(rows)
 }
 
+// fields are where a delivery's columns are read into, in the statements'
+// order.
+func (m *message) fields() []any {
+	return []any{&m.id, &m.webhookID, &m.attempt, &m.nextAt, &m.createdAt, &m.key, &m.inboxID, &m.body, &m.eventID,
+		&m.eventType, &m.src, &m.subject, &m.eventTime, &m.traceparent, &m.contentType, &m.tenantID}
+}
+
 func collectMessages(rows pgx.Rows) ([]message, error) {
 	msgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (message, error) {
 		var m message
-		err := r.Scan(&m.id, &m.webhookID, &m.attempt, &m.nextAt, &m.createdAt, &m.key, &m.inboxID, &m.body, &m.eventID,
-			&m.eventType, &m.src, &m.subject, &m.eventTime, &m.traceparent, &m.contentType, &m.tenantID)
+		err := r.Scan(m.fields()...)
 		m.attempt++ // the next request's number
 		return m, err
 	})
@@ -66,7 +111,7 @@ func collectMessages(rows pgx.Rows) ([]message, error) {
 func (d *Deliverer) loadBodies(ctx context.Context, tenant string, items []*item) (early []*item, err error) {
 	var ids []int64
 	for _, it := range items {
-		if it.body == nil && it.inboxID != nil {
+		if it.body == nil && it.inboxID != nil && !it.missing {
 			ids = append(ids, *it.inboxID)
 		}
 	}
@@ -93,7 +138,7 @@ func (d *Deliverer) loadBodies(ctx context.Context, tenant string, items []*item
 		return nil, fmt.Errorf("load bodies: %w", err)
 	}
 	for _, it := range items {
-		if it.body != nil || it.inboxID == nil {
+		if it.body != nil || it.inboxID == nil || it.missing {
 			continue
 		}
 		b := bodies[*it.inboxID]

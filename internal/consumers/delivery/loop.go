@@ -15,9 +15,10 @@ import (
 
 // loop delivers to one endpoint this process owns. Its goroutine alone
 // holds the endpoint's queue: it reads pending deliveries from Postgres
-// (all of them when it starts, then the ranges the fan-out announces),
-// sends what is due in goroutines of their own, up to the endpoint's
-// concurrency, and takes their outcomes back.
+// (from the endpoint's mark when it starts, then the ranges the fan-out
+// announces), sends what is due in goroutines of their own, up to the
+// endpoint's concurrency, takes their outcomes back, and moves the mark
+// (mark.go).
 type loop struct {
 	d      *Deliverer
 	ctx    context.Context
@@ -33,14 +34,22 @@ type loop struct {
 	results chan result // sends that finished
 	rescanC chan struct{}
 	busy    sync.WaitGroup
+	// oldest is when the oldest delivery held was created, in Unix
+	// nanoseconds (0: none), for the backlog's age.
+	oldest atomic.Int64
 
 	// Only the loop's goroutine touches these.
 	q        *queue
 	scanned  int64 // every pending id up to here was read once
 	scanEnd  bool  // the last read of ids past scanned found no more
 	inflight int
-	rescanAt time.Time
 	refills  map[string]int64 // keys to read again, after these ids
+	mark     mark
+	prop     proposal
+	lost     bool      // the mark is to be read again (takeover)
+	tendAt   time.Time // the next poll's work
+	redoAt   time.Time // the next read of retries' and replays' ranges
+	pruneAt  time.Time // the next removal of old figures
 
 	// Delivered deliveries, and when their outcome's write ended (zero:
 	// not yet): a read whose snapshot may predate that still sees them
@@ -67,9 +76,13 @@ const (
 	// held bounds a loop's memory: past it, reading waits until half of
 	// what is held was sent.
 	held = 2000
-	// rescanEvery: a loop reads every pending delivery again this often
-	// (Polls), in case something was announced where it could not hear.
-	rescanEvery = 12
+	// redoEvery: a loop reads the ranges of retries and replays again this
+	// often (Polls).
+	redoEvery = 12
+	// soon: while a loop holds fewer, what it reads is sent soon, and is
+	// read with its events' bodies (at most this many at a time, of at
+	// most 64 KiB each); the rest are loaded as they are sent.
+	soon = 64
 )
 
 func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
@@ -78,7 +91,7 @@ func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
 	l := &loop{d: d, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		concurrency: c, breaker: newBreaker(d.cfg.BreakerFailures, d.cfg.Cooldown, d.cfg.MaxCooldown),
 		notes: make(chan span, 64), results: make(chan result, c), rescanC: make(chan struct{}, 1),
-		q: newQueue(t.Ordered, perKey, held), refills: map[string]int64{}, settling: map[int64]time.Time{}}
+		q: newQueue(t.Ordered, perKey, held), refills: map[string]int64{}, settling: map[int64]time.Time{}, lost: true}
 	if r := d.rate(t); r > 0 {
 		l.limiter = rate.NewLimiter(rate.Limit(r), max(1, r/10))
 	}
@@ -135,7 +148,7 @@ func (l *loop) note(s span) {
 	}
 }
 
-// rescan asks the loop to read every pending delivery again (a
+// rescan asks the loop to read the endpoint again from its mark (a
 // notification may have been missed).
 func (l *loop) rescan() {
 	select {
@@ -163,23 +176,25 @@ func (l *loop) settled(ids []int64) {
 func (l *loop) run() {
 	defer close(l.done)
 	defer l.busy.Wait()
-	l.restart()
 	for l.ctx.Err() == nil {
 		l.read()
 		l.dispatch()
+		l.tend(time.Now())
 		l.wait()
 	}
 }
 
-// restart reads every pending delivery again from the lowest id.
-func (l *loop) restart() {
-	l.scanned, l.scanEnd = 0, false
-	l.rescanAt = time.Now().Add(rescanEvery * l.d.cfg.Poll)
-}
-
-// read brings what Postgres holds into the queue: the keys whose held
-// deliveries ran out, then pending ids past the scan while there is room.
+// read brings what Postgres holds into the queue: where the endpoint
+// stands after a takeover, the keys whose held deliveries ran out, then
+// pending ids past the scan while there is room.
 func (l *loop) read() {
+	if l.lost {
+		if err := l.takeover(); err != nil {
+			l.warn("read deliveries", "delivery.read_failed", err)
+			return
+		}
+		l.lost = false
+	}
 	t := l.target.Load()
 	for k, after := range l.refills {
 		if err := l.refill(t, k, after); err != nil {
@@ -191,7 +206,11 @@ func (l *loop) read() {
 	if !l.scanEnd && l.q.len() <= held/2 {
 		for !l.scanEnd && !l.q.full() && l.ctx.Err() == nil {
 			want, since := held-l.q.len(), time.Now()
-			msgs, err := l.d.pendingRange(l.ctx, t.ID, l.scanned+1, math.MaxInt64, want)
+			bodies := l.q.len() < soon
+			if bodies {
+				want = min(want, soon)
+			}
+			msgs, err := l.d.pendingRange(l.ctx, t.ID, l.scanned+1, math.MaxInt64, want, bodies)
 			if err != nil {
 				l.warn("read deliveries", "delivery.read_failed", err)
 				return
@@ -205,24 +224,63 @@ func (l *loop) read() {
 	}
 }
 
+// tend does an owner's work of every poll: it reads the ranges retries and
+// replays moved back, looks past the scan for what no announcement told
+// of, moves the endpoint's mark, keeps the backlog's age and, hourly,
+// removes the endpoint's figures past their horizon.
+func (l *loop) tend(now time.Time) {
+	if now.Before(l.tendAt) || l.lost {
+		return
+	}
+	l.tendAt = now.Add(l.d.cfg.Poll)
+	l.scanEnd = false
+	if now.After(l.redoAt) {
+		// Announced at commit, so read at once; read again here for an
+		// announcement missed, and to delete the ranges settled.
+		l.redoAt = now.Add(redoEvery * l.d.cfg.Poll)
+		if err := l.redo(); err != nil {
+			l.warn("read retried deliveries", "delivery.read_failed", err)
+		}
+	}
+	if err := l.advance(now); err != nil {
+		l.warn("move the mark", "delivery.mark_failed", err)
+	}
+	var oldest int64
+	if at := l.q.oldest(); !at.IsZero() {
+		oldest = at.UnixNano()
+	}
+	l.oldest.Store(oldest)
+	if now.After(l.pruneAt) {
+		l.pruneAt = now.Add(time.Hour)
+		if err := l.d.pruneMinutes(l.ctx, l.target.Load().ID); err != nil {
+			l.warn("remove old figures", "delivery.prune_failed", err)
+		}
+	}
+}
+
 // refill reads key k's next deliveries after id, which its held ones left
 // in Postgres.
 func (l *loop) refill(t *endpoints.Target, k string, after int64) error {
 	since := time.Now()
-	msgs, err := l.d.keyAfter(l.ctx, t.ID, k, after, perKey)
+	n := perKey
+	if !t.Ordered {
+		n = held // a parked key's at takeover: unordered, nothing refills it later
+	}
+	msgs, err := l.d.keyAfter(l.ctx, t.ID, k, after, n)
 	if err != nil {
 		return err
 	}
 	l.q.reopen(k)
 	l.hold(msgs, since)
-	l.q.settle(k, len(msgs) == perKey)
+	l.q.settle(k, len(msgs) == n)
 	return nil
 }
 
 // hold puts deliveries read by a query sent at since in the queue, due
 // when their row says, but those delivered whose outcome's write may have
 // ended after the query's snapshot. Outcomes written before since are
-// forgotten: every later read sees them.
+// forgotten: every later read sees them. Those below the mark are parked
+// already.
 func (l *loop) hold(msgs []message, since time.Time) {
 	l.settlingMu.Lock()
 	defer l.settlingMu.Unlock()
@@ -230,6 +288,7 @@ func (l *loop) hold(msgs []message, since time.Time) {
 		if at, ok := l.settling[m.id]; ok && (at.IsZero() || !at.Before(since)) {
 			continue
 		}
+		m.parked = m.parked || m.id < l.mark.low
 		l.q.add(m, m.nextAt)
 	}
 	for id, at := range l.settling {
@@ -250,10 +309,11 @@ func (l *loop) announced(s span) {
 		return
 	}
 	since := time.Now()
-	msgs, err := l.d.pendingRange(l.ctx, l.target.Load().ID, s.lo, min(s.hi, l.scanned), math.MaxInt32)
+	hi := min(s.hi, l.scanned)
+	msgs, err := l.d.pendingRange(l.ctx, l.target.Load().ID, s.lo, hi, math.MaxInt32, l.q.len() < soon && hi-s.lo < soon)
 	if err != nil {
 		l.warn("read deliveries", "delivery.read_failed", err)
-		l.restart()
+		l.lost = true
 		return
 	}
 	l.hold(msgs, since)
@@ -316,11 +376,8 @@ func (l *loop) wait() {
 	case s := <-l.notes:
 		l.announced(s)
 	case <-l.rescanC:
-		l.restart()
+		l.lost = true
 	case <-timer.C:
-		if l.q.len() == 0 || time.Now().After(l.rescanAt) {
-			l.restart()
-		}
 	}
 }
 
@@ -357,6 +414,7 @@ func (l *loop) deliver(it *item) {
 		return
 	}
 	l.breaker.record(a.OK(), sent, time.Now())
+	l.d.writer.figures.add(t.ID, a)
 	r := result{it: it}
 	if a.OK() {
 		l.settlingMu.Lock()

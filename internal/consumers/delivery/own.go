@@ -11,10 +11,13 @@ import (
 // Advisory lock spaces (the first key of a two-key lock): an endpoint's
 // owner holds (lockSpace, endpoint); every deliverer holds (presenceSpace,
 // its deployment's name) shared, so each can count the others of its
-// deployment (several may share a database).
+// deployment (several may share a database). A deliverer that reads
+// deliveries from the endpoints' marks holds (markSpace, name) too: one
+// holding only the first is of a release before, which needs queue rows.
 const (
 	lockSpace     = "sluice.deliver"
 	presenceSpace = "sluice.deliverers"
+	markSpace     = "sluice.deliverers.marks"
 )
 
 // owner holds, on a connection of its own, the session advisory locks of
@@ -33,7 +36,9 @@ func newOwner(ctx context.Context, pool *pgxpool.Pool, name string) (*owner, err
 		return nil, fmt.Errorf("connect the endpoints' owner: %w", err)
 	}
 	conn := c.Hijack()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared(hashtext($1), hashtext($2))`, presenceSpace, name); err != nil {
+	// markSpace first: no other deliverer ever counts this one as old.
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared(hashtext($1), hashtext($3)), pg_advisory_lock_shared(hashtext($2), hashtext($3))`,
+		markSpace, presenceSpace, name); err != nil {
 		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("announce the deliverer: %w", err)
 	}
@@ -41,19 +46,24 @@ func newOwner(ctx context.Context, pool *pgxpool.Pool, name string) (*owner, err
 }
 
 // deliverers counts the processes of this deployment delivering now, this
-// one included. pg_locks shows every database's locks: only this one's
-// count.
-func (o *owner) deliverers(ctx context.Context) (int, error) {
-	var n int
-	err := o.conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks
-WHERE locktype = 'advisory' AND granted AND objsubid = 2
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-  AND classid::bigint = hashtext($1)::bigint & 4294967295 AND objid::bigint = hashtext($2)::bigint & 4294967295`,
-		presenceSpace, o.name).Scan(&n)
+// one included, and of them those of a release before (without markSpace).
+// pg_locks shows every database's locks: only this one's count.
+func (o *owner) deliverers(ctx context.Context) (n, old int, err error) {
+	err = o.conn.QueryRow(ctx, `WITH l AS (
+  SELECT pid, classid::bigint AS space FROM pg_locks
+  WHERE locktype = 'advisory' AND granted AND objsubid = 2
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND objid::bigint = hashtext($3)::bigint & 4294967295
+    AND classid::bigint IN (hashtext($1)::bigint & 4294967295, hashtext($2)::bigint & 4294967295)
+)
+SELECT count(*) FILTER (WHERE space = hashtext($1)::bigint & 4294967295),
+       count(*) FILTER (WHERE space = hashtext($1)::bigint & 4294967295
+                          AND pid NOT IN (SELECT pid FROM l WHERE space = hashtext($2)::bigint & 4294967295))
+FROM l`, presenceSpace, markSpace, o.name).Scan(&n, &old)
 	if err != nil {
-		return 0, fmt.Errorf("count deliverers: %w", err)
+		return 0, 0, fmt.Errorf("count deliverers: %w", err)
 	}
-	return max(n, 1), nil
+	return max(n, 1), old, nil
 }
 
 // take locks up to n of ids that no other process owns, and returns them.

@@ -3,6 +3,7 @@ package delivery
 import (
 	"cmp"
 	"container/heap"
+	"math"
 	"slices"
 	"time"
 )
@@ -13,15 +14,28 @@ type item struct {
 	due     time.Time
 	pos     int // in the ready heap, -1 when not there
 	sending bool
+	// heldAt is when the owner first held it; zero for one read from below
+	// the endpoint's mark (parked already).
+	heldAt time.Time
 }
 
 // keyQueue is a resource key's pending deliveries in memory, in id order
 // (Kafka's order within the key). truncated: more pending ones of the key
-// exist in Postgres than are held, to read when these run out.
+// exist in Postgres than are held, to read when these run out; none of
+// them is below floor.
 type keyQueue struct {
 	items     []*item
 	sending   int
 	truncated bool
+	floor     int64
+}
+
+// cut marks kq truncated, its unread deliveries from id on.
+func (kq *keyQueue) cut(id int64) {
+	if !kq.truncated || id < kq.floor {
+		kq.floor = id
+	}
+	kq.truncated = true
 }
 
 // queue is an endpoint's pending deliveries in memory, owned by its loop
@@ -81,10 +95,13 @@ func (q *queue) add(m message, due time.Time) bool {
 	}
 	at, _ := slices.BinarySearchFunc(kq.items, m.id, func(it *item, id int64) int { return cmp.Compare(it.id, id) })
 	if at == len(kq.items) && (kq.truncated || len(kq.items) >= q.perKey) {
-		kq.truncated = true
+		kq.cut(m.id)
 		return false
 	}
 	it := &item{message: m, due: due, pos: -1}
+	if !m.parked {
+		it.heldAt = time.Now()
+	}
 	kq.items = slices.Insert(kq.items, at, it)
 	q.byID[m.id] = it
 	if last := kq.items[len(kq.items)-1]; len(kq.items) > q.perKey && !last.sending {
@@ -93,7 +110,7 @@ func (q *queue) add(m message, due time.Time) bool {
 		kq.items = kq.items[:len(kq.items)-1]
 		q.unready(last)
 		delete(q.byID, last.id)
-		kq.truncated = true
+		kq.cut(last.id)
 	}
 	q.offer(kq)
 	return true
@@ -108,11 +125,13 @@ func (q *queue) reopen(k string) {
 }
 
 // settle ends a refill of key k: cut says the read stopped at its limit, so
-// more may wait in Postgres.
+// more may wait in Postgres, after the last held.
 func (q *queue) settle(k string, cut bool) {
 	kq := q.keys[k]
 	switch {
 	case kq == nil:
+	case cut && len(kq.items) > 0:
+		kq.cut(kq.items[len(kq.items)-1].id + 1)
 	case cut:
 		kq.truncated = true
 	case len(kq.items) == 0:
@@ -190,6 +209,52 @@ func (q *queue) finish(it *item) (string, bool) {
 		q.offer(kq)
 	}
 	return k, refill
+}
+
+// lowestOpen is the lowest id the endpoint's mark may not pass yet, for
+// what the queue holds: each key's lowest held delivery, or where its
+// unread rest starts, but for parked keys (whose lowest was held before
+// parkedBefore), which the mark's exceptions name instead.
+func (q *queue) lowestOpen(parkedBefore time.Time) int64 {
+	low := int64(math.MaxInt64)
+	for _, kq := range q.keys {
+		switch {
+		case len(kq.items) > 0 && kq.items[0].heldAt.After(parkedBefore):
+			low = min(low, kq.items[0].id)
+		case len(kq.items) == 0 && kq.truncated:
+			low = min(low, kq.floor)
+		}
+	}
+	return low
+}
+
+// parkedBelow is what the queue holds below id c, as the mark's
+// exceptions: each held delivery, and each truncated key from where its
+// unread rest starts.
+func (q *queue) parkedBelow(c int64) (ids []int64, keys []string, from []int64) {
+	for id := range q.byID {
+		if id < c {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for k, kq := range q.keys {
+		if kq.truncated && kq.floor < c {
+			keys, from = append(keys, k), append(from, kq.floor)
+		}
+	}
+	return ids, keys, from
+}
+
+// oldest is when the oldest delivery held was created (zero: none held).
+func (q *queue) oldest() time.Time {
+	var at time.Time
+	for _, it := range q.byID {
+		if at.IsZero() || it.createdAt.Before(at) {
+			at = it.createdAt
+		}
+	}
+	return at
 }
 
 // readyHeap orders deliveries by due time, then id.

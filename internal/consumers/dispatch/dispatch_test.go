@@ -40,11 +40,11 @@ func intentKey(f consumertest.Fixture, invoiceID string) string {
 }
 
 // delivered describes key's delivery to the deployment's endpoint: its
-// rows, and the queue's.
+// rows, and of them those waiting to be sent.
 func delivered(tb testing.TB, env *consumertest.Env, key string) string {
 	id := endpoints.DeploymentEndpointID(prefix)
 	n := env.Count(tb, `SELECT count(*) FROM deliveries WHERE endpoint_id = $1 AND webhook_id = $2 AND event_id = $2`, id, key)
-	q := env.Count(tb, `SELECT count(*) FROM pending_deliveries p JOIN deliveries d ON d.id = p.id WHERE d.endpoint_id = $1 AND d.webhook_id = $2`, id, key)
+	q := env.Count(tb, `SELECT count(*) FROM deliveries WHERE endpoint_id = $1 AND webhook_id = $2 AND state = 'pending'`, id, key)
 	return fmt.Sprintf("%d deliveries, %d queued", n, q)
 }
 

@@ -1,5 +1,6 @@
 -- A failed attempt: kept whole in delivery_attempts; the delivery waits
--- until $4 or, past its retry horizon ($9), is dead and leaves the queue.
+-- until $4 or, past its retry horizon ($9), is dead (and, while queue rows
+-- are written for a deliverer of the release before, leaves its queue).
 -- Returns whether it died.
 WITH attempt AS (
     INSERT INTO delivery_attempts (delivery_id, attempt, endpoint_id, status, latency_ms, error_class, error, answer)
@@ -12,6 +13,7 @@ WITH attempt AS (
     WHERE id = $1 AND state = 'pending'
     RETURNING state = 'dead' AS died
 ), dequeued AS (
-    DELETE FROM pending_deliveries WHERE endpoint_id = $3 AND id = $1 AND (SELECT died FROM failed)
+    DELETE FROM pending_deliveries
+    WHERE endpoint_id = $3 AND id = $1 AND (SELECT died FROM failed) AND (SELECT written FROM delivery_queue_rows WHERE singleton)
 )
 SELECT died FROM failed
