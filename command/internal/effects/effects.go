@@ -27,6 +27,20 @@ func Builtin() []effect.Group {
 	return []effect.Group{credits.Group(), subscriptions.Group(), installations.Group(), verifications.Group(), feedback.Group()}
 }
 
+// Default is a binary with Sluice's built-in groups alone, every one
+// running: the deployment of a configuration that names no groups.
+func Default() Set {
+	s, err := NewSet(Builtin(), nil)
+	if err != nil {
+		panic(err) // the built-in groups are written to run; their tests say so
+	}
+	return s
+}
+
+// IsZero says whether s was made by no one (a configuration naming no
+// groups): every Set NewSet makes has the built-in groups at least.
+func (s Set) IsZero() bool { return len(s.all) == 0 }
+
 // reserved are the names of the groups the runtime itself runs.
 var reserved = []string{"dispatch", "destinations"}
 
@@ -106,11 +120,7 @@ func BuiltinEffects(topicPrefix string) ([]groups.Effect, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := NewSet(Builtin(), nil)
-	if err != nil {
-		return nil, err
-	}
-	return set.Effects(topicPrefix, cat)
+	return Default().Effects(topicPrefix, cat)
 }
 
 // TopicsOf are the topic suffixes g reads: those of the catalogue's types

@@ -96,8 +96,9 @@ type Config struct {
 	ConsumerGroupTransactions int
 	ConsumerSharePatience     time.Duration
 	ConsumerBackoff           time.Duration
-	// Effects are the binary's effect groups and the deployment's choice;
-	// EventTypes its own event types' schemas, beside the built-in ones.
+	// Effects are the binary's effect groups and the deployment's choice
+	// (default: Sluice's built-in groups, every one); EventTypes its own
+	// event types' schemas, beside the built-in ones.
 	Effects    effects.Set
 	EventTypes []fs.FS
 	// AppMigrations is the binary's own schema, applied after Sluice's by
@@ -143,6 +144,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.KafkaBackoff <= 0 {
 		c.KafkaBackoff = time.Second
+	}
+	if c.Effects.IsZero() {
+		c.Effects = effects.Default()
 	}
 	return c
 }
