@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/migrations"
@@ -114,6 +115,23 @@ func RunWithDatabase(m *testing.M, prefix string, url *string) int {
 	defer db.Drop()
 	*url = db.URL
 	return m.Run()
+}
+
+// Pool is a migrated database of the test's own, named after prefix, and
+// a pool on it; both go when the test ends.
+func Pool(tb testing.TB, prefix string) *pgxpool.Pool {
+	tb.Helper()
+	db, err := Require(tb).NewDatabase(context.Background(), prefix)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Drop)
+	pool, err := pg.Connect(context.Background(), db.URL, 4)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
 }
 
 // NewDatabase creates and migrates a fresh database named after prefix.
