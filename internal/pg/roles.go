@@ -223,59 +223,58 @@ type TablePrivilege struct {
 func Privileges(stage Stage, effects EffectTables) []TablePrivilege {
 	// Every process reads the schema's version, and settles the
 	// deployment's resource types at start (the first one stores them).
-	need := map[string]map[string]bool{migrationsTable: {sel: true}, "tenant_resource_types": {sel: true, ins: true}}
-	add := func(table string, privs ...string) {
-		if need[table] == nil {
-			need[table] = map[string]bool{}
-		}
-		for _, p := range privs {
-			need[table][p] = true
-		}
-	}
-	schemas := map[string]map[string]bool{}
-	addEffects := func(tables []string, privs ...string) {
-		for _, t := range tables {
-			add(t, privs...)
-			if schema, _, ok := strings.Cut(t, "."); ok && schema != "public" {
-				schemas[schema] = map[string]bool{usage: true}
-			}
-		}
-	}
+	tables := needs{migrationsTable: {sel: true}, "tenant_resource_types": {sel: true, ins: true}}
+	schemas, seqs := needs{}, needs{}
 	for _, s := range append([]Stage{stage}, stageIncludes[stage]...) {
 		for table, privs := range stageTables[s] {
-			add(table, privs...)
+			tables.add(table, privs...)
+		}
+		for seq, privs := range stageSequences[s] {
+			seqs.add(seq, privs...)
 		}
 		switch s {
 		case StageConsumers:
-			addEffects(effects.Written, sel, ins, upd, del)
+			tables.addEffects(schemas, effects.Written, sel, ins, upd, del)
 		case StageIngest:
-			addEffects(effects.Read, sel)
+			tables.addEffects(schemas, effects.Read, sel)
 		}
 	}
 	if stage == StageAdmin {
 		for _, t := range adminReads {
-			add(t, sel)
-		}
-	}
-	seqs := map[string]map[string]bool{}
-	for _, s := range append([]Stage{stage}, stageIncludes[stage]...) {
-		for seq, privs := range stageSequences[s] {
-			if seqs[seq] == nil {
-				seqs[seq] = map[string]bool{}
-			}
-			for _, p := range privs {
-				seqs[seq][p] = true
-			}
+			tables.add(t, sel)
 		}
 	}
 	out := sorted(schemas, TablePrivilege{Schema: true})
-	out = append(out, sorted(need, TablePrivilege{})...)
+	out = append(out, sorted(tables, TablePrivilege{})...)
 	return append(out, sorted(seqs, TablePrivilege{Sequence: true})...)
+}
+
+// needs are privileges by what they are on.
+type needs map[string]map[string]bool
+
+func (n needs) add(on string, privs ...string) {
+	if n[on] == nil {
+		n[on] = map[string]bool{}
+	}
+	for _, p := range privs {
+		n[on][p] = true
+	}
+}
+
+// addEffects adds privs on effects' tables, and to schemas USAGE on
+// theirs outside public.
+func (n needs) addEffects(schemas needs, tables []string, privs ...string) {
+	for _, t := range tables {
+		n.add(t, privs...)
+		if schema, _, ok := strings.Cut(t, "."); ok && schema != "public" {
+			schemas.add(schema, usage)
+		}
+	}
 }
 
 // sorted lists need's privileges as kind's (a table, a sequence or a
 // schema).
-func sorted(need map[string]map[string]bool, kind TablePrivilege) []TablePrivilege {
+func sorted(need needs, kind TablePrivilege) []TablePrivilege {
 	var out []TablePrivilege
 	for _, table := range slices.Sorted(maps.Keys(need)) {
 		for _, p := range slices.SortedFunc(maps.Keys(need[table]), privilegeOrder) {
