@@ -101,6 +101,7 @@ func TestATeamsGroupAloneRunsWithLeastPrivilegeWithoutTheBuiltinGroups(t *testin
 		{pg.StageAdmin, "ledger.entries", "SELECT", true, false},
 		{pg.StageConsumers, "credit_grants", "SELECT", false, false},
 		{pg.StageAdmin, "credit_grants", "SELECT", false, false},
+		{pg.StageAdmin, "balances", "SELECT", true, false}, // a workspace's view shows its credits
 		{pg.StageIngest, "verifications", "SELECT", false, false},
 	} {
 		query := `SELECT has_table_privilege($1, $2, $3)`
@@ -166,6 +167,9 @@ func TestATeamsGroupAloneRunsWithLeastPrivilegeWithoutTheBuiltinGroups(t *testin
 		t.Fatal(err)
 	}
 	t.Cleanup(admin.Close)
+	if _, err := (tenancy.Store{Pool: admin}).Workspace(ctx, f.workspaceID); err != nil {
+		t.Errorf("the workspace, read as the admin role: %v", err)
+	}
 	trail, err := operate.New(admin, nil, operate.Config{Topics: d.config(pg.StageAdmin).Topics, Trails: set.Trails()}).Trail(ctx, nil, inboxID)
 	if err != nil {
 		t.Fatal(err)

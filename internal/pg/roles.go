@@ -176,9 +176,11 @@ var stageIncludes = map[Stage][]Stage{
 }
 
 // adminReads: the admin listener reads every table Sluice has (searches,
-// trails, the overview, inspection of each stage's state).
+// trails, the overview, inspection of each stage's state). Effect groups'
+// tables are not Sluice's (EffectTables), but for balances: a workspace's
+// view shows its credits, whichever groups run.
 var adminReads = []string{
-	"admin_audit", "admin_idempotency_keys", "admin_tokens", "api_keys", "cdc_parked", "cdc_slots",
+	"admin_audit", "admin_idempotency_keys", "admin_tokens", "api_keys", "balances", "cdc_parked", "cdc_slots",
 	"console_sessions", "consumer_waiting", "dead_letters", "deliveries", "delivery_attempts",
 	"delivery_log", "dispatch_delivered", "endpoint_secrets", "endpoints", "event_type_versions", "event_types",
 	"inbox", "inbox_conflicts", "inbox_duplicates", "inbox_payloads",
