@@ -65,7 +65,7 @@ func TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix(t *testing.T) {
 		t.Fatalf("grants = %d, want %d (the partition kept flowing)", got, len(goodIDs))
 	}
 
-	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics)})
+	op := operate.New(adminPool(t), nil, operate.Config{Topics: suite.topics, Groups: builtintest.Options(t, suite.topics), Trails: builtintest.Trails()})
 	letters, err := op.DeadLetters(ctx, nil, operate.DeadLetterFilter{Group: suite.group, Limit: operate.MaxLimit})
 	if err != nil {
 		t.Fatal(err)

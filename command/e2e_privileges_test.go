@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -41,14 +42,22 @@ type roleDeployment struct {
 	sfx   string // its topics' prefix and its slot
 }
 
+// newRoleDeployment is one running Sluice's built-in groups, whose
+// tables its roles are granted.
 func newRoleDeployment(t *testing.T) *roleDeployment {
+	t.Helper()
+	return newRoleDeploymentOf(t, builtintest.Tables())
+}
+
+// newRoleDeploymentOf is one whose roles are granted effects' tables.
+func newRoleDeploymentOf(t *testing.T, effects pg.EffectTables) *roleDeployment {
 	t.Helper()
 	p, err := testenv.StartTLSPostgres(testenv.TLSOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Stop)
-	db, err := p.NewRoleDatabase("priv")
+	db, err := p.NewRoleDatabase("priv", effects)
 	if err != nil {
 		t.Fatal(err)
 	}

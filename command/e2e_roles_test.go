@@ -22,6 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/testenv"
@@ -58,7 +59,7 @@ func newSuiteDatabase(ctx context.Context, services *testenv.Services) (*suiteDa
 	if err != nil {
 		return nil, err
 	}
-	db, err := p.NewRoleDatabase("e2e")
+	db, err := p.NewRoleDatabase("e2e", builtintest.Tables())
 	if err != nil {
 		p.Stop()
 		return nil, err

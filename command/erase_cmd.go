@@ -27,20 +27,25 @@ func (c *EraseTenantCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) 
 	if !c.Yes {
 		return errors.New("erasing a tenant deletes all of its data for good: add --yes")
 	}
+	set, err := g.effects()
+	if err != nil {
+		return err
+	}
 	pool, err := g.pool(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	e, err := lifecycle.EraseTenant(ctx, pool, c.ID)
+	e, err := lifecycle.EraseTenant(ctx, pool, c.ID, set.Erasures())
 	if err != nil {
 		return err
 	}
-	log.Info("tenant erased", slog.String("tenant_id", c.ID), slog.Int64("events", e.Events), slog.Int64("outbox_rows", e.OutboxRows))
+	log.Info("tenant erased", slog.String("tenant_id", c.ID), slog.Int64("events", e.Events), slog.Int64("outbox_rows", e.OutboxRows),
+		slog.Int64("effects", e.Effects))
 	return c.print(c.ID, map[string]any{"events": e.Events, "payloads": e.Payloads, "outbox_rows": e.OutboxRows,
-		"dead_letters": e.DeadLetters, "grants": e.Grants, "endpoints": e.Endpoints, "deliveries": e.Deliveries,
+		"dead_letters": e.DeadLetters, "effects": e.Effects, "endpoints": e.Endpoints, "deliveries": e.Deliveries,
 		"delivery_attempts": e.DeliveryAttempts},
-		fmt.Sprintf("events %d, payloads %d, outbox rows %d, dead letters %d, grants %d", e.Events, e.Payloads, e.OutboxRows, e.DeadLetters, e.Grants)+
+		fmt.Sprintf("events %d, payloads %d, outbox rows %d, dead letters %d, effects %d", e.Events, e.Payloads, e.OutboxRows, e.DeadLetters, e.Effects)+
 			destinationsErased(e.Endpoints, e.Deliveries, e.DeliveryAttempts))
 }
 

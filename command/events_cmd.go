@@ -197,7 +197,7 @@ func printTrail(t operate.Trail) error {
 				cause += " (this event)"
 			}
 			tb.row(f.Group, f.Kind, f.BusinessKey, cause, orDash(f.WorkspaceID), f.Credits, orDash(f.State), position(f.Applied),
-				f.ProcessedAt.UTC().Format(time.RFC3339))
+				timeOrDash(f.ProcessedAt))
 		}
 	})
 	section("sends", len(t.Sends), "IDEMPOTENCY KEY\tGROUP\tRECORD\tSTATUS\tSENT", func(tb *table) {

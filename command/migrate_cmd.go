@@ -16,10 +16,11 @@ import (
 )
 
 // MigrateCmd applies the migrations as the schema's owner and grants the
-// stages' roles their privileges (internal/pg's roles.go holds them).
+// stages' roles their privileges (internal/pg's roles.go holds them), on
+// the tables of the effect groups the deployment runs too.
 type MigrateCmd struct {
 	Output
-	Grant        []string      `name:"grant" sep:"," placeholder:"STAGE=ROLE" help:"Grant a stage's privileges to a role after migrating (stages: ingest, relay, consumers, admin; ingest+admin=ROLE gives one role two); repeat or comma-separate."`
+	Grant        []string      `name:"grant" sep:"," placeholder:"STAGE=ROLE" help:"Grant a stage's privileges to a role after migrating, on the tables of the effect groups --effect-groups names too (stages: ingest, relay, consumers, admin; ingest+admin=ROLE gives one role two); repeat or comma-separate."`
 	Print        bool          `name:"print" help:"Print the --grant SQL for a DBA instead of connecting (nothing is migrated)."`
 	Plan         bool          `name:"plan" help:"List the pending migrations and the locks each statement takes, estimated from its SQL, without migrating."`
 	LockTimeout  time.Duration `name:"lock-timeout" env:"SLUICE_MIGRATE_LOCK_TIMEOUT" default:"2s" help:"Most one statement waits for a lock; then the migration gives up and is tried again after a pause (a statement waiting for a lock holds up the reads and writes queued behind it). Migrations that leave reads and writes running while they wait (indexes built CONCURRENTLY) wait as long as they must."`
@@ -43,8 +44,12 @@ func (c *MigrateCmd) Validate() error {
 
 func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
 	assign := c.assign
+	set, err := g.effects()
+	if err != nil {
+		return err
+	}
 	if c.Print {
-		_, err := fmt.Println(strings.Join(pg.GrantStatements(assign), "\n"))
+		_, err := fmt.Println(strings.Join(pg.GrantStatements(assign, set.Tables()), "\n"))
 		return err
 	}
 	pool, err := g.ownerPool(ctx)
@@ -72,7 +77,7 @@ func (c *MigrateCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) erro
 	if assign == nil {
 		return nil
 	}
-	if err := pg.Grant(ctx, pool, assign); err != nil {
+	if err := pg.Grant(ctx, pool, assign, set.Tables()); err != nil {
 		return err
 	}
 	for stage, role := range assign {

@@ -226,11 +226,12 @@ func replayDeadLetters(ctx context.Context, op *operate.Operator, id int64, f op
 }
 
 // operateConfig is the operate layer's configuration: the deployment's
-// topics and groups (checked when the command line was read), o's
-// dispatcher.
+// topics and groups (checked when the command line was read) with their
+// trails, o's dispatcher.
 func (g *Globals) operateConfig(o groups.Options) operate.Config {
 	o, _ = g.groups(o)
-	return operate.Config{Topics: g.topics(), Groups: o}
+	set, _ := g.effects()
+	return operate.Config{Topics: g.topics(), Groups: o, Trails: set.Trails()}
 }
 
 // LagCmd prints lag: one line per group, or per partition.

@@ -39,8 +39,9 @@ func EventTypes(fsys fs.FS) Option {
 // (NNNNN_what.sql at fsys's root) that `migrate`, and every process
 // migrating at start as the schema's owner, apply after Sluice's, recorded
 // apart from them (sluice_app_schema_migrations). Its tables live in the
-// Sluice database, so a group's effects commit with its bookkeeping; grant
-// the consumers' role its privileges on them in the migrations themselves.
+// Sluice database, so a group's effects commit with its bookkeeping; name
+// them in the group's Tables, and `migrate --grant` grants the stages'
+// roles what they need on them.
 func Migrations(fsys fs.FS) Option {
 	return func(a *app) { a.migrations = fsys }
 }

@@ -153,6 +153,11 @@ func reconcilable(ctx context.Context, g *Globals, sourceID string) error {
 // service of this process: the same reading, catalogue checks (the
 // tenants' own types too) and group commit as a webhook. stop ends both.
 func newRunner(ctx context.Context, g *Globals, log *slog.Logger, rc reconcile.Config) (runner *reconcile.Runner, stop func(), err error) {
+	set, err := g.effects()
+	if err != nil {
+		return nil, nil, err
+	}
+	rc.EffectGroups = set.RunningNames()
 	pool, err := g.pool(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -223,6 +223,31 @@ func TestKubernetesManifestsRunEveryStageSafely(t *testing.T) {
 	if cm := m.configMaps["sluice"]; cm == nil || cm.Data["SLUICE_MIGRATE"] != "false" {
 		t.Error("stages must not each migrate at start: the Job does")
 	}
+	checkOneChoiceOfGroups(t, m)
+}
+
+// checkOneChoiceOfGroups: every process reads the ConfigMap, where a
+// deployment names its effect groups (SLUICE_EFFECT_GROUPS), and none sets
+// its own: the stages run the groups the migrate Job granted their roles
+// the tables of (`migrate --grant` grants the running groups' tables
+// only), and lag, dead letters and trails name the same groups.
+func checkOneChoiceOfGroups(t *testing.T, m *manifests) {
+	t.Helper()
+	containers := map[string]corev1.Container{}
+	for name, d := range m.deployments {
+		containers[name] = d.Spec.Template.Spec.Containers[0]
+	}
+	for name, j := range m.jobs {
+		containers[name] = j.Spec.Template.Spec.Containers[0]
+	}
+	for name, c := range containers {
+		if !slices.ContainsFunc(c.EnvFrom, func(e corev1.EnvFromSource) bool { return e.ConfigMapRef != nil && e.ConfigMapRef.Name == "sluice" }) {
+			t.Errorf("%s does not read the ConfigMap sluice, where the deployment's SLUICE_EFFECT_GROUPS is set", name)
+		}
+		if slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "SLUICE_EFFECT_GROUPS" }) {
+			t.Errorf("%s sets SLUICE_EFFECT_GROUPS of its own: every process of a deployment takes the ConfigMap's", name)
+		}
+	}
 }
 
 // checkSecrets: what is secret comes from the Secret "sluice", never a literal.

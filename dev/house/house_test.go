@@ -311,8 +311,9 @@ const builtinGroups = "command/internal/effects/"
 
 // Sluice's built-in effect groups are written on the public effect API
 // alone, as a team's own would be: none of them imports anything else of
-// the module (their registry, command/internal/effects itself, does), so
-// the API is proven sufficient by the five of them.
+// the module (their registry, command/internal/effects itself, does, and
+// so does its tests' helper, builtintest), so the API is proven sufficient
+// by the five of them.
 func TestBuiltinGroupsUseOnlyThePublicAPI(t *testing.T) {
 	t.Parallel()
 	found := 0

@@ -99,6 +99,50 @@ func endToEnd(t *testing.T, bin, effectGroups string) {
 		t.Errorf("lag lists %v, want the built-in groups and the orders group", groups)
 	}
 	receiver.waitConfirmations(t, shop.orders())
+
+	// An order's event shows the group's effects on the order in its
+	// trail; erasing the tenant erases them, and its stock.
+	dep.trailShowsTheOrder(t, tenant, "o-1")
+	if out := dep.cli(t, "erase", "tenant", tenant, "--yes"); !strings.Contains(out, fmt.Sprintf("effects %d", shop.orders())) {
+		t.Errorf("erase tenant: %q, want its %d orders counted as its effects", out, shop.orders())
+	}
+	if got := dep.state(t, tenant); got != "" {
+		t.Errorf("after the tenant's erasure:\n%s\nwant nothing", got)
+	}
+}
+
+// trailShowsTheOrder: the trail of order's first event (events trail)
+// shows the order's projection, in its last state, and its confirmation,
+// under the group's id.
+func (d *deployment) trailShowsTheOrder(t *testing.T, tenant, order string) {
+	t.Helper()
+	var id int64
+	if err := d.db.QueryRow(context.Background(), `SELECT id FROM inbox WHERE tenant_id = $1 AND event_id = $2`, tenant, order+"-placed").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	var trail struct {
+		Effects []struct {
+			Group, Kind, State string
+			BusinessKey        string `json:"business_key"`
+		} `json:"effects"`
+	}
+	out := d.cli(t, "events", "trail", fmt.Sprint(id), "-o", "json")
+	if err := json.Unmarshal([]byte(out), &trail); err != nil {
+		t.Fatalf("events trail -o json: %v: %s", err, out)
+	}
+	var kinds []string
+	for _, e := range trail.Effects {
+		if e.Group != d.prefix+".orders" {
+			t.Errorf("trail effect of group %s, want %s.orders", e.Group, d.prefix)
+		}
+		switch {
+		case e.Kind == "projection" && e.State == "placed", e.Kind == "confirmation" && strings.HasSuffix(e.BusinessKey, "/"+order+"/confirm"):
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	if slices.Sort(kinds); !slices.Equal(kinds, []string{"confirmation", "projection"}) {
+		t.Errorf("trail of %s's event: effects %+v, want its projection (placed) and its confirmation", order, trail.Effects)
+	}
 }
 
 // deployment is a database of its own and the orders binary's processes

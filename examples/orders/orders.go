@@ -36,6 +36,10 @@ var (
 	stockSQL string
 	//go:embed sql/stock_free.sql
 	stockFreeSQL string
+	//go:embed sql/trail.sql
+	trailSQL string
+	//go:embed sql/erase.sql
+	eraseSQL string
 
 	//go:embed migrations/*.sql
 	migrations embed.FS
@@ -83,7 +87,8 @@ func Group() effect.Group {
 	return effect.Group{Name: "orders", Types: []string{"hmac.order.*"},
 		Handler: effect.Each(func(ctx context.Context, tx *effect.Tx, e effect.Event[Body]) error {
 			return apply(ctx, tx, stock, e)
-		})}
+		}),
+		Tables: []string{"orders", "order_line_operations", "stock"}, Trail: trailSQL, Erase: eraseSQL}
 }
 
 func apply(ctx context.Context, tx *effect.Tx, stock *effect.Counter, e effect.Event[Body]) error {

@@ -66,7 +66,7 @@ func TestTenantErasureRemovesEveryRowOfTheTenantOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := other.storedFor(t, other.tenantID)
-	e, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID)
+	e, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestTenantErasureRemovesEveryRowOfTheTenantOnly(t *testing.T) {
 	if after := other.storedFor(t, other.tenantID); after != before {
 		t.Fatalf("another tenant's rows went from %d to %d", before, after)
 	}
-	if _, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID); !errors.Is(err, refusal.ErrNotFound) {
+	if _, err := lifecycle.EraseTenant(context.Background(), b.pool, b.tenantID, nil); !errors.Is(err, refusal.ErrNotFound) {
 		t.Fatalf("erasing again: %v, want ErrNoTenant", err)
 	}
 }

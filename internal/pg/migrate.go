@@ -139,12 +139,12 @@ func LatestVersion(migrations fs.FS) (int64, error) {
 	return latest, nil
 }
 
-// Grant gives each role of a its stages' privileges (GrantStatements), in
-// one transaction, as the connection's role: the schema's owner, which
-// may grant what it owns. The REPLICATION attribute is set only where the
+// Grant gives each role of a its stages' privileges, effects' tables
+// included (GrantStatements), in one transaction, as the connection's
+// role: the schema's owner, which may grant what it owns. The REPLICATION attribute is set only where the
 // role lacks it; a refusal there (only a superuser may set it on Postgres
 // 15) says what to run instead, after the grants were made.
-func Grant(ctx context.Context, pool *pgxpool.Pool, a Assignment) error {
+func Grant(ctx context.Context, pool *pgxpool.Pool, a Assignment, effects EffectTables) error {
 	for _, role := range a {
 		var exists bool
 		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
@@ -154,7 +154,7 @@ func Grant(ctx context.Context, pool *pgxpool.Pool, a Assignment) error {
 			return fmt.Errorf("role %s does not exist: create it first (CREATE ROLE %s LOGIN PASSWORD '...'), then grant", role, pgx.Identifier{role}.Sanitize())
 		}
 	}
-	stmts := GrantStatements(a)
+	stmts := GrantStatements(a, effects)
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		for _, s := range stmts {
 			if strings.HasPrefix(s, "--") || strings.HasPrefix(s, "ALTER ROLE") {

@@ -23,31 +23,34 @@ type Querier interface {
 // joined (errors.Join), one per missing privilege.
 
 // CheckPrivileges says what the role lacks of stage's privileges
-// (Privileges), or a table it cannot find (a schema not migrated).
-func CheckPrivileges(ctx context.Context, q Querier, stage Stage) error {
-	need := Privileges(stage)
-	tables, privs, seqs := make([]string, len(need)), make([]string, len(need)), make([]bool, len(need))
-	for i, p := range need {
-		tables[i], privs[i], seqs[i] = p.Table, p.Privilege, p.Sequence
+// (Privileges, with the running effect groups' tables), or a table it
+// cannot find (a schema not migrated).
+func CheckPrivileges(ctx context.Context, q Querier, stage Stage, effects EffectTables) error {
+	need := Privileges(stage, effects)
+	var names, privs, kinds, schemas, bare []string
+	for _, p := range need {
+		schema, name, ok := strings.Cut(p.Table, ".")
+		if !ok || p.Schema {
+			schema, name = "", p.Table
+		}
+		names, privs, kinds = append(names, p.Table), append(privs, p.Privilege), append(kinds, p.kind())
+		schemas, bare = append(schemas, schema), append(bare, name)
 	}
-	rows, err := q.Query(ctx, missingPrivilegesSQL, tables, privs, seqs)
+	rows, err := q.Query(ctx, missingPrivilegesSQL, names, privs, kinds, schemas, bare)
 	if err != nil {
 		return fmt.Errorf("check the privileges of stage %s: %w", stage, err)
 	}
-	type miss struct {
-		role, table, priv string
-		seq               bool
-	}
+	type miss struct{ role, name, priv, kind string }
 	missing, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (miss, error) {
 		var m miss
-		return m, r.Scan(&m.role, &m.table, &m.priv, &m.seq)
+		return m, r.Scan(&m.role, &m.name, &m.priv, &m.kind)
 	})
 	if err != nil {
 		return fmt.Errorf("check the privileges of stage %s: %w", stage, err)
 	}
 	var errs []error
 	for _, m := range missing {
-		errs = append(errs, privilegeError(m.role, stage, TablePrivilege{m.table, m.priv, m.seq}))
+		errs = append(errs, privilegeError(m.role, stage, TablePrivilege{Table: m.name, Privilege: m.priv, Sequence: m.kind == "sequence", Schema: m.kind == "schema"}))
 	}
 	return errors.Join(errs...)
 }
@@ -67,18 +70,30 @@ func privilegeError(role string, stage Stage, p TablePrivilege) error {
 		role, p.Privilege, p.object(), stage, p.Privilege, p.object(), r, stage, role)
 }
 
-// missingPrivilegesSQL: of the pairs ($1[i] table, $2[i] privilege), those
-// the role does not hold, and a table missing once with privilege ”.
+// missingPrivilegesSQL: of the privileges ($1[i] the name of a $3[i]
+// table, sequence or schema, $2[i] the privilege; $4[i] the table's schema
+// when it names one, $5[i] its name in it), those the role does not hold,
+// and a name missing once with privilege ”. A table of a named schema is
+// found in the catalog: to_regclass would fail for want of USAGE on the
+// schema, which is one of the privileges checked.
 const missingPrivilegesSQL = `
-SELECT current_user::text, '', 'USAGE', false WHERE NOT has_schema_privilege('public', 'USAGE')
+WITH need AS (
+    SELECT g.t, g.p, g.k, CASE
+        WHEN g.k = 'schema' THEN (SELECT n.oid FROM pg_namespace n WHERE n.nspname = g.n)
+        WHEN g.s = '' THEN to_regclass(quote_ident(g.n))::oid
+        ELSE (SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = g.s AND c.relname = g.n)
+    END AS o
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS g(t, p, k, s, n)
+)
+SELECT current_user::text, '', 'USAGE', 'table' WHERE NOT has_schema_privilege('public', 'USAGE')
 UNION ALL
-SELECT DISTINCT ON (g.t) current_user::text, g.t, '', g.s FROM unnest($1::text[], $2::text[], $3::bool[]) AS g(t, p, s)
-WHERE to_regclass(quote_ident(g.t)) IS NULL
+SELECT DISTINCT ON (n.t) current_user::text, n.t, '', n.k FROM need n WHERE n.o IS NULL
 UNION ALL
-SELECT current_user::text, g.t, g.p, g.s FROM unnest($1::text[], $2::text[], $3::bool[]) AS g(t, p, s)
-WHERE to_regclass(quote_ident(g.t)) IS NOT NULL AND NOT CASE WHEN g.s
-    THEN has_sequence_privilege(to_regclass(quote_ident(g.t)), g.p)
-    ELSE has_table_privilege(to_regclass(quote_ident(g.t)), g.p) END`
+SELECT current_user::text, n.t, n.p, n.k FROM need n
+WHERE n.o IS NOT NULL AND NOT CASE n.k
+    WHEN 'sequence' THEN has_sequence_privilege(n.o, n.p)
+    WHEN 'schema' THEN has_schema_privilege(n.o, n.p)
+    ELSE has_table_privilege(n.o, n.p) END`
 
 // CheckReplication says whether the role may open the relay's
 // replication connection: the REPLICATION attribute (or, on RDS and

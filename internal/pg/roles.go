@@ -112,9 +112,6 @@ var stageTables = map[Stage]map[string][]string{
 		"reconcile_positions":    {sel, ins, upd},
 		"reconcile_runs":         {sel, ins, upd},
 		"reconcile_corrections":  {ins},
-		"feedback_alerts":        {sel},
-		"github_installations":   {sel},
-		"verifications":          {sel},
 	},
 	StageRelay: {
 		// Retention deletes confirmed rows, locking them first (FOR UPDATE
@@ -124,30 +121,23 @@ var stageTables = map[Stage]map[string][]string{
 		"cdc_parked": {sel, ins, upd},
 	},
 	StageConsumers: {
-		"inbox":                {sel},
-		"inbox_payloads":       {sel},
-		"outbox":               {ins},
-		"dead_letters":         {sel, ins, upd},
-		"consumer_waiting":     {sel, ins, upd, del},
-		"tenants":              {sel},
-		"workspace_customers":  {sel},
-		"balances":             {sel, ins, upd},
-		"credit_grants":        {sel, ins, upd},
-		"credit_reversals":     {sel, ins},
-		"feedback_alerts":      {sel, ins},
-		"github_installations": {sel, ins, upd},
-		"subscriptions":        {sel, ins, upd},
-		"verifications":        {sel, ins, upd},
-		"dispatch_delivered":   {sel},
-		"endpoints":            {sel, ins, upd},
-		"endpoint_secrets":     {sel},
-		"deliveries":           {sel, ins, upd},
-		"pending_deliveries":   {sel, ins, del},
-		"delivery_attempts":    {sel, ins},
-		"delivery_marks":       {sel, ins, upd},
-		"delivery_redos":       {sel, ins, del},
-		"delivery_minutes":     {sel, ins, upd, del},
-		"delivery_queue_rows":  {sel, upd},
+		"inbox":               {sel},
+		"inbox_payloads":      {sel},
+		"outbox":              {ins},
+		"dead_letters":        {sel, ins, upd},
+		"consumer_waiting":    {sel, ins, upd, del},
+		"tenants":             {sel},
+		"workspace_customers": {sel},
+		"dispatch_delivered":  {sel},
+		"endpoints":           {sel, ins, upd},
+		"endpoint_secrets":    {sel},
+		"deliveries":          {sel, ins, upd},
+		"pending_deliveries":  {sel, ins, del},
+		"delivery_attempts":   {sel, ins},
+		"delivery_marks":      {sel, ins, upd},
+		"delivery_redos":      {sel, ins, del},
+		"delivery_minutes":    {sel, ins, upd, del},
+		"delivery_queue_rows": {sel, upd},
 	},
 	StageAdmin: {
 		"tenants":                {upd},
@@ -191,68 +181,112 @@ var stageIncludes = map[Stage][]Stage{
 }
 
 // adminReads: the admin listener reads every table Sluice has (searches,
-// trails, the overview, inspection of each stage's state).
+// trails, the overview, inspection of each stage's state). Effect groups'
+// tables are not Sluice's (EffectTables), but for balances: a workspace's
+// view shows its credits, whichever groups run.
 var adminReads = []string{
 	"admin_audit", "admin_idempotency_keys", "admin_tokens", "api_keys", "balances", "cdc_parked", "cdc_slots",
-	"console_sessions", "consumer_waiting", "credit_grants", "credit_reversals", "dead_letters", "deliveries", "delivery_attempts",
+	"console_sessions", "consumer_waiting", "dead_letters", "deliveries", "delivery_attempts",
 	"delivery_log", "delivery_marks", "delivery_minutes", "delivery_queue_rows", "delivery_redos", "dispatch_delivered", "endpoint_secrets", "endpoints", "event_type_versions", "event_types",
-	"feedback_alerts", "github_installations", "inbox", "inbox_conflicts", "inbox_duplicates", "inbox_payloads",
+	"inbox", "inbox_conflicts", "inbox_duplicates", "inbox_payloads",
 	"inbox_waiting", "object_links", "outbox", "pending_deliveries", "reconcile_budgets", "reconcile_corrections",
-	"reconcile_positions", "reconcile_runs", "source_api_credentials", "source_secrets", "sources", "subscriptions",
-	"tenant_limits", "tenants", "verifications", "workspace_customers", "workspaces",
+	"reconcile_positions", "reconcile_runs", "source_api_credentials", "source_secrets", "sources",
+	"tenant_limits", "tenants", "workspace_customers", "workspaces",
+}
+
+// EffectTables are the tables of the effect groups a deployment runs
+// (effect.Group.Tables, Sluice's built-in groups' among them), beyond the
+// tables above: the stages' privileges on them follow the groups a
+// deployment runs, so a role is granted, and checked for, only what those
+// groups need. A name is a table's, or schema.table; a schema other than
+// public is granted USAGE with its tables.
+type EffectTables struct {
+	// Written are the running groups' tables. The consumers apply the
+	// groups' effects there, with statements that are the groups' own:
+	// SELECT, INSERT, UPDATE and DELETE. The admin listener runs the
+	// consumers' statements (a dead letter replayed runs its group's
+	// handler), and reads the tables for trails.
+	Written []string
+	// Read are the tables reconciliation reads to choose the objects
+	// whose state a provider is asked for (the groups' projections it
+	// looks up, for the groups that run): SELECT for ingest, which runs
+	// it, and so for the admin listener.
+	Read []string
 }
 
 // TablePrivilege is one privilege a stage needs on one table (or
-// sequence).
+// sequence, or schema).
 type TablePrivilege struct {
 	Table     string
 	Privilege string
 	Sequence  bool
+	// Schema: Table names a schema (USAGE).
+	Schema bool
 }
 
-// Privileges lists what stage needs on every table, its included stages'
-// needs with it, sorted by table then privilege.
-func Privileges(stage Stage) []TablePrivilege {
+// Privileges lists what stage needs, its included stages' needs with it:
+// USAGE on the schemas of effects' tables outside public, then every
+// table sorted by name then privilege, then sequences.
+func Privileges(stage Stage, effects EffectTables) []TablePrivilege {
 	// Every process reads the schema's version, and settles the
 	// deployment's resource types at start (the first one stores them).
-	need := map[string]map[string]bool{migrationsTable: {sel: true}, "tenant_resource_types": {sel: true, ins: true}}
-	add := func(table string, privs ...string) {
-		if need[table] == nil {
-			need[table] = map[string]bool{}
-		}
-		for _, p := range privs {
-			need[table][p] = true
-		}
-	}
+	tables := needs{migrationsTable: {sel: true}, "tenant_resource_types": {sel: true, ins: true}}
+	schemas, seqs := needs{}, needs{}
 	for _, s := range append([]Stage{stage}, stageIncludes[stage]...) {
 		for table, privs := range stageTables[s] {
-			add(table, privs...)
+			tables.add(table, privs...)
+		}
+		for seq, privs := range stageSequences[s] {
+			seqs.add(seq, privs...)
+		}
+		switch s {
+		case StageConsumers:
+			tables.addEffects(schemas, effects.Written, sel, ins, upd, del)
+		case StageIngest:
+			tables.addEffects(schemas, effects.Read, sel)
 		}
 	}
 	if stage == StageAdmin {
 		for _, t := range adminReads {
-			add(t, sel)
+			tables.add(t, sel)
 		}
 	}
-	seqs := map[string]map[string]bool{}
-	for _, s := range append([]Stage{stage}, stageIncludes[stage]...) {
-		for seq, privs := range stageSequences[s] {
-			if seqs[seq] == nil {
-				seqs[seq] = map[string]bool{}
-			}
-			for _, p := range privs {
-				seqs[seq][p] = true
-			}
-		}
-	}
-	return append(sorted(need, false), sorted(seqs, true)...)
+	out := sorted(schemas, TablePrivilege{Schema: true})
+	out = append(out, sorted(tables, TablePrivilege{})...)
+	return append(out, sorted(seqs, TablePrivilege{Sequence: true})...)
 }
 
-func sorted(need map[string]map[string]bool, sequence bool) []TablePrivilege {
+// needs are privileges by what they are on.
+type needs map[string]map[string]bool
+
+func (n needs) add(on string, privs ...string) {
+	if n[on] == nil {
+		n[on] = map[string]bool{}
+	}
+	for _, p := range privs {
+		n[on][p] = true
+	}
+}
+
+// addEffects adds privs on effects' tables, and to schemas USAGE on
+// theirs outside public.
+func (n needs) addEffects(schemas needs, tables []string, privs ...string) {
+	for _, t := range tables {
+		n.add(t, privs...)
+		if schema, _, ok := strings.Cut(t, "."); ok && schema != "public" {
+			schemas.add(schema, usage)
+		}
+	}
+}
+
+// sorted lists need's privileges as kind's (a table, a sequence or a
+// schema).
+func sorted(need needs, kind TablePrivilege) []TablePrivilege {
 	var out []TablePrivilege
 	for _, table := range slices.Sorted(maps.Keys(need)) {
 		for _, p := range slices.SortedFunc(maps.Keys(need[table]), privilegeOrder) {
-			out = append(out, TablePrivilege{table, p, sequence})
+			kind.Table, kind.Privilege = table, p
+			out = append(out, kind)
 		}
 	}
 	return out
@@ -303,11 +337,12 @@ func ParseAssignment(items []string) (Assignment, error) {
 }
 
 // GrantStatements is the SQL that gives each role of a its stages'
-// privileges, in the order a DBA would run it; the REPLICATION attribute
-// comes as ALTER ROLE, which only a superuser may run on Postgres 15
-// (managed services: docs/managed-services.md). It revokes nothing:
-// running it again after a migration adds what the new tables need.
-func GrantStatements(a Assignment) []string {
+// privileges, effects' tables included, in the order a DBA would run it;
+// the REPLICATION attribute comes as ALTER ROLE, which only a superuser may
+// run on Postgres 15 (managed services: docs/managed-services.md). It
+// revokes nothing: running it again after a migration adds what the new
+// tables need.
+func GrantStatements(a Assignment, effects EffectTables) []string {
 	var out []string
 	for _, stage := range RuntimeStages {
 		role, ok := a[stage]
@@ -321,8 +356,8 @@ func GrantStatements(a Assignment) []string {
 		}
 		byTable := map[TablePrivilege][]string{}
 		var order []TablePrivilege
-		for _, p := range Privileges(stage) {
-			on := TablePrivilege{Table: p.Table, Sequence: p.Sequence}
+		for _, p := range Privileges(stage, effects) {
+			on := TablePrivilege{Table: p.Table, Sequence: p.Sequence, Schema: p.Schema}
 			if byTable[on] == nil {
 				order = append(order, on)
 			}
@@ -337,8 +372,25 @@ func GrantStatements(a Assignment) []string {
 
 // object is how GRANT names it.
 func (p TablePrivilege) object() string {
-	if p.Sequence {
-		return "SEQUENCE " + pgx.Identifier{p.Table}.Sanitize()
+	switch {
+	case p.Schema:
+		return "SCHEMA " + quoted(p.Table)
+	case p.Sequence:
+		return "SEQUENCE " + quoted(p.Table)
 	}
-	return pgx.Identifier{p.Table}.Sanitize()
+	return quoted(p.Table)
 }
+
+// kind is what p is on, as the privileges' check reads it.
+func (p TablePrivilege) kind() string {
+	switch {
+	case p.Schema:
+		return "schema"
+	case p.Sequence:
+		return "sequence"
+	}
+	return "table"
+}
+
+// quoted is a name as SQL spells it, in its schema when it names one.
+func quoted(name string) string { return pgx.Identifier(strings.Split(name, ".")).Sanitize() }

@@ -27,8 +27,10 @@ type RoleDatabase struct {
 	URLs  map[pg.Stage]string
 }
 
-// NewRoleDatabase makes one on p, every connection verify-full TLS.
-func (p *TLSPostgres) NewRoleDatabase(prefix string) (*RoleDatabase, error) {
+// NewRoleDatabase makes one on p, every connection verify-full TLS, its
+// stages granted effects' tables too (those of the effect groups its
+// deployment runs).
+func (p *TLSPostgres) NewRoleDatabase(prefix string, effects pg.EffectTables) (*RoleDatabase, error) {
 	ctx, cancel := adminContext()
 	defer cancel()
 	sfx := RandomSuffix()
@@ -64,7 +66,7 @@ func (p *TLSPostgres) NewRoleDatabase(prefix string) (*RoleDatabase, error) {
 	if err := pg.Migrate(ctx, pool, migrations.FS, slog.New(slog.DiscardHandler)); err != nil {
 		return nil, err
 	}
-	if err := pg.Grant(ctx, pool, pg.Assignment(d.Roles)); err != nil {
+	if err := pg.Grant(ctx, pool, pg.Assignment(d.Roles), effects); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -136,6 +136,23 @@ func RunWithDatabase(m *testing.M, prefix string, url *string) int {
 	return m.Run()
 }
 
+// Pool is a migrated database of the test's own, named after prefix, and
+// a pool on it; both go when the test ends.
+func Pool(tb testing.TB, prefix string) *pgxpool.Pool {
+	tb.Helper()
+	db, err := Require(tb).NewDatabase(context.Background(), prefix)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(db.Drop)
+	pool, err := pg.Connect(context.Background(), db.URL, 4)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
+}
+
 // NewDatabase creates and migrates a fresh database named after prefix.
 func (s *Services) NewDatabase(ctx context.Context, prefix string) (*Database, error) {
 	db, err := s.NewEmptyDatabase(ctx, prefix)

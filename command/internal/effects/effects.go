@@ -3,7 +3,10 @@
 // written on the public effect API alone, one folder each) and the
 // binary's own, and the deployment's choice among them. Everything that
 // names groups (serve and consume, lag, dead letters, replays, the topics
-// created at start, the Kafka ACLs checked) reads them here.
+// created at start, the Kafka ACLs checked), reads their effects (an
+// event's trail, reconciliation's lookups), erases them (a tenant's
+// erasure) or grants them (each stage's Postgres privileges) reads them
+// here.
 package effects
 
 import (
@@ -19,6 +22,8 @@ import (
 	"github.com/sluicehq/sluice/effect"
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
+	"github.com/sluicehq/sluice/internal/ingest/reconcile"
+	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/schemas"
 )
 
@@ -26,6 +31,20 @@ import (
 func Builtin() []effect.Group {
 	return []effect.Group{credits.Group(), subscriptions.Group(), installations.Group(), verifications.Group(), feedback.Group()}
 }
+
+// Default is a binary with Sluice's built-in groups alone, every one
+// running: the deployment of a configuration that names no groups.
+func Default() Set {
+	s, err := NewSet(Builtin(), nil)
+	if err != nil {
+		panic(err) // the built-in groups are written to run; their tests say so
+	}
+	return s
+}
+
+// IsZero says whether s was made by no one (a configuration naming no
+// groups): every Set NewSet makes has the built-in groups at least.
+func (s Set) IsZero() bool { return len(s.all) == 0 }
 
 // reserved are the names of the groups the runtime itself runs.
 var reserved = []string{"dispatch", "destinations"}
@@ -82,6 +101,55 @@ func (s Set) Names() []string {
 // Running are the groups the deployment runs.
 func (s Set) Running() []effect.Group { return s.run }
 
+// RunningNames are the names of the groups the deployment runs.
+func (s Set) RunningNames() []string {
+	names := make([]string, len(s.run))
+	for i, g := range s.run {
+		names[i] = g.Name
+	}
+	return names
+}
+
+// Trails are the running groups' queries of their effects on an object
+// (effect.Group.Trail), in their order: an event's trail shows those.
+func (s Set) Trails() []string {
+	return statements(s.run, func(g effect.Group) string { return g.Trail })
+}
+
+// Erasures are the statements deleting a tenant's effects
+// (effect.Group.Erase) of every group of the binary, whether the
+// deployment runs it or not: a group it stopped running still holds what
+// it wrote, in tables its migrations made.
+func (s Set) Erasures() []string {
+	return statements(s.all, func(g effect.Group) string { return g.Erase })
+}
+
+// statements are the statements of gs that have one, in their order.
+func statements(gs []effect.Group, of func(effect.Group) string) []string {
+	var out []string
+	for _, g := range gs {
+		if sql := of(g); sql != "" {
+			out = append(out, sql)
+		}
+	}
+	return out
+}
+
+// Tables are the running groups' tables (effect.Group.Tables) as the
+// stages' privileges take them: the consumers write them all, and
+// reconciliation reads those of the groups whose projections it looks up
+// (reconcile.ReadsGroup).
+func (s Set) Tables() pg.EffectTables {
+	var t pg.EffectTables
+	for _, g := range s.run {
+		t.Written = append(t.Written, g.Tables...)
+		if reconcile.ReadsGroup(g.Name) {
+			t.Read = append(t.Read, g.Tables...)
+		}
+	}
+	return t
+}
+
 // Effects are the running groups as the runtime takes them: the topics
 // each reads are those its types are published to in cat (and its own
 // Topics), its intents under topicPrefix.
@@ -106,11 +174,7 @@ func BuiltinEffects(topicPrefix string) ([]groups.Effect, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := NewSet(Builtin(), nil)
-	if err != nil {
-		return nil, err
-	}
-	return set.Effects(topicPrefix, cat)
+	return Default().Effects(topicPrefix, cat)
 }
 
 // TopicsOf are the topic suffixes g reads: those of the catalogue's types

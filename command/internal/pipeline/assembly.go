@@ -242,6 +242,7 @@ func (a *assembly) reconcileRunners(keys tenancy.Store, registry *provider.Regis
 	metrics := reconcile.NewMetrics(a.reg)
 	log := a.log.With(slog.String("component", "reconcile"))
 	rc := a.cfg.Reconcile
+	rc.EffectGroups = a.cfg.Effects.RunningNames()
 	if a.cfg.ReconcileSchedule {
 		runner := reconcile.New(rc, log, keys, registry, a.ingest, metrics)
 		a.stages = append(a.stages, stage{name: "reconcile", run: runner.Loop})
@@ -492,7 +493,7 @@ func (a *assembly) adminStage(context.Context) error {
 	// reads Kafka, its admin client: an ingest-only process answers the
 	// Kafka routes 503.
 	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch},
-		Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
+		Trails: a.cfg.Effects.Trails(), Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
 	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
 		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},

@@ -97,8 +97,9 @@ type Config struct {
 	ConsumerGroupTransactions int
 	ConsumerSharePatience     time.Duration
 	ConsumerBackoff           time.Duration
-	// Effects are the binary's effect groups and the deployment's choice;
-	// EventTypes its own event types' schemas, beside the built-in ones.
+	// Effects are the binary's effect groups and the deployment's choice
+	// (default: Sluice's built-in groups, every one); EventTypes its own
+	// event types' schemas, beside the built-in ones.
 	Effects    effects.Set
 	EventTypes []fs.FS
 	// AppMigrations is the binary's own schema, applied after Sluice's by
@@ -149,6 +150,9 @@ func (c Config) WithDefaults() Config {
 		// The process's one registry, which every store and stage the
 		// assembly builds is handed: the shipped kinds.
 		c.IngestConfig.Providers = kinds.Builtin()
+	}
+	if c.Effects.IsZero() {
+		c.Effects = effects.Default()
 	}
 	return c
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // postgresChecks are what the stages this process runs need of their
-// roles and waiting cannot give: each stage's privileges, the relay's
+// roles and waiting cannot give: each stage's privileges (on the running
+// effect groups' tables too), the relay's
 // REPLICATION attribute and publication, the lifecycle manager's
 // ownership of what it partitions. Each refuses the start with its line
 // and then watches readiness, so one lost while running makes the stage
@@ -22,7 +23,7 @@ import (
 // watch).
 func (a *assembly) postgresChecks() []listen.Check {
 	privileges := func(pool *pgxpool.Pool, stage pg.Stage) func(context.Context) error {
-		return func(ctx context.Context) error { return pg.CheckPrivileges(ctx, pool, stage) }
+		return func(ctx context.Context) error { return pg.CheckPrivileges(ctx, pool, stage, a.cfg.Effects.Tables()) }
 	}
 	checks := []listen.Check{{Name: "schema", Stage: "owner", Refuse: true, Fn: func(ctx context.Context) error {
 		return pg.CheckSchema(ctx, a.pool, migrations.FS)

@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -42,6 +44,12 @@ var (
 	sourcesSQL string
 	//go:embed sql/candidates.sql
 	candidatesSQL string
+	//go:embed sql/candidates_verifications.sql
+	verificationCandidatesSQL string
+	//go:embed sql/candidates_feedback.sql
+	feedbackCandidatesSQL string
+	//go:embed sql/candidates_installations.sql
+	installationCandidatesSQL string
 	//go:embed sql/known.sql
 	knownSQL string
 )
@@ -87,6 +95,13 @@ type Config struct {
 	// MaxBackoff caps one wait between attempts, but never below a 429's
 	// Retry-After. Default 30s.
 	MaxBackoff time.Duration
+	// EffectGroups are the effect groups the deployment runs, by name.
+	// The state of an object is fetched because a group's projection
+	// holds it in doubt (a verification left pending, feedback without its
+	// alert, an installation whose version tied) only for the groups
+	// among them: a deployment that does not run a group never reads its
+	// tables (ReadsGroup). None: only the objects waiting for a link are.
+	EffectGroups []string
 	// Budget is how many requests a source's API may be sent per clock
 	// hour, by all instances together (counted in Postgres), retries
 	// included but not the attempts the provider answered 429 (its own
@@ -127,6 +142,38 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// candidatesQuery is a query of the objects of a source an effect
+// group's projection holds in doubt.
+type candidatesQuery struct{ group, sql string }
+
+// groupCandidates are, per effect group, the objects of a source its
+// projection holds in doubt, whose state the provider should decide
+// (sql/candidates.sql joins those of the groups that run).
+var groupCandidates = []candidatesQuery{
+	{"verifications", verificationCandidatesSQL},
+	{"feedback", feedbackCandidatesSQL},
+	{"installations", installationCandidatesSQL},
+}
+
+// ReadsGroup says whether reconciliation reads the tables of effect group
+// name when the deployment runs it (to choose the objects whose state to
+// fetch): the role running reconciliation then needs SELECT on them.
+func ReadsGroup(name string) bool {
+	return slices.ContainsFunc(groupCandidates, func(c candidatesQuery) bool { return c.group == name })
+}
+
+// candidatesOf is sql/candidates.sql with the candidates of the groups
+// among running.
+func candidatesOf(running []string) string {
+	var b strings.Builder
+	for _, c := range groupCandidates {
+		if slices.Contains(running, c.group) {
+			b.WriteString("UNION\n" + strings.TrimRight(c.sql, "\n") + "\n")
+		}
+	}
+	return strings.Replace(candidatesSQL, "-- the running groups' candidates\n", b.String(), 1)
+}
+
 // Entry is where recovered events go in: ingest's Service.
 type Entry interface {
 	// Reconcile enters a page of recovered events together, through group
@@ -141,13 +188,14 @@ type Entry interface {
 
 // Runner reconciles sources.
 type Runner struct {
-	cfg       Config
-	pool      *pgxpool.Pool
-	store     tenancy.Store
-	providers *provider.Registry
-	entry     Entry
-	metrics   *Metrics
-	log       *slog.Logger
+	cfg        Config
+	candidates string // sql/candidates.sql with the running groups'
+	pool       *pgxpool.Pool
+	store      tenancy.Store
+	providers  *provider.Registry
+	entry      Entry
+	metrics    *Metrics
+	log        *slog.Logger
 }
 
 // New builds a runner. store opens sources' API credentials (it needs the
@@ -155,7 +203,7 @@ type Runner struct {
 // registry is the process's (provider.Registry says who chooses it).
 func New(cfg Config, log *slog.Logger, store tenancy.Store, registry *provider.Registry, entry Entry, m *Metrics) *Runner {
 	m.start(registry.Kinds())
-	return &Runner{cfg: cfg.WithDefaults(), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
+	return &Runner{cfg: cfg.WithDefaults(), candidates: candidatesOf(cfg.EffectGroups), pool: store.Pool, store: store, providers: registry, entry: entry, metrics: m, log: log}
 }
 
 // ErrBusy: another instance is reconciling the source now.

@@ -73,7 +73,10 @@ func setup(t *testing.T) *testBundle {
 	b := &testBundle{pool: pool, store: tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}, reg: prometheus.NewRegistry(), srv: srv,
 		stripe: stripetest.New(t), secret: "whsec_" + testenv.RandomSuffix()}
 	b.svc = svc
-	b.runner = reconcile.New(reconcile.Config{}, log, b.store, kinds.Builtin(), svc, reconcile.NewMetrics(b.reg))
+	// As a deployment running the built-in groups whose projections
+	// reconciliation looks up.
+	b.runner = reconcile.New(reconcile.Config{EffectGroups: []string{"verifications", "feedback", "installations"}}, log, b.store,
+		kinds.Builtin(), svc, reconcile.NewMetrics(b.reg))
 	tenant, err := b.store.CreateTenant(ctx, t.Name())
 	if err != nil {
 		t.Fatal(err)

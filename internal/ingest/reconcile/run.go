@@ -424,7 +424,7 @@ func (r *Runner) peek(ctx context.Context, ru *run, found []provider.Found, c *c
 // waiting (and counted in status).
 func (r *Runner) fetch(ctx context.Context, ru *run) error {
 	for fetched := 0; fetched < r.cfg.MaxFetches; {
-		rows, err := r.pool.Query(ctx, candidatesSQL, ru.SourceID, r.cfg.StaleAfter, ru.Window.Since, min(fetchPage, r.cfg.MaxFetches-fetched), ru.cursor)
+		rows, err := r.pool.Query(ctx, r.candidates, ru.SourceID, r.cfg.StaleAfter, ru.Window.Since, min(fetchPage, r.cfg.MaxFetches-fetched), ru.cursor)
 		if err != nil {
 			return fmt.Errorf("reconcile candidates: %w", err)
 		}

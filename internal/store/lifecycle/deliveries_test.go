@@ -91,7 +91,7 @@ func TestErasingATenantDeletesItsEndpointsAndDeliveries(t *testing.T) {
 	b.deliver(t, tenant, endpoint, nil, `{"intent":1}`, "delivered", 0, b.clock())
 	b.deliver(t, otherTenant, otherEndpoint, nil, "", "dead", 1, b.clock())
 
-	e, err := lifecycle.EraseTenant(context.Background(), b.pool, tenant)
+	e, err := lifecycle.EraseTenant(context.Background(), b.pool, tenant, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

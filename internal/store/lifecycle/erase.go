@@ -17,16 +17,22 @@ func noTenant() error { return refusal.New(refusal.NotFound, "lifecycle: no such
 
 // TenantErased counts what an offboarding removed.
 type TenantErased struct {
-	Events, Payloads, OutboxRows, DeadLetters, Grants int64
+	Events, Payloads, OutboxRows, DeadLetters int64
+	// Effects are the rows the effect groups' statements reported.
+	Effects int64
 	// Its endpoints (their secrets go with them), their deliveries and
 	// the deliveries' failed attempts.
 	Endpoints, Deliveries, DeliveryAttempts int64
 }
 
 // EraseTenant removes every row of tenant in one transaction: it is all gone
-// or nothing is. Records already in Kafka stay until the topics' retention;
+// or nothing is. effects are the effect groups' statements deleting a
+// tenant's effects ($1 its id; effect.Group.Erase), every group of the
+// binary's: they run first, as their rows may reference the tenant's
+// workspaces and sources, and the rows they report are counted as its
+// effects. Records already in Kafka stay until the topics' retention;
 // consumers that meet them find no source account to apply them to.
-func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string) (TenantErased, error) {
+func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string, effects []string) (TenantErased, error) {
 	var e TenantErased
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var legacy bool
@@ -38,8 +44,15 @@ func EraseTenant(ctx context.Context, pool *pgxpool.Pool, tenant string) (Tenant
 				return err
 			}
 		}
+		for _, stmt := range effects {
+			tag, err := tx.Exec(ctx, stmt, tenant)
+			if err != nil {
+				return fmt.Errorf("erase effects: %w", err)
+			}
+			e.Effects += tag.RowsAffected()
+		}
 		var tenants int64
-		if err := tx.QueryRow(ctx, eraseTenantSQL, tenant).Scan(&tenants, &e.Events, &e.Payloads, &e.OutboxRows, &e.DeadLetters, &e.Grants,
+		if err := tx.QueryRow(ctx, eraseTenantSQL, tenant).Scan(&tenants, &e.Events, &e.Payloads, &e.OutboxRows, &e.DeadLetters,
 			&e.Endpoints, &e.Deliveries, &e.DeliveryAttempts); err != nil {
 			return err
 		}

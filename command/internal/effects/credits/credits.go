@@ -38,6 +38,10 @@ var (
 	settleSQL string
 	//go:embed sql/probe.sql
 	probeSQL string
+	//go:embed sql/trail.sql
+	trailSQL string
+	//go:embed sql/erase.sql
+	eraseSQL string
 )
 
 // Operation is the business-key operation of the first grant per invoice.
@@ -57,7 +61,8 @@ const (
 
 // Group grants credits: 100 per eligible invoice.
 func Group() effect.Group {
-	return effect.Group{Name: "credits", Types: []string{typePaid, typeRefunded}, Handler: New(100)}
+	return effect.Group{Name: "credits", Types: []string{typePaid, typeRefunded}, Handler: New(100),
+		Tables: []string{"credit_grants", "credit_reversals", "balances"}, Trail: trailSQL, Erase: eraseSQL}
 }
 
 // New is the handler granting credits per eligible invoice.

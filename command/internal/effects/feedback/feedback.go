@@ -18,8 +18,14 @@ import (
 	"github.com/sluicehq/sluice/effect"
 )
 
-//go:embed sql/alert.sql
-var alertSQL string
+var (
+	//go:embed sql/alert.sql
+	alertSQL string
+	//go:embed sql/trail.sql
+	trailSQL string
+	//go:embed sql/erase.sql
+	eraseSQL string
+)
 
 // InitialAlert is the business-key operation of a feedback's first alert.
 const InitialAlert = "initial-alert"
@@ -30,6 +36,7 @@ func Group() effect.Group {
 		Name:    "feedback",
 		Types:   []string{"standard_webhooks.feedback.created", "standard_webhooks.feedback.escalated"},
 		Handler: effect.Each(apply),
+		Tables:  []string{"feedback_alerts"}, Trail: trailSQL, Erase: eraseSQL,
 	}
 }
 

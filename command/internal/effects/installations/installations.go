@@ -26,8 +26,14 @@ import (
 	"github.com/sluicehq/sluice/effect"
 )
 
-//go:embed sql/project.sql
-var projectSQL string
+var (
+	//go:embed sql/project.sql
+	projectSQL string
+	//go:embed sql/trail.sql
+	trailSQL string
+	//go:embed sql/erase.sql
+	eraseSQL string
+)
 
 // Group projects installations. Other GitHub events share its topic and
 // never reach it; new_permissions_accepted and the like change no state.
@@ -37,6 +43,7 @@ func Group() effect.Group {
 		Types: []string{"github.installation.created", "github.installation.deleted", "github.installation.suspend",
 			"github.installation.unsuspend"},
 		Handler: effect.Each(apply),
+		Tables:  []string{"github_installations"}, Trail: trailSQL, Erase: eraseSQL,
 	}
 }
 

@@ -20,8 +20,14 @@ import (
 	"github.com/sluicehq/sluice/effect"
 )
 
-//go:embed sql/project.sql
-var projectSQL string
+var (
+	//go:embed sql/project.sql
+	projectSQL string
+	//go:embed sql/trail.sql
+	trailSQL string
+	//go:embed sql/erase.sql
+	eraseSQL string
+)
 
 // Group projects subscriptions.
 func Group() effect.Group {
@@ -30,6 +36,7 @@ func Group() effect.Group {
 		Types: []string{"stripe.customer.subscription.created", "stripe.customer.subscription.updated",
 			"stripe.customer.subscription.deleted"},
 		Handler: effect.Each(apply),
+		Tables:  []string{"subscriptions"}, Trail: trailSQL, Erase: eraseSQL,
 	}
 }
 

@@ -21,12 +21,19 @@ import (
 	"github.com/sluicehq/sluice/effect"
 )
 
-//go:embed sql/project.sql
-var projectSQL string
+var (
+	//go:embed sql/project.sql
+	projectSQL string
+	//go:embed sql/trail.sql
+	trailSQL string
+	//go:embed sql/erase.sql
+	eraseSQL string
+)
 
 // Group projects verifications.
 func Group() effect.Group {
-	return effect.Group{Name: "verifications", Types: []string{"standard_webhooks.verification.*"}, Handler: effect.Each(apply)}
+	return effect.Group{Name: "verifications", Types: []string{"standard_webhooks.verification.*"}, Handler: effect.Each(apply),
+		Tables: []string{"verifications"}, Trail: trailSQL, Erase: eraseSQL}
 }
 
 var final = map[string]bool{"pending": false, "in_review": false, "approved": true, "rejected": true}

@@ -132,7 +132,7 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, p.kafka, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics)})
+	op := operate.New(pool, p.kafka, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics), Trails: builtintest.Trails()})
 	// Plain http is allowed: the tests' receivers are httptest servers.
 	ends := endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
 	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{}),

@@ -141,7 +141,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	store := tenancy.Store{Pool: pool, Ring: ring, Providers: kinds.Builtin()}
 	srv := listen.NewAdmin("127.0.0.1:0", slog.New(slog.DiscardHandler), prometheus.NewRegistry(), nil)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics, Groups: builtintest.Options(t, topics)})
+	op := operate.New(pool, adm, operate.Config{Topics: topics, Slot: p.slot, Metrics: p.metrics, Groups: builtintest.Options(t, topics), Trails: builtintest.Trails()})
 	types, err := catalog.New(pool, catalog.Config{Providers: kinds.Builtin()})
 	if err != nil {
 		t.Fatal(err)

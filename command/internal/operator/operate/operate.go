@@ -49,6 +49,10 @@ type Config struct {
 	// dispatcher's configuration (a dead-letter replay runs a group's
 	// handler; the dispatcher's needs its URL and secret).
 	Groups groups.Options
+	// Trails are the queries of the running effect groups' effects on one
+	// object (effect.Group.Trail), which an event's trail shows; their
+	// union is built once, here.
+	Trails []string
 	// Slot is the relay's replication slot. Default "sluice".
 	Slot string
 	// Metrics is the process's registry: the overview's samples read
@@ -61,6 +65,8 @@ type Operator struct {
 	pool  *pgxpool.Pool
 	admin *kadm.Client
 	cfg   Config
+	// effectsSQL is the union of cfg.Trails ("" for none).
+	effectsSQL string
 	// minutes keeps the overview's settled minutes (an Operator lives as
 	// long as its process).
 	minutes *minutes
@@ -74,7 +80,7 @@ func New(pool *pgxpool.Pool, admin *kadm.Client, cfg Config) *Operator {
 	if cfg.Slot == "" {
 		cfg.Slot = "sluice"
 	}
-	return &Operator{pool: pool, admin: admin, cfg: cfg, minutes: &minutes{}, lags: newSampleRing(int(OverviewWindow / SampleEvery))}
+	return &Operator{pool: pool, admin: admin, cfg: cfg, effectsSQL: effectsQuery(cfg.Trails), minutes: &minutes{}, lags: newSampleRing(int(OverviewWindow / SampleEvery))}
 }
 
 // Page is one page of a list, newest first. Next is the cursor of the page

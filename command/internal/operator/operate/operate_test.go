@@ -62,7 +62,7 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	b := &bundle{pool: pool, topics: envelope.Topics{Prefix: "op" + testenv.RandomSuffix() + ".sluice"}}
-	b.op = operate.New(pool, nil, operate.Config{Topics: b.topics, Groups: builtintest.Options(t, b.topics)})
+	b.op = operate.New(pool, nil, operate.Config{Topics: b.topics, Groups: builtintest.Options(t, b.topics), Trails: builtintest.Trails()})
 	b.tenantA, b.sourceA = b.tenant(t, "a")
 	b.tenantB, b.sourceB = b.tenant(t, "b")
 	return b

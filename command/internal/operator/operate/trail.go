@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +21,8 @@ var (
 	deliveriesSQL string
 	//go:embed sql/effects.sql
 	effectsSQL string
+	//go:embed sql/effects_branch.sql
+	effectsBranchSQL string
 	//go:embed sql/sends.sql
 	sendsSQL string
 	//go:embed sql/corrections.sql
@@ -94,22 +97,25 @@ type Position struct {
 	Offset    *int64  `json:"offset,omitempty"`
 }
 
-// Effect is one effect on the event's object.
+// Effect is one effect on the event's object, as its group's query
+// (effect.Group.Trail) says it.
 type Effect struct {
-	Group       string `json:"group"`
-	Kind        string `json:"kind"` // grant, reversal, alert, projection
+	Group string `json:"group"`
+	// Kind is the group's word for it: grant, reversal, alert,
+	// projection, reservation...
+	Kind        string `json:"kind"`
 	Operation   string `json:"operation,omitempty"`
 	BusinessKey string `json:"business_key"`
 	// EventID and InboxID name the event that caused it (for a projection,
 	// the event whose version it holds); ThisEvent says it was the trail's.
-	EventID     string    `json:"event_id"`
-	InboxID     *int64    `json:"inbox_id,omitempty"`
-	ThisEvent   bool      `json:"this_event"`
-	WorkspaceID string    `json:"workspace_id,omitempty"`
-	Credits     int64     `json:"credits,omitempty"`
-	State       string    `json:"state,omitempty"`
-	Applied     Position  `json:"applied_at"` // the record the group applied
-	ProcessedAt time.Time `json:"processed_at"`
+	EventID     string     `json:"event_id"`
+	InboxID     *int64     `json:"inbox_id,omitempty"`
+	ThisEvent   bool       `json:"this_event"`
+	WorkspaceID string     `json:"workspace_id,omitempty"`
+	Credits     int64      `json:"credits,omitempty"`
+	State       string     `json:"state,omitempty"`
+	Applied     Position   `json:"applied_at"`             // the record the group applied
+	ProcessedAt *time.Time `json:"processed_at,omitempty"` // nil: its group keeps no such time
 }
 
 // Send is a second-hop delivery the dispatcher made for an effect.
@@ -208,11 +214,25 @@ func (o *Operator) destinations(ctx context.Context, inboxID int64) ([]EndpointD
 	return out, nil
 }
 
+// effectsQuery is the union of the groups' trail queries (sql/effects.sql),
+// "" for none. It is built once, from the binary's own groups.
+func effectsQuery(trails []string) string {
+	if len(trails) == 0 {
+		return ""
+	}
+	branches := make([]string, len(trails))
+	for i, q := range trails {
+		q = strings.TrimRight(strings.TrimSpace(q), ";")
+		branches[i] = strings.Replace(effectsBranchSQL, "-- the group's query\n", q+"\n", 1)
+	}
+	return effectsSQL + strings.Join(branches, "UNION ALL\n")
+}
+
 func (o *Operator) effects(ctx context.Context, ev eventRow) ([]Effect, error) {
-	if ev.ObjectID == "" {
+	if ev.ObjectID == "" || o.effectsSQL == "" {
 		return nil, nil
 	}
-	effects, err := collect(ctx, o, effectsSQL, []any{ev.SourceID, ev.SourceAccount, ev.ObjectID}, func(r pgx.CollectableRow) (Effect, error) {
+	effects, err := collect(ctx, o, o.effectsSQL, []any{ev.SourceID, ev.SourceAccount, ev.ObjectID, ev.TenantID}, func(r pgx.CollectableRow) (Effect, error) {
 		var e Effect
 		err := r.Scan(&e.Group, &e.Kind, &e.Operation, &e.BusinessKey, &e.EventID, &e.InboxID, &e.WorkspaceID,
 			&e.Credits, &e.State, &e.Applied.Topic, &e.Applied.Partition, &e.Applied.Offset, &e.ProcessedAt)

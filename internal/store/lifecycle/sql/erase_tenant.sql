@@ -1,10 +1,11 @@
 -- Offboarding: every row of one tenant ($1), in one statement (foreign keys
 -- are checked at its end, once every row is gone): its events (keys,
 -- payloads, delivery records, conflicts, waiting events, records a consumer set aside, links, outbox rows,
--- dead letters), its effects and projections, its workspaces, sources (their
--- secrets cascade), API keys, event types (their versions cascade), its
--- endpoints with their secrets, deliveries and the deliveries' attempts, and
--- the tenant itself.
+-- dead letters), its workspaces, sources (their secrets cascade), API keys,
+-- event types (their versions cascade), its endpoints with their secrets,
+-- deliveries and the deliveries' attempts, and the tenant itself. Its
+-- effects and projections are the effect groups' to delete
+-- (effect.Group.Erase), before this, in its transaction.
 WITH keys AS (
     SELECT id, received_at FROM inbox WHERE tenant_id = $1
 ), payloads AS (
@@ -25,20 +26,6 @@ WITH keys AS (
     DELETE FROM dead_letters WHERE headers->>'ce_tenantid' = $1::text RETURNING 1
 ), set_aside AS (
     DELETE FROM consumer_waiting WHERE headers->>'ce_tenantid' = $1::text
-), reversals AS (
-    DELETE FROM credit_reversals WHERE tenant_id = $1
-), grants AS (
-    DELETE FROM credit_grants WHERE tenant_id = $1 RETURNING 1
-), balances AS (
-    DELETE FROM balances WHERE tenant_id = $1
-), subscriptions AS (
-    DELETE FROM subscriptions WHERE tenant_id = $1
-), installations AS (
-    DELETE FROM github_installations WHERE tenant_id = $1
-), verifications AS (
-    DELETE FROM verifications WHERE tenant_id = $1
-), alerts AS (
-    DELETE FROM feedback_alerts WHERE tenant_id = $1
 ), customers AS (
     DELETE FROM workspace_customers WHERE tenant_id = $1
 ), workspaces AS (
@@ -63,5 +50,5 @@ WITH keys AS (
     DELETE FROM tenants WHERE id = $1 RETURNING 1
 )
 SELECT (SELECT count(*) FROM tenant), (SELECT count(*) FROM events), (SELECT count(*) FROM payloads),
-       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead), (SELECT count(*) FROM grants),
+       (SELECT count(*) FROM relayed), (SELECT count(*) FROM dead),
        (SELECT count(*) FROM endpoints), (SELECT count(*) FROM deliveries), (SELECT count(*) FROM delivery_attempts)

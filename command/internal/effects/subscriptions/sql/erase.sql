@@ -1,0 +1,2 @@
+-- A tenant's subscriptions ($1).
+DELETE FROM subscriptions WHERE tenant_id = $1

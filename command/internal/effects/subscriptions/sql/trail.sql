@@ -1,0 +1,5 @@
+-- One subscription's projection ($1 source, $2 account, $3 subscription id),
+-- with the event whose version it holds: a probe of its primary key.
+SELECT 'subscriptions', 'projection', '', source_id::text || '/' || source_account || '/' || subscription_id,
+       version_event_id, version_inbox_id, '', 0, status, kafka_topic, kafka_partition, kafka_offset, processed_at
+FROM subscriptions WHERE source_id = $1 AND source_account = $2 AND subscription_id = $3
