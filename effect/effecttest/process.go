@@ -111,7 +111,7 @@ type processes struct {
 // proc is one program started.
 type proc struct {
 	cmd      *exec.Cmd
-	out      *syncBuffer
+	out      string // the file its output goes to
 	attempts string
 	done     chan struct{}
 	err      error // once done
@@ -144,8 +144,15 @@ func (ps *processes) start(t *testing.T, o options, i int) *proc {
 	cmd := exec.Command(ps.p.Command[0], ps.p.Command[1:]...)
 	cmd.Dir = ps.p.Dir
 	cmd.Env = append(os.Environ(), ps.p.Env(run)...)
-	p := &proc{cmd: cmd, out: &syncBuffer{}, attempts: run.Attempts, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
+	// A file, not a buffer: the program writes to it directly, with no
+	// copying goroutine to race with the test's reads.
+	out, err := os.Create(filepath.Join(filepath.Dir(run.Attempts), fmt.Sprintf("output-%d.txt", i)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	p := &proc{cmd: cmd, out: out.Name(), attempts: run.Attempts, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("effecttest: start %s: %v", ps.p.Command[0], err)
 	}
@@ -156,10 +163,16 @@ func (ps *processes) start(t *testing.T, o options, i int) *proc {
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("%s (group %s) wrote:\n%s", strings.Join(ps.p.Command, " "), ps.id, p.out.String())
+			t.Logf("%s (group %s) wrote:\n%s", strings.Join(ps.p.Command, " "), ps.id, p.output())
 		}
 	})
 	return p
+}
+
+// output is what the program wrote so far.
+func (p *proc) output() string {
+	b, _ := os.ReadFile(p.out)
+	return string(b)
 }
 
 func (p *proc) kill() {
@@ -183,7 +196,7 @@ func (p *proc) died() error {
 	if p.expected {
 		return nil
 	}
-	return fmt.Errorf("the program exited on its own (%v):\n%s", p.err, p.out.String())
+	return fmt.Errorf("the program exited on its own (%v):\n%s", p.err, p.output())
 }
 
 func (ps *processes) ID() string { return ps.id }
@@ -224,7 +237,7 @@ func (ps *processes) WaitCrashed(t *testing.T) {
 	select {
 	case <-p.done:
 	case <-time.After(time.Minute):
-		t.Fatalf("effecttest: the program did not crash within a minute of starting:\n%s", p.out.String())
+		t.Fatalf("effecttest: the program did not crash within a minute of starting:\n%s", p.output())
 	}
 	p.mu.Lock()
 	p.expected = true
@@ -238,7 +251,7 @@ func (ps *processes) WaitCrashed(t *testing.T) {
 		committed = committed || a.Committed
 	}
 	if !committed {
-		t.Fatalf("effecttest: the program exited (%v) before any transaction committed, not between the two commits:\n%s", p.err, p.out.String())
+		t.Fatalf("effecttest: the program exited (%v) before any transaction committed, not between the two commits:\n%s", p.err, p.output())
 	}
 }
 
@@ -258,10 +271,10 @@ func (ps *processes) Stop(t *testing.T) {
 		select {
 		case <-p.done:
 		case <-time.After(time.Minute):
-			t.Fatalf("effecttest: the program did not stop within a minute of SIGTERM:\n%s", p.out.String())
+			t.Fatalf("effecttest: the program did not stop within a minute of SIGTERM:\n%s", p.output())
 		}
 		if p.err != nil {
-			t.Errorf("effecttest: the program stopped with %v after SIGTERM:\n%s", p.err, p.out.String())
+			t.Errorf("effecttest: the program stopped with %v after SIGTERM:\n%s", p.err, p.output())
 		}
 	}
 }
@@ -317,23 +330,4 @@ func (ps *processes) attempts() ([]attempt, error) {
 		}
 	}
 	return all, nil
-}
-
-// syncBuffer is a program's output, written by its pipes and read by the
-// test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -13,4 +13,4 @@ rm -rf "$dir"
 trap 'rm -rf "$dir"' ERR
 python3 -m venv "$dir"
 "$dir/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$here/requirements.txt"
-"$dir/bin/python" -c 'import confluent_kafka, psycopg; print("python-orders: confluent-kafka", confluent_kafka.version()[0], "psycopg", psycopg.__version__)'
+"$dir/bin/python" -c 'import confluent_kafka, psycopg; print("python-orders: confluent-kafka", confluent_kafka.__version__, "psycopg", psycopg.__version__)'

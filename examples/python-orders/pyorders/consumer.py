@@ -109,6 +109,8 @@ class Failure:
     first: datetime
     last: datetime
     reason: str
+    event_id: str = ""
+    event_type: str = ""
 
 
 def permanent(exc: BaseException) -> bool:
@@ -197,7 +199,7 @@ class Consumer:
             try:
                 if self.conn.closed or self.conn.broken:
                     self.connect()
-                self.transaction(records)
+                dead = self.transaction(records)
             except RecordFailed as f:
                 delay = self.failed(records[f.index], f.cause, attempt)
                 self.report(False, f.cause)
@@ -207,13 +209,18 @@ class Consumer:
                 self.report(False, e)
             else:
                 self.report(True)
+                for m, f in dead:
+                    log.error("dead-lettered event_id=%s type=%s topic=%s partition=%d offset=%d attempts=%d reason=%s",
+                              f.event_id, f.event_type, *_position(m), f.attempts, f.reason)
                 for m in records:
                     self.failures.pop(_position(m), None)
                 return True
             if not self.sleep(delay):
                 return False
 
-    def transaction(self, records) -> None:
+    def transaction(self, records) -> list:
+        """Applies records in one transaction; returns those it dead-lettered."""
+        dead = []
         with self.conn.transaction():
             self.conn.execute(f"SET LOCAL lock_timeout = '{self.cfg.lock_timeout_ms}ms'")
             batch = Batch(self.conn, self.cfg.prefix, orders.STOCK_SQL)
@@ -221,6 +228,7 @@ class Consumer:
                 f = self.failures.get(_position(m))
                 if f and f.attempts >= self.cfg.max_attempts:
                     self.dead_letter(m, f)
+                    dead.append((m, f))
                     continue
                 try:
                     env = envelope.parse(m.headers())
@@ -232,6 +240,7 @@ class Consumer:
                 self.fail_first -= 1
                 raise InjectedFailure("injected by the kit: a dependency down")
             batch.settle()
+        return dead
 
     def failed(self, m, cause: BaseException, attempt: int) -> float:
         """Counts a record's failure; returns the pause before the next attempt."""
@@ -249,10 +258,9 @@ class Consumer:
         """Keeps a record out of attempts in the poison table, in the batch's
         transaction."""
         headers = {k: (v or b"").decode(errors="replace") for k, v in (m.headers() or [])}
+        f.event_id, f.event_type = headers.get("ce_id", ""), headers.get("ce_type", "")
         self.conn.execute(DEAD_LETTER_SQL, [self.cfg.group, m.topic(), m.partition(), m.offset(), m.key(),
                                             json.dumps(headers), m.value(), f.reason, f.attempts, f.first, f.last])
-        log.error("dead-lettered event_id=%s type=%s topic=%s partition=%d offset=%d attempts=%d reason=%s",
-                  headers.get("ce_id"), headers.get("ce_type"), *_position(m), f.attempts, f.reason)
 
     def backoff(self, attempt: int) -> float:
         d = min(self.cfg.max_backoff, self.cfg.backoff * 2 ** (attempt - 1))
