@@ -56,6 +56,16 @@ SQUAWK := .run/tools/squawk-$(SQUAWK_VERSION)/bin/squawk
 $(SQUAWK):
 	@bash dev/squawk/install.sh $(SQUAWK_VERSION) $(patsubst %/bin/squawk,%,$@)
 
+# The Python orders consumer (examples/python-orders): its pinned
+# requirements installed from PyPI into a virtual environment under
+# .run/tools/, one per version of them; make test runs the example through
+# the kit with it. No python3 with venv: the install fails, saying so.
+PYORDERS_REQUIREMENTS := examples/python-orders/requirements.txt
+PYORDERS := .run/tools/python-orders-$(shell sha256sum $(PYORDERS_REQUIREMENTS) | cut -c1-12)/bin/python
+
+$(PYORDERS):
+	@bash examples/python-orders/install.sh $(patsubst %/bin/python,%,$@)
+
 # The console's browser tests (command/internal/operator/console): Debian's Chromium,
 # installed when missing, and axe-core from npm, installed once per version
 # from dev/console/axe's lockfile under .run/tools/ (a test tool only: the
@@ -76,13 +86,14 @@ console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, wi
 	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
 	@ls .run/console/*.png
 
-test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) chromium strace $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk) against the local services.
+test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) chromium strace $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
 	@go vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/
 	@$(WITH_ENV) cd examples/orders && go vet ./... && go test $(GO_TEST_FLAGS) ./...
+	@$(WITH_ENV) cd examples/python-orders && go vet ./... && ORDERS_PYTHON=$(CURDIR)/$(PYORDERS) go test $(GO_TEST_FLAGS) ./...
 
 # The end-to-end flows run again with every process its own least-privilege
 # role over verify-full TLS (command/e2e_roles_test.go): a webhook to its

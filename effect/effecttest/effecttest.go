@@ -5,7 +5,8 @@
 //
 // The team describes its group (a Suite): the histories of objects it
 // applies and, for each, the state they end in, read with a query. Run
-// plays every history through Sluice's consumer runtime under what
+// plays every history through Sluice's consumer runtime, or through a
+// consumer of the team's own in any language (a Process), under what
 // production does to a pipeline: every event delivered twice, each event
 // again under another event id (a provider's retry, a reconciliation's
 // repair of the same operation), histories shuffled across versions, a
@@ -44,8 +45,13 @@ func Main(m *testing.M) int { return consumertest.Main(m) }
 // Suite describes an effect group to Run.
 type Suite struct {
 	// Group is the group under test: its handler, and the types it takes
-	// (events of other types reach it in no scenario).
+	// (events of other types reach it in no scenario). Unset when Process
+	// is set.
 	Group effect.Group
+	// Process, instead of Group, is a consumer of the team's own, in any
+	// language, run as a program: the same scenarios and checks, the kit
+	// starting and stopping it and reading its dead letters.
+	Process *Process
 	// Kind is the source kind its events come from (hmac, stripe,
 	// standard_webhooks, api, ...): each scenario makes a tenant with a
 	// source of that kind.

@@ -25,7 +25,7 @@ import (
 // when batches deadlock.
 func Run(t *testing.T, s Suite) {
 	t.Helper()
-	if err := s.Group.Check(); err != nil {
+	if err := s.check(); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Histories) == 0 || s.State == nil {
@@ -37,6 +37,25 @@ func Run(t *testing.T, s Suite) {
 			sc.play(t, s)
 		})
 	}
+}
+
+// check says whether s names one group to run, and a runnable one.
+func (s Suite) check() error {
+	if s.Process != nil {
+		if s.Group.Name != "" || s.Group.Handler != nil {
+			return errors.New("effecttest: a suite runs a Group or a Process, not both")
+		}
+		return s.Process.check()
+	}
+	return s.Group.Check()
+}
+
+// name is the name of the suite's group.
+func (s Suite) name() string {
+	if s.Process != nil {
+		return s.Process.Name
+	}
+	return s.Group.Name
 }
 
 type scenario struct {
@@ -75,7 +94,7 @@ type bundle struct {
 func newBundle(t *testing.T, s Suite, partitions int32) *bundle {
 	t.Helper()
 	e := setup(t, s)
-	return &bundle{env: e, f: e.fixture(t, s), topic: e.Topic(t, s.Group.Name, partitions), objects: map[string]History{}}
+	return &bundle{env: e, f: e.fixture(t, s), topic: e.Topic(t, s.name(), partitions), objects: map[string]History{}}
 }
 
 // play gives each history an object and returns its records, each
@@ -101,45 +120,21 @@ func (b *bundle) play(s Suite, suffix string, arrange func([]*kgo.Record) []*kgo
 // object is a fresh object id: digits, so it suits numeric ids too.
 func object() string { return fmt.Sprint(1_000_000_000 + rand.N(8_000_000_000)) }
 
-// run starts the group over the scenario's topic.
-func (b *bundle) run(t *testing.T, s Suite, cfg consumers.Config, wrap func(consumers.Handler) consumers.Handler) *consumertest.Running {
-	t.Helper()
-	cfg.Topics = []string{b.topic}
-	cfg.Group = fmt.Sprintf("%s.%s.%d", b.topic, s.Group.Name, rand.Uint32())
-	if cfg.MaxAttempts == 0 {
-		cfg.MaxAttempts = s.Group.MaxAttempts
-	}
-	h, _ := s.Group.Runtime(b.topic).(consumers.Handler)
-	if wrap != nil {
-		h = wrap(h)
-	}
-	return b.env.Run(t, cfg, h, nil)
-}
-
 // check fails for every object whose state is not its history's, and for
-// any dead letter of group but the poison's. A state naming the event that
-// set it may name an event's copy (DistinctEventsAboutOneOperation): its id
-// is read as the original's.
-func (b *bundle) check(t *testing.T, s Suite, group string, poisonOffset int64) {
+// any dead letter of g but poison's (nil: none). A state naming the event
+// that set it may name an event's copy (DistinctEventsAboutOneOperation):
+// its id is read as the original's.
+func (b *bundle) check(t *testing.T, s Suite, g consumer, poison *kgo.Record) {
 	t.Helper()
 	for obj, h := range b.objects {
 		if got := strings.ReplaceAll(s.State(t, b.f, obj), againSuffix, ""); got != h.Final {
 			t.Errorf("%s (object %s): state %q, want %q", h.Name, obj, got, h.Final)
 		}
 	}
-	rows, err := b.env.Pool.Query(context.Background(),
-		`SELECT "offset", reason FROM dead_letters WHERE consumer_group = $1 AND "offset" <> $2`, group, poisonOffset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var offset int64
-	var reason string
-	_, err = pgx.ForEachRow(rows, []any{&offset, &reason}, func() error {
-		t.Errorf("a record (offset %d) was dead-lettered: %s", offset, reason)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, d := range g.DeadLetters(t) {
+		if poison == nil || d.partition != poison.Partition || d.offset != poison.Offset {
+			t.Errorf("a record (partition %d, offset %d) was dead-lettered: %s", d.partition, d.offset, d.reason)
+		}
 	}
 }
 
@@ -150,9 +145,9 @@ func deliveredTwice(t *testing.T, s Suite) {
 	recs := b.play(s, "", nil)
 	recs = append(recs, recs...)
 	b.env.Produce(t, recs...)
-	g := b.run(t, s, consumers.Config{}, nil)
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	b.check(t, s, g.ID, -1)
+	g := b.start(t, s, options{})
+	g.WaitCommitted(t, time.Minute, recs...)
+	b.check(t, s, g, nil)
 }
 
 // againSuffix ends the id of an event's copy under another id.
@@ -176,9 +171,9 @@ func distinctEvents(t *testing.T, s Suite) {
 		}
 	}
 	b.env.Produce(t, recs...)
-	g := b.run(t, s, consumers.Config{}, nil)
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	b.check(t, s, g.ID, -1)
+	g := b.start(t, s, options{})
+	g.WaitCommitted(t, time.Minute, recs...)
+	b.check(t, s, g, nil)
 }
 
 // A process killed after a batch's effects committed and before its
@@ -187,22 +182,13 @@ func crash(t *testing.T, s Suite) {
 	b := newBundle(t, s, 1)
 	recs := b.play(s, ", applied again after a crash", nil)
 	b.env.Produce(t, recs...)
-	var crashed atomic.Bool
-	cfg := consumers.Config{MaxPoll: max(1, len(recs)/3)}
-	cfg.Signals = consumers.NewTestSignals(t)
-	cfg.Signals.Crash = func(*kgo.Record) bool { return crashed.CompareAndSwap(false, true) }
-	first := b.run(t, s, cfg, nil)
-	first.Signals.Attempted.WaitUntil(time.Minute, "a batch committed before the crash", func(err error) bool { return err == nil })
-	first.Stop(t)
-	if !crashed.Load() {
-		t.Fatal("the group did not crash")
-	}
+	first := b.start(t, s, options{maxBatch: max(1, len(recs)/3), crash: true})
+	first.WaitCrashed(t)
 	// The same group: it resumes where its offsets say, before the batch
 	// whose effects are already committed.
-	cfg = consumers.Config{Group: first.ID}
-	again := b.run(t, s, cfg, nil)
-	b.env.WaitCommitted(t, again.ID, time.Minute, recs...)
-	b.check(t, s, again.ID, -1)
+	again := b.start(t, s, options{group: first.ID()})
+	again.WaitCommitted(t, time.Minute, recs...)
+	b.check(t, s, again, nil)
 }
 
 // The group rewound to the earliest offset (a new group reading from the
@@ -211,12 +197,12 @@ func rewind(t *testing.T, s Suite) {
 	b := newBundle(t, s, 3)
 	recs := b.play(s, ", rewound", nil)
 	b.env.Produce(t, recs...)
-	g := b.run(t, s, consumers.Config{}, nil)
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
+	g := b.start(t, s, options{})
+	g.WaitCommitted(t, time.Minute, recs...)
 	g.Stop(t)
-	rewound := b.run(t, s, consumers.Config{}, nil)
-	b.env.WaitCommitted(t, rewound.ID, time.Minute, recs...)
-	b.check(t, s, rewound.ID, -1)
+	rewound := b.start(t, s, options{})
+	rewound.WaitCommitted(t, time.Minute, recs...)
+	b.check(t, s, rewound, nil)
 }
 
 // Invariant 8: a record the handler refuses for good is dead-lettered
@@ -232,11 +218,11 @@ func poison(t *testing.T, s Suite) {
 	bad := record(b.f, b.topic, object(), ev)
 	recs := append([]*kgo.Record{bad}, b.play(s, ", after a poison", nil)...)
 	b.env.Produce(t, recs...)
-	g := b.run(t, s, consumers.Config{}, nil)
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	b.check(t, s, g.ID, bad.Offset)
-	if n := b.env.Count(t, `SELECT count(*) FROM dead_letters WHERE consumer_group = $1 AND "offset" = $2`, g.ID, bad.Offset); n != 1 {
-		t.Errorf("the poison is not the group's dead letter (%d rows)", n)
+	g := b.start(t, s, options{})
+	g.WaitCommitted(t, time.Minute, recs...)
+	b.check(t, s, g, bad)
+	if n := len(g.DeadLetters(t)); n != 1 {
+		t.Errorf("the poison is not the group's dead letter (%d dead letters)", n)
 	}
 }
 
@@ -247,16 +233,12 @@ func transient(t *testing.T, s Suite) {
 	b := newBundle(t, s, 1)
 	recs := b.play(s, ", after transient failures", nil)
 	b.env.Produce(t, recs...)
-	flaky := &consumertest.Flaky{Failures: 3}
-	g := b.run(t, s, consumers.Config{MaxAttempts: 1}, func(h consumers.Handler) consumers.Handler {
-		flaky.Handler = h
-		return flaky
-	})
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	if n := flaky.Failed(); n != 3 {
+	g := b.start(t, s, options{failFirst: 3})
+	g.WaitCommitted(t, time.Minute, recs...)
+	if n, _ := g.Failures(t); n != 3 {
 		t.Errorf("transient failures = %d, want 3", n)
 	}
-	b.check(t, s, g.ID, -1)
+	b.check(t, s, g, nil)
 }
 
 // Invariant 7: each history delivered in order, reversed, shuffled and
@@ -268,9 +250,9 @@ func anyOrder(t *testing.T, s Suite) {
 		recs = append(recs, b.play(s, ", "+order, func(r []*kgo.Record) []*kgo.Record { return arrange(r, order) })...)
 	}
 	b.env.Produce(t, recs...)
-	g := b.run(t, s, consumers.Config{}, nil)
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	b.check(t, s, g.ID, -1)
+	g := b.start(t, s, options{})
+	g.WaitCommitted(t, time.Minute, recs...)
+	b.check(t, s, g, nil)
 }
 
 // arrange puts a history's records in the order named: reversed,
@@ -300,16 +282,16 @@ func lockedRow(t *testing.T, s Suite) {
 		t.Fatalf("lock the shared rows: %v", err)
 	}
 	b.env.Produce(t, recs...)
-	g := b.run(t, s, consumers.Config{}, nil)
+	g := b.start(t, s, options{})
 	// Attempts fail on the lock (its timeout) or set records aside: wait
 	// for one, then let go.
-	g.Signals.Attempted.WaitUntil(time.Minute, "an attempt while the row is locked", func(error) bool { return true })
+	g.WaitAttempt(t, "an attempt while the row is locked")
 	if err := tx.Rollback(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b.env.WaitCommitted(t, g.ID, time.Minute, recs...)
-	testWaitingApplied(t, b, g.ID)
-	b.check(t, s, g.ID, -1)
+	g.WaitCommitted(t, time.Minute, recs...)
+	testWaitingApplied(t, b, g.ID())
+	b.check(t, s, g, nil)
 }
 
 // testWaitingApplied waits for the records the group set aside to be
@@ -331,16 +313,12 @@ func contending(t *testing.T, s Suite) {
 		recs = append(recs, b.play(s, fmt.Sprintf(", contending %d", i), nil)...)
 	}
 	b.env.Produce(t, recs...)
-	watch := &lockWatch{}
-	g := b.run(t, s, consumers.Config{MaxPoll: 4, Transactions: 6}, func(h consumers.Handler) consumers.Handler {
-		watch.Handler = h
-		return watch
-	})
-	b.env.WaitCommitted(t, g.ID, 2*time.Minute, recs...)
-	if n := watch.failed.Load(); n > 0 {
+	g := b.start(t, s, options{maxBatch: 4, contend: true})
+	g.WaitCommitted(t, 2*time.Minute, recs...)
+	if _, n := g.Failures(t); n > 0 {
 		t.Errorf("%d batch attempts deadlocked or waited out the lock timeout on rows other batches of the group held: take shared rows in one order (effect.Counter)", n)
 	}
-	b.check(t, s, g.ID, -1)
+	b.check(t, s, g, nil)
 }
 
 // lockFailure says whether err is a deadlock or a lock wait that timed
@@ -350,8 +328,12 @@ func lockFailure(err error) bool {
 	if !errors.As(err, &pgErr) {
 		return false
 	}
-	return pgErr.Code == "40P01" || pgErr.Code == "55P03" || strings.Contains(pgErr.Message, "lock timeout")
+	return lockCode(pgErr.Code) || strings.Contains(pgErr.Message, "lock timeout")
 }
+
+// lockCode says whether SQLSTATE code is a deadlock (40P01) or a lock not
+// available (55P03: lock_timeout, NOWAIT).
+func lockCode(code string) bool { return code == "40P01" || code == "55P03" }
 
 // lockWatch counts the batches whose Apply or Settle failed on a lock held
 // by another transaction, in shared transactions too (whose failures are
