@@ -102,7 +102,7 @@ E2E_ROLES_FLOWS := ^(TestPaidInvoiceGrantsCreditsOnce|TestRefundFollowsItsInvoic
 
 test-unit: ## Run only the tests that need no services.
 	@go test $(GO_TEST_FLAGS) ./internal/provider/signature/ ./internal/keyring/ ./schemas/
-	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./cdc/
+	@go test $(GO_TEST_FLAGS) -run 'TestWatermark|TestDecode|TestKeepalive' ./internal/cdc/
 
 # promtool, built once from the Prometheus version dev/monitoring pins
 # (without service discovery, which rule tests never use), kept under .run/.
