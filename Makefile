@@ -91,12 +91,12 @@ test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) chromium strace 
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) go test $(GO_TEST_FLAGS) ./...
-	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/
+	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/internal/cli/
 	@$(WITH_ENV) cd examples/orders && go vet ./... && go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) cd examples/python-orders && go vet ./... && ORDERS_PYTHON=$(CURDIR)/$(PYORDERS) go test $(GO_TEST_FLAGS) ./...
 
 # The end-to-end flows run again with every process its own least-privilege
-# role over verify-full TLS (command/e2e_roles_test.go): a webhook to its
+# role over verify-full TLS (command/internal/cli/e2e_roles_test.go): a webhook to its
 # grant, a refund, rewinds, a dead letter replayed.
 E2E_ROLES_FLOWS := ^(TestPaidInvoiceGrantsCreditsOnce|TestRefundFollowsItsInvoiceAndReversesOnce|TestKillAndRewindsChangeNoEffect|TestPoisonInvoiceReachesTheDLQAndReplaysOnceAfterAFix)$$
 
@@ -118,7 +118,7 @@ monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then c
 	@$(PROMTOOL) check rules cmd/sluice/monitoring/alerts.yml
 	@$(PROMTOOL) test rules cmd/sluice/monitoring/alerts_test.yml
 	@rm -f $(MONITORING_SCRAPE)
-	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./command
+	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./command/internal/cli
 	@cd dev/monitoring && go vet ./... && SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) ./...
 
 bench: up build ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
@@ -131,7 +131,7 @@ bench-docs: ## Copy the latest full bench's table (.run/bench/results.md) into d
 	@bash dev/bench-docs.sh
 
 docs: up ## Regenerate docs/configuration.md's flag tables from the CLI's own flags.
-	@$(WITH_ENV) go test -count=1 -run '^TestConfigurationPageMatchesTheFlags$$' ./command -update-docs
+	@$(WITH_ENV) go test -count=1 -run '^TestConfigurationPageMatchesTheFlags$$' ./command/internal/cli -update-docs
 
 chaos: ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
 	@bash dev/chaos.sh

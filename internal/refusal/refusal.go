@@ -10,7 +10,7 @@
 // What a refusal becomes is decided once per face, from its kind and
 // sub-kind: the admin API's HTTP status and problem type (one table in
 // command/internal/operator/admin), the command line's exit status and
-// JSON (command/exit.go), the console's page. A refusal's text is written
+// JSON (command/internal/cli/exit.go), the console's page. A refusal's text is written
 // for a person and shown as it is; an error that carries no refusal is a
 // failure, logged and answered without its text.
 //
