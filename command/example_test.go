@@ -18,7 +18,7 @@ func Example() {
 	}
 	command.Main(
 		command.Groups(orders),
-		command.EventTypes(os.DirFS("schemas")), // its JSON Schemas
+		command.EventTypes(os.DirFS("schemas")),    // its JSON Schemas
 		command.Migrations(os.DirFS("migrations")), // its goose migrations
 	)
 }
