@@ -28,7 +28,10 @@ import (
 var notRefusals = map[string]string{
 	"internal/cdc.ErrSlotLost":                         "a failure of the relay: its slot is gone, and an operator resyncs",
 	"internal/consumers.ErrPayloadExpired":             "a record's permanent fault, its dead letter's reason (operate shows the payload as expired)",
-	"internal/consumers/credits.ErrNoWorkspace":        "a record's permanent fault, its dead letter's reason",
+	"command/internal/effects/credits.ErrNoWorkspace":  "a record's permanent fault, its dead letter's reason",
+	"effect.ErrKeyTaken":                               "a record's permanent fault in a team's group (a business key taken with other content), its dead letter's reason",
+	"internal/pg.ErrLocksNotGranted":                   "a failure of the deployment: a migration's locks were held by others through every attempt",
+	"internal/pg.ErrNoSchema":                          "a failure of the deployment: the database has no Sluice schema yet (sluice version reports it)",
 	"internal/egress.ErrRefusedAddress":                "egress's verdict on an address dialled, an attempt's error class (the endpoints store words a URL's as invalid)",
 	"internal/ingest.ErrNotCommitted":                  "a failure: the commit failed or its outcome is unknown, and the provider retries",
 	"internal/ingest.ErrNotReconcilable":               "a failure of a run under way (its source vanished, was disabled, or cannot be read); callers check the source first",
