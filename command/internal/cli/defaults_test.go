@@ -42,7 +42,6 @@ func TestFlagDefaultsAreTheStagesOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	group := consumers.Config{}.WithDefaults()
 	for _, c := range []struct {
 		stage     string
 		flags, by any
@@ -56,11 +55,7 @@ func TestFlagDefaultsAreTheStagesOwn(t *testing.T) {
 		{"endpoints.Limits", cfg.EndpointLimits, endpoints.Limits{}.WithDefaults()},
 		{"catalog.Config", cfg.Catalog, types},
 		{"pipeline.Config", cfg, pipeline.Config{}.WithDefaults()},
-		// The consumer groups' settings, as the assembly hands them on.
-		{"consumers.Config.MaxAttempts", cfg.ConsumerMaxAttempts, group.MaxAttempts},
-		{"consumers.Config.MaxBufferedBytes", cfg.ConsumerBuffer, group.MaxBufferedBytes},
-		{"consumers.Config.Transactions", cfg.ConsumerGroupTransactions, group.Transactions},
-		{"consumers.Config.SharePatience", cfg.ConsumerSharePatience, group.SharePatience},
+		{"consumers.Config", cfg.Consumer, consumers.Config{}.WithDefaults()},
 	} {
 		both, differ := disagreements(c.stage, reflect.ValueOf(c.flags), reflect.ValueOf(c.by))
 		for _, d := range differ {

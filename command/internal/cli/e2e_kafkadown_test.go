@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
 	"github.com/sluicehq/sluice/internal/keyring"
@@ -55,8 +56,8 @@ func TestServeWaitsForKafka(t *testing.T) {
 		Topics:    topics,
 		TopicSpec: kafka.TopicSpec{Partitions: 1, Retention: time.Hour},
 		Ingest:    true, CDC: true, Consume: true,
-		ConsumerBackoff: 20 * time.Millisecond,
-		KafkaBackoff:    100 * time.Millisecond,
+		Consumer:     consumers.Config{Backoff: 20 * time.Millisecond},
+		KafkaBackoff: 100 * time.Millisecond,
 	}
 	cfg.CDCConfig.Slot = "sluice_kd_" + suffix
 	runCtx, cancel := context.WithCancel(ctx)

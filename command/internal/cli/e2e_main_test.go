@@ -26,6 +26,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/egress"
@@ -113,7 +114,7 @@ func runSuite(m *testing.M) int {
 		Topics:      topics,
 		TopicSpec:   kafka.TopicSpec{Partitions: 3, Retention: time.Hour},
 		Ingest:      true, CDC: true, Consume: true,
-		ConsumerBackoff: 20 * time.Millisecond,
+		Consumer: consumers.Config{Backoff: 20 * time.Millisecond},
 	}
 	// A service that acknowledges every intent: the dispatcher runs as it
 	// does in production, so its metrics are on /metrics too.

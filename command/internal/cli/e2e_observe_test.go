@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/sluicehq/sluice/command/internal/pipeline"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/egress"
@@ -64,7 +65,7 @@ func startObserved(t *testing.T, answer func(*http.Request) int) *observed {
 		HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Topics: topics,
 		TopicSpec: kafka.TopicSpec{Partitions: 1, Retention: time.Hour},
 		Ingest:    true, CDC: true, Consume: true,
-		ConsumerBackoff: 20 * time.Millisecond, ConsumerMaxAttempts: 2,
+		Consumer: consumers.Config{Backoff: 20 * time.Millisecond, MaxAttempts: 2},
 		Dispatch: dispatch.Config{URL: o.receiver.url, Secret: dispatchSecret},
 		Tracing:  telemetry.Tracing{Provider: provider},
 		// The deliverer sends the dispatcher's intents.

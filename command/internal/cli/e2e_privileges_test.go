@@ -325,7 +325,7 @@ func TestConsumersLosingAGrantTurnNotReadyAndLoseNothing(t *testing.T) {
 		}
 	})
 	cfg := d.config(pg.StageConsumers)
-	cfg.ConsumerBackoff = 20 * time.Millisecond
+	cfg.Consumer.Backoff = 20 * time.Millisecond
 	consume := d.start(t, cfg)
 	d.start(t, d.config(pg.StageRelay))
 	ingest := d.start(t, d.config(pg.StageIngest))

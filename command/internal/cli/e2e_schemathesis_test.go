@@ -20,6 +20,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -55,7 +56,7 @@ func TestAdminAPIUnderSchemathesis(t *testing.T) {
 	suffix := testenv.RandomSuffix()
 	cfg := pipeline.Config{DatabaseURL: dbURL, Kafka: kafka.Config{Brokers: services.Brokers}, SecretKey: key,
 		HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", Topics: envelope.Topics{Prefix: "st" + suffix + ".sluice"},
-		TopicSpec: kafka.TopicSpec{Partitions: 1, Retention: time.Hour}, Ingest: true, CDC: true, Consume: true, ConsumerBackoff: 20 * time.Millisecond,
+		TopicSpec: kafka.TopicSpec{Partitions: 1, Retention: time.Hour}, Ingest: true, CDC: true, Consume: true, Consumer: consumers.Config{Backoff: 20 * time.Millisecond},
 		// The authentication run sends a request without a valid token for
 		// each case: a budget it is paced below (authRate).
 		AdminFailedAuthRate: 200, AdminFailedAuthBurst: 400}

@@ -120,7 +120,7 @@ func TestATeamsGroupAloneRunsWithLeastPrivilegeWithoutTheBuiltinGroups(t *testin
 	}
 	config := func(stage pg.Stage) pipeline.Config {
 		cfg := d.config(stage)
-		cfg.Effects, cfg.ConsumerBackoff = set, 20*time.Millisecond
+		cfg.Effects, cfg.Consumer.Backoff = set, 20*time.Millisecond
 		return cfg
 	}
 	for _, stage := range []pg.Stage{pg.StageIngest, pg.StageConsumers} {

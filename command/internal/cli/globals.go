@@ -14,6 +14,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 	"github.com/sluicehq/sluice/effect"
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -224,36 +225,34 @@ type RunFlags struct {
 
 func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	cfg := pipeline.Config{
-		DatabaseURL:         g.DatabaseURL,
-		OwnerDatabaseURL:    g.OwnerURL,
-		AdminDatabaseURL:    f.AdminURL,
-		Kafka:               g.kafka(),
-		SecretKey:           g.SecretKey,
-		HTTPAddr:            f.HTTPAddr,
-		TLSCert:             f.TLSCert,
-		TLSKey:              f.TLSKey,
-		AdminAddr:           f.AdminAddr,
-		AdminTLSCert:        f.AdminTLSCert,
-		AdminTLSKey:         f.AdminTLSKey,
-		Topics:              g.topics(),
-		Catalog:             g.catalog(),
-		TopicSpec:           kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
-		Migrate:             f.Migrate,
-		ConsumerMaxAttempts: f.ConsumerAttempts,
-		Dispatch:            dispatch.Config{URL: f.DispatchURL, Secret: f.DispatchSecret},
-		ShutdownGrace:       f.ShutdownGrace,
-		Profiling:           f.Pprof,
-		EventTypes:          g.eventTypes(),
-		AppMigrations:       g.appMigrations(),
+		DatabaseURL:      g.DatabaseURL,
+		OwnerDatabaseURL: g.OwnerURL,
+		AdminDatabaseURL: f.AdminURL,
+		Kafka:            g.kafka(),
+		SecretKey:        g.SecretKey,
+		HTTPAddr:         f.HTTPAddr,
+		TLSCert:          f.TLSCert,
+		TLSKey:           f.TLSKey,
+		AdminAddr:        f.AdminAddr,
+		AdminTLSCert:     f.AdminTLSCert,
+		AdminTLSKey:      f.AdminTLSKey,
+		Topics:           g.topics(),
+		Catalog:          g.catalog(),
+		TopicSpec:        kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
+		Migrate:          f.Migrate,
+		Dispatch:         dispatch.Config{URL: f.DispatchURL, Secret: f.DispatchSecret},
+		ShutdownGrace:    f.ShutdownGrace,
+		Profiling:        f.Pprof,
+		EventTypes:       g.eventTypes(),
+		AppMigrations:    g.appMigrations(),
 	}
 	var err error
 	if cfg.Effects, err = g.effects(); err != nil {
 		return cfg, err
 	}
-	cfg.ConsumerBuffer = f.ConsumerBuffer << 20
+	cfg.Consumer = consumers.Config{MaxAttempts: f.ConsumerAttempts, MaxBufferedBytes: f.ConsumerBuffer << 20,
+		Transactions: f.ConsumerGroupTxs, SharePatience: f.SharePatience}
 	cfg.ConsumerTransactions = f.ConsumerTxs
-	cfg.ConsumerGroupTransactions = f.ConsumerGroupTxs
-	cfg.ConsumerSharePatience = f.SharePatience
 	cfg.IngestConfig.MaxBodyBytes = f.MaxBody
 	cfg.IngestConfig.TenantMetrics = f.TenantMetrics
 	cfg.IngestConfig.TenantRate, cfg.IngestConfig.TenantBurst = f.TenantRate, f.TenantBurst

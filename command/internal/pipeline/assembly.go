@@ -313,18 +313,11 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	a.reg.MustRegister(offsets.NewLagCollector(a.adm, ids, scrapeTimeout, a.log), consumers.NewBacklogCollector(a.pool, scrapeTimeout, a.log),
 		consumers.NewWaitingCollector(a.pool, scrapeTimeout, a.log))
 	for _, spec := range specs {
-		group, err := consumers.NewGroup(consumers.Config{
-			Group:            spec.ID,
-			Topics:           spec.Topics,
-			DeadLetterTopic:  spec.DeadLetterTopic,
-			MaxAttempts:      cmp.Or(spec.MaxAttempts, a.cfg.ConsumerMaxAttempts),
-			MaxBufferedBytes: a.cfg.ConsumerBuffer,
-			Transactions:     a.cfg.ConsumerGroupTransactions,
-			SharePatience:    a.cfg.ConsumerSharePatience,
-			Slots:            slots,
-			Backoff:          a.cfg.ConsumerBackoff,
-			Tracing:          a.cfg.Tracing,
-		}, a.log.With(slog.String("component", "consumer")), a.pool, spec.Handler,
+		cfg := a.cfg.Consumer
+		cfg.Group, cfg.Topics, cfg.DeadLetterTopic = spec.ID, spec.Topics, spec.DeadLetterTopic
+		cfg.MaxAttempts = cmp.Or(spec.MaxAttempts, cfg.MaxAttempts)
+		cfg.Slots, cfg.Tracing = slots, a.cfg.Tracing
+		group, err := consumers.NewGroup(cfg, a.log.With(slog.String("component", "consumer")), a.pool, spec.Handler,
 			append(slices.Clip(a.kafkaOpts), a.kafkaMetrics(spec.ID)), a.reg)
 		if err != nil {
 			return err

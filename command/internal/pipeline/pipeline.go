@@ -22,6 +22,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/effects"
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/internal/cdc"
+	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/dispatch"
 	"github.com/sluicehq/sluice/internal/envelope"
@@ -87,16 +88,13 @@ type Config struct {
 	// (a source's lock lets one instance at a time reconcile it).
 	Reconcile         reconcile.Config
 	ReconcileSchedule bool
-	// ConsumerMaxAttempts, ConsumerBackoff, ConsumerBuffer (bytes),
-	// ConsumerTransactions (all groups together),
-	// ConsumerGroupTransactions and ConsumerSharePatience (each group's,
-	// see consumers.Config) tune every group.
-	ConsumerMaxAttempts       int
-	ConsumerBuffer            int64
-	ConsumerTransactions      int
-	ConsumerGroupTransactions int
-	ConsumerSharePatience     time.Duration
-	ConsumerBackoff           time.Duration
+	// Consumer tunes every consumer group as it is: the assembly sets
+	// each group's own parts (its id, topics, dead-letter topic, the
+	// slots, tracing) and a group's MaxAttempts wins over it.
+	Consumer consumers.Config
+	// ConsumerTransactions bounds the batch transactions of all groups
+	// together (consumers.NewSlots).
+	ConsumerTransactions int
 	// Effects are the binary's effect groups and the deployment's choice
 	// (default: Sluice's built-in groups, every one); EventTypes its own
 	// event types' schemas, beside the built-in ones.
