@@ -83,7 +83,7 @@ func TestATeamsGroupAloneRunsWithLeastPrivilegeWithoutTheBuiltinGroups(t *testin
 	own := &App{Groups: []effect.Group{ledger()}, Migrations: ledgerSchema}
 	g := &Globals{OwnerURL: d.db.OwnerURL, DatabaseURL: d.db.URLs[pg.StageIngest], SecretKey: d.key, EffectGroups: []string{"ledger"}, app: own}
 	migrate := &MigrateCmd{Grant: []string{"ingest=" + roles[pg.StageIngest], "relay=" + roles[pg.StageRelay],
-		"consumers=" + roles[pg.StageConsumers], "admin=" + roles[pg.StageAdmin]}}
+		"consumers=" + roles[pg.StageConsumers], "admin=" + roles[pg.StageAdmin]}, LockTimeout: 2 * time.Second, LockAttempts: 10}
 	if err := migrate.Validate(); err != nil {
 		t.Fatal(err)
 	}
