@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS delivery_redos (
     hi          bigint NOT NULL,
     created_at  timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX IF NOT EXISTS delivery_redos_endpoint ON delivery_redos (endpoint_id, id);
+CREATE INDEX CONCURRENTLY IF NOT EXISTS delivery_redos_endpoint ON delivery_redos (endpoint_id, id);
 
 -- Each endpoint's attempts per minute (issue: the console's endpoint
 -- health): written by the deliverer with the batched 2xx outcomes, from
@@ -118,7 +118,7 @@ ON CONFLICT DO NOTHING;
 -- (partition_key is a key column so a key's read filters in the index).
 -- Nothing in it changes after the insert: an outcome stays heap-only.
 DROP INDEX CONCURRENTLY IF EXISTS deliveries_endpoint;
-CREATE INDEX CONCURRENTLY deliveries_endpoint ON deliveries (endpoint_id, id, partition_key);
+CREATE INDEX CONCURRENTLY IF NOT EXISTS deliveries_endpoint ON deliveries (endpoint_id, id, partition_key);
 DROP INDEX CONCURRENTLY IF EXISTS deliveries_key;
 
 -- Room on every page for each row's outcome, which makes the row longer

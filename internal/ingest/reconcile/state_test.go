@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
@@ -115,7 +116,7 @@ func TestAStateLookupIsAskedOnlyWhenItsGroupRuns(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	v := b.stuckVerification(t)
-	without := reconcile.New(reconcile.Config{EffectGroups: []string{"credits", "feedback"}}, slog.New(slog.DiscardHandler), b.store, nil, b.svc,
+	without := reconcile.New(reconcile.Config{EffectGroups: []string{"credits", "feedback"}}, slog.New(slog.DiscardHandler), b.store, kinds.Builtin(), b.svc,
 		reconcile.NewMetrics(prometheus.NewRegistry()))
 	rep, err := without.Source(ctx, v.source, provider.Window{Since: time.Now().Add(-48 * time.Hour)})
 	if err != nil {
