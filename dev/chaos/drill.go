@@ -62,6 +62,7 @@ type drillFigures struct {
 	DuringP99MS   float64        `json:"p99_during_migration_ms"`
 	BoundMS       float64        `json:"bound_ms"`
 	OverBound     int            `json:"answers_over_bound"`
+	LimitMS       float64        `json:"limit_ms"`
 }
 
 // answer is one drill request.
@@ -93,6 +94,15 @@ func (c *chaos) drill(ctx context.Context) {
 		StalledMS: run.report.Stalled().Milliseconds(), MigrationMS: run.migrationEnded.Sub(run.migrationBegan).Milliseconds(), Refused: map[string]int{}}
 	usual, during := d.tally(answers, run)
 	d.Rate = float64(d.Sent) / run.migrationEnded.Add(drillAfter).Sub(run.began).Seconds()
+	// The strict bound: one lock timeout plus the longest usual answer.
+	// An answer queued behind the lock for the whole timeout is followed
+	// by the commits of what arrived meanwhile (2,000 events at 1,000/s),
+	// so the longest answer passes it by that backlog's commit: reported,
+	// with how many answers did. What fails the run is an answer that
+	// waited through a second lock timeout, which ingest would only do if
+	// the migrator held its place in the lock queue past its timeout or
+	// queued again before the backlog was taken (without the timeout,
+	// ingest waits as long as the report).
 	bound := drillLockTimeout + quantile(usual, 1)
 	d.BoundMS = ms(bound)
 	for _, took := range during {
@@ -100,11 +110,12 @@ func (c *chaos) drill(ctx context.Context) {
 			d.OverBound++
 		}
 	}
+	d.LimitMS = ms(bound + drillLockTimeout)
 	if d.Rate < 0.9*drillRate || d.Skipped > 0 {
 		c.violate("lock drill: ingest was sent %.0f events/s, not %d (%d due were not sent: %d requests awaited their answers)", d.Rate, drillRate, d.Skipped, drillInFlight)
 	}
-	if d.LongestMS > d.BoundMS {
-		c.violate("lock drill: the longest ingest answer during the migration took %.0f ms, more than the lock timeout and the usual answer (%.0f ms)", d.LongestMS, d.BoundMS)
+	if d.LongestMS > d.LimitMS {
+		c.violate("lock drill: the longest ingest answer during the migration took %.0f ms, through a second lock timeout (limit %.0f ms: two lock timeouts and the usual answer)", d.LongestMS, d.LimitMS)
 	}
 	c.upgrade.mu.Lock()
 	c.upgrade.figures.Drill = d

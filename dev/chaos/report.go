@@ -151,6 +151,6 @@ func (u *upgradeFigures) print(w io.Writer) {
 	fmt.Fprintf(w, "  lock drill: %.0f events/s (%d sent, %d accepted, refused %v); a migration taking ACCESS EXCLUSIVE on inbox behind a long report:\n",
 		d.Rate, d.Sent, d.Accepted, d.Refused)
 	fmt.Fprintf(w, "    %d attempts, stalled %d ms in all (lock timeout %d ms each), applied after %d ms\n", d.Attempts, d.StalledMS, d.LockTimeoutMS, d.MigrationMS)
-	fmt.Fprintf(w, "    ingest answers before: p50 %.0f ms, p99 %.0f ms, max %.0f ms; during the migration: p99 %.0f ms, longest %.0f ms (bound: lock timeout + max before = %.0f ms; %d answers over it)\n",
-		d.UsualP50MS, d.UsualP99MS, d.UsualMaxMS, d.DuringP99MS, d.LongestMS, d.BoundMS, d.OverBound)
+	fmt.Fprintf(w, "    ingest answers before: p50 %.0f ms, p99 %.0f ms, max %.0f ms; during the migration: p99 %.0f ms, longest %.0f ms (lock timeout + max before = %.0f ms, %d answers over it; limit %.0f ms)\n",
+		d.UsualP50MS, d.UsualP99MS, d.UsualMaxMS, d.DuringP99MS, d.LongestMS, d.BoundMS, d.OverBound, d.LimitMS)
 }
