@@ -23,6 +23,7 @@ import (
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/pg"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/provider/kinds"
 	"github.com/sluicehq/sluice/internal/provider/kinds/stripe/stripetest"
 	"github.com/sluicehq/sluice/internal/store/lifecycle"
 	"github.com/sluicehq/sluice/internal/store/tenancy"
@@ -145,7 +146,7 @@ func TestATeamsGroupAloneRunsWithLeastPrivilegeWithoutTheBuiltinGroups(t *testin
 		t.Fatal(err)
 	}
 	ring, _ := keyring.Parse(d.key)
-	store := tenancy.Store{Pool: d.super, Ring: ring}
+	store := tenancy.Store{Pool: d.super, Ring: ring, Providers: kinds.Builtin()}
 	f := newTenantIn(t, store)
 	body := invoicePaid("evt_ledger_"+d.sfx, "in_ledger_"+d.sfx, f.customer, 2000)
 	if code := postTo(t, "http://"+ingest.Addr().String(), f.sourceID, body,
