@@ -307,7 +307,7 @@ func (b *bench) newFreshWorld(ctx context.Context, tag string) (*freshWorld, err
 	}
 	c := *b
 	c.dbName, c.dbURL, c.pool, c.prefix = name, u.String(), pool, b.prefix+"."+tag
-	c.store = tenancy.Store{Pool: pool, Ring: b.store.Ring}
+	c.store = tenancy.Store{Pool: pool, Ring: b.store.Ring, Providers: b.store.Providers}
 	c.sources = nil
 	return &freshWorld{b: &c, slot: b.slot(tag)}, nil
 }
