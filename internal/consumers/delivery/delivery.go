@@ -68,6 +68,10 @@ var (
 	minutesPruneSQL string
 	//go:embed sql/queue_rows.sql
 	queueRowsSQL string
+	//go:embed sql/queue_hand_over.sql
+	queueHandOverSQL string
+	//go:embed sql/snapshot_ended.sql
+	snapshotEndedSQL string
 	//go:embed sql/queue_backfill.sql
 	queueBackfillSQL string
 	//go:embed sql/delivered.sql
@@ -226,15 +230,28 @@ func New(cfg Config, log *slog.Logger, pool *pgxpool.Pool, store endpoints.Store
 	return d
 }
 
+// handOverWait bounds the hand-over of a deliverer that stops last.
+const handOverWait = 10 * time.Second
+
 // Run delivers until ctx ends, then waits for the requests in flight and
-// writes their outcomes.
+// writes their outcomes; the last deliverer of this release to stop hands
+// the pending deliveries over (handOver).
 func (d *Deliverer) Run(ctx context.Context) error {
 	if err := d.cfg.Validate(); err != nil {
 		return err
 	}
 	written := make(chan struct{})
 	go func() { defer close(written); d.writer.run() }()
-	defer func() { <-written }()
+	defer func() {
+		<-written
+		// Every outcome written and every lock let go: what is pending
+		// is ready for whichever deliverer comes next.
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverWait)
+		defer cancel()
+		if err := d.handOver(hctx); err != nil {
+			d.log.Warn("hand the pending deliveries over", slog.String("event", "delivery.hand_over_failed"), slog.Any("error", err))
+		}
+	}()
 	defer close(d.writer.in)
 	defer d.disown()
 	var wg sync.WaitGroup

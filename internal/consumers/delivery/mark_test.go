@@ -500,3 +500,34 @@ func TestQueueRowsAreWrittenWhileAnOlderDelivererRuns(t *testing.T) {
 		t.Errorf("%d queue rows after a fan-out with none written, want 3", n)
 	}
 }
+
+// A rollback replaces the deliverers first: the last deliverer of this
+// release to stop leaves a queue row for every pending delivery and queue
+// rows on, so one of the release before finds them; while another of this
+// release runs, a stop leaves none.
+func TestTheLastDelivererOfThisReleaseLeavesQueueRowsWhenItStops(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	endpoint := e.newEndpoint(t, "https://example.com/hook")
+	if _, err := (endpoints.Store{Pool: e.pool}).DisableEndpoint(ctx, endpoint); err != nil {
+		t.Fatal(err)
+	}
+	e.write(t, endpoint, "a/1", "b/1", "c/1")
+	queued := func() (n int, written bool) {
+		if err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM pending_deliveries WHERE endpoint_id = $1),
+       (SELECT written FROM delivery_queue_rows)`, endpoint).Scan(&n, &written); err != nil {
+			t.Fatal(err)
+		}
+		return n, written
+	}
+	first := e.quick(t, e.pool, 20*time.Millisecond, nil)
+	second := e.quick(t, e.pool, 20*time.Millisecond, nil)
+	first()
+	if n, written := queued(); n != 0 || written {
+		t.Fatalf("a deliverer stopped beside another of its release left %d queue rows (written %v), want none", n, written)
+	}
+	second()
+	if n, written := queued(); n != 3 || !written {
+		t.Fatalf("the last deliverer stopped left %d queue rows (written %v), want 3 and queue rows on", n, written)
+	}
+}

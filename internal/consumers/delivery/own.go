@@ -49,7 +49,15 @@ func newOwner(ctx context.Context, pool *pgxpool.Pool, name string) (*owner, err
 // one included, and of them those of a release before (without markSpace).
 // pg_locks shows every database's locks: only this one's count.
 func (o *owner) deliverers(ctx context.Context) (n, old int, err error) {
-	err = o.conn.QueryRow(ctx, `WITH l AS (
+	n, old, err = countDeliverers(ctx, o.conn, o.name)
+	return max(n, 1), old, err
+}
+
+// countDeliverers is deliverers' count, asked on any connection.
+func countDeliverers(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}, name string) (n, old int, err error) {
+	err = q.QueryRow(ctx, `WITH l AS (
   SELECT pid, classid::bigint AS space FROM pg_locks
   WHERE locktype = 'advisory' AND granted AND objsubid = 2
     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -59,11 +67,11 @@ func (o *owner) deliverers(ctx context.Context) (n, old int, err error) {
 SELECT count(*) FILTER (WHERE space = hashtext($1)::bigint & 4294967295),
        count(*) FILTER (WHERE space = hashtext($1)::bigint & 4294967295
                           AND pid NOT IN (SELECT pid FROM l WHERE space = hashtext($2)::bigint & 4294967295))
-FROM l`, presenceSpace, markSpace, o.name).Scan(&n, &old)
+FROM l`, presenceSpace, markSpace, name).Scan(&n, &old)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count deliverers: %w", err)
 	}
-	return max(n, 1), old, nil
+	return n, old, nil
 }
 
 // take locks up to n of ids that no other process owns, and returns them.

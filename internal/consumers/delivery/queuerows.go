@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -60,6 +61,57 @@ func (d *Deliverer) tendQueueRows(ctx context.Context, old int) error {
 		return fmt.Errorf("write queue rows: %w", err)
 	}
 	d.qr.backfills--
+	return nil
+}
+
+// handOver readies the pending deliveries for whichever deliverer comes
+// next, when this one stops and no other deliverer of this release runs.
+// The next may be of the release before: a rollback replaces the
+// deliverers first, and one of the release before finds its work only
+// through queue rows, which no process of this release would be left to
+// write. So the last one turns queue rows on and writes one for every
+// pending delivery, then again once every transaction that was running
+// when it turned them on has ended (a fan-out that read them off commits
+// deliveries without one). A deliverer of this release that comes next
+// turns them off again after quietRefreshes. A process killed rather than
+// stopped hands nothing over: its successor of this release would, if it
+// saw one of the release before.
+func (d *Deliverer) handOver(ctx context.Context) error {
+	n, old, err := countDeliverers(ctx, d.pool, d.cfg.Name)
+	if err != nil {
+		return err
+	}
+	if n-old > 0 {
+		return nil // another of this release keeps the queue rows as needed
+	}
+	var snapshot string
+	if err := d.pool.QueryRow(ctx, queueHandOverSQL).Scan(&snapshot); err != nil {
+		return fmt.Errorf("turn queue rows on: %w", err)
+	}
+	if _, err := d.pool.Exec(ctx, queueBackfillSQL); err != nil {
+		return fmt.Errorf("write queue rows: %w", err)
+	}
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		var ended bool
+		if err := d.pool.QueryRow(ctx, snapshotEndedSQL, snapshot).Scan(&ended); err != nil {
+			return fmt.Errorf("wait for the fan-outs running: %w", err)
+		}
+		if ended {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the fan-outs running: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+	if _, err := d.pool.Exec(ctx, queueBackfillSQL); err != nil {
+		return fmt.Errorf("write queue rows: %w", err)
+	}
+	d.log.Info("the last deliverer of this release stops: a queue row for every pending delivery",
+		slog.String("event", "delivery.queue_rows"), slog.Bool("written", true))
 	return nil
 }
 
