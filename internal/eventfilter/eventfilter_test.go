@@ -43,13 +43,13 @@ func TestEvalVerdicts(t *testing.T) {
 	list := "[1,2,3,4,5,6,7,8,9,10]"
 	for expr, want := range map[string]eventfilter.Verdict{
 		`data.object.amount_paid > 10000 && subject.startsWith("in_")`: eventfilter.Taken,
-		`data.object.amount_paid == 20000`:                              eventfilter.Taken,
-		`body.data.object.lines.data.exists(l, l.amount > 5)`:           eventfilter.Taken,
-		`time == timestamp("2025-04-01T00:00:00Z")`:                     eventfilter.Taken,
-		`data.object.amount_paid < 100`:                                 eventfilter.Declined,
-		`data.object.missing == 1`:                                      eventfilter.Failed,
-		`data.object.amount_paid`:                                       eventfilter.Failed,
-		`data.object.paid`:                                              eventfilter.Taken,
+		`data.object.amount_paid == 20000`:                             eventfilter.Taken,
+		`body.data.object.lines.data.exists(l, l.amount > 5)`:          eventfilter.Taken,
+		`time == timestamp("2025-04-01T00:00:00Z")`:                    eventfilter.Taken,
+		`data.object.amount_paid < 100`:                                eventfilter.Declined,
+		`data.object.missing == 1`:                                     eventfilter.Failed,
+		`data.object.amount_paid`:                                      eventfilter.Failed,
+		`data.object.paid`:                                             eventfilter.Taken,
 		list + ".all(a, " + list + ".all(b, " + list + ".all(c, " + list + ".all(d, " + list + ".all(e, a+b+c+d+e > 0)))))": eventfilter.OverCost,
 	} {
 		p, err := eventfilter.Compile(expr)
