@@ -111,6 +111,9 @@ func checkExpression(expr string) error {
 	if expr == "" {
 		return nil
 	}
+	if !utf8.ValidString(expr) || strings.ContainsRune(expr, 0) {
+		return invalid("expression", "must be UTF-8 text without NUL")
+	}
 	if _, err := eventfilter.Compile(expr); err != nil {
 		return invalid("expression", "%s", strings.TrimPrefix(err.Error(), eventfilter.ErrInvalid.Error()+": "))
 	}
