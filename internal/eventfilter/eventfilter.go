@@ -32,6 +32,8 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/interpreter"
+
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // Limits of an expression.
@@ -80,18 +82,22 @@ func env() (*cel.Env, error) {
 	)
 }
 
-// ErrInvalid is wrapped by every Compile error: the expression, not the
-// process, is at fault; its text says where and why.
-var ErrInvalid = errors.New("invalid filter expression")
+// invalid is Compile's refusal: the expression, not the process, is at
+// fault (refusal.Invalid, field "expression"); its text says where and why.
+func invalid(format string, args ...any) error {
+	return refusal.InvalidField("expression", format, args...)
+}
 
 // Compile parses and type-checks expr, which must yield a bool (or a value
-// only known at evaluation: a field of the body).
+// only known at evaluation: a field of the body). An expression that does
+// not is refused (refusal.Invalid, field "expression"), saying where
+// (line:column) and why in CEL's words.
 func Compile(expr string) (*Program, error) {
 	if strings.TrimSpace(expr) == "" {
-		return nil, fmt.Errorf("%w: empty", ErrInvalid)
+		return nil, invalid("empty")
 	}
 	if n := len([]rune(expr)); n > MaxLength {
-		return nil, fmt.Errorf("%w: %d characters, at most %d", ErrInvalid, n, MaxLength)
+		return nil, invalid("%d characters, at most %d", n, MaxLength)
 	}
 	e, err := env()
 	if err != nil {
@@ -99,14 +105,14 @@ func Compile(expr string) (*Program, error) {
 	}
 	ast, iss := e.Compile(expr)
 	if iss.Err() != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalid, oneLine(iss.Err().Error()))
+		return nil, invalid("%s", oneLine(iss.Err().Error()))
 	}
 	if out := ast.OutputType(); !out.IsExactType(types.BoolType) && !out.IsExactType(types.DynType) {
-		return nil, fmt.Errorf("%w: it yields %s, not a bool (true: the endpoint takes the event)", ErrInvalid, out)
+		return nil, invalid("it yields %s, not a bool (true: the endpoint takes the event)", out)
 	}
 	prg, err := e.Program(ast, cel.CostLimit(CostLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalid, oneLine(err.Error()))
+		return nil, invalid("%s", oneLine(err.Error()))
 	}
 	return &Program{text: expr, prg: prg}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/eventfilter"
+	"github.com/sluicehq/sluice/internal/refusal"
 )
 
 // An expression that does not parse, names what is not there or yields
@@ -27,8 +28,8 @@ func TestCompileRefusesWhatCannotFilter(t *testing.T) {
 		`size(body) > 1 ? 1 : false`: "found no matching overload", // branches of two types
 	} {
 		_, err := eventfilter.Compile(expr)
-		if !errors.Is(err, eventfilter.ErrInvalid) || !strings.Contains(err.Error(), want) {
-			t.Errorf("Compile(%.40q) = %v, want an ErrInvalid saying %q", expr, err, want)
+		if !errors.Is(err, refusal.ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Compile(%.40q) = %v, want an invalid refusal saying %q", expr, err, want)
 		}
 	}
 }

@@ -114,10 +114,8 @@ func checkExpression(expr string) error {
 	if !utf8.ValidString(expr) || strings.ContainsRune(expr, 0) {
 		return invalid("expression", "must be UTF-8 text without NUL")
 	}
-	if _, err := eventfilter.Compile(expr); err != nil {
-		return invalid("expression", "%s", strings.TrimPrefix(err.Error(), eventfilter.ErrInvalid.Error()+": "))
-	}
-	return nil
+	_, err := eventfilter.Compile(expr)
+	return err
 }
 
 // reserved are the headers a tenant's static headers may not set: the
