@@ -4,9 +4,9 @@
 // e.g. `data.object.amount_paid > 10000 && subject.startsWith("in_")`.
 //
 // CEL is made for expressions written by people other than those who run
-// the program: it has no loops, no I/O and no side effects (so every
-// expression ends), it is type-checked before it runs, and its evaluation
-// can be metered. The invariant this package keeps: an expression is
+// the program: its only iteration runs over a list or a map, with no
+// recursion, no I/O and no side effects (so every expression ends), it is
+// type-checked before it runs, and its evaluation can be metered. The invariant this package keeps: an expression is
 // parsed and checked once (Compile, at an endpoint's creation and at every
 // refresh of the fan-out's view), never per event, and no evaluation costs
 // more than the cost limit; one that would is stopped and counts as "not
