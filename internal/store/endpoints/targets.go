@@ -15,8 +15,21 @@ import (
 // Subscriptions reads every enabled endpoint's filters and expression,
 // paused ones included: a paused endpoint's deliveries are still written.
 func (s Store) Subscriptions(ctx context.Context) ([]Subscription, error) {
+	return s.subscriptions(ctx, "")
+}
+
+// TenantSubscriptions reads tenant's enabled endpoints as Subscriptions
+// does (an event's trail judges them).
+func (s Store) TenantSubscriptions(ctx context.Context, tenantID string) ([]Subscription, error) {
+	if err := checkID("tenant", tenantID); err != nil {
+		return nil, err
+	}
+	return s.subscriptions(ctx, tenantID)
+}
+
+func (s Store) subscriptions(ctx context.Context, tenant string) ([]Subscription, error) {
 	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters, coalesce(filter_expression, '') FROM endpoints
-WHERE disabled_at IS NULL AND tenant_id IS NOT NULL ORDER BY id`)
+WHERE disabled_at IS NULL AND tenant_id IS NOT NULL AND ($1 = '' OR tenant_id::text = $1) ORDER BY id`, tenant)
 	if err != nil {
 		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
