@@ -211,7 +211,7 @@ func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, erro
 func (s *Subscriptions) Forget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ix = nil
+	s.readAt = time.Time{}
 }
 
 // Index returns the endpoints as of at most refresh ago. A failed read
@@ -219,14 +219,14 @@ func (s *Subscriptions) Forget() {
 func (s *Subscriptions) Index(ctx context.Context) (*endpoints.Index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ix != nil && s.now().Sub(s.readAt) < s.refresh {
+	if s.ix != nil && !s.readAt.IsZero() && s.now().Sub(s.readAt) < s.refresh {
 		return s.ix, nil
 	}
 	subs, err := s.load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("destinations: %w", err)
 	}
-	s.ix, s.readAt = endpoints.NewIndex(subs), s.now()
+	s.ix, s.readAt = endpoints.NewIndex(subs, s.ix), s.now()
 	for _, err := range s.ix.Unusable {
 		if s.log != nil {
 			s.log.Warn("endpoint takes nothing: its filter expression does not compile here", slog.String("event", "destinations.filter_unusable"),
