@@ -17,7 +17,8 @@
 //	id, type, source, subject  strings: the event's envelope (CloudEvents)
 //	time                       timestamp: the provider's event time
 //	tenant_id, source_account  strings
-//	body                       the JSON body, parsed (null when it is not JSON)
+//	body                       the JSON body, parsed (null when it is not JSON,
+//	                           or longer than MaxBody)
 //	data                       body.data when the body is an object with one
 //	                           (Stripe, Standard Webhooks, CloudEvents), else null
 package eventfilter
@@ -45,6 +46,10 @@ const (
 	// above any filter over a webhook's fields, far below a runaway
 	// comprehension over a large body.
 	CostLimit = 100_000
+	// MaxBody bounds the body an expression sees: a larger one (a GitHub
+	// push can be 25 MiB) is null to it, since parsing it for every event
+	// would cost the fan-out many times its size in memory.
+	MaxBody = 1 << 20
 )
 
 // Program is a compiled, checked expression, safe for concurrent use.
@@ -58,8 +63,8 @@ type Event struct {
 	ID, Type, Source, Subject string
 	Time                      time.Time
 	TenantID, SourceAccount   string
-	// Body is the event's body as received; JSON is parsed, anything else
-	// is null to the expression.
+	// Body is the event's body as received; JSON of at most MaxBody bytes
+	// is parsed, anything else is null to the expression.
 	Body []byte
 }
 
@@ -167,7 +172,7 @@ type Vars struct{ m map[string]any }
 // NewVars parses ev's body and lays out its variables.
 func NewVars(ev Event) Vars {
 	var body any
-	if len(ev.Body) > 0 && json.Unmarshal(ev.Body, &body) != nil {
+	if len(ev.Body) > 0 && len(ev.Body) <= MaxBody && json.Unmarshal(ev.Body, &body) != nil {
 		body = nil
 	}
 	var data any

@@ -63,8 +63,8 @@ func TestEvalVerdicts(t *testing.T) {
 	}
 }
 
-// A body that is not JSON is null to the expression, and data is null
-// when the body has none.
+// A body that is not JSON, or longer than MaxBody, is null to the
+// expression, and data is null when the body has none.
 func TestBodyThatIsNotJSONIsNull(t *testing.T) {
 	t.Parallel()
 	p, err := eventfilter.Compile(`body == null && data == null && type == "x"`)
@@ -73,5 +73,9 @@ func TestBodyThatIsNotJSONIsNull(t *testing.T) {
 	}
 	if got, err := p.Eval(eventfilter.NewVars(eventfilter.Event{Type: "x", Body: []byte("not json")})); got != eventfilter.Taken {
 		t.Fatalf("%s (%v), want taken", got, err)
+	}
+	big := []byte(`{"data":{"pad":"` + strings.Repeat("x", eventfilter.MaxBody) + `"}}`)
+	if got, err := p.Eval(eventfilter.NewVars(eventfilter.Event{Type: "x", Body: big})); got != eventfilter.Taken {
+		t.Fatalf("a body over MaxBody: %s (%v), want null (taken)", got, err)
 	}
 }
