@@ -204,3 +204,43 @@ func TestFilteredEndpointsReceiveExactlyWhatTheirExpressionTakes(t *testing.T) {
 		}
 	}
 }
+
+// An event whose body travelled by claim (above 256 KiB: the record holds
+// no body) is judged over its body, loaded from its inbox row.
+func TestFilterJudgesAClaimedBody(t *testing.T) {
+	t.Parallel()
+	f := newTenant(t)
+	s := testenv.RandomSuffix()
+	pad := strings.Repeat("x", 300<<10)
+	big := stripeEvent(t, "invoice.paid", "evt_bigbody_"+s, "in_bigbody_"+s, map[string]any{"data.object.amount_paid": 30000,
+		"data.object.customer": f.customer, "data.object.description": pad})
+	small := stripeEvent(t, "invoice.paid", "evt_smallbody_"+s, "in_smallbody_"+s, map[string]any{"data.object.amount_paid": 500,
+		"data.object.customer": f.customer, "data.object.description": pad})
+	store := endpointsStore(t)
+	rc := newByPath(t)
+	filtered, _, err := store.CreateEndpoint(context.Background(), endpoints.New{TenantID: f.tenantID, URL: rc.URL + "/filtered",
+		Filters: []string{"stripe.*"}, Expression: `data.object.amount_paid > 10000 && size(data.object.description) > 1000`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _, err := store.CreateEndpoint(context.Background(), endpoints.New{TenantID: f.tenantID, URL: rc.URL + "/all", Filters: []string{"stripe.*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range [][]byte{big, small} {
+		if code := f.sendSigned(t, body); code/100 != 2 {
+			t.Fatalf("%d", code)
+		}
+	}
+	waitDelivered(t, all.ID, 2, 60*time.Second)
+	if n := count(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1 AND event_id = $2`, f.tenantID, "evt_bigbody_"+s); n != 1 {
+		t.Fatalf("the big event: %d inbox rows", n)
+	}
+	waitDelivered(t, filtered.ID, 1, 30*time.Second)
+	if got := rc.received("/filtered"); !slices.Equal(got, []string{"evt_bigbody_" + s}) {
+		t.Errorf("the filtered endpoint received %v, want the big invoice only", got)
+	}
+	if n := count(t, `SELECT count(*) FROM deliveries WHERE endpoint_id = $1`, filtered.ID); n != 1 {
+		t.Errorf("the filtered endpoint has %d deliveries, want 1", n)
+	}
+}
