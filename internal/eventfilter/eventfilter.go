@@ -68,9 +68,9 @@ type Event struct {
 	Body []byte
 }
 
-// env declares the variables; it is built by each Compile, which with the
-// check costs about a millisecond: the fan-out compiles an expression only
-// when its text is new (endpoints.NewIndex reuses the programs).
+// env declares the variables; it is built by each Compile, which costs far
+// more than an evaluation: the fan-out compiles an expression only when its
+// text is new (endpoints.NewIndex reuses the programs).
 func env() (*cel.Env, error) {
 	return cel.NewEnv(
 		cel.Variable("id", cel.StringType),
