@@ -16,6 +16,8 @@ type DeliveryCmd struct {
 	Get    DeliveryGetCmd    `cmd:"" help:"Show a delivery with every request made: the failed ones and its success."`
 	Retry  DeliveryRetryCmd  `cmd:"" help:"Send a delivery again now, whatever its state, with the same webhook-id (audited)."`
 	Replay DeliveryReplayCmd `cmd:"" help:"Send an endpoint's deliveries created in [--since, --until) again, oldest first, at most 10000 a run (audited)."`
+	// RetryDead is named for what it does: a retry of many.
+	RetryDead DeliveryRetryDeadCmd `cmd:"" name:"retry-dead" help:"Count an endpoint's dead deliveries by selection (window, --type, --error-class); with --execute, send them again, oldest first, at most 10000 a run (audited)."`
 }
 
 // DeliveryListCmd lists deliveries.
@@ -112,6 +114,58 @@ func (c *DeliveryReplayCmd) Run(ctx context.Context, g *Globals) error {
 	// their id; where to go on from under it.
 	fmt.Println(r.Replayed)
 	fmt.Printf("replayed %d deliveries of endpoint %s (tenant %s)\n", r.Replayed, shown(r.EndpointID), shown(r.TenantID))
+	if r.NextSince != nil {
+		fmt.Printf("more: --since %s\n", r.NextSince.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// DeliveryRetryDeadCmd retries an endpoint's dead deliveries by selection:
+// a dry run unless --execute, as kafka-consumer-groups --reset-offsets is.
+type DeliveryRetryDeadCmd struct {
+	Output
+	Endpoint   string        `name:"endpoint" required:"" help:"The endpoint whose dead deliveries are sent again." input:"uuid"`
+	Since      time.Time     `name:"since" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Deliveries created from this time (RFC 3339), inclusive."`
+	Until      time.Time     `name:"until" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Deliveries created before this time; at most --payload-horizon after --since."`
+	Type       string        `name:"type" help:"Only these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *." input:"max=200"`
+	ErrorClass string        `name:"error-class" enum:",status,request,refused_address,dns,connect,timeout,tls,reset,canceled,other" default:"" help:"Only deliveries whose last request failed so: status, timeout, connect, tls, dns, reset, refused_address, request, canceled, other."`
+	Execute    bool          `name:"execute" help:"Send them again; without it, only count them (a dry run)."`
+	Horizon    time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"The deployment's payload horizon: the longest window retried (nothing older is kept)."`
+}
+
+func (c *DeliveryRetryDeadCmd) Run(ctx context.Context, g *Globals) error {
+	s, done, err := g.deliveryStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	sel := endpoints.DeadSelection{ReplayWindow: endpoints.ReplayWindow{EndpointID: c.Endpoint, Since: c.Since, Until: c.Until, Horizon: c.Horizon},
+		EventType: c.Type, ErrorClass: c.ErrorClass}
+	if !c.Execute {
+		n, err := s.CountDead(ctx, sel)
+		if err != nil {
+			return err
+		}
+		if c.Output.Output == "json" {
+			return printOne(c.Output, n, "")
+		}
+		fmt.Println(n.Retryable)
+		more := ""
+		if n.More {
+			more = " (at least: one run retries the oldest 10000)"
+		}
+		fmt.Printf("%d dead deliveries of endpoint %s selected%s; nothing changed: run again with --execute to send them\n", n.Retryable, shown(n.EndpointID), more)
+		return nil
+	}
+	r, err := s.RetryDead(ctx, sel)
+	if err != nil {
+		return err
+	}
+	if c.Output.Output == "json" {
+		return printOne(c.Output, r, "")
+	}
+	fmt.Println(r.Retried)
+	fmt.Printf("retried %d dead deliveries of endpoint %s (tenant %s)\n", r.Retried, shown(r.EndpointID), shown(r.TenantID))
 	if r.NextSince != nil {
 		fmt.Printf("more: --since %s\n", r.NextSince.UTC().Format(time.RFC3339Nano))
 	}

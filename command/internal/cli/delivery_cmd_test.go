@@ -128,3 +128,42 @@ func TestDeliveryCommandsRefuseInWords(t *testing.T) {
 		}
 	}
 }
+
+// delivery retry-dead counts unless told --execute, and then retries what
+// it counted: a selection that holds the dead delivery, and one whose type
+// or class does not.
+func TestDeliveryRetryDeadCountsThenRetriesWhatItCounted(t *testing.T) {
+	t.Parallel()
+	f := newDeliveryFixture(t)
+	now := time.Now().UTC()
+	window := []string{"--endpoint", f.endpoint, "--since", now.Add(-2 * time.Hour).Format(time.RFC3339), "--until", now.Format(time.RFC3339)}
+	var n endpoints.DeadCount
+	for _, miss := range [][]string{{"--type", "stripe.*"}, {"--error-class", "timeout"}} {
+		runJSON(t, &n, append(append([]string{"delivery", "retry-dead"}, window...), miss...)...)
+		if n.Retryable != 0 {
+			t.Errorf("%v: %+v, want none", miss, n)
+		}
+	}
+	sel := append(append([]string{"delivery", "retry-dead"}, window...), "--type", "api.order.*", "--error-class", "status")
+	runJSON(t, &n, sel...)
+	if n.Retryable != 1 || n.TenantID != f.tenant {
+		t.Fatalf("dry run: %+v, want the dead one", n)
+	}
+	if state := count(t, `SELECT count(*) FROM deliveries WHERE id = $1 AND state = 'dead'`, f.dead); state != 1 {
+		t.Fatal("the dry run changed the delivery")
+	}
+	if text := runText(t, sel...); !strings.HasPrefix(text, "1\n") || !strings.Contains(text, "--execute") {
+		t.Errorf("the dry run's text:\n%s", text)
+	}
+	var r endpoints.DeadRetried
+	runJSON(t, &r, append(sel, "--execute")...)
+	if r.Retried != n.Retryable {
+		t.Errorf("retried %d, the dry run counted %d", r.Retried, n.Retryable)
+	}
+	if state := count(t, `SELECT count(*) FROM deliveries WHERE id = $1 AND state = 'pending' AND next_at <= now()`, f.dead); state != 1 {
+		t.Error("the dead delivery is not pending, due now")
+	}
+	if n := count(t, `SELECT count(*) FROM admin_audit WHERE tenant_id = $1 AND token_id IS NULL AND action = 'endpoint.retry_dead'`, f.tenant); n != 1 {
+		t.Errorf("%d retries audited, want 1", n)
+	}
+}

@@ -32,6 +32,8 @@ type EndpointCmd struct {
 	Update       EndpointUpdateCmd       `cmd:"" help:"Change an endpoint; flags not given stay as they are."`
 	Disable      EndpointDisableCmd      `cmd:"" help:"Stop deliveries to an endpoint (they wait, pending, until it is enabled)."`
 	Enable       EndpointEnableCmd       `cmd:"" help:"Deliver to an endpoint again, whatever disabled it."`
+	Pause        EndpointPauseCmd        `cmd:"" help:"Stop sending to an endpoint while its deliveries keep being written (sent, in order, once it is resumed)."`
+	Resume       EndpointResumeCmd       `cmd:"" help:"Send a paused endpoint what waited, in order, and what comes after."`
 	Delete       EndpointDeleteCmd       `cmd:"" help:"Delete an endpoint with its secrets and every delivery to it (disable it to keep them)."`
 	RotateSecret EndpointRotateSecretCmd `cmd:"" name:"rotate-secret" help:"Give an endpoint a new signing secret (printed once); the current ones keep signing for --overlap."`
 	Test         EndpointTestCmd         `cmd:"" help:"Send a signed synthetic sluice.test event to an endpoint now, and print the attempt (nothing is stored)."`
@@ -54,6 +56,7 @@ type endpointSettings struct {
 	URL         string   `name:"url" required:"" help:"Where events are POSTed: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
 	Description string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
 	Filters     []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
+	Expression  string   `name:"expression" help:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events the filters take, only those it yields true for (docs/destinations.md)." input:"max=2048"`
 	Rate        int      `name:"rate" help:"Requests per second (at most the cap); 0: the deployment's default."`
 	Concurrency int      `name:"concurrency" help:"Requests in flight (at most the cap); 0: the deployment's default."`
 	Headers     []string `name:"header" placeholder:"NAME=VALUE" help:"A static header sent on every request (sealed; never shown again); repeat for several." input:"max=512"`
@@ -79,7 +82,7 @@ func (c *EndpointCreateCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	defer done()
 	e, secret, err := s.CreateEndpoint(ctx, endpoints.New{TenantID: c.Tenant, URL: c.URL, Description: c.Description, Filters: c.Filters,
-		Unordered: c.Unordered, Rate: c.Rate, Concurrency: c.Concurrency, Headers: headers})
+		Expression: c.Expression, Unordered: c.Unordered, Rate: c.Rate, Concurrency: c.Concurrency, Headers: headers})
 	if err != nil {
 		return err
 	}
@@ -148,6 +151,9 @@ func (c *EndpointListCmd) Run(ctx context.Context, g *Globals) error {
 }
 
 func state(e endpoints.Endpoint) string {
+	if e.Enabled && e.Paused {
+		return "paused"
+	}
 	if e.Enabled {
 		return "enabled"
 	}
@@ -181,7 +187,7 @@ func (c *EndpointGetCmd) Run(ctx context.Context, g *Globals) error {
 	}{e, st}
 	return printOne(c.Output, v, e.ID,
 		field{"tenant", e.TenantID}, field{"url", e.URL}, field{"description", orDash(e.Description)},
-		field{"filters", strings.Join(e.Filters, ",")}, field{"ordered", e.Ordered}, field{"rate", perDefault(e.RatePerSecond)},
+		field{"filters", strings.Join(e.Filters, ",")}, field{"expression", orDash(e.Expression)}, field{"ordered", e.Ordered}, field{"rate", perDefault(e.RatePerSecond)},
 		field{"concurrency", perDefault(e.Concurrency)}, field{"headers", orDash(strings.Join(e.Headers, ","))},
 		field{"state", state(e)}, field{"active secrets", e.ActiveSecrets},
 		field{"delivered", fmt.Sprintf("%d of the newest %d", st.Delivered, st.Window)}, field{"dead", st.Dead}, field{"pending", pending},
@@ -203,6 +209,7 @@ type EndpointUpdateCmd struct {
 	URL            *string                            `name:"url" help:"A new URL: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
 	Description    *string                            `name:"description" help:"A new description; empty clears it." input:"max=500"`
 	Filters        []string                           `name:"filter" help:"Replace the filters; repeat for several."`
+	Expression     *string                            `name:"expression" help:"Replace the filter expression; empty removes it." input:"max=2048"`
 	Rate           *int                               `name:"rate" help:"A new rate; 0: the deployment's default."`
 	Concurrency    *int                               `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
 	Headers        []string                           `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
@@ -230,7 +237,7 @@ func (c *EndpointUpdateCmd) Run(ctx context.Context, g *Globals) error {
 }
 
 func (c *EndpointUpdateCmd) patch() (endpoints.Patch, error) {
-	p := endpoints.Patch{URL: c.URL, Description: c.Description, Filters: c.Filters, Rate: c.Rate, Concurrency: c.Concurrency}
+	p := endpoints.Patch{URL: c.URL, Description: c.Description, Filters: c.Filters, Expression: c.Expression, Rate: c.Rate, Concurrency: c.Concurrency}
 	// kong refuses --ordered with --unordered, and --header with
 	// --clear-headers (xor), before this runs.
 	if c.Ordered || c.Unordered {
@@ -267,6 +274,20 @@ type EndpointEnableCmd struct{ endpointAction }
 
 func (c *EndpointEnableCmd) Run(ctx context.Context, g *Globals) error {
 	return c.change(ctx, g, c.ID, endpoints.Store.EnableEndpoint, "enabled: the deliverer sends to it within 5s")
+}
+
+// EndpointPauseCmd pauses an endpoint.
+type EndpointPauseCmd struct{ endpointAction }
+
+func (c *EndpointPauseCmd) Run(ctx context.Context, g *Globals) error {
+	return c.change(ctx, g, c.ID, endpoints.Store.PauseEndpoint, "paused: its deliveries are written and wait, in order, until it is resumed")
+}
+
+// EndpointResumeCmd resumes a paused endpoint.
+type EndpointResumeCmd struct{ endpointAction }
+
+func (c *EndpointResumeCmd) Run(ctx context.Context, g *Globals) error {
+	return c.change(ctx, g, c.ID, endpoints.Store.ResumeEndpoint, "resumed: the deliverer sends what waited, in order, within 5s")
 }
 
 func (o Output) change(ctx context.Context, g *Globals, id string, do func(endpoints.Store, context.Context, string) (endpoints.Endpoint, error), done string) error {

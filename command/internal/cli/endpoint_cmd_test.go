@@ -96,6 +96,11 @@ func TestEndpointCommandsRefuseInWords(t *testing.T) {
 		!strings.Contains(errOut, "no endpoint") {
 		t.Errorf("update of an unknown endpoint: %d %s", code, errOut)
 	}
+	out, errOut, code = cli(t, "endpoint", "create", "--tenant", tenant, "--url", "https://r.example/", "--filter", "*",
+		"--expression", "data.object.amount_paid +", "-o", "json")
+	if code != 1 || !strings.Contains(errOut, "expression: at 1:") || !strings.Contains(out, `"field":"expression"`) {
+		t.Errorf("an expression that does not parse: %d %s %s, want exit 1 naming the field and where", code, out, errOut)
+	}
 }
 
 // The CLI holds an endpoint to the deployment's policy, read from the same

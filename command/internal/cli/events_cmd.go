@@ -221,6 +221,13 @@ func printTrail(t operate.Trail) error {
 			tb.row(d.EndpointID, d.ID, d.State, d.Attempts, requests(d.History))
 		}
 	})
+	// Labelled as what it is: today's endpoints judging the event now.
+	section("taken now by today's endpoints (their filters and expressions as they are now, not a record)", len(t.TakenNow),
+		"ENDPOINT	TAKES	VERDICT	REASON", func(tb *table) {
+			for _, k := range t.TakenNow {
+				tb.row(k.EndpointID, k.Takes, k.Verdict, oneLine(orDash(k.Reason)))
+			}
+		})
 	return nil
 }
 

@@ -301,7 +301,7 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	eventTopics := a.eventTopics()
 	ends := endpoints.Store{Pool: a.pool}
 	subs := destinations.NewSubscriptions(ends.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh))
-	fanOut := destinations.New(subs)
+	fanOut := destinations.New(subs, destinations.Telemetry{Log: a.log.With(slog.String("component", "fan-out")), Registerer: a.reg})
 	idle := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_consumer_group_idle",
 		Help: "1 while a group is held stopped because it has nothing to do (the fan-out while no endpoint is enabled)."}, []string{"group"})
 	a.reg.MustRegister(idle)

@@ -70,7 +70,7 @@ func (a *assembly) kafkaChecks() []listen.Check {
 
 // consumerNeed is what the consumer groups this process runs read.
 func (a *assembly) consumerNeed() kafka.Need {
-	specs := groups.List(a.cfg.Topics, groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch, Destinations: destinations.New(nil),
+	specs := groups.List(a.cfg.Topics, groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch, Destinations: destinations.New(nil, destinations.Telemetry{}),
 		EventTopics: a.eventTopics()})
 	n := kafka.Need{Stage: "consumers", TopicOps: consumerTopicOps, GroupOps: consumerGroupOps}
 	for _, spec := range specs {

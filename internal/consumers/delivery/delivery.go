@@ -523,7 +523,7 @@ func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Atte
 		if err != nil && !errors.Is(err, endpoints.ErrNoSecret) {
 			return endpoints.Attempt{}, err // a read that failed, or a secret that does not open: the server's
 		}
-		detail := fmt.Sprintf("endpoint %s is not enabled: nothing is sent to it", id)
+		detail := fmt.Sprintf("endpoint %s is disabled or paused: nothing is sent to it", id)
 		if err != nil {
 			detail = err.Error()
 		}

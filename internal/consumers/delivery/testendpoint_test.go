@@ -42,6 +42,10 @@ func TestATestEventIsSignedAndOnlyForATarget(t *testing.T) {
 	if _, err := store.DisableEndpoint(ctx, disabled); err != nil {
 		t.Fatal(err)
 	}
+	paused := e.newEndpoint(t, srv.URL+"/paused")
+	if _, err := store.PauseEndpoint(ctx, paused); err != nil {
+		t.Fatal(err)
+	}
 	var bare string
 	if err := e.pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters) VALUES ($1, $2, '{*}') RETURNING id::text`,
 		e.tenant, srv.URL+"/bare").Scan(&bare); err != nil {
@@ -54,7 +58,7 @@ func TestATestEventIsSignedAndOnlyForATarget(t *testing.T) {
 	if err != nil || a.Status != http.StatusNoContent {
 		t.Fatalf("test of a signed endpoint: %+v, %v; want its 204", a, err)
 	}
-	for id, why := range map[string]string{disabled: "not enabled", bare: "no signing secret in force"} {
+	for id, why := range map[string]string{disabled: "disabled or paused", paused: "disabled or paused", bare: "no signing secret in force"} {
 		if _, err := d.TestEndpoint(ctx, id); !errors.Is(err, refusal.ErrConflict) || !strings.Contains(err.Error(), why) {
 			t.Errorf("test of endpoint %s: %v; want a conflict that says %q", id, err, why)
 		}

@@ -1,6 +1,7 @@
 // Package destinations fans every published event out into deliveries: one
 // row per (event, enabled endpoint of its tenant whose filters match its
-// type), written in the batch's transaction, so the offset commits only
+// type and whose expression, if it has one, yields true over the event),
+// written in the batch's transaction, so the offset commits only
 // after the rows exist and a rewind inserts nothing twice. It never calls an
 // endpoint: the deliverer (consumers/delivery) claims the rows, so no
 // partition waits on an HTTP call and each endpoint's backlog is its own.
@@ -8,6 +9,15 @@
 // An event's webhook-id is derived from the endpoint and the event's
 // identity (its inbox row, or for an event with none, its source and id),
 // so it is the same on every retry, replay and rewind.
+//
+// An endpoint's expression (internal/eventfilter) is compiled once per
+// read of the endpoints, evaluated once per event it could take, over the
+// event's envelope and body (a claimed body is loaded from its inbox row,
+// once per event, only when an expression needs it). An evaluation that
+// fails or exceeds the cost limit is "not taken", counted and logged: the
+// fan-out never stops for an expression. A rewind evaluates again with the
+// expressions of that moment: an event one took since is not written twice
+// (its webhook-id is unique), one it declines now is not removed.
 package destinations
 
 import (
@@ -16,13 +26,16 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluicehq/sluice/internal/consumers"
+	"github.com/sluicehq/sluice/internal/eventfilter"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
@@ -33,11 +46,35 @@ const Refresh = 5 * time.Second
 // Handler is the fan-out's consumers.Handler.
 type Handler struct {
 	consumers.Local
-	subs *Subscriptions
+	subs    *Subscriptions
+	log     *slog.Logger
+	verdict *prometheus.CounterVec
+}
+
+// Telemetry is where the fan-out reports its expressions' verdicts; zero
+// fields report nowhere.
+type Telemetry struct {
+	Log        *slog.Logger
+	Registerer prometheus.Registerer
 }
 
 // New builds the fan-out over the endpoints subs reads.
-func New(subs *Subscriptions) *Handler { return &Handler{subs: subs} }
+func New(subs *Subscriptions, tel Telemetry) *Handler {
+	h := &Handler{subs: subs, log: tel.Log,
+		verdict: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_destination_filter_evaluations_total",
+			Help: "Endpoint filter expressions evaluated at fan-out, by verdict: taken, declined, failed (an error over the event: not taken), over_cost (stopped at the cost limit: not taken)."},
+			[]string{"verdict"})}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if tel.Registerer != nil {
+		tel.Registerer.MustRegister(h.verdict)
+	}
+	if subs != nil {
+		subs.log = h.log
+	}
+	return h
+}
 
 // Begin implements consumers.Handler.
 func (h *Handler) Begin(tx pgx.Tx) consumers.Batch { return &batch{h: h, tx: tx} }
@@ -54,18 +91,61 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 		return err
 	}
 	var rows endpoints.Fanout
-	var matched []string
+	var matched []endpoints.Candidate
 	for i := range recs {
 		rec := &recs[i]
 		if rec.Event.TenantID == "" {
 			continue
 		}
 		matched = ix.Match(matched[:0], rec.Event.TenantID, rec.Event.Type)
-		for _, endpoint := range matched {
-			rows.Add(delivery(endpoint, rec))
+		var vars *eventfilter.Vars // made once per event, when an expression asks
+		for _, c := range matched {
+			if c.Program != nil {
+				if vars == nil {
+					v, err := b.vars(ctx, rec)
+					if err != nil {
+						return err
+					}
+					vars = &v
+				}
+				if !b.h.takes(c, vars, rec) {
+					continue
+				}
+			}
+			rows.Add(delivery(c.EndpointID, rec))
 		}
 	}
 	return rows.Write(ctx, b.tx)
+}
+
+// vars lays out rec's variables, its body loaded if it travelled by claim.
+// A body no longer kept leaves the expression a null body: the delivery
+// would have nothing to send either.
+func (b *batch) vars(ctx context.Context, rec *consumers.Record) (eventfilter.Vars, error) {
+	body, err := rec.Body(ctx, b.tx)
+	if err != nil && !consumers.IsPermanent(err) {
+		return eventfilter.Vars{}, err
+	}
+	ev := rec.Event
+	return eventfilter.NewVars(eventfilter.Event{ID: ev.ID, Type: ev.Type, Source: ev.Source, Subject: ev.Subject, Time: ev.Time,
+		TenantID: ev.TenantID, SourceAccount: ev.SourceAccount, Body: body}), nil
+}
+
+// takes evaluates c's expression over the event and counts its verdict;
+// one that could not be evaluated is logged, with the event's key.
+func (h *Handler) takes(c endpoints.Candidate, vars *eventfilter.Vars, rec *consumers.Record) bool {
+	verdict, err := c.Program.Eval(*vars)
+	h.verdict.WithLabelValues(verdict.String()).Inc()
+	if verdict == eventfilter.OverCost {
+		h.log.Warn("filter expression stopped at its cost limit: event not taken", slog.String("event", "destinations.filter_over_cost"),
+			slog.String("endpoint_id", c.EndpointID), slog.String("tenant_id", rec.Event.TenantID), slog.String("event_id", rec.Event.ID),
+			slog.String("source", rec.Event.Source), slog.Any("error", err))
+	}
+	if verdict == eventfilter.Failed {
+		h.log.Debug("filter expression failed over the event: not taken", slog.String("endpoint_id", c.EndpointID),
+			slog.String("event_id", rec.Event.ID), slog.String("source", rec.Event.Source), slog.Any("error", err))
+	}
+	return verdict == eventfilter.Taken
 }
 
 // Settle implements consumers.Batch.
@@ -112,6 +192,7 @@ type Subscriptions struct {
 	load    func(context.Context) ([]endpoints.Subscription, error)
 	refresh time.Duration
 	now     func() time.Time
+	log     *slog.Logger // the Handler's
 
 	mu     sync.Mutex
 	ix     *endpoints.Index
@@ -130,7 +211,7 @@ func NewSubscriptions(load func(context.Context) ([]endpoints.Subscription, erro
 func (s *Subscriptions) Forget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ix = nil
+	s.readAt = time.Time{}
 }
 
 // Index returns the endpoints as of at most refresh ago. A failed read
@@ -138,13 +219,19 @@ func (s *Subscriptions) Forget() {
 func (s *Subscriptions) Index(ctx context.Context) (*endpoints.Index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ix != nil && s.now().Sub(s.readAt) < s.refresh {
+	if s.ix != nil && !s.readAt.IsZero() && s.now().Sub(s.readAt) < s.refresh {
 		return s.ix, nil
 	}
 	subs, err := s.load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("destinations: %w", err)
 	}
-	s.ix, s.readAt = endpoints.NewIndex(subs), s.now()
+	s.ix, s.readAt = endpoints.NewIndex(subs, s.ix), s.now()
+	for _, err := range s.ix.Unusable {
+		if s.log != nil {
+			s.log.Warn("endpoint takes nothing: its filter expression does not compile here", slog.String("event", "destinations.filter_unusable"),
+				slog.Any("error", err))
+		}
+	}
 	return s.ix, nil
 }

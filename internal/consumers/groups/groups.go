@@ -87,7 +87,7 @@ func fanOut(t envelope.Topics, o Options, list []Group) Group {
 	id := t.Resource("destinations")
 	g := Group{ID: id, DeadLetterTopic: t.DeadLetter(id), Handler: o.Destinations}
 	if o.Destinations == nil {
-		g.Handler = destinations.New(nil)
+		g.Handler = destinations.New(nil, destinations.Telemetry{})
 	}
 	seen := map[string]bool{}
 	add := func(topic string) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sluicehq/sluice/internal/eventfilter"
 )
 
 // Bounds of what an endpoint holds.
@@ -99,6 +101,21 @@ func checkFilters(filters []string) ([]string, error) {
 		return nil, invalid("filters", "at most %d filters", MaxFilters)
 	}
 	return out, nil
+}
+
+// checkExpression compiles a filter expression as the fan-out will: one
+// that does not parse, names an unknown variable or yields no bool is
+// refused with CEL's words and where (line:column) it went wrong. Empty is
+// no expression.
+func checkExpression(expr string) error {
+	if expr == "" {
+		return nil
+	}
+	if !utf8.ValidString(expr) || strings.ContainsRune(expr, 0) {
+		return invalid("expression", "must be UTF-8 text without NUL")
+	}
+	_, err := eventfilter.Compile(expr)
+	return err
 }
 
 // reserved are the headers a tenant's static headers may not set: the

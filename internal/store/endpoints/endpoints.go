@@ -36,6 +36,7 @@ type Endpoint struct {
 	URL           string   `json:"url" doc:"Where the tenant's matching events are POSTed."`
 	Description   string   `json:"description"`
 	Filters       []string `json:"filters" nullable:"false" doc:"Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *."`
+	Expression    string   `json:"expression,omitempty" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters name, the endpoint takes those it yields true for. Absent: all of them."`
 	Ordered       bool     `json:"ordered" doc:"true: an event waits until every earlier one of its resource is delivered (or given up)."`
 	RatePerSecond *int     `json:"rate_per_second,omitempty" doc:"Requests per second; absent: the deployment's default."`
 	Concurrency   *int     `json:"concurrency,omitempty" doc:"Requests in flight; absent: the deployment's default."`
@@ -45,6 +46,8 @@ type Endpoint struct {
 	Enabled        bool           `json:"enabled"`
 	DisabledReason DisabledReason `json:"disabled_reason,omitempty" enum:"operator,gone,failing" doc:"Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon)."`
 	DisabledAt     *time.Time     `json:"disabled_at,omitempty"`
+	Paused         bool           `json:"paused" doc:"true: its deliveries are written but none is sent until it is resumed."`
+	PausedAt       *time.Time     `json:"paused_at,omitempty"`
 	FailingSince   *time.Time     `json:"failing_since,omitempty" doc:"The first failure of the current streak; absent once an attempt succeeds."`
 	ActiveSecrets  int            `json:"active_secrets" doc:"Secrets signing every request now (several during a rotation's overlap)."`
 	CreatedAt      time.Time      `json:"created_at"`
@@ -58,6 +61,9 @@ type New struct {
 	URL         string
 	Description string
 	Filters     []string
+	// Expression is a CEL expression over the event (internal/eventfilter);
+	// empty: every event of the filters' types.
+	Expression string
 	// Unordered sends the endpoint's events in parallel, not in order per
 	// resource.
 	Unordered   bool
@@ -115,9 +121,9 @@ func (s Store) CreateEndpoint(ctx context.Context, n New) (Endpoint, string, err
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO endpoints (id, tenant_id, url, description, filters, ordered, rate_per_second, concurrency,
-  headers_key_id, headers_sealed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  headers_key_id, headers_sealed, filter_expression) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 			id, n.TenantID, n.URL, n.Description, filters, !n.Unordered, positive(n.Rate), positive(n.Concurrency),
-			headersKey, headersSealed); err != nil {
+			headersKey, headersSealed, nonEmpty(n.Expression)); err != nil {
 			return fmt.Errorf("create endpoint: %w", err)
 		}
 		if err := s.addSecret(ctx, tx, id, secret, nil); err != nil {
@@ -143,6 +149,9 @@ func (s Store) checkNew(n New) ([]string, map[string]string, error) {
 	}
 	filters, err := checkFilters(n.Filters)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkExpression(n.Expression); err != nil {
 		return nil, nil, err
 	}
 	if err := s.Limits.check(&n.Rate, &n.Concurrency); err != nil {
@@ -183,8 +192,8 @@ func positive(n int) *int {
 	return &n
 }
 
-const endpointColumns = `SELECT e.id::text, e.tenant_id::text, e.url, e.description, e.filters, e.ordered, e.rate_per_second, e.concurrency,
-       e.headers_key_id, e.headers_sealed, coalesce(e.disabled_reason, ''), e.disabled_at, e.failing_since,
+const endpointColumns = `SELECT e.id::text, e.tenant_id::text, e.url, e.description, e.filters, coalesce(e.filter_expression, ''), e.ordered,
+       e.rate_per_second, e.concurrency, e.headers_key_id, e.headers_sealed, coalesce(e.disabled_reason, ''), e.disabled_at, e.paused_at, e.failing_since,
        (SELECT count(*) FROM endpoint_secrets k WHERE k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now()))::int,
        e.created_at, e.updated_at
 FROM endpoints e`
@@ -196,11 +205,11 @@ func (s Store) scan(row pgx.CollectableRow) (Endpoint, error) {
 		headersKey *string
 		sealed     []byte
 	)
-	if err := row.Scan(&e.ID, &e.TenantID, &e.URL, &e.Description, &e.Filters, &e.Ordered, &e.RatePerSecond, &e.Concurrency,
-		&headersKey, &sealed, &e.DisabledReason, &e.DisabledAt, &e.FailingSince, &e.ActiveSecrets, &e.CreatedAt, &e.UpdatedAt); err != nil {
+	if err := row.Scan(&e.ID, &e.TenantID, &e.URL, &e.Description, &e.Filters, &e.Expression, &e.Ordered, &e.RatePerSecond, &e.Concurrency,
+		&headersKey, &sealed, &e.DisabledReason, &e.DisabledAt, &e.PausedAt, &e.FailingSince, &e.ActiveSecrets, &e.CreatedAt, &e.UpdatedAt); err != nil {
 		return e, err
 	}
-	e.Enabled = e.DisabledAt == nil
+	e.Enabled, e.Paused = e.DisabledAt == nil, e.PausedAt != nil
 	e.Headers = []string{}
 	if headersKey == nil {
 		return e, nil
@@ -308,7 +317,10 @@ type Patch struct {
 	Description *string
 	// Filters replace the endpoint's (at least one); nil: unchanged.
 	Filters []string
-	Ordered *bool
+	// Expression replaces the filter expression; a pointer to "" removes
+	// it; nil: unchanged.
+	Expression *string
+	Ordered    *bool
 	// Rate and Concurrency: 0 returns to the deployment's default.
 	Rate        *int
 	Concurrency *int
@@ -329,6 +341,7 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
 	}
 	err = s.change(ctx, id, "endpoint.update", `UPDATE endpoints SET url = coalesce($2, url), description = coalesce($3, description),
   filters = coalesce($4, filters), ordered = coalesce($5, ordered),
+  filter_expression = CASE WHEN $13 THEN $14 ELSE filter_expression END,
   rate_per_second = CASE WHEN $6 THEN $7 ELSE rate_per_second END,
   concurrency = CASE WHEN $8 THEN $9 ELSE concurrency END,
   headers_key_id = CASE WHEN $10 THEN $11 ELSE headers_key_id END,
@@ -336,7 +349,7 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
   updated_at = now()
 WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`,
 		p.URL, p.Description, c.filters, p.Ordered, p.Rate != nil, positive(deref(p.Rate)), p.Concurrency != nil, positive(deref(p.Concurrency)),
-		p.Headers != nil, c.headersKey, c.headersSealed)
+		p.Headers != nil, c.headersKey, c.headersSealed, p.Expression != nil, nonEmpty(deref(p.Expression)))
 	if err != nil {
 		return Endpoint{}, err
 	}
@@ -368,6 +381,11 @@ func (s Store) checkPatch(id string, p Patch) (patched, error) {
 			return c, err
 		}
 	}
+	if p.Expression != nil {
+		if err := checkExpression(*p.Expression); err != nil {
+			return c, err
+		}
+	}
 	if err := s.Limits.check(p.Rate, p.Concurrency); err != nil {
 		return c, err
 	}
@@ -383,11 +401,20 @@ func (s Store) checkPatch(id string, p Patch) (patched, error) {
 	return c, nil
 }
 
-func deref(n *int) int {
-	if n == nil {
-		return 0
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
 	}
-	return *n
+	return *p
+}
+
+// nonEmpty is s, or NULL when it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // DisableEndpoint stops deliveries to an endpoint (reason operator): its
@@ -402,6 +429,23 @@ WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
 // failing streak.
 func (s Store) EnableEndpoint(ctx context.Context, id string) (Endpoint, error) {
 	return s.update(ctx, id, "endpoint.enable", `UPDATE endpoints SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
+WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
+}
+
+// PauseEndpoint stops sending to an endpoint while its deliveries keep
+// being written: the fan-out still takes its events, its owner stops
+// within the deliverers' refresh (5 s), and what is pending waits, in
+// order, from the endpoint's mark. Pausing a paused endpoint changes
+// nothing (it keeps the first pause's time).
+func (s Store) PauseEndpoint(ctx context.Context, id string) (Endpoint, error) {
+	return s.update(ctx, id, "endpoint.pause", `UPDATE endpoints SET paused_at = coalesce(paused_at, now()), updated_at = now()
+WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
+}
+
+// ResumeEndpoint undoes a pause: an owner takes the endpoint again within
+// the deliverers' refresh and sends what waited, in order, from its mark.
+func (s Store) ResumeEndpoint(ctx context.Context, id string) (Endpoint, error) {
+	return s.update(ctx, id, "endpoint.resume", `UPDATE endpoints SET paused_at = NULL, updated_at = now()
 WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
 }
 

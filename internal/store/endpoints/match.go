@@ -3,6 +3,8 @@ package endpoints
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sluicehq/sluice/internal/eventfilter"
 )
 
 // MaxFilters bounds an endpoint's filters, and MaxFilterLength one filter.
@@ -70,34 +72,78 @@ type Subscription struct {
 	EndpointID string
 	TenantID   string
 	Filters    []string
+	// Expression is the endpoint's filter expression; empty: none.
+	Expression string
+}
+
+// Candidate is an endpoint whose filters take an event's type: it takes
+// the event if it has no Program or its Program yields true.
+type Candidate struct {
+	EndpointID string
+	Program    *eventfilter.Program
 }
 
 // Index answers "which of a tenant's enabled endpoints take this type?"
-// from one read of the subscriptions.
+// from one read of the subscriptions, each expression compiled once.
 type Index struct {
-	byTenant map[string][]Subscription
+	byTenant map[string][]entry
+	// Unusable names the endpoints whose stored expression no longer
+	// compiles (one written by another release): they take nothing until
+	// it is set again.
+	Unusable []error
+	// programs are the compiled expressions by their text.
+	programs map[string]*eventfilter.Program
 }
 
-// NewIndex indexes subs by tenant.
-func NewIndex(subs []Subscription) *Index {
-	ix := &Index{byTenant: make(map[string][]Subscription)}
+type entry struct {
+	Subscription
+	prg      *eventfilter.Program
+	unusable bool
+}
+
+// NewIndex indexes subs by tenant and compiles their expressions, each
+// text once: a program prev (the index it replaces; nil: none) compiled
+// for the same text is reused, so a read of unchanged endpoints compiles
+// nothing (compiling costs far more than evaluating).
+func NewIndex(subs []Subscription, prev *Index) *Index {
+	ix := &Index{byTenant: make(map[string][]entry), programs: map[string]*eventfilter.Program{}}
 	for _, s := range subs {
-		ix.byTenant[s.TenantID] = append(ix.byTenant[s.TenantID], s)
+		e := entry{Subscription: s}
+		if s.Expression != "" {
+			e.prg = ix.programs[s.Expression]
+			if e.prg == nil && prev != nil {
+				e.prg = prev.programs[s.Expression]
+			}
+			if e.prg == nil {
+				prg, err := eventfilter.Compile(s.Expression)
+				if err != nil {
+					ix.Unusable = append(ix.Unusable, fmt.Errorf("endpoint %s: %w", s.EndpointID, err))
+					e.unusable = true
+				}
+				e.prg = prg
+			}
+			if e.prg != nil {
+				ix.programs[s.Expression] = e.prg
+			}
+		}
+		ix.byTenant[s.TenantID] = append(ix.byTenant[s.TenantID], e)
 	}
 	return ix
 }
 
-// Match appends to dst the endpoints of tenant that take type t.
-func (ix *Index) Match(dst []string, tenant, t string) []string {
+// Match appends to dst the endpoints of tenant whose filters take type t,
+// with the expression each must still hold.
+func (ix *Index) Match(dst []Candidate, tenant, t string) []Candidate {
 	for _, s := range ix.byTenant[tenant] {
-		if MatchesAny(s.Filters, t) {
-			dst = append(dst, s.EndpointID)
+		if !s.unusable && MatchesAny(s.Filters, t) {
+			dst = append(dst, Candidate{EndpointID: s.EndpointID, Program: s.prg})
 		}
 	}
 	return dst
 }
 
-// Any says whether one of tenant's enabled endpoints takes type t.
+// Any says whether one of tenant's enabled endpoints takes type t, by type
+// alone: an expression is judged at fan-out, over the event.
 func (ix *Index) Any(tenant, t string) bool {
 	for _, s := range ix.byTenant[tenant] {
 		if MatchesAny(s.Filters, t) {

@@ -12,15 +12,30 @@ import (
 	"github.com/sluicehq/sluice/internal/standardwebhooks"
 )
 
-// Subscriptions reads every enabled endpoint's filters.
+// Subscriptions reads every enabled endpoint's filters and expression,
+// paused ones included: a paused endpoint's deliveries are still written.
 func (s Store) Subscriptions(ctx context.Context) ([]Subscription, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters FROM endpoints WHERE disabled_at IS NULL AND tenant_id IS NOT NULL ORDER BY id`)
+	return s.subscriptions(ctx, "")
+}
+
+// TenantSubscriptions reads tenant's enabled endpoints as Subscriptions
+// does (an event's trail judges them).
+func (s Store) TenantSubscriptions(ctx context.Context, tenantID string) ([]Subscription, error) {
+	if err := checkID("tenant", tenantID); err != nil {
+		return nil, err
+	}
+	return s.subscriptions(ctx, tenantID)
+}
+
+func (s Store) subscriptions(ctx context.Context, tenant string) ([]Subscription, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters, coalesce(filter_expression, '') FROM endpoints
+WHERE disabled_at IS NULL AND tenant_id IS NOT NULL AND ($1 = '' OR tenant_id::text = $1) ORDER BY id`, tenant)
 	if err != nil {
 		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
 	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Subscription, error) {
 		var sub Subscription
-		err := r.Scan(&sub.EndpointID, &sub.TenantID, &sub.Filters)
+		err := r.Scan(&sub.EndpointID, &sub.TenantID, &sub.Filters, &sub.Expression)
 		return sub, err
 	})
 	if err != nil {
@@ -61,7 +76,9 @@ type Target struct {
 	FailingSince *time.Time
 }
 
-// Targets reads every enabled endpoint with its secrets and headers opened.
+// Targets reads every enabled endpoint that is not paused, with its secrets
+// and headers opened: a paused endpoint has no target, so no owner sends
+// to it and its mark stays where it is until it is resumed.
 // An endpoint whose secrets or headers do not open is left out, named in
 // the error returned beside the others, which are never nil then (an
 // empty list when none opened): nil targets mean the read failed.
@@ -87,7 +104,7 @@ SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_seco
        coalesce(array_agg(k.ciphertext ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}')
 FROM endpoints e
 LEFT JOIN endpoint_secrets k ON k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now())
-WHERE e.disabled_at IS NULL AND e.tenant_id IS NOT NULL AND ($1 = '' OR e.id::text = $1)
+WHERE e.disabled_at IS NULL AND e.paused_at IS NULL AND e.tenant_id IS NOT NULL AND ($1 = '' OR e.id::text = $1)
 GROUP BY e.id
 ORDER BY e.id`, only)
 	if err != nil {

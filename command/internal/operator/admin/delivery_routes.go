@@ -28,6 +28,7 @@ func DeliveryRoutes(s *endpoints.Store, payloadHorizon time.Duration) func(*API)
 			return tenant, err
 		})
 		deliveryRoutes(a, s, payloadHorizon)
+		deadRoutes(a, s, payloadHorizon)
 	}
 }
 
@@ -131,6 +132,62 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			b := in.Body
 			r, err := s.As(c.Actor).Replay(ctx, endpoints.ReplayWindow{EndpointID: b.EndpointID, Since: b.Since, Until: b.Until,
 				TenantID: tenant, Horizon: horizon})
+			return reply(r), err
+		})
+}
+
+// DeadSelectionQuery is a bulk retry's selection as the dry run's query
+// states it.
+type DeadSelectionQuery struct {
+	EndpointID string    `query:"endpoint_id" required:"true" format:"uuid" doc:"The endpoint whose dead deliveries are counted."`
+	Since      time.Time `query:"since" required:"true" doc:"Deliveries created from this time (RFC 3339), inclusive."`
+	Until      time.Time `query:"until" required:"true" doc:"Deliveries created before this time; after since, and at most the payload horizon after it."`
+	EventType  string    `query:"event_type" maxLength:"200" pattern:"^(\\*|[a-z0-9_-]+(\\.[a-z0-9_-]+)*(\\.\\*)?)$" doc:"Only deliveries of these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *."`
+	ErrorClass string    `query:"error_class" enum:"status,request,refused_address,dns,connect,timeout,tls,reset,canceled,other" doc:"Only deliveries whose last failed request failed so: status (the endpoint answered, not 2xx), timeout, connect, tls, dns, reset, refused_address, request, canceled, other."`
+}
+
+// DeadSelectionBody is a bulk retry's selection.
+type DeadSelectionBody struct {
+	EndpointID string    `json:"endpoint_id" format:"uuid" doc:"The endpoint whose dead deliveries are sent again."`
+	Since      time.Time `json:"since" doc:"Deliveries created from this time (RFC 3339), inclusive."`
+	Until      time.Time `json:"until" doc:"Deliveries created before this time; after since, and at most the payload horizon (default 7 days) after it."`
+	EventType  string    `json:"event_type,omitempty" maxLength:"200" pattern:"^(\\*|[a-z0-9_-]+(\\.[a-z0-9_-]+)*(\\.\\*)?)$" doc:"Only deliveries of these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *; absent: any."`
+	ErrorClass string    `json:"error_class,omitempty" enum:"status,request,refused_address,dns,connect,timeout,tls,reset,canceled,other" doc:"Only deliveries whose last failed request failed so; absent: any."`
+}
+
+// Resolve refuses since at or after until.
+func (b *DeadSelectionBody) Resolve(huma.Context) []error {
+	return checkRange("body.until", b.Since, b.Until)
+}
+
+func deadRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
+	Handle(a, Route{Op: op("count-dead-deliveries", http.MethodGet, "/deliveries/retry-dead/count",
+		"The dry run of a bulk retry: how many of an endpoint's dead deliveries created in [since, until), of event_type, whose last request failed with error_class, POST /deliveries/retry-dead would send again now (at most 10000: more says there are more); changes nothing", "deliveries"),
+		Scope: ScopeTenant},
+		func(ctx context.Context, c Call, in *DeadSelectionQuery) (*body[endpoints.DeadCount], error) {
+			tenant, err := c.TenantFilter("")
+			if err != nil {
+				return nil, err
+			}
+			if errs := checkRange("query.until", in.Since, in.Until); errs != nil {
+				return nil, huma.Error422UnprocessableEntity("validation failed", errs...)
+			}
+			n, err := s.CountDead(ctx, endpoints.DeadSelection{ReplayWindow: endpoints.ReplayWindow{EndpointID: in.EndpointID,
+				Since: in.Since, Until: in.Until, TenantID: tenant, Horizon: horizon}, EventType: in.EventType, ErrorClass: in.ErrorClass})
+			return reply(n), err
+		})
+	retry := op("retry-dead-deliveries", http.MethodPost, "/deliveries/retry-dead",
+		"Send an endpoint's dead deliveries again by selection (created in [since, until), event_type, error_class), oldest first, at most 10000 a call (next_since says where the rest starts); count them first with GET /deliveries/retry-dead/count (audited)", "deliveries")
+	retry.DefaultStatus = http.StatusOK
+	Handle(a, Route{Op: retry, Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.retry_dead"},
+		func(ctx context.Context, c Call, in *body[DeadSelectionBody]) (*body[endpoints.DeadRetried], error) {
+			tenant, err := c.TenantFilter("")
+			if err != nil {
+				return nil, err
+			}
+			b := in.Body
+			r, err := s.As(c.Actor).RetryDead(ctx, endpoints.DeadSelection{ReplayWindow: endpoints.ReplayWindow{EndpointID: b.EndpointID,
+				Since: b.Since, Until: b.Until, TenantID: tenant, Horizon: horizon}, EventType: b.EventType, ErrorClass: b.ErrorClass})
 			return reply(r), err
 		})
 }

@@ -108,6 +108,7 @@ type NewEndpointBody struct {
 	Rate        int              `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
 	Concurrency int              `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
 	Headers     EndpointHeaders  `json:"headers,omitempty"`
+	Expression  string           `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters."`
 }
 
 // EndpointPatchBody changes an endpoint: absent fields stay as they are.
@@ -119,10 +120,12 @@ type EndpointPatchBody struct {
 	Rate        *int             `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
 	Concurrency *int             `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`
 	Headers     EndpointHeaders  `json:"headers,omitempty" doc:"Replace every static header; {} clears them."`
+	Expression  *string          `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"Replace the filter expression (the rules of the create); empty removes it."`
 }
 
 func (b EndpointPatchBody) patch() endpoints.Patch {
-	p := endpoints.Patch{URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Ordered: b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency}
+	p := endpoints.Patch{URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Expression: b.Expression, Ordered: b.Ordered,
+		Rate: b.Rate, Concurrency: b.Concurrency}
 	if b.Headers != nil {
 		h := map[string]string(b.Headers)
 		p.Headers = &h
@@ -163,7 +166,7 @@ func (r endpointRouter) create() {
 	Handle(r.a, Route{Op: create, Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.create", ShownOnce: true},
 		func(ctx context.Context, c Call, in *createIn) (*created[EndpointCreated], error) {
 			b := in.Body
-			n := endpoints.New{TenantID: in.TenantID, URL: b.URL, Description: b.Description, Filters: filters(b.Filters),
+			n := endpoints.New{TenantID: in.TenantID, URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Expression: b.Expression,
 				Unordered: b.Ordered != nil && !*b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency, Headers: b.Headers}
 			e, secret, err := r.as(c).CreateEndpoint(ctx, n)
 			if err != nil {
@@ -221,6 +224,8 @@ func (r endpointRouter) change() {
 	}{
 		{"disable-endpoint", "disable", "Stop deliveries to an endpoint (they wait, pending, until it is enabled)", endpoints.Store.DisableEndpoint},
 		{"enable-endpoint", "enable", "Deliver to an endpoint again, whatever disabled it (operator, gone, failing)", endpoints.Store.EnableEndpoint},
+		{"pause-endpoint", "pause", "Stop sending to an endpoint while its deliveries keep being written (the deliverer sees it within 5 s)", endpoints.Store.PauseEndpoint},
+		{"resume-endpoint", "resume", "Send a paused endpoint what waited, in order, and what comes after", endpoints.Store.ResumeEndpoint},
 	} {
 		Handle(r.a, Route{Op: op(ch.id, http.MethodPost, "/endpoints/{endpoint_id}/"+ch.verb, ch.summary, "endpoints"),
 			Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint." + ch.verb},

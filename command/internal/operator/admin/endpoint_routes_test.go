@@ -214,3 +214,58 @@ func TestEndpointDocumentStatesTheCaps(t *testing.T) {
 		}
 	}
 }
+
+// A filter expression is checked when it is set: one that does not compile
+// or yields no bool is a 422 naming the field and, in CEL's words, where
+// and why, and stores nothing; a valid one is shown, replaced and removed.
+// Pause and resume are the tenant's, and audited.
+func TestEndpointExpressionIsCheckedAndPauseResumes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	tok := b.token(t, admintoken.RoleOperate, w.tenant)
+	create := "/admin/v1/tenants/" + w.tenant + "/endpoints"
+	for expr, want := range map[string]string{
+		`data.object.amount_paid >`:              "Syntax error",
+		`amount > 1`:                             "undeclared reference to 'amount'",
+		`data.object.amount_paid`:                "",
+		`1 + 1`:                                  "yields int, not a bool",
+		`subject.startsWith(1)`:                  "no matching overload",
+		strings.Repeat("true && ", 300) + "true": "length <= 2048",
+	} {
+		status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "https://r.example/", "filters": []string{"*"}, "expression": expr})
+		if want == "" {
+			// Dyn: only the event decides; accepted.
+			if status != http.StatusCreated {
+				t.Errorf("create with %q: %d %s, want 201", expr, status, got)
+			}
+			continue
+		}
+		if status != http.StatusUnprocessableEntity || !strings.Contains(string(got), want) || !strings.Contains(string(got), "expression") {
+			t.Errorf("create with %.40q: %d %s, want 422 naming expression and saying %q", expr, status, got, want)
+		}
+	}
+	expr := `data.object.amount_paid > 10000 && subject.startsWith("in_")`
+	status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "https://r.example/", "filters": []string{"stripe.*"}, "expression": expr})
+	if status != http.StatusCreated || !strings.Contains(string(got), `"expression":"data.object.amount_paid \u003e 10000`) &&
+		!strings.Contains(string(got), `"expression":"data.object.amount_paid > 10000`) {
+		t.Fatalf("create: %d %s", status, got)
+	}
+	path := "/admin/v1/endpoints/" + decode[endpointView](t, got).ID
+	if status, got = b.do(t, tok, http.MethodPatch, path, map[string]any{"expression": "type =="}); status != http.StatusUnprocessableEntity {
+		t.Errorf("patch with a broken expression: %d %s, want 422", status, got)
+	}
+	if status, got = b.do(t, tok, http.MethodPatch, path, map[string]any{"expression": ""}); status != http.StatusOK || strings.Contains(string(got), `"expression"`) {
+		t.Errorf("patch removing the expression: %d %s", status, got)
+	}
+	if status, got = b.do(t, tok, http.MethodPost, path+"/pause", nil); status != http.StatusOK || !strings.Contains(string(got), `"paused":true`) {
+		t.Errorf("pause: %d %s", status, got)
+	}
+	if status, got = b.do(t, tok, http.MethodPost, path+"/resume", nil); status != http.StatusOK || !strings.Contains(string(got), `"paused":false`) {
+		t.Errorf("resume: %d %s", status, got)
+	}
+	id := strings.TrimPrefix(path, "/admin/v1/endpoints/")
+	if got, want := b.actions(t, id), "endpoint.create,endpoint.update,endpoint.pause,endpoint.resume"; got != want {
+		t.Errorf("audit %s, want %s", got, want)
+	}
+}

@@ -41,6 +41,7 @@ var requestBodies = map[string]string{
 	"update-endpoint":        `{"description":"walked","rate_per_second":5}`,
 	"rotate-endpoint-secret": `{"overlap_seconds":60}`,
 	"replay-deliveries":      `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z"}`,
+	"retry-dead-deliveries":  `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z","event_type":"stripe.*","error_class":"status"}`,
 }
 
 // requestQueries are the required queries of the GET operations that
@@ -48,6 +49,7 @@ var requestBodies = map[string]string{
 // the tenant as its filter.
 var requestQueries = map[string]string{
 	"count-replay-deliveries": "endpoint_id=ENDPOINT&since=2026-01-01T00:00:00Z&until=2026-01-02T00:00:00Z",
+	"count-dead-deliveries":   "endpoint_id=ENDPOINT&since=2026-01-01T00:00:00Z&until=2026-01-02T00:00:00Z&event_type=stripe.*",
 }
 
 type operation struct {

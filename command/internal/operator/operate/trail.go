@@ -56,6 +56,10 @@ type Trail struct {
 	// Destinations are the event's deliveries to its tenant's endpoints,
 	// one per endpoint it matched, each with its requests.
 	Destinations []EndpointDelivery `json:"destinations"`
+	// TakenNow is which of the tenant's enabled endpoints take the event
+	// under their filters and expressions as they are now, labelled so:
+	// not what the fan-out decided then (Destinations is what it wrote).
+	TakenNow []Taker `json:"taken_now_by_todays_endpoints" doc:"Which of the tenant's enabled endpoints take the event under their filters and expressions as they are NOW: a reading of today's endpoints, not what the fan-out decided when the event passed (destinations holds what it wrote)."`
 }
 
 // Waiting is one of the event's records a consumer group set aside.
@@ -194,6 +198,9 @@ func (o *Operator) Trail(ctx context.Context, scope *Scope, id int64) (Trail, er
 		return Trail{}, err
 	}
 	if t.Destinations, err = o.destinations(ctx, id); err != nil {
+		return Trail{}, err
+	}
+	if t.TakenNow, err = o.takers(ctx, ev); err != nil {
 		return Trail{}, err
 	}
 	if len(t.Corrections) > 0 {

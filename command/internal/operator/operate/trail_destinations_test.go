@@ -66,3 +66,55 @@ VALUES ($1, 1, $2, 'timeout', 'no answer in 10s', 10000)`, delivered, first); er
 		t.Errorf("the pending one: %+v", p)
 	}
 }
+
+// The trail says which of the tenant's enabled endpoints take the event
+// under their filters and expressions as they are now, and why not, over
+// the event's envelope and body: a reading of today's endpoints, beside
+// what the fan-out wrote.
+func TestTrailJudgesTheEventByTodaysEndpoints(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := t.Context()
+	ids := b.seed(t, row{b.tenantA, b.sourceA, "evt_j", "invoice.paid", "in_j", inbox.StatusPublished, time.Now().UTC()})
+	if _, err := b.pool.Exec(ctx, `UPDATE inbox_payloads SET body = $2 WHERE inbox_id = $1`, ids[0],
+		[]byte(`{"id":"evt_j","type":"invoice.paid","data":{"object":{"id":"in_j","amount_paid":25000}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := func(filter, expr string, disabled bool) string {
+		var id string
+		if err := b.pool.QueryRow(ctx, `INSERT INTO endpoints (tenant_id, url, filters, filter_expression, disabled_at)
+VALUES ($1, 'https://example.com/h', ARRAY[$2], nullif($3, ''), CASE WHEN $4 THEN now() END) RETURNING id::text`,
+			b.tenantA, filter, expr, disabled).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	want := map[string]string{
+		endpoint("stripe.invoice.*", "", false): "taken",
+		endpoint("*", `data.object.amount_paid > 10000 && subject == "in_j" && type == "stripe.invoice.paid"`, false): "taken",
+		endpoint("*", `data.object.amount_paid < 100`, false):                                                         "declined",
+		endpoint("hmac.*", "", false):                    "type",
+		endpoint("*", `data.object.missing == 1`, false): "failed",
+		endpoint("*", `nosuchfunction(type)`, false):     "unusable",
+	}
+	endpoint("*", "", true) // disabled: not judged
+	trail, err := b.op.Trail(ctx, nil, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, k := range trail.TakenNow {
+		got[k.EndpointID] = k.Verdict
+		if k.Takes != (k.Verdict == "taken") {
+			t.Errorf("%+v: takes disagrees with the verdict", k)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("judged %v, want %v", got, want)
+	}
+	for id, v := range want {
+		if got[id] != v {
+			t.Errorf("endpoint %s: %q, want %q", id, got[id], v)
+		}
+	}
+}
