@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/prometheus/client_golang/prometheus"
@@ -165,25 +162,7 @@ func (b *bundle) checkPage(t *testing.T, ctx context.Context, axe, shots, name, 
 		}
 	}
 	// axe-core, injected past the page's CSP (only the test does so).
-	var raw string
-	err = chromedp.Run(ctx,
-		chromedp.ActionFunc(func(ctx context.Context) error { return page.SetBypassCSP(true).Do(ctx) }),
-		chromedp.Evaluate(axe, nil),
-		chromedp.Evaluate(`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, &raw,
-			func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
-	)
-	if err != nil {
-		t.Fatalf("%s: axe: %v", path, err)
-	}
-	var violations []axeResult
-	if err := json.Unmarshal([]byte(raw), &violations); err != nil {
-		t.Fatalf("%s: axe answered %.200s: %v", path, raw, err)
-	}
-	for _, v := range violations {
-		if v.Impact == "serious" || v.Impact == "critical" {
-			t.Errorf("%s: axe %s (%s): %s, at %v", path, v.ID, v.Impact, v.Help, v.Nodes)
-		}
-	}
+	b.axeClean(t, ctx, axe, path)
 	b.tabThrough(t, ctx, path)
 }
 
