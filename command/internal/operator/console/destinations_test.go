@@ -22,7 +22,7 @@ func TestADeliveryShowsItsRequests(t *testing.T) {
 		t.Errorf("the deliveries list does not link to delivery %s", w.delivery)
 	}
 	page := b.page(t, c, console.Prefix+"/deliveries/"+w.delivery)
-	contains(t, "the delivery's page", page, "<td>500</td>", "12 ms", "status: status 500", "receiver fell over", w.eventID, "dead")
+	contains(t, "the delivery's page", page, "<td>500</td>", "12 ms", "not a 2xx answer", "receiver fell over", w.eventID, "dead")
 }
 
 // Replaying an endpoint's window: the page counts the window first (the

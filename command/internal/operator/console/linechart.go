@@ -19,7 +19,8 @@ var seriesColors = []string{"#1f5d99", "#2f6f4f", "#a23b3b", "#b08a2e", "#6a4c93
 type series struct {
 	Name, Color string
 	Values      []*int64
-	// Latest is the newest value read; -1: none (a group that never ran).
+	// Latest is the newest value read; -1: none (no offset committed in
+	// the samples: the group may run, and be Stable, without one).
 	Latest int64
 }
 

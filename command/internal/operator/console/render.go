@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/refusal"
 )
 
@@ -136,6 +137,7 @@ func (c *Console) funcs() template.FuncMap {
 	f["prefix"] = func() string { return Prefix }
 	f["list"] = func(s ...string) []string { return s }
 	f["act"] = actOf
+	f["conflictID"] = operate.ConflictID
 	// qs is a page's query with some values set (the next page's cursor),
 	// as a template.URL: a plain string after a link's "?" is escaped as one
 	// query value, its "=" and "&" included, and the filter never reached
