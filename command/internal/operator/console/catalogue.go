@@ -98,8 +98,8 @@ func tablePage[T any](c *Console, spec tableSpec) handler {
 		}
 		d.Items, d.Next = l.Items, l.NextCursor
 		d.Query = cloneWithout(q, "cursor")
-		if d.TenantID != "" && spec.inTenant {
-			d.Query.Set("tenant_id", d.TenantID)
+		if d.TenantID != "" && spec.inTenant && s.TenantID == "" {
+			d.Query.Set("tenant_id", d.TenantID) // a scoped token's is implied
 		}
 		c.render(w, r, http.StatusOK, page, view{Title: spec.title, Nav: spec.nav, Session: &s, Error: refusal, Data: d})
 		return nil

@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"html/template"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -36,6 +37,8 @@ func formatFuncs(now func() time.Time) template.FuncMap {
 		"copy":  copyButton,
 		"badge": badge,
 		"words": words,
+		"chips": chipsOf(now),
+		"on":    func(page string, q url.Values) listOn { return listOn{Page: page, Query: q} },
 		"ms": func(n any) string {
 			switch v := n.(type) {
 			case *int:
@@ -152,4 +155,71 @@ func badge(state any) template.HTML {
 // action) in words.
 func words(s string) string {
 	return strings.NewReplacer("_", " ").Replace(s)
+}
+
+// listOn is a list's page and the query it is shown with.
+type listOn struct {
+	Page  string
+	Query url.Values
+}
+
+// chip is a filter a list is shown with, and the list without it.
+type chip struct {
+	Label   string
+	Value   template.HTML
+	Without template.URL
+}
+
+// filterLabels name a list's filters in words, in the order chips shows
+// them.
+var filterLabels = []struct{ name, label string }{
+	{"tenant_id", "Tenant"}, {"source_id", "Source"}, {"endpoint_id", "Endpoint"}, {"token_id", "Token"},
+	{"group", "Group"}, {"kind", "Kind"}, {"event_id", "Event id"}, {"object_id", "Object id"}, {"event_type", "Type"},
+	{"status", "Status"}, {"state", "State"}, {"outcome", "Outcome"}, {"action", "Action"}, {"reason", "Reason contains"},
+	{"disabled", "State"}, {"enabled", "State"}, {"replayed", "Replayed letters"},
+	{"since", "Since"}, {"until", "Until"}, {"limit", "Per page"},
+}
+
+// chipsOf lists the filters of q (a list's query, its cursor left out)
+// as chips, each with the query of the list without it.
+func chipsOf(now func() time.Time) func(q url.Values) []chip {
+	return func(q url.Values) []chip {
+		var out []chip
+		for _, f := range filterLabels {
+			v := q.Get(f.name)
+			if v == "" {
+				continue
+			}
+			without := url.Values{}
+			for k, vs := range q {
+				if k != f.name && k != "cursor" && k != "notice" {
+					without[k] = vs
+				}
+			}
+			out = append(out, chip{Label: f.label, Value: chipValue(f.name, v, now()),
+				Without: template.URL(without.Encode())}) //nolint:gosec // escaped by Encode
+		}
+		return out
+	}
+}
+
+// chipValue is a filter's value in words: a time relative, an id
+// shortened, a yes or no by what it selects.
+func chipValue(name, v string, now time.Time) template.HTML {
+	esc := template.HTMLEscapeString
+	switch name {
+	case "since", "until":
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return timeTag(t, now)
+		}
+	case "tenant_id", "source_id", "endpoint_id", "token_id", "event_id", "object_id":
+		return template.HTML(esc(shortID(v))) //nolint:gosec // escaped
+	case "disabled":
+		return map[string]template.HTML{"true": "disabled", "false": "enabled"}[v]
+	case "enabled":
+		return map[string]template.HTML{"true": "enabled", "false": "disabled"}[v]
+	case "replayed":
+		return map[string]template.HTML{"true": "shown too", "false": "hidden"}[v]
+	}
+	return template.HTML(esc(words(v))) //nolint:gosec // escaped
 }

@@ -170,7 +170,8 @@ func (b *bundle) walk(t *testing.T, ctx context.Context, axe string) []string {
 	queue := []string{console.Prefix + "/",
 		console.Prefix + "/dead-letters?group=sluice.credits&replayed=true&limit=1",
 		console.Prefix + "/events?limit=1",
-		console.Prefix + "/conflicts?limit=1"}
+		console.Prefix + "/conflicts?limit=1",
+		console.Prefix + "/deliveries?state=dead&since=" + url.QueryEscape(time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))}
 	seen := map[string]bool{}
 	var kinds []string
 	for len(queue) > 0 && len(kinds) < maxPages {
@@ -234,6 +235,9 @@ const checkJS = `((forbidden) => {
     if (th.textContent.includes('_')) out.push('a column header with an underscore: ' + JSON.stringify(th.textContent));
   });
   const iso = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+  document.querySelectorAll('main p').forEach(p => {
+    if (iso.test(p.innerText)) out.push('a raw time in a paragraph: ' + JSON.stringify(p.innerText.slice(0, 120)));
+  });
   document.querySelectorAll('main td, main dd, main li, main caption').forEach(c => {
     const s = c.innerText.trim();
     if (/^(true|false|null|\[\]|\{\})$/.test(s)) out.push('a bare ' + s + ' in a cell');
