@@ -78,7 +78,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	for name, path := range map[string]string{
 		"overview": "/", "events": "/events", "trail": "/events/" + w.inboxID, "payload": "/events/" + w.inboxID + "/payload",
 		"dead-letters": "/dead-letters", "replay": "/dead-letters/" + w.deadLetter + "/replay",
-		"replay-set": "/dead-letters/replay?reason=workspace", "conflicts": "/conflicts", "conflict": strings.TrimPrefix(conflict, console.Prefix),
+		"replay-set": "/dead-letters/replay?reason=workspace", "dead-letters-filtered": "/dead-letters?group=sluice.credits&replayed=true", "conflicts": "/conflicts", "conflict": strings.TrimPrefix(conflict, console.Prefix),
 		"sources": "/sources", "event-types": "/event-types?tenant_id=" + w.tenant, "destinations": "/destinations?tenant_id=" + w.tenant,
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
