@@ -130,9 +130,9 @@ func copyButton(s string) template.HTML {
 // state is neutral.
 var tones = map[string]string{
 	"delivered": "good", "published": "good", "ok": "good", "enabled": "good", "active": "good", "Stable": "good",
-	"verified": "good", "accepted": "good", "recovered": "good",
+	"verified": "good", "accepted": "good", "recovered": "good", "replayed": "good",
 	"pending": "wait", "waiting": "wait", "running": "wait", "partial": "wait", "deprecated": "wait", "unhandled": "wait",
-	"dry run": "wait", "budget": "wait", "incomplete": "wait", "replayed": "wait", "duplicate": "wait",
+	"dry run": "wait", "budget": "wait", "incomplete": "wait", "duplicate": "wait",
 	"dead": "bad", "quarantined": "bad", "failed": "bad", "disabled": "bad", "refused": "bad", "error": "bad",
 	"abandoned": "bad", "interrupted": "bad", "conflict": "bad", "forbidden": "bad", "not found": "bad", "invalid": "bad",
 	"Dead": "bad", "Empty": "wait",

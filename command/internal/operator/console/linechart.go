@@ -107,6 +107,7 @@ func drawLines(title, id, latestIs string, since, until time.Time, ats []time.Ti
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="%s"><title id="%s">%s: at most %d; %s: %s</title>`,
 		width, height+14, width, height+14, id, id, title, peak, latestIs, strings.Join(latest, ", "))
 	fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-width="1"/>`, height, width, height)
+	yAxis(&b, peak, width, height)
 	for _, l := range lines {
 		var pts []string
 		flush := func() {
