@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestEveryPageReadsAsMadeForPeople(t *testing.T) {
 	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, ingests: true})
 	w := b.newWorld(t)
 	_, operator := b.token(t, admintoken.RoleOperate, "")
-	b.everyState(t, w, operator)
+	delivered := b.everyState(t, w, operator)
 	_, tenant := b.token(t, admintoken.RoleOperate, w.tenant)
 	for _, who := range []struct{ name, token string }{{"operator", operator}, {"tenant", tenant}} {
 		t.Run(who.name, func(t *testing.T) {
@@ -53,7 +54,7 @@ func TestEveryPageReadsAsMadeForPeople(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.browserSignIn(t, ctx, who.token)
-			visited := b.walk(t, ctx, axe)
+			visited := b.walk(t, ctx, axe, console.Prefix+"/deliveries/"+delivered)
 			for _, want := range []string{"/deliveries/{}", "/events/{}", "/sources/{}", "/conflicts/{}", "/event-types/{}/api/{}", "/dead-letters/{}/replay"} {
 				if !slices.Contains(visited, want) {
 					t.Errorf("the walk never reached a page %s (it saw %v)", want, visited)
@@ -66,8 +67,9 @@ func TestEveryPageReadsAsMadeForPeople(t *testing.T) {
 // everyState adds to w what its pages lack for a state each: a replayed
 // dead letter, a delivered delivery, a disabled source and endpoint, a
 // deprecated event type, and a reconciliation run (through the API, with
-// an operator's token) that recovered a missed event.
-func (b *bundle) everyState(t *testing.T, w world, token string) {
+// an operator's token) that recovered a missed event. It returns the
+// delivered delivery, whose page shows a JSON answer to a failed request.
+func (b *bundle) everyState(t *testing.T, w world, token string) string {
 	t.Helper()
 	ctx := t.Context()
 	if _, err := b.pool.Exec(ctx, `
@@ -77,11 +79,18 @@ SELECT consumer_group, topic, partition, "offset" + 1000000, key, headers, paylo
 FROM dead_letters WHERE id = $1`, w.deadLetter); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.pool.Exec(ctx, `
-INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, state, attempts, last_status, latency_ms, delivered_at,
-                        inbox_id, event_id, event_type, source, topic, partition, "offset")
-SELECT endpoint_id, tenant_id, webhook_id || '_2', partition_key, 'delivered', 1, 200, 31, now(), inbox_id, event_id, event_type, source, topic, partition, "offset" + 1
-FROM deliveries WHERE id = $1`, w.delivery); err != nil {
+	var delivered int64
+	if err := b.pool.QueryRow(ctx, `
+WITH d AS (
+	INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, state, attempts, last_status, latency_ms, delivered_at,
+	                        inbox_id, event_id, event_type, source, topic, partition, "offset")
+	SELECT endpoint_id, tenant_id, webhook_id || '_2', partition_key, 'delivered', 2, 200, 31, now(), inbox_id, event_id, event_type, source, topic, partition, "offset" + 1
+	FROM deliveries WHERE id = $1
+	RETURNING id, endpoint_id
+)
+INSERT INTO delivery_attempts (delivery_id, attempt, endpoint_id, status, latency_ms, error_class, error, answer)
+SELECT id, 1, endpoint_id, 503, 40, 'status', 'status 503', '{"error":"busy","retry":true}' FROM d
+RETURNING delivery_id`, w.delivery).Scan(&delivered); err != nil {
 		t.Fatal(err)
 	}
 	off, err := b.store.CreateSource(ctx, tenancy.NewSource{TenantID: w.tenant, Kind: "github", Account: "octo-" + testenv.RandomSuffix(), Secret: "s3cret"})
@@ -100,6 +109,7 @@ FROM deliveries WHERE id = $1`, w.delivery); err != nil {
 	source := b.stripeSource(t, w)
 	b.apiPost(t, token, "/sources/"+source+"/reconcile", map[string]any{"dry_run": false,
 		"since": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), "until": time.Now().UTC().Format(time.RFC3339)}, nil)
+	return strconv.FormatInt(delivered, 10)
 }
 
 // apiPost asks the admin API with token; out, when not nil, is filled
@@ -162,16 +172,16 @@ const maxPages = 80
 
 // walk follows the console's own links from the overview, breadth first,
 // one page of each kind, checking each (checkMadeForPeople, axe-core), and
-// returns the kinds of page it saw. It also starts from lists a person
-// filtered a page at a time, so their next pages and filtered replay are
-// followed too.
-func (b *bundle) walk(t *testing.T, ctx context.Context, axe string) []string {
+// returns the kinds of page it saw. It starts from first, then from the
+// overview, and from lists a person filtered a page at a time, so their
+// next pages and filtered replay are followed too.
+func (b *bundle) walk(t *testing.T, ctx context.Context, axe string, first ...string) []string {
 	t.Helper()
-	queue := []string{console.Prefix + "/",
-		console.Prefix + "/dead-letters?group=sluice.credits&replayed=true&limit=1",
-		console.Prefix + "/events?limit=1",
-		console.Prefix + "/conflicts?limit=1",
-		console.Prefix + "/deliveries?state=dead&since=" + url.QueryEscape(time.Now().Add(-time.Hour).UTC().Format(time.RFC3339))}
+	queue := append(first, console.Prefix+"/",
+		console.Prefix+"/dead-letters?group=sluice.credits&replayed=true&limit=1",
+		console.Prefix+"/events?limit=1",
+		console.Prefix+"/conflicts?limit=1",
+		console.Prefix+"/deliveries?state=dead&since="+url.QueryEscape(time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)))
 	seen := map[string]bool{}
 	var kinds []string
 	for len(queue) > 0 && len(kinds) < maxPages {
@@ -238,8 +248,11 @@ const checkJS = `((forbidden) => {
   document.querySelectorAll('main p').forEach(p => {
     if (iso.test(p.innerText)) out.push('a raw time in a paragraph: ' + JSON.stringify(p.innerText.slice(0, 120)));
   });
+  // A body shown as such (an answer's, in a pre) is no value of a cell.
   document.querySelectorAll('main td, main dd, main li, main caption').forEach(c => {
-    const s = c.innerText.trim();
+    const copy = c.cloneNode(true);
+    copy.querySelectorAll('pre, details').forEach(p => p.remove());
+    const s = copy.textContent.trim();
     if (/^(true|false|null|\[\]|\{\})$/.test(s)) out.push('a bare ' + s + ' in a cell');
     if (/^[\[{]/.test(s)) { try { JSON.parse(s); out.push('raw JSON in a cell: ' + s.slice(0, 80)); } catch (e) {} }
     if (iso.test(s)) out.push('a raw time in a cell: ' + JSON.stringify(s.slice(0, 80)));

@@ -60,7 +60,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	answers.WithLabelValues("stripe", "202", "accepted").Add(7)
 	b.op.Sample(t.Context(), time.Now())
 	_, token := b.token(t, admintoken.RoleOperate, "")
-	b.everyState(t, w, token)
+	_ = b.everyState(t, w, token)
 	shots := os.Getenv("SLUICE_CONSOLE_SCREENSHOTS")
 	if shots != "" {
 		if err := os.MkdirAll(shots, 0o755); err != nil {
