@@ -35,6 +35,7 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s Session) erro
 // trailData is one event's trail, each section a table of its own.
 type trailData struct {
 	operate.Trail
+	Timeline []step
 }
 
 func (c *Console) trail(w http.ResponseWriter, r *http.Request, s Session) error {
@@ -42,6 +43,7 @@ func (c *Console) trail(w http.ResponseWriter, r *http.Request, s Session) error
 	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/events/"+url.PathEscape(r.PathValue("id")), nil, nil, &d.Trail); err != nil {
 		return err
 	}
+	d.Timeline = timeline(d.Trail)
 	c.render(w, r, http.StatusOK, "trail", view{Title: "Event " + d.Event.EventID, Nav: "events", Session: &s, Data: d})
 	return nil
 }
