@@ -75,7 +75,7 @@ func (b *bundle) everyState(t *testing.T, w world, token string) string {
 	if _, err := b.pool.Exec(ctx, `
 INSERT INTO dead_letters (consumer_group, topic, partition, "offset", key, headers, payload, reason, attempts, first_failed_at, last_failed_at, replayed_at)
 SELECT consumer_group, topic, partition, "offset" + 1000000, key, headers, payload, 'timed out writing the grant', 5,
-       now() - interval '3 hours', now() - interval '2 hours', now() - interval '1 hour'
+       now(), now(), now()
 FROM dead_letters WHERE id = $1`, w.deadLetter); err != nil {
 		t.Fatal(err)
 	}

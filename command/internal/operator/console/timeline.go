@@ -98,12 +98,20 @@ func letterSteps(letters []operate.DeadLetter) []step {
 	return out
 }
 
+// requests says how many requests a delivery made.
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return strconv.Itoa(n) + " requests"
+}
+
 func destinationSteps(deliveries []operate.EndpointDelivery) []step {
 	var out []step
 	for _, d := range deliveries {
 		href := Prefix + "/deliveries/" + strconv.FormatInt(d.ID, 10)
 		out = append(out, step{At: d.CreatedAt, What: "Delivery " + strconv.FormatInt(d.ID, 10) + " to endpoint " + shortID(d.EndpointID),
-			Detail: strconv.Itoa(d.Attempts) + " request(s)", State: string(d.State), Href: href})
+			Detail: requests(d.Attempts), State: string(d.State), Href: href})
 		if d.DeliveredAt != nil {
 			out = append(out, step{At: *d.DeliveredAt, What: "Delivered to endpoint " + shortID(d.EndpointID), State: "delivered", Href: href})
 		}
