@@ -229,6 +229,8 @@ var forbidden = map[string][]string{
 	"delivered":  {"delivery.retry"},
 	"replayed":   {"deadletter.replay"},
 	"deprecated": {"eventtype.deprecate"},
+	// A group with members is not rewound.
+	"Stable": {"group.rewind"}, "PreparingRebalance": {"group.rewind"}, "CompletingRebalance": {"group.rewind"},
 }
 
 // checkJS lists what the page shows that a person should not read: it is
