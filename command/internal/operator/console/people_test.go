@@ -45,7 +45,7 @@ func TestEveryPageReadsAsMadeForPeople(t *testing.T) {
 	b := setupProcess(t, process{kafka: kafkaAdmin(t), topics: topics, ingests: true})
 	w := b.newWorld(t)
 	_, operator := b.token(t, admintoken.RoleOperate, "")
-	delivered := b.everyState(t, w, operator)
+	first := b.everyState(t, w, operator)
 	_, tenant := b.token(t, admintoken.RoleOperate, w.tenant)
 	for _, who := range []struct{ name, token string }{{"operator", operator}, {"tenant", tenant}} {
 		t.Run(who.name, func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestEveryPageReadsAsMadeForPeople(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.browserSignIn(t, ctx, who.token)
-			visited := b.walk(t, ctx, axe, console.Prefix+"/deliveries/"+delivered)
+			visited := b.walk(t, ctx, axe, first...)
 			for _, want := range []string{"/deliveries/{}", "/events/{}", "/sources/{}", "/conflicts/{}", "/event-types/{}/api/{}", "/dead-letters/{}/replay"} {
 				if !slices.Contains(visited, want) {
 					t.Errorf("the walk never reached a page %s (it saw %v)", want, visited)
@@ -68,8 +68,9 @@ func TestEveryPageReadsAsMadeForPeople(t *testing.T) {
 // dead letter, a delivered delivery, a disabled source and endpoint, a
 // deprecated event type, and a reconciliation run (through the API, with
 // an operator's token) that recovered a missed event. It returns the
-// delivered delivery, whose page shows a JSON answer to a failed request.
-func (b *bundle) everyState(t *testing.T, w world, token string) string {
+// pages a walk starts from: the delivered delivery (a failed request of it
+// answered JSON) and the recovered event's trail.
+func (b *bundle) everyState(t *testing.T, w world, token string) []string {
 	t.Helper()
 	ctx := t.Context()
 	if _, err := b.pool.Exec(ctx, `
@@ -109,7 +110,11 @@ RETURNING delivery_id`, w.delivery).Scan(&delivered); err != nil {
 	source := b.stripeSource(t, w)
 	b.apiPost(t, token, "/sources/"+source+"/reconcile", map[string]any{"dry_run": false,
 		"since": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), "until": time.Now().UTC().Format(time.RFC3339)}, nil)
-	return strconv.FormatInt(delivered, 10)
+	var recovered int64
+	if err := b.pool.QueryRow(ctx, `SELECT id FROM inbox WHERE source_id = $1 AND event_id = $2`, source, missedEvent(source)).Scan(&recovered); err != nil {
+		t.Fatal(err)
+	}
+	return []string{console.Prefix + "/deliveries/" + strconv.FormatInt(delivered, 10), console.Prefix + "/events/" + strconv.FormatInt(recovered, 10)}
 }
 
 // apiPost asks the admin API with token; out, when not nil, is filled
