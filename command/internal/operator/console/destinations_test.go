@@ -35,7 +35,7 @@ func TestReplayAnEndpointsWindowCountsFirst(t *testing.T) {
 	since, until := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339), time.Now().UTC().Add(time.Minute).Format(time.RFC3339)
 	page := console.Prefix + "/destinations/" + w.endpoint + "/replay?" + url.Values{"since": {since}, "until": {until}}.Encode()
 	count := b.page(t, c, page)
-	contains(t, "the dry run", count, "<strong>1</strong> delivery will be sent again", "Replay 1 delivery")
+	contains(t, "the dry run", count, "<strong>1</strong> delivery, created from", "Replay 1 delivery")
 	if state := b.deliveryState(t, w.delivery); state != "dead" {
 		t.Fatalf("the dry run moved the delivery to %s", state)
 	}
