@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
@@ -31,7 +33,11 @@ func (c *Console) signedIn(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s, err := c.session(r)
 		if errors.Is(err, ErrNoSession) {
-			http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
+			to := Prefix + "/sign-in"
+			if next := r.URL.RequestURI(); r.Method == http.MethodGet && returnTo(next) != Prefix+"/" {
+				to += "?" + url.Values{"next": {next}}.Encode()
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		if err != nil {
@@ -88,7 +94,25 @@ func (c *Console) signInPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
 		return
 	}
-	c.render(w, r, http.StatusOK, "sign-in", view{Title: "Sign in"})
+	c.render(w, r, http.StatusOK, "sign-in", view{Title: "Sign in", Data: returnTo(r.URL.Query().Get("next"))})
+}
+
+// returnTo is where a sign-in goes: the console page the browser asked
+// for before it had a session (next), when next is a path of the console
+// on this origin and nothing else (no scheme, no host, no "//" or "\\" a
+// browser would read as another host, no ".." out of the console);
+// otherwise the overview. Never an open redirect.
+func returnTo(next string) string {
+	home := Prefix + "/"
+	u, err := url.Parse(next)
+	if err != nil || next == "" || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\t") {
+		return home
+	}
+	if clean := path.Clean(u.Path); clean != u.Path || !strings.HasPrefix(u.Path, home) || strings.HasPrefix(u.Path, Prefix+"/sign-") {
+		return home
+	}
+	return u.RequestURI()
 }
 
 // signIn starts a session for the token the form carries. The admin API
@@ -97,14 +121,14 @@ func (c *Console) signInPage(w http.ResponseWriter, r *http.Request) {
 // only then is its record read, for its id, scope and expiry.
 func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		c.render(w, r, http.StatusForbidden, "sign-in", view{Title: "Sign in", Error: "A sign-in from another site is refused."})
+		c.render(w, r, http.StatusForbidden, "sign-in", view{Title: "Sign in", Data: returnTo(r.PostFormValue("next")), Error: "A sign-in from another site is refused."})
 		return
 	}
 	token := r.PostFormValue("token")
 	var apiErr *apiError
 	err := c.call(r.Context(), r, token, http.MethodGet, "/overview", nil, nil, nil)
 	if errors.As(err, &apiErr) && (errors.Is(err, refusal.ErrUnauthenticated) || errors.Is(err, refusal.ErrLimited)) {
-		c.render(w, r, apiErr.Status, "sign-in", view{Title: "Sign in", Error: apiErr.Error()})
+		c.render(w, r, apiErr.Status, "sign-in", view{Title: "Sign in", Data: returnTo(r.PostFormValue("next")), Error: apiErr.Error()})
 		return
 	}
 	if err != nil {
@@ -113,7 +137,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	rec, err := admintoken.Store{Pool: c.cfg.Pool}.Authenticate(r.Context(), token)
 	if err != nil {
-		c.render(w, r, http.StatusUnauthorized, "sign-in", view{Title: "Sign in", Error: "missing, unknown, revoked or expired admin token"})
+		c.render(w, r, http.StatusUnauthorized, "sign-in", view{Title: "Sign in", Data: returnTo(r.PostFormValue("next")), Error: "missing, unknown, revoked or expired admin token"})
 		return
 	}
 	expires := c.cfg.Now().Add(c.cfg.SessionTTL)
@@ -128,7 +152,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	c.audit(r.Context(), rec.ID, rec.TenantID, "console.sign_in")
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: value, Path: Prefix, Expires: expires, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, Prefix+"/", http.StatusSeeOther)
+	http.Redirect(w, r, returnTo(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
 // signOut ends the session in Postgres (the cookie alone is worthless

@@ -1,85 +1,78 @@
 package console
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/refusal"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 func (c *Console) catalogueRoutes() {
-	c.mux.HandleFunc("GET "+Prefix+"/sources", c.signedIn(c.tablePage(sourcesPage)))
-	c.mux.HandleFunc("GET "+Prefix+"/destinations", c.signedIn(c.tablePage(endpointsPage)))
-	c.mux.HandleFunc("GET "+Prefix+"/deliveries", c.signedIn(c.tablePage(deliveriesPage)))
-	c.mux.HandleFunc("GET "+Prefix+"/event-types", c.signedIn(c.tablePage(eventTypesPage)))
-	c.mux.HandleFunc("GET "+Prefix+"/reconciliation", c.signedIn(c.tablePage(runsPage)))
-	c.mux.HandleFunc("GET "+Prefix+"/audit", c.signedIn(c.tablePage(auditPage)))
+	c.mux.HandleFunc("GET "+Prefix+"/sources", c.signedIn(tablePage[tenancy.Source](c, sourcesPage)))
+	c.mux.HandleFunc("GET "+Prefix+"/destinations", c.signedIn(tablePage[endpoints.Endpoint](c, endpointsPage)))
+	c.mux.HandleFunc("GET "+Prefix+"/deliveries", c.signedIn(tablePage[endpoints.Delivery](c, deliveriesPage)))
+	c.mux.HandleFunc("GET "+Prefix+"/event-types", c.signedIn(tablePage[admin.EventType](c, eventTypesPage)))
+	c.mux.HandleFunc("GET "+Prefix+"/reconciliation", c.signedIn(tablePage[admin.ReconcileRun](c, runsPage)))
+	c.mux.HandleFunc("GET "+Prefix+"/audit", c.signedIn(tablePage[audit.Entry](c, auditPage)))
 	c.mux.HandleFunc("POST "+Prefix+"/act", c.signedIn(c.act))
 }
 
-// tableSpec is a list page shown as a table of the API's items: which
-// route, which filters it keeps in its URL, whether it lists inside one
-// tenant (the path names it: an operator picks it, a scoped token is its
-// own), and the actions each row offers.
+// tableSpec is a list page of the API's items, each page its own template
+// (named as the page): which route, which filters it keeps in its URL,
+// and whether it lists inside one tenant (the path names it: an operator
+// picks it, a scoped token is its own).
 type tableSpec struct {
 	page, title, nav, api string
 	filters               []string
 	inTenant              bool
-	// id is the field naming a row; actions are offered on each row.
-	id      string
-	actions []string
 }
 
 var (
 	sourcesPage = tableSpec{page: "/sources", title: "Sources", nav: "sources", api: "/sources",
-		filters: []string{"tenant_id", "kind", "disabled", "cursor"}, id: "id", actions: []string{"source.disable", "source.enable"}}
+		filters: []string{"tenant_id", "kind", "disabled", "cursor"}}
 	endpointsPage = tableSpec{page: "/destinations", title: "Destinations", nav: "destinations", api: "/tenants/{tenant}/endpoints",
-		filters: []string{"enabled", "cursor"}, inTenant: true, id: "id", actions: []string{"endpoint.disable", "endpoint.enable"}}
+		filters: []string{"enabled", "cursor"}, inTenant: true}
 	deliveriesPage = tableSpec{page: "/deliveries", title: "Deliveries", nav: "destinations", api: "/deliveries",
-		filters: []string{"tenant_id", "endpoint_id", "state", "event_id", "since", "until", "cursor"}, id: "id", actions: []string{"delivery.retry"}}
+		filters: []string{"tenant_id", "endpoint_id", "state", "event_id", "since", "until", "cursor"}}
 	eventTypesPage = tableSpec{page: "/event-types", title: "Event types", nav: "sources", api: "/tenants/{tenant}/event-types",
-		filters: []string{"cursor"}, inTenant: true, id: "tenant_id/source_kind/event_type", actions: []string{"eventtype.release", "eventtype.deprecate"}}
+		filters: []string{"cursor"}, inTenant: true}
 	runsPage = tableSpec{page: "/reconciliation", title: "Reconciliation runs", nav: "reconciliation", api: "/reconcile/runs",
 		filters: []string{"tenant_id", "source_id", "limit"}}
 	auditPage = tableSpec{page: "/audit", title: "Audit log", nav: "audit", api: "/audit",
 		filters: []string{"tenant_id", "action", "token_id", "outcome", "since", "until", "cursor"}}
 )
 
-// tableData is what table.html shows.
-type tableData struct {
+// tableData is what a list page's template shows.
+type tableData[T any] struct {
 	Spec     tableSpec
-	Table    table
-	IDs      []string
-	Actions  []action
+	Items    []T
 	Fields   map[string]string
 	Query    url.Values
 	Next     string
 	TenantID string
-	// NeedTenant: an operator on a page inside one tenant who named none.
+	// NeedTenant: an operator on a page inside one tenant who named none;
+	// Tenants are the first ones to pick from.
 	NeedTenant bool
+	Tenants    []tenancy.Tenant
 }
 
-func (s tableSpec) Page() string      { return s.page }
-func (s tableSpec) Filters() []string { return s.filters }
-func (s tableSpec) InTenant() bool    { return s.inTenant }
+// Page is the list's path under Prefix.
+func (s tableSpec) Page() string { return s.page }
 
-// RowLinks reports whether each row links to pages of its own (a
-// delivery's requests, an endpoint's replay, a type's versions, a
-// source's reconciliation), for any role.
-func (s tableSpec) RowLinks() bool {
-	return s.page == "/deliveries" || s.page == "/destinations" || s.page == "/event-types" || s.page == "/sources"
-}
-
-func (c *Console) tablePage(spec tableSpec) handler {
+func tablePage[T any](c *Console, spec tableSpec) handler {
 	return func(w http.ResponseWriter, r *http.Request, s Session) error {
 		q := filters(r, spec.filters...)
-		d := tableData{Spec: spec, Query: q, Fields: map[string]string{}}
+		d := tableData[T]{Spec: spec, Query: q, Fields: map[string]string{}}
 		for k := range q {
 			d.Fields[k] = q.Get(k)
 		}
+		page := strings.TrimPrefix(spec.page, "/")
 		path := spec.api
 		if spec.inTenant {
 			d.TenantID = s.TenantID
@@ -88,65 +81,43 @@ func (c *Console) tablePage(spec tableSpec) handler {
 			}
 			d.Fields["tenant_id"] = d.TenantID
 			if d.TenantID == "" {
-				d.NeedTenant = true
-				c.render(w, r, http.StatusOK, "table", view{Title: spec.title, Nav: spec.nav, Session: &s, Data: d})
+				var tenants list[tenancy.Tenant]
+				if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/tenants", url.Values{"limit": {"20"}}, nil, &tenants); err != nil {
+					return err
+				}
+				d.NeedTenant, d.Tenants = true, tenants.Items
+				c.render(w, r, http.StatusOK, page, view{Title: spec.title, Nav: spec.nav, Session: &s, Data: d})
 				return nil
 			}
 			path = strings.Replace(path, "{tenant}", url.PathEscape(d.TenantID), 1)
 		}
-		var l struct {
-			Items      json.RawMessage `json:"items"`
-			NextCursor string          `json:"next_cursor"`
-		}
+		var l list[T]
 		refusal, err := refused(c.call(r.Context(), r, s.Token, http.MethodGet, path, q, nil, &l))
 		if err != nil {
 			return err
 		}
-		d.Table, d.Next = asTable(l.Items), l.NextCursor
-		if spec.id != "" {
-			d.IDs = idsOf(d.Table, strings.Split(spec.id, "/"))
-		}
-		if s.Role == "operate" {
-			for _, a := range spec.actions {
-				d.Actions = append(d.Actions, action{Op: a, Label: actions[a].label})
-			}
-		}
+		d.Items, d.Next = l.Items, l.NextCursor
 		d.Query = cloneWithout(q, "cursor")
-		if d.TenantID != "" && spec.inTenant {
-			d.Query.Set("tenant_id", d.TenantID)
+		if d.TenantID != "" && spec.inTenant && s.TenantID == "" {
+			d.Query.Set("tenant_id", d.TenantID) // a scoped token's is implied
 		}
-		c.render(w, r, http.StatusOK, "table", view{Title: spec.title, Nav: spec.nav, Session: &s, Error: refusal, Data: d})
+		c.render(w, r, http.StatusOK, page, view{Title: spec.title, Nav: spec.nav, Session: &s, Error: refusal, Data: d})
 		return nil
 	}
 }
 
-// idsOf names each row by the values of the named columns, joined by
-// "/" (an event type is its tenant, kind and name).
-func idsOf(t table, names []string) []string {
-	var cols []int
-	for _, name := range names {
-		for i, col := range t.Columns {
-			if col == name {
-				cols = append(cols, i)
-			}
-		}
-	}
-	if len(cols) != len(names) {
-		return nil
-	}
-	ids := make([]string, len(t.Rows))
-	for j, row := range t.Rows {
-		parts := make([]string, len(cols))
-		for k, i := range cols {
-			parts[k] = row[i]
-		}
-		ids[j] = strings.Join(parts, "/")
-	}
-	return ids
-}
+// actForm is a row's button: a POST to /console/act naming op and the
+// row's id (templates/parts.html's "act").
+type actForm struct{ CSRF, Op, ID, TenantID, Label string }
 
-// action is a button of a row: a POST to /console/act naming op.
-type action struct{ Op, Label string }
+// actOf is the button of op on the row id, for the page v.
+func actOf(v view, op, id, tenant string) actForm {
+	f := actForm{Op: op, ID: id, TenantID: tenant, Label: actions[op].label}
+	if v.Session != nil {
+		f.CSRF = v.Session.CSRF
+	}
+	return f
+}
 
 // actionSpec is what an op does: a POST to the API path (%s: the row's
 // id), then back to a page with a notice.

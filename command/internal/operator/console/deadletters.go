@@ -133,8 +133,7 @@ func (c *Console) conflicts(w http.ResponseWriter, r *http.Request, s Session) e
 // the lines that differ marked.
 type conflictData struct {
 	operate.Conflict
-	OriginalAt time.Time
-	Lines      []diffLine
+	Lines []diffLine
 }
 
 func (c *Console) conflict(w http.ResponseWriter, r *http.Request, s Session) error {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
@@ -93,6 +94,19 @@ type replayWindow struct {
 	EndpointID, Since, Until string
 	Count                    *endpoints.ReplayCount
 	Done                     *endpoints.Replayed
+}
+
+// From and To are the window's ends as times, for the page to write
+// (zero: not named, or no time).
+func (d replayWindow) From() time.Time { return formTime(d.Since) }
+
+// To is the window's end (see From).
+func (d replayWindow) To() time.Time { return formTime(d.Until) }
+
+// formTime reads a form's time as apiTime does; zero for anything else.
+func formTime(v string) time.Time {
+	t, _ := time.Parse(time.RFC3339, apiTime(v))
+	return t
 }
 
 // confirmReplayWindow shows the window's form, and when since and until

@@ -22,7 +22,7 @@ func TestADeliveryShowsItsRequests(t *testing.T) {
 		t.Errorf("the deliveries list does not link to delivery %s", w.delivery)
 	}
 	page := b.page(t, c, console.Prefix+"/deliveries/"+w.delivery)
-	contains(t, "the delivery's page", page, "<td>500</td>", "12 ms", "status: status 500", "receiver fell over", w.eventID, "dead")
+	contains(t, "the delivery's page", page, "<td>500</td>", "12 ms", "not a 2xx answer", "receiver fell over", w.eventID, "dead")
 }
 
 // Replaying an endpoint's window: the page counts the window first (the
@@ -35,7 +35,7 @@ func TestReplayAnEndpointsWindowCountsFirst(t *testing.T) {
 	since, until := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339), time.Now().UTC().Add(time.Minute).Format(time.RFC3339)
 	page := console.Prefix + "/destinations/" + w.endpoint + "/replay?" + url.Values{"since": {since}, "until": {until}}.Encode()
 	count := b.page(t, c, page)
-	contains(t, "the dry run", count, "<strong>1</strong> delivery will be sent again", "Replay 1 delivery")
+	contains(t, "the dry run", count, "<strong>1</strong> delivery, created from", "Replay 1 delivery")
 	if state := b.deliveryState(t, w.delivery); state != "dead" {
 		t.Fatalf("the dry run moved the delivery to %s", state)
 	}

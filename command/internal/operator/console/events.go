@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"unicode/utf8"
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
@@ -31,34 +32,18 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s Session) erro
 	return nil
 }
 
-// trailData is one event's trail: the event typed, the rest as tables.
+// trailData is one event's trail, each section a table of its own.
 type trailData struct {
-	Event        operate.Event
-	Verification operate.Verification
-	Sections     []section
-}
-
-type section struct {
-	Title string
-	Table table
+	operate.Trail
+	Timeline []step
 }
 
 func (c *Console) trail(w http.ResponseWriter, r *http.Request, s Session) error {
-	var raw map[string]json.RawMessage
-	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/events/"+r.PathValue("id"), nil, nil, &raw); err != nil {
+	var d trailData
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/events/"+url.PathEscape(r.PathValue("id")), nil, nil, &d.Trail); err != nil {
 		return err
 	}
-	d := trailData{}
-	if err := json.Unmarshal(raw["event"], &d.Event); err != nil {
-		return err
-	}
-	_ = json.Unmarshal(raw["verification"], &d.Verification)
-	for _, sec := range []struct{ key, title string }{
-		{"deliveries", "Inbox, outbox and Kafka (topic, partition, offset)"}, {"effects", "Effects on its object"}, {"sends", "Sends"},
-		{"dead_letters", "Dead letters"}, {"waiting", "Set aside: waiting for a row locked elsewhere"}, {"corrections", "Reconciliation corrections"}, {"destinations", "Destinations: each endpoint's delivery and attempts"},
-	} {
-		d.Sections = append(d.Sections, section{Title: sec.title, Table: asTable(raw[sec.key])})
-	}
+	d.Timeline = timeline(d.Trail)
 	c.render(w, r, http.StatusOK, "trail", view{Title: "Event " + d.Event.EventID, Nav: "events", Session: &s, Data: d})
 	return nil
 }
@@ -74,7 +59,7 @@ type payloadData struct {
 
 func (c *Console) payload(w http.ResponseWriter, r *http.Request, s Session) error {
 	var p operate.Payload
-	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/events/"+r.PathValue("id")+"/payload", nil, nil, &p); err != nil {
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/events/"+url.PathEscape(r.PathValue("id"))+"/payload", nil, nil, &p); err != nil {
 		return err
 	}
 	c.render(w, r, http.StatusOK, "payload", view{Title: "Payload of event " + r.PathValue("id"), Nav: "events", Session: &s,

@@ -20,7 +20,7 @@ func TestAnEventTypesPageShowsItsVersions(t *testing.T) {
 		t.Fatalf("the event types list does not link to %s", path)
 	}
 	page := b.page(t, c, path)
-	contains(t, "the type's page", page, "Version 2 (current)", "Version 1</h2>", "superseded", "<strong>active</strong>",
+	contains(t, "the type's page", page, "Version 2 (current)", "Version 1</h2>", "superseded", `<span class="badge good">active</span>`,
 		"&#34;required&#34;: [\n    &#34;order_id&#34;\n  ]")
 	if v2, v1 := strings.Index(page, "Version 2"), strings.Index(page, "Version 1"); v2 > v1 {
 		t.Errorf("the versions are not newest first")

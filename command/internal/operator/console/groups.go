@@ -32,6 +32,16 @@ type groupData struct {
 	Dry    *rewindOut
 }
 
+// Stopped reports whether the group has no members, so it may be rewound
+// (Kafka's own reset refuses any other group, and so does the API).
+func (d groupData) Stopped() bool {
+	switch d.Lag.State {
+	case "Empty", "Dead", "never ran":
+		return true
+	}
+	return false
+}
+
 // rewindTarget is a rewind's form: one of to (earliest, latest), time or
 // offset.
 type rewindTarget struct {

@@ -19,7 +19,8 @@ var seriesColors = []string{"#1f5d99", "#2f6f4f", "#a23b3b", "#b08a2e", "#6a4c93
 type series struct {
 	Name, Color string
 	Values      []*int64
-	// Latest is the newest value read; -1: none (a group that never ran).
+	// Latest is the newest value read; -1: none (no offset committed in
+	// the samples: the group may run, and be Stable, without one).
 	Latest int64
 }
 
@@ -106,6 +107,7 @@ func drawLines(title, id, latestIs string, since, until time.Time, ats []time.Ti
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="%s"><title id="%s">%s: at most %d; %s: %s</title>`,
 		width, height+14, width, height+14, id, id, title, peak, latestIs, strings.Join(latest, ", "))
 	fmt.Fprintf(&b, `<line x1="0" y1="%d" x2="%d" y2="%d" stroke="#888" stroke-width="1"/>`, height, width, height)
+	yAxis(&b, peak, width, height)
 	for _, l := range lines {
 		var pts []string
 		flush := func() {

@@ -57,7 +57,7 @@ func TestOverviewChartsTheProcessSamples(t *testing.T) {
 
 	page := b.page(t, b.signedIn(t, admintoken.RoleRead, ""), console.Prefix+"/")
 	contains(t, "the operator's overview", page, "Consumer lag per group over the last hour", "(3 samples, one every 15 s",
-		topics.Resource("credits")+": never ran", "WAL retained by the relay's slot over the last hour")
+		topics.Resource("credits")+": no offset committed this hour", "WAL retained by the relay's slot over the last hour")
 	contains(t, "the answers' legend", page, "Ingest's answers by outcome", "accepted: 2</li>", "bad_signature: 1</li>")
 	if !regexp.MustCompile(`over the same hour: \d+ now`).MatchString(page) {
 		t.Errorf("the overview does not say the slot's latest retained WAL")

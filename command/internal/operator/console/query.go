@@ -1,8 +1,6 @@
 package console
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -72,67 +70,4 @@ func cloneWithout(q url.Values, drop ...string) url.Values {
 		}
 	}
 	return out
-}
-
-// table is a list of JSON objects shown as rows: the columns are the keys
-// of the objects, in the order of the first.
-type table struct {
-	Columns []string
-	Rows    [][]string
-}
-
-// asTable renders raw (a JSON array of objects) as a table; nested values
-// are shown as compact JSON.
-func asTable(raw json.RawMessage) table {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || len(items) == 0 {
-		return table{}
-	}
-	t := table{Columns: keysInOrder(items[0])}
-	for _, it := range items {
-		var m map[string]json.RawMessage
-		_ = json.Unmarshal(it, &m)
-		row := make([]string, len(t.Columns))
-		for i, c := range t.Columns {
-			row[i] = cell(m[c])
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t
-}
-
-func cell(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	if string(v) == "null" || len(v) == 0 {
-		return ""
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, v) == nil {
-		return buf.String()
-	}
-	return string(v)
-}
-
-// keysInOrder lists an object's keys as written.
-func keysInOrder(obj json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
-	}
-	return keys
 }

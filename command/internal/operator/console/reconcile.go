@@ -1,10 +1,11 @@
 package console
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
 )
 
 func (c *Console) reconcileRoutes() {
@@ -16,7 +17,7 @@ func (c *Console) reconcileRoutes() {
 type reconcileData struct {
 	Source, Since, Until string
 	DryRun               bool
-	Report               table
+	Report               admin.ReconcileReport
 }
 
 // reconcile runs a source's reconciliation over the form's window through
@@ -31,11 +32,9 @@ func (c *Console) reconcile(w http.ResponseWriter, r *http.Request, s Session) e
 	if d.Until != "" {
 		body["until"] = apiTime(d.Until)
 	}
-	var report json.RawMessage
-	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/sources/"+url.PathEscape(d.Source)+"/reconcile", nil, body, &report); err != nil {
+	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/sources/"+url.PathEscape(d.Source)+"/reconcile", nil, body, &d.Report); err != nil {
 		return err
 	}
-	d.Report = asTable(json.RawMessage("[" + string(report) + "]"))
 	title := "Reconciliation run"
 	if d.DryRun {
 		title = "Reconciliation dry run: nothing was entered"

@@ -76,7 +76,7 @@ WHERE c.source_id = $1 AND i.event_id = $2`, source, missed).Scan(&inbox); err !
 	if err := chromedp.Run(browser, chromedp.Navigate(b.srv.URL+console.Prefix+"/reconciliation?source_id="+source), chromedp.WaitVisible(`h1`)); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(html(t, browser), "<td>"+source+"</td>"); n != 2 {
+	if n := strings.Count(html(t, browser), `<a href="/console/sources/`+source+`">`); n != 2 {
 		t.Errorf("the runs page lists %d runs of the source, want 2 (the dry run and the run)", n)
 	}
 	// The source's page, from the sources list: credentials present, and
@@ -87,8 +87,9 @@ WHERE c.source_id = $1 AND i.event_id = $2`, source, missed).Scan(&inbox); err !
 		t.Fatal(err)
 	}
 	page := html(t, browser)
-	contains(t, "the source's page", page, "<dt>API credentials</dt><dd>present</dd>", "<td>run</td><td>ok</td><td>1</td><td>1</td>",
-		"<td>dry run</td><td>ok</td><td>1</td><td>1</td>") // a dry run's: what it would have corrected
+	const ok = `<span class="badge good">ok</span>`
+	contains(t, "the source's page", page, "<dt>API credentials</dt><dd>present</dd>", "<td>run</td><td>"+ok+"</td><td>1</td><td>1</td>",
+		"<td>dry run</td><td>"+ok+"</td><td>1</td><td>1</td>") // a dry run's: what it would have corrected
 	if i := strings.Index(page, "<td>dry run</td>"); i < 0 || strings.Index(page, "<td>run</td>") > i {
 
 		t.Errorf("the source's runs are not newest first")

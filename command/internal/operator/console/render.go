@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/refusal"
 )
 
@@ -57,10 +57,10 @@ func (c *Console) parse() error {
 	c.pages = map[string]*template.Template{}
 	for _, n := range names {
 		page := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if page == "layout" {
+		if page == "layout" || page == "parts" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(c.funcs()).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", n)
 		if err != nil {
 			return fmt.Errorf("console template %s: %w", n, err)
 		}
@@ -131,48 +131,32 @@ func redirect(w http.ResponseWriter, r *http.Request, path, notice string, q url
 	http.Redirect(w, r, Prefix+path+"?"+q.Encode(), http.StatusSeeOther)
 }
 
-var funcs = template.FuncMap{
-	"prefix": func() string { return Prefix },
-	"time":   timeTag,
-	"ptime": func(t *time.Time) template.HTML {
-		if t == nil {
-			return "—"
-		}
-		return timeTag(*t)
-	},
-	"list": func(s ...string) []string { return s },
+// funcs are the templates' helpers; the formatting ones live in format.go.
+func (c *Console) funcs() template.FuncMap {
+	f := formatFuncs(c.cfg.Now)
+	f["prefix"] = func() string { return Prefix }
+	f["list"] = func(s ...string) []string { return s }
+	f["act"] = actOf
+	f["conflictID"] = operate.ConflictID
 	// qs is a page's query with some values set (the next page's cursor),
 	// as a template.URL: a plain string after a link's "?" is escaped as one
 	// query value, its "=" and "&" included, and the filter never reached
 	// the server. Encode has escaped every key and value already.
-	"qs": func(q url.Values, kv ...string) template.URL {
+	f["qs"] = func(q url.Values, kv ...string) template.URL {
 		out := url.Values{}
 		for k, v := range q {
 			out[k] = v
 		}
 		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				out.Del(kv[i])
+				continue
+			}
 			out.Set(kv[i], kv[i+1])
 		}
 		return template.URL(out.Encode()) //nolint:gosec // every part escaped by Encode
-
-	},
-	"short": func(s string) string {
-		if len(s) > 8 {
-			return s[:8]
-		}
-		return s
-	},
-}
-
-// timeTag shows t in UTC, marked up for static/console.js to show it in
-// the viewer's zone with UTC in its title.
-func timeTag(t time.Time) template.HTML {
-	if t.IsZero() {
-		return "—"
 	}
-	u := t.UTC()
-	return template.HTML(fmt.Sprintf(`<time datetime="%s" title="%s">%s</time>`, u.Format(time.RFC3339Nano),
-		u.Format("2006-01-02 15:04:05 UTC"), u.Format("2006-01-02 15:04:05 UTC")))
+	return f
 }
 
 // refused turns the refusal of a list's filters (refusal.Invalid: the

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -196,5 +197,51 @@ func TestPagesCarryTheCSP(t *testing.T) {
 	}
 	if got := resp.Header.Get("Cache-Control"); got != "no-store" {
 		t.Errorf("Cache-Control %q, want no-store", got)
+	}
+}
+
+// A deep link opened without a session comes back after sign-in, filters
+// intact; a next that leaves the console (another host, a scheme, "//",
+// a backslash, ".." out of it) signs in to the overview instead.
+func TestSignInReturnsToTheRequestedPageAndNowhereElse(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, token := b.token(t, admintoken.RoleRead, "")
+	deep := console.Prefix + "/dead-letters?group=sluice.credits&reason=workspace"
+	resp, err := b.client(t).Get(b.srv.URL + deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	signIn := resp.Header.Get("Location")
+	want := console.Prefix + "/sign-in?" + (url.Values{"next": {deep}}).Encode()
+	if resp.StatusCode != http.StatusSeeOther || signIn != want {
+		t.Fatalf("a deep link without a session: %d to %q, want 303 to %q", resp.StatusCode, signIn, want)
+	}
+	c := b.client(t)
+	form := b.page(t, c, signIn)
+	if !strings.Contains(form, `name="next" value="`+strings.ReplaceAll(deep, "&", "&amp;")+`"`) {
+		t.Fatalf("the sign-in form does not carry the deep link: %.1000s", form)
+	}
+	for next, want := range map[string]string{
+		deep:                             deep,
+		"":                               console.Prefix + "/",
+		"https://evil.example/console/":  console.Prefix + "/",
+		"//evil.example/console/":        console.Prefix + "/",
+		"/\\evil.example/console/":       console.Prefix + "/",
+		"/console/../admin/v1/tokens":    console.Prefix + "/",
+		"/console/%2e%2e/admin/v1":       console.Prefix + "/",
+		"/admin/v1/audit":                console.Prefix + "/",
+		"javascript:alert(1)":            console.Prefix + "/",
+		"/console/sign-in?next=/console": console.Prefix + "/",
+	} {
+		resp, err := b.client(t).PostForm(b.srv.URL+console.Prefix+"/sign-in", url.Values{"token": {token}, "next": {next}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if to := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || to != want {
+			t.Errorf("sign-in with next %q: %d to %q, want 303 to %q", next, resp.StatusCode, to, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/internal/refusal"
+	"github.com/sluicehq/sluice/internal/store/tenancy"
 )
 
 func (c *Console) sourceRoutes() {
@@ -17,7 +18,7 @@ func (c *Console) sourceRoutes() {
 }
 
 func (c *Console) rotateForm(w http.ResponseWriter, r *http.Request, s Session) error {
-	var src map[string]any
+	var src tenancy.Source
 	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/sources/"+url.PathEscape(r.PathValue("id")), nil, nil, &src); err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func (c *Console) rotate(w http.ResponseWriter, r *http.Request, s Session) erro
 // sourceData is a source's page: the source, whether it has API
 // credentials (then where its reconciliation stands) and its latest runs.
 type sourceData struct {
-	Source map[string]any
+	Source tenancy.Source
 	admin.SourceReconciliation
 }
 
@@ -73,6 +74,6 @@ func (c *Console) source(w http.ResponseWriter, r *http.Request, s Session) erro
 	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/sources/"+id+"/reconcile", url.Values{"limit": {"10"}}, nil, &d.SourceReconciliation); err != nil {
 		return err
 	}
-	c.render(w, r, http.StatusOK, "source", view{Title: "Source " + r.PathValue("id"), Nav: "sources", Session: &s, Data: d})
+	c.render(w, r, http.StatusOK, "source", view{Title: "Source " + d.Source.Kind + " " + d.Source.Account, Nav: "sources", Session: &s, Data: d})
 	return nil
 }

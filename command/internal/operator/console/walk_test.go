@@ -2,7 +2,6 @@ package console_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +60,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	answers.WithLabelValues("stripe", "202", "accepted").Add(7)
 	b.op.Sample(t.Context(), time.Now())
 	_, token := b.token(t, admintoken.RoleOperate, "")
+	_ = b.everyState(t, w, token)
 	shots := os.Getenv("SLUICE_CONSOLE_SCREENSHOTS")
 	if shots != "" {
 		if err := os.MkdirAll(shots, 0o755); err != nil {
@@ -80,7 +78,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 	for name, path := range map[string]string{
 		"overview": "/", "events": "/events", "trail": "/events/" + w.inboxID, "payload": "/events/" + w.inboxID + "/payload",
 		"dead-letters": "/dead-letters", "replay": "/dead-letters/" + w.deadLetter + "/replay",
-		"replay-set": "/dead-letters/replay?reason=workspace", "conflicts": "/conflicts", "conflict": strings.TrimPrefix(conflict, console.Prefix),
+		"replay-set": "/dead-letters/replay?reason=workspace", "dead-letters-filtered": "/dead-letters?group=sluice.credits&replayed=true", "conflicts": "/conflicts", "conflict": strings.TrimPrefix(conflict, console.Prefix),
 		"sources": "/sources", "event-types": "/event-types?tenant_id=" + w.tenant, "destinations": "/destinations?tenant_id=" + w.tenant,
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
@@ -165,25 +163,7 @@ func (b *bundle) checkPage(t *testing.T, ctx context.Context, axe, shots, name, 
 		}
 	}
 	// axe-core, injected past the page's CSP (only the test does so).
-	var raw string
-	err = chromedp.Run(ctx,
-		chromedp.ActionFunc(func(ctx context.Context) error { return page.SetBypassCSP(true).Do(ctx) }),
-		chromedp.Evaluate(axe, nil),
-		chromedp.Evaluate(`axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations))`, &raw,
-			func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
-	)
-	if err != nil {
-		t.Fatalf("%s: axe: %v", path, err)
-	}
-	var violations []axeResult
-	if err := json.Unmarshal([]byte(raw), &violations); err != nil {
-		t.Fatalf("%s: axe answered %.200s: %v", path, raw, err)
-	}
-	for _, v := range violations {
-		if v.Impact == "serious" || v.Impact == "critical" {
-			t.Errorf("%s: axe %s (%s): %s, at %v", path, v.ID, v.Impact, v.Help, v.Nodes)
-		}
-	}
+	b.axeClean(t, ctx, axe, path)
 	b.tabThrough(t, ctx, path)
 }
 

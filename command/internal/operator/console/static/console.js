@@ -1,11 +1,27 @@
-// Shows every <time datetime> in the viewer's own zone; the UTC time stays
-// in its title (shown on hover). The pages work without this file.
+// Gives each copy button (an id the page shows shortened) its click: the
+// whole id to the clipboard. The buttons stay hidden without this file;
+// the whole id is in the shortened one's title either way.
 "use strict";
 document.addEventListener("DOMContentLoaded", function () {
-  document.querySelectorAll("time[datetime]").forEach(function (el) {
-    var d = new Date(el.getAttribute("datetime"));
-    if (!isNaN(d)) {
-      el.textContent = d.toLocaleString();
-    }
+  document.querySelectorAll("button.copy[data-copy]").forEach(function (b) {
+    b.hidden = false;
+    b.addEventListener("click", function () {
+      var text = b.getAttribute("data-copy");
+      var done = function () {
+        b.firstChild.textContent = "Copied";
+        setTimeout(function () { b.firstChild.textContent = "Copy"; }, 1500);
+      };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () {});
+        return;
+      }
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.className = "visually-hidden";
+      document.body.appendChild(area);
+      area.select();
+      try { if (document.execCommand("copy")) { done(); } } finally { area.remove(); }
+    });
   });
 });
