@@ -215,10 +215,12 @@ type Deliverer struct {
 	writer *writer
 	tracer trace.Tracer // nil: tracing off
 
-	own   *owner // nil until connected, and after its connection failed
-	qr    queueRows
-	mu    sync.Mutex
-	loops map[string]*loop
+	own *owner // nil until connected, and after its connection failed
+	qr  queueRows
+	// ownPIDs are the sessions of every owner connection it had.
+	ownPIDs []int32
+	mu      sync.Mutex
+	loops   map[string]*loop
 }
 
 // New builds a deliverer over pool; store reads the endpoints.
@@ -242,8 +244,12 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 	written := make(chan struct{})
 	go func() { defer close(written); d.writer.run() }()
+	var last bool // no other deliverer of this release runs as this one stops
 	defer func() {
 		<-written
+		if !last {
+			return
+		}
 		// Every outcome written and every lock let go: what is pending
 		// is ready for whichever deliverer comes next.
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverWait)
@@ -254,6 +260,9 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}()
 	defer close(d.writer.in)
 	defer d.disown()
+	// Asked on the owner's connection while it holds its locks: once it is
+	// closed, its session may still hold them for a moment.
+	defer func() { last = d.lastOfRelease(context.WithoutCancel(ctx)) }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
@@ -285,6 +294,7 @@ func (d *Deliverer) sync(ctx context.Context) error {
 		if d.own, err = newOwner(ctx, d.pool, d.cfg.Name); err != nil {
 			return err
 		}
+		d.ownPIDs = append(d.ownPIDs, int32(d.own.pid))
 	}
 	n, old, err := d.own.deliverers(ctx)
 	if err != nil {

@@ -520,9 +520,22 @@ func TestTheLastDelivererOfThisReleaseLeavesQueueRowsWhenItStops(t *testing.T) {
 		}
 		return n, written
 	}
+	present := func() int { // deliverers holding their presence lock
+		var n int
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND classid::bigint = hashtext('sluice.deliverers')::bigint & 4294967295`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 	first := e.quick(t, e.pool, 20*time.Millisecond, nil)
 	second := e.quick(t, e.pool, 20*time.Millisecond, nil)
+	e.waitFor(t, "both deliverers present", func() bool { return present() == 2 })
 	first()
+	// Its session ends a moment after it closed it: until then the other
+	// still counts it among this release's deliverers.
+	e.waitFor(t, "the first deliverer's locks gone", func() bool { return present() == 1 })
 	if n, written := queued(); n != 0 || written {
 		t.Fatalf("a deliverer stopped beside another of its release left %d queue rows (written %v), want none", n, written)
 	}

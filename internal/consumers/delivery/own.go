@@ -28,6 +28,7 @@ const (
 type owner struct {
 	conn *pgx.Conn
 	name string
+	pid  uint32 // the session's, which holds the locks
 }
 
 func newOwner(ctx context.Context, pool *pgxpool.Pool, name string) (*owner, error) {
@@ -42,24 +43,25 @@ func newOwner(ctx context.Context, pool *pgxpool.Pool, name string) (*owner, err
 		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("announce the deliverer: %w", err)
 	}
-	return &owner{conn: conn, name: name}, nil
+	return &owner{conn: conn, name: name, pid: conn.PgConn().PID()}, nil
 }
 
 // deliverers counts the processes of this deployment delivering now, this
 // one included, and of them those of a release before (without markSpace).
 // pg_locks shows every database's locks: only this one's count.
 func (o *owner) deliverers(ctx context.Context) (n, old int, err error) {
-	n, old, err = countDeliverers(ctx, o.conn, o.name)
+	n, old, err = countDeliverers(ctx, o.conn, o.name, nil)
 	return max(n, 1), old, err
 }
 
-// countDeliverers is deliverers' count, asked on any connection.
+// countDeliverers is deliverers' count, asked on any connection, leaving
+// out the sessions whose pids are given.
 func countDeliverers(ctx context.Context, q interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}, name string) (n, old int, err error) {
+}, name string, leaveOut []int32) (n, old int, err error) {
 	err = q.QueryRow(ctx, `WITH l AS (
   SELECT pid, classid::bigint AS space FROM pg_locks
-  WHERE locktype = 'advisory' AND granted AND objsubid = 2
+  WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND NOT (pid = ANY(coalesce($4::int[], '{}')))
     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND objid::bigint = hashtext($3)::bigint & 4294967295
     AND classid::bigint IN (hashtext($1)::bigint & 4294967295, hashtext($2)::bigint & 4294967295)
@@ -67,7 +69,7 @@ func countDeliverers(ctx context.Context, q interface {
 SELECT count(*) FILTER (WHERE space = hashtext($1)::bigint & 4294967295),
        count(*) FILTER (WHERE space = hashtext($1)::bigint & 4294967295
                           AND pid NOT IN (SELECT pid FROM l WHERE space = hashtext($2)::bigint & 4294967295))
-FROM l`, presenceSpace, markSpace, name).Scan(&n, &old)
+FROM l`, presenceSpace, markSpace, name, leaveOut).Scan(&n, &old)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count deliverers: %w", err)
 	}

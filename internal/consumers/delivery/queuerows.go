@@ -64,6 +64,19 @@ func (d *Deliverer) tendQueueRows(ctx context.Context, old int) error {
 	return nil
 }
 
+// lastOfRelease says whether this deliverer is the only one of this
+// release running (those of the release before aside).
+// Counted on the pool, leaving out the sessions this deliverer's owner
+// connections had: a closed one may hold its locks a moment longer, and a
+// context ended in the middle of a refresh lets the owner go first.
+func (d *Deliverer) lastOfRelease(ctx context.Context) bool {
+	if len(d.ownPIDs) == 0 {
+		return false // it never announced itself
+	}
+	n, old, err := countDeliverers(ctx, d.pool, d.cfg.Name, d.ownPIDs)
+	return err == nil && n-old == 0
+}
+
 // handOver readies the pending deliveries for whichever deliverer comes
 // next, when this one stops and no other deliverer of this release runs.
 // The next may be of the release before: a rollback replaces the
@@ -77,13 +90,6 @@ func (d *Deliverer) tendQueueRows(ctx context.Context, old int) error {
 // stopped hands nothing over: its successor of this release would, if it
 // saw one of the release before.
 func (d *Deliverer) handOver(ctx context.Context) error {
-	n, old, err := countDeliverers(ctx, d.pool, d.cfg.Name)
-	if err != nil {
-		return err
-	}
-	if n-old > 0 {
-		return nil // another of this release keeps the queue rows as needed
-	}
 	var snapshot string
 	if err := d.pool.QueryRow(ctx, queueHandOverSQL).Scan(&snapshot); err != nil {
 		return fmt.Errorf("turn queue rows on: %w", err)
