@@ -82,9 +82,10 @@ chromium: ## Install Debian's Chromium for the console's browser tests when it i
 strace: ## Install strace when it is missing (make run's test records every connection its processes make).
 	@command -v strace >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; } || { echo "strace is missing and this is not root: apt-get install -y strace" >&2; exit 1; }
 
-console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, with demo data, to .run/console/.
-	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
-	@ls .run/console/*.png
+console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, with test data, to .run/console/, and refresh docs/console/'s where their page changed.
+	@mkdir -p docs/console
+	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console SLUICE_CONSOLE_DOCS=$(CURDIR)/docs/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
+	@ls .run/console/*.png; git status --short docs/console
 
 test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) chromium strace $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
 	@go vet ./...

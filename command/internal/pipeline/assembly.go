@@ -495,7 +495,8 @@ func (a *assembly) adminStage(context.Context) error {
 		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)
 	// The browser console (/console) asks the API above, in process, with
 	// each session's own token.
-	if _, err := console.Register(srv.Engine, console.Config{Pool: a.adminPool, API: srv.Engine}, a.log); err != nil {
+	health := func(ctx context.Context) []console.StageHealth { return stageHealth(ctx, a.checks, a.stagesHere()) }
+	if _, err := console.Register(srv.Engine, console.Config{Pool: a.adminPool, API: srv.Engine, Health: health}, a.log); err != nil {
 		return err
 	}
 	if a.cfg.Profiling {

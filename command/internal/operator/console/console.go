@@ -22,6 +22,7 @@
 package console
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -39,9 +40,10 @@ import (
 const Prefix = "/console"
 
 // CSP is every page's Content-Security-Policy: the console's own script
-// and stylesheet, images inline (the charts are SVG in the page) and
-// nothing else, forms posting to the console only, never framed.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
+// and stylesheet, images inline (the charts are SVG in the page), requests
+// to itself only (a page refreshing its figures), forms posting to the
+// console only, never framed.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'"
 
 // DefaultSessionTTL is how long a session lasts unless its token ends
@@ -66,7 +68,18 @@ type Config struct {
 	SessionTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Health runs the readiness checks of the stages this process runs,
+	// for the overview's strip (nil: the strip judges every stage by what
+	// it reads in Postgres and Kafka alone).
+	Health func(context.Context) []StageHealth
+	// Refresh is how often the overview asks for its figures again
+	// (default DefaultRefresh).
+	Refresh time.Duration
 }
+
+// DefaultRefresh is how often the overview refreshes: the samples behind
+// its charts are taken as often.
+const DefaultRefresh = 15 * time.Second
 
 // Console is the console's handlers.
 type Console struct {
@@ -100,6 +113,9 @@ func New(cfg Config, log *slog.Logger) (*Console, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = DefaultRefresh
 	}
 	c := &Console{cfg: cfg, log: log.With(slog.String("component", "console")), sessions: sessions{pool: cfg.Pool},
 		mux: http.NewServeMux()}

@@ -25,15 +25,22 @@ type overviewData struct {
 	// process sampled it.
 	Lag    *lineChart
 	LagErr string
+	// Health is each stage's state in a word and why (an operator's
+	// overview only).
+	Health []healthItem
+	// RefreshSeconds is how often the page asks for itself again.
+	RefreshSeconds int
 }
 
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) error {
-	d := overviewData{}
+	d := overviewData{RefreshSeconds: int(c.cfg.Refresh.Seconds())}
+	var here []StageHealth
 	// The groups' lag asks Kafka and the slot Postgres, independently of
 	// the figures: asked side by side, the page waits for the slowest
 	// answer, not for their sum.
 	var wg sync.WaitGroup
 	if s.TenantID == "" {
+		wg.Go(func() { here = c.health(r.Context()) })
 		wg.Go(func() {
 			var groups struct {
 				Items []operate.GroupLag `json:"items"`
@@ -61,6 +68,9 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s Session) er
 		return err
 	}
 	d.Chart = minuteChart(d.Overview)
+	if s.TenantID == "" {
+		d.Health = healthStrip(here, d)
+	}
 	c.render(w, r, http.StatusOK, "overview", view{Title: "Overview", Nav: "overview", Session: &s, Data: d})
 	return nil
 }

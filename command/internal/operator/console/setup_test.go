@@ -124,6 +124,11 @@ type process struct {
 	// ingests: the process ingests, so the API is given a reconciliation
 	// runner (an ingest service of its own that recovered events enter).
 	ingests bool
+	// health is what the process's checks say of its stages (nil: none
+	// given to the console).
+	health func(context.Context) []console.StageHealth
+	// refresh is how often the overview refreshes (0: the default).
+	refresh time.Duration
 }
 
 // setupProcess is setup in a process that runs what p says.
@@ -155,7 +160,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	}
 	admin.New(srv.Engine, cfg, log)
 	api := &recordingAPI{h: srv.Engine}
-	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: api}, log); err != nil {
+	if _, err := console.Register(srv.Engine, console.Config{Pool: pool, API: api, Health: p.health, Refresh: p.refresh}, log); err != nil {
 		t.Fatal(err)
 	}
 	b := &bundle{pool: pool, store: store, ends: ends, api: api, op: op, srv: httptest.NewServer(srv.Engine)}

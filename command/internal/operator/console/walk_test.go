@@ -1,8 +1,10 @@
 package console_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -162,6 +164,9 @@ func (b *bundle) checkPage(t *testing.T, ctx context.Context, axe, shots, name, 
 			t.Fatal(err)
 		}
 	}
+	if dir := os.Getenv("SLUICE_CONSOLE_DOCS"); dir != "" && docShots[name] {
+		docShot(t, ctx, filepath.Join(dir, name+".png"))
+	}
 	// axe-core, injected past the page's CSP (only the test does so).
 	b.axeClean(t, ctx, axe, path)
 	b.tabThrough(t, ctx, path)
@@ -200,4 +205,53 @@ func (b *bundle) tabThrough(t *testing.T, ctx context.Context, path string) {
 			t.Errorf("%s: Tab never reaches %.200s", path, what)
 		}
 	}
+}
+
+// docShots are the pages docs/console.md shows, as a window of 1280x900
+// shows them.
+var docShots = map[string]bool{"overview": true, "trail": true, "dead-letters": true, "replay-set": true, "destinations": true, "delivery": true}
+
+// docShot writes the window's screenshot to path unless the one there
+// already differs from it in under 5% of its pixels (times and ids of the
+// test's data): the docs' PNGs change when their page does, not on every
+// run.
+func docShot(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	var shot []byte
+	if err := chromedp.Run(ctx, chromedp.CaptureScreenshot(&shot)); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := os.ReadFile(path); err == nil && pixelsDiffer(t, old, shot) < 0.05 {
+		return
+	}
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pixelsDiffer is the share of pixels that differ between two PNGs (1: not
+// the same size).
+func pixelsDiffer(t *testing.T, a, b []byte) float64 {
+	t.Helper()
+	ia, err := png.Decode(bytes.NewReader(a))
+	if err != nil {
+		return 1
+	}
+	ib, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ia.Bounds()
+	if r != ib.Bounds() {
+		return 1
+	}
+	var differ int
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if ia.At(x, y) != ib.At(x, y) {
+				differ++
+			}
+		}
+	}
+	return float64(differ) / float64(r.Dx()*r.Dy())
 }
