@@ -38,6 +38,7 @@ func DestinationRoutes(s *endpoints.Store, t EndpointTester) func(*API) {
 		r.change()
 		r.secrets()
 		r.stateCaps()
+		r.health()
 	}
 }
 

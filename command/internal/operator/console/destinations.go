@@ -16,6 +16,7 @@ func (c *Console) destinationRoutes() {
 	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}/replay", c.signedIn(c.confirmReplayWindow))
 	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/replay", c.signedIn(c.replayEndpointWindow))
 	c.mux.HandleFunc("GET "+Prefix+"/deliveries/{id}", c.signedIn(c.delivery))
+	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}", c.signedIn(c.endpoint))
 }
 
 // created is the page after a create whose answer holds a secret shown

@@ -39,6 +39,27 @@ func formatFuncs(now func() time.Time) template.FuncMap {
 		"words": words,
 		"chips": chipsOf(now),
 		"on":    func(page string, q url.Values) listOn { return listOn{Page: page, Query: q} },
+		// seconds is an age in seconds as the largest unit that fits (the
+		// oldest waiting delivery's).
+		"seconds": func(sec float64) string {
+			if sec < 60 {
+				return fmt.Sprintf("%d s", int(sec))
+			}
+			return strings.TrimSuffix(relative(time.Time{}, time.Time{}.Add(time.Duration(sec*float64(time.Second)))), " ago")
+		},
+		// failure is an attempt's error as stored (class: detail) in words.
+		"failure": func(s string) string {
+			if code, ok := strings.CutPrefix(s, "status: status "); ok {
+				return "the endpoint answered " + code
+			}
+			class, detail, ok := strings.Cut(s, ": ")
+			if !ok {
+				return s
+			}
+			return words(class) + ": " + detail
+		},
+		"percent": func(f *float64) string { return fmt.Sprintf("%.1f%%", *f*100) },
+		"msf":     func(f *float64) string { return fmt.Sprintf("%.0f ms", *f) },
 		"ms": func(n any) string {
 			switch v := n.(type) {
 			case *int:
@@ -136,7 +157,7 @@ var tones = map[string]string{
 	"dead": "bad", "quarantined": "bad", "failed": "bad", "disabled": "bad", "refused": "bad", "error": "bad",
 	"abandoned": "bad", "interrupted": "bad", "conflict": "bad", "forbidden": "bad", "not found": "bad", "invalid": "bad",
 	"Dead": "bad", "Empty": "wait",
-	"ready": "good", "not ready": "bad", "failing": "bad",
+	"ready": "good", "not ready": "bad", "failing": "bad", "paused": "wait",
 }
 
 // badge is a state as a coloured label, in words.

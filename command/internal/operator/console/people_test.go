@@ -94,6 +94,15 @@ SELECT id, 1, endpoint_id, 503, 40, 'status', 'status 503', '{"error":"busy","re
 RETURNING delivery_id`, w.delivery).Scan(&delivered); err != nil {
 		t.Fatal(err)
 	}
+	// The endpoint's last day as the deliverer counts it: requests every
+	// hour, a bad hour among them.
+	if _, err := b.pool.Exec(ctx, `
+INSERT INTO delivery_minutes (endpoint_id, minute, attempts, delivered, failed, answered, latency_ms_sum, le_50, le_100, le_250, le_500)
+SELECT $1, date_trunc('minute', now()) - h * interval '1 hour', 40 + (h * 7) % 23, 40 + (h * 7) % 23 - CASE WHEN h = 5 THEN 12 ELSE h % 3 END,
+       CASE WHEN h = 5 THEN 12 ELSE h % 3 END, 40 + (h * 7) % 23, 3000, 10, 20 + (h * 7) % 23, 8, 2
+FROM generate_series(0, 23) h`, w.endpoint); err != nil {
+		t.Fatal(err)
+	}
 	off, err := b.store.CreateSource(ctx, tenancy.NewSource{TenantID: w.tenant, Kind: "github", Account: "octo-" + testenv.RandomSuffix(), Secret: "s3cret"})
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
 		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
 		"delivery":       "/deliveries/" + w.delivery,
+		"endpoint":       "/destinations/" + w.endpoint,
 		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
 		"source":         "/sources/" + w.source,
 		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
@@ -209,7 +210,7 @@ func (b *bundle) tabThrough(t *testing.T, ctx context.Context, path string) {
 
 // docShots are the pages docs/console.md shows, as a window of 1280x900
 // shows them.
-var docShots = map[string]bool{"overview": true, "trail": true, "dead-letters": true, "replay-set": true, "destinations": true, "delivery": true}
+var docShots = map[string]bool{"overview": true, "trail": true, "dead-letters": true, "replay-set": true, "destinations": true, "endpoint": true, "delivery": true}
 
 // docShot writes the window's screenshot to path unless the one there
 // already differs from it in under 5% of its pixels (times and ids of the
