@@ -132,6 +132,8 @@ var actions = map[string]actionSpec{
 	"source.enable":       {"Enable", "/sources/%s/enable", "/sources", "source-enabled"},
 	"endpoint.disable":    {"Disable", "/endpoints/%s/disable", "/destinations", "endpoint-disabled"},
 	"endpoint.enable":     {"Enable", "/endpoints/%s/enable", "/destinations", "endpoint-enabled"},
+	"endpoint.pause":      {"Pause", "/endpoints/%s/pause", "/destinations", "endpoint-paused"},
+	"endpoint.resume":     {"Resume", "/endpoints/%s/resume", "/destinations", "endpoint-resumed"},
 	"delivery.retry":      {"Retry now", "/deliveries/%s/retry", "/deliveries", "delivery-retried"},
 	"eventtype.release":   {"Release held events", "/tenants/%s/event-types/%s/%s/release", "/event-types", "released"},
 	"eventtype.deprecate": {"Deprecate", "/tenants/%s/event-types/%s/%s/deprecate", "/event-types", "deprecated"},

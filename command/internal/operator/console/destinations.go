@@ -17,6 +17,8 @@ func (c *Console) destinationRoutes() {
 	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/replay", c.signedIn(c.replayEndpointWindow))
 	c.mux.HandleFunc("GET "+Prefix+"/deliveries/{id}", c.signedIn(c.delivery))
 	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}", c.signedIn(c.endpoint))
+	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}/retry-dead", c.signedIn(c.confirmRetryDead))
+	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/retry-dead", c.signedIn(c.retryDeadDeliveries))
 }
 
 // created is the page after a create whose answer holds a secret shown
@@ -114,19 +116,11 @@ func formTime(v string) time.Time {
 // are named, how many deliveries the replay would send (the API's dry run).
 func (c *Console) confirmReplayWindow(w http.ResponseWriter, r *http.Request, s Session) error {
 	d := replayWindow{EndpointID: r.PathValue("id"), Since: r.URL.Query().Get("since"), Until: r.URL.Query().Get("until")}
+	q := url.Values{"endpoint_id": {d.EndpointID}, "since": {apiTime(d.Since)}, "until": {apiTime(d.Until)}}
 	var refusal string
-	if d.Since != "" || d.Until != "" {
-		q := url.Values{"endpoint_id": {d.EndpointID}, "since": {apiTime(d.Since)}, "until": {apiTime(d.Until)}}
-		var n endpoints.ReplayCount
-		var err error
-		if refusal, err = refused(c.call(r.Context(), r, s.Token, http.MethodGet, "/deliveries/replay/count", q, nil, &n)); err != nil {
-			return err
-		}
-		if refusal == "" {
-			d.Count = &n
-		}
-	} else if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/endpoints/"+url.PathEscape(d.EndpointID), nil, nil, nil); err != nil {
-		return err // an endpoint the token cannot see is 404 before any window
+	var err error
+	if d.Count, refusal, err = dryRun[endpoints.ReplayCount](c, r, s, d.Since != "" || d.Until != "", "/deliveries/replay/count", q); err != nil {
+		return err
 	}
 	c.render(w, r, http.StatusOK, "replay-window", view{Title: "Replay an endpoint's window", Nav: "destinations", Session: &s, Error: refusal, Data: d})
 	return nil
@@ -144,4 +138,20 @@ func (c *Console) replayEndpointWindow(w http.ResponseWriter, r *http.Request, s
 	d.Done = &done
 	c.render(w, r, http.StatusOK, "replay-window", view{Title: "Deliveries replayed", Nav: "destinations", Session: &s, Data: d})
 	return nil
+}
+
+// dryRun asks an endpoint's count route (path) for what a selection (q)
+// holds, once the form named a window; before that it only asks whether
+// the token sees the endpoint (404 before any window). A refusal of the
+// selection comes back as words for the page.
+func dryRun[T any](c *Console, r *http.Request, s Session, named bool, path string, q url.Values) (*T, string, error) {
+	if !named {
+		return nil, "", c.call(r.Context(), r, s.Token, http.MethodGet, "/endpoints/"+url.PathEscape(q.Get("endpoint_id")), nil, nil, nil)
+	}
+	var n T
+	refusal, err := refused(c.call(r.Context(), r, s.Token, http.MethodGet, path, q, nil, &n))
+	if err != nil || refusal != "" {
+		return nil, refusal, err
+	}
+	return &n, "", nil
 }

@@ -238,8 +238,9 @@ func (b *bundle) walk(t *testing.T, ctx context.Context, axe string, first ...st
 // forbidden are the actions (data-op) a row in a state (data-state) must
 // not offer.
 var forbidden = map[string][]string{
-	"enabled":    {"source.enable", "endpoint.enable"},
-	"disabled":   {"source.disable", "endpoint.disable", "endpoint.test"},
+	"enabled":    {"source.enable", "endpoint.enable", "endpoint.resume"},
+	"disabled":   {"source.disable", "endpoint.disable", "endpoint.test", "endpoint.pause", "endpoint.resume"},
+	"paused":     {"endpoint.pause", "endpoint.enable"},
 	"delivered":  {"delivery.retry"},
 	"replayed":   {"deadletter.replay"},
 	"deprecated": {"eventtype.deprecate"},

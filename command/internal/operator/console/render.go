@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
@@ -46,6 +47,7 @@ var notices = map[string]string{
 	"endpoint-created": "Endpoint created.",
 	"delivery-retried": "Delivery retried.", "endpoint-replayed": "Deliveries replayed.",
 	"endpoint-disabled": "Endpoint disabled.", "endpoint-enabled": "Endpoint enabled.",
+	"endpoint-paused": "Endpoint paused: its deliveries are kept and none is sent until it is resumed.", "endpoint-resumed": "Endpoint resumed: what waited is sent in order.",
 	"reconcile-started": "Reconciliation run finished.",
 }
 
@@ -138,6 +140,12 @@ func (c *Console) funcs() template.FuncMap {
 	f["list"] = func(s ...string) []string { return s }
 	f["act"] = actOf
 	f["conflictID"] = operate.ConflictID
+	// retryRest is the query that counts what a bulk retry left: the same
+	// selection from where it stopped.
+	f["retryRest"] = func(d retryDead, next *time.Time) template.URL {
+		q := url.Values{"since": {next.UTC().Format(time.RFC3339)}, "until": {d.Until}, "event_type": {d.EventType}, "error_class": {d.ErrorClass}}
+		return template.URL(q.Encode()) //nolint:gosec // every value escaped by Encode
+	}
 	// qs is a page's query with some values set (the next page's cursor),
 	// as a template.URL: a plain string after a link's "?" is escaped as one
 	// query value, its "=" and "&" included, and the filter never reached

@@ -89,6 +89,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
 		"source":         "/sources/" + w.source,
 		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
+		"retry-dead":     "/destinations/" + w.endpoint + "/retry-dead?" + window.Encode(),
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
 	}
