@@ -39,6 +39,7 @@ func (c *TenantCreateCmd) Run(ctx context.Context, g *Globals) error {
 type TenantListCmd struct {
 	Output
 	Paging
+	Name string `name:"name" help:"Only the tenants whose name holds this text (any case), or whose id it is." input:"max=200"`
 }
 
 func (c *TenantListCmd) Run(ctx context.Context, g *Globals) error {
@@ -47,7 +48,7 @@ func (c *TenantListCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer done()
-	items, next, err := s.Tenants(ctx, "", c.page())
+	items, next, err := s.Tenants(ctx, c.Name, c.page())
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sluicehq/sluice/internal/refusal"
@@ -83,22 +85,31 @@ func (s Store) Tenant(ctx context.Context, id string) (Tenant, error) {
 }
 
 // Tenants lists tenants in id order; the second value is the next page's
-// cursor ("" on the last page). Only, when set, restricts the list to that
-// tenant (a tenant-scoped caller).
-func (s Store) Tenants(ctx context.Context, only string, p Page) ([]Tenant, string, error) {
+// cursor ("" on the last page). Named, when set, keeps the tenants whose
+// name holds it (any case) or whose id it is: what a person types to find
+// one. The name is matched by reading the tenants' rows, not an index: a
+// deployment holds tenants by the thousand, and a page stops at its limit.
+func (s Store) Tenants(ctx context.Context, named string, p Page) ([]Tenant, string, error) {
 	after, err := p.after()
 	if err != nil {
 		return nil, "", err
 	}
-	var onlyID *string
-	if only != "" {
-		onlyID = &only
+	var like, id *string
+	if named = strings.TrimSpace(named); named != "" {
+		l := "%" + likeEscaper.Replace(named) + "%"
+		like = &l
+		if uuid.Validate(named) == nil {
+			id = &named
+		}
 	}
 	return readPage(ctx, s, "tenants", p, scanTenant, func(t Tenant) string { return t.ID }, tenantColumns+`
-WHERE ($1::uuid IS NULL OR t.id > $1) AND ($2::uuid IS NULL OR t.id = $2)
-ORDER BY t.id LIMIT $3`,
-		after, onlyID)
+WHERE ($1::uuid IS NULL OR t.id > $1) AND ($2::text IS NULL OR t.name ILIKE $2 OR t.id = $3::uuid)
+ORDER BY t.id LIMIT $4`,
+		after, like, id)
 }
+
+// likeEscaper makes a search's text literal in a LIKE pattern.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // SetLimits overrides ingest's rate for a tenant. Running ingest
 // instances apply it within their source cache TTL (5 s).

@@ -27,6 +27,12 @@ type PageQuery struct {
 
 func (q PageQuery) page() tenancy.Page { return tenancy.Page{After: q.Cursor, Limit: q.Limit} }
 
+// tenantListIn is a page of tenants, found by what a person types.
+type tenantListIn struct {
+	PageQuery
+	Name string `query:"name" maxLength:"200" doc:"Only the tenants whose name holds this text (any case), or whose id it is."`
+}
+
 // listOut is one page of a list.
 type listOut[T any] struct {
 	Body struct {
@@ -112,8 +118,8 @@ func tenancyRoutes(a *API) {
 
 func tenantRoutes(a *API) {
 	Handle(a, Route{Op: op("list-tenants", http.MethodGet, "/tenants", "List tenants", "tenants"), Scope: ScopeGlobal},
-		func(ctx context.Context, c Call, in *PageQuery) (*listOut[tenancy.Tenant], error) {
-			items, next, err := c.Store.Tenants(ctx, "", in.page())
+		func(ctx context.Context, c Call, in *tenantListIn) (*listOut[tenancy.Tenant], error) {
+			items, next, err := c.Store.Tenants(ctx, in.Name, in.page())
 			return list(items, next), err
 		})
 	type tenantCreateIn struct {

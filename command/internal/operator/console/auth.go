@@ -49,6 +49,12 @@ func (c *Console) signedIn(h handler) http.HandlerFunc {
 				Error: "This form did not carry the session's CSRF token (or came from another site): nothing was done. Reload the page and try again."})
 			return
 		}
+		if answered, err := c.namedTenant(w, r, s); answered || err != nil {
+			if err != nil {
+				c.fail(w, r, &s, err)
+			}
+			return
+		}
 		if err := h(w, r, s); err != nil {
 			c.fail(w, r, &s, err)
 		}

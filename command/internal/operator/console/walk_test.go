@@ -90,6 +90,7 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"source":         "/sources/" + w.source,
 		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
 		"retry-dead":     "/destinations/" + w.endpoint + "/retry-dead?" + window.Encode(),
+		"tenant-pick":    "/dead-letters?tenant_id=t-",
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
 	}
