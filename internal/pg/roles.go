@@ -161,6 +161,7 @@ var stageTables = map[Stage]map[string][]string{
 		"admin_audit":            {ins},
 		"admin_idempotency_keys": {ins, upd, del},
 		"console_sessions":       {ins, upd, del},
+		"conflict_outcomes":      {ins, upd},
 	},
 }
 
@@ -186,7 +187,7 @@ var stageIncludes = map[Stage][]Stage{
 // view shows its credits, whichever groups run.
 var adminReads = []string{
 	"admin_audit", "admin_idempotency_keys", "admin_tokens", "api_keys", "balances", "cdc_parked", "cdc_slots",
-	"console_sessions", "consumer_waiting", "dead_letters", "deliveries", "delivery_attempts",
+	"conflict_outcomes", "console_sessions", "consumer_waiting", "dead_letters", "deliveries", "delivery_attempts",
 	"delivery_log", "delivery_marks", "delivery_minutes", "delivery_queue_rows", "delivery_redos", "dispatch_delivered", "endpoint_secrets", "endpoints", "event_type_versions", "event_types",
 	"inbox", "inbox_conflicts", "inbox_duplicates", "inbox_payloads",
 	"inbox_waiting", "object_links", "outbox", "pending_deliveries", "reconcile_budgets", "reconcile_corrections",

@@ -300,6 +300,7 @@ func conflictRoutes(a *API, o *operate.Operator) {
 		PageQuery
 		TimeRange
 		TenantID string `query:"tenant_id" format:"uuid" doc:"Only this tenant's."`
+		State    string `query:"state" enum:"open,dismissed,resolved" doc:"Only those still open (no decision), dismissed or resolved; absent: all."`
 	}
 	Handle(a, Route{Op: op("list-conflicts", http.MethodGet, "/conflicts",
 		"List conflicting deliveries (same event key, different content), newest first", "conflicts"), Scope: ScopeTenant},
@@ -308,7 +309,7 @@ func conflictRoutes(a *API, o *operate.Operator) {
 			if err != nil {
 				return nil, err
 			}
-			p, err := o.Conflicts(ctx, scopeOf(c), operate.ConflictFilter{TenantID: tenant, Since: in.Since, Until: in.Until,
+			p, err := o.Conflicts(ctx, scopeOf(c), operate.ConflictFilter{TenantID: tenant, State: in.State, Since: in.Since, Until: in.Until,
 				After: in.Cursor, Limit: in.Limit})
 			return list(p.Items, p.Next), err
 		})
@@ -319,6 +320,7 @@ func conflictRoutes(a *API, o *operate.Operator) {
 			d, err := o.ConflictByID(ctx, scopeOf(c), in.ConflictID)
 			return reply(d), err
 		})
+	decideConflictRoute(a, o)
 }
 
 // RewindBody is where a rewind moves a group: exactly one of to, time or

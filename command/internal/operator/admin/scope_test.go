@@ -26,6 +26,7 @@ var documents = map[string]bool{
 // fails TestEveryRouteKeepsTenantScope until it has one here.
 var requestBodies = map[string]string{
 	"create-tenant":          `{"name":"walked"}`,
+	"decide-conflict":        `{"outcome":"dismissed","note":"walked"}`,
 	"set-tenant-limits":      `{"rate":5,"burst":10}`,
 	"create-source":          `{"tenant_id":"TENANT","kind":"github","account":"acct_walk","secret":"s3cret"}`,
 	"rotate-source-secret":   `{}`,

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
@@ -18,6 +19,7 @@ func (c *Console) deadLetterRoutes() {
 	c.mux.HandleFunc("POST "+Prefix+"/dead-letters/{id}/replay", c.signedIn(c.replay))
 	c.mux.HandleFunc("GET "+Prefix+"/conflicts", c.signedIn(c.conflicts))
 	c.mux.HandleFunc("GET "+Prefix+"/conflicts/{id}", c.signedIn(c.conflict))
+	c.mux.HandleFunc("POST "+Prefix+"/conflicts/{id}/decide", c.signedIn(c.decideConflict))
 }
 
 // The filters of the list, and those of a filtered replay (the pending
@@ -119,7 +121,7 @@ func (c *Console) replay(w http.ResponseWriter, r *http.Request, s Session) erro
 }
 
 func (c *Console) conflicts(w http.ResponseWriter, r *http.Request, s Session) error {
-	q := filters(r, "tenant_id", "since", "until", "cursor", "limit")
+	q := filters(r, "tenant_id", "state", "since", "until", "cursor", "limit")
 	var l list[operate.Conflict]
 	refusal, err := refused(c.call(r.Context(), r, s.Token, http.MethodGet, "/conflicts", q, nil, &l))
 	if err != nil {
@@ -143,5 +145,17 @@ func (c *Console) conflict(w http.ResponseWriter, r *http.Request, s Session) er
 	}
 	c.render(w, r, http.StatusOK, "conflict", view{Title: "Conflict on event " + d.EventID, Nav: "conflicts", Session: &s,
 		Data: conflictData{Conflict: d.Conflict, Lines: sideBySide(bodyText(d.Original.Body), bodyText(d.Newcomer.Body))}})
+	return nil
+}
+
+// decideConflict records the form's decision through the API (audited
+// there) and goes back to the conflict.
+func (c *Console) decideConflict(w http.ResponseWriter, r *http.Request, s Session) error {
+	id := r.PathValue("id")
+	body := map[string]string{"outcome": r.PostFormValue("outcome"), "note": strings.TrimSpace(r.PostFormValue("note"))}
+	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/conflicts/"+url.PathEscape(id)+"/decide", nil, body, nil); err != nil {
+		return err
+	}
+	redirect(w, r, "/conflicts/"+url.PathEscape(id), "conflict-"+body["outcome"], nil)
 	return nil
 }

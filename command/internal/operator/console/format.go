@@ -157,7 +157,7 @@ var tones = map[string]string{
 	"dead": "bad", "quarantined": "bad", "failed": "bad", "disabled": "bad", "refused": "bad", "error": "bad",
 	"abandoned": "bad", "interrupted": "bad", "conflict": "bad", "forbidden": "bad", "not found": "bad", "invalid": "bad",
 	"Dead": "bad", "Empty": "wait",
-	"ready": "good", "not ready": "bad", "failing": "bad", "paused": "wait",
+	"ready": "good", "not ready": "bad", "failing": "bad", "paused": "wait", "open": "wait", "dismissed": "plain", "resolved": "good",
 }
 
 // badge is a state as a coloured label, in words.

@@ -38,7 +38,8 @@ func (v view) CanAct() bool { return v.Session != nil && v.Session.Role == "oper
 // notices are the outcomes an action redirects with (?notice=), so a page
 // never repeats text from its URL.
 var notices = map[string]string{
-	"replayed":       "Dead letter replayed.",
+	"replayed":           "Dead letter replayed.",
+	"conflict-dismissed": "Conflict dismissed: the content that stands is right.", "conflict-resolved": "Conflict marked resolved.",
 	"replayed-set":   "Dead letters replayed.",
 	"rewound":        "Consumer group rewound.",
 	"source-enabled": "Source enabled.", "source-disabled": "Source disabled.",

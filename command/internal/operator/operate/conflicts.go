@@ -16,6 +16,8 @@ var (
 	conflictsSQL string
 	//go:embed sql/conflict_body.sql
 	conflictBodySQL string
+	//go:embed sql/conflict_decide.sql
+	conflictDecideSQL string
 )
 
 // Conflict is a delivery whose event key was taken by different content:
@@ -33,16 +35,28 @@ type Conflict struct {
 	EventType  string    `json:"event_type"`
 	// OriginalAt is when the content that stands was received.
 	OriginalAt time.Time `json:"original_received_at"`
+	// Outcome is what an operator made of it; absent: open.
+	Outcome *ConflictOutcome `json:"outcome,omitempty"`
+}
+
+// ConflictOutcome is an operator's decision on a conflict.
+type ConflictOutcome struct {
+	Outcome   string    `json:"outcome" enum:"dismissed,resolved" doc:"dismissed: the content that stands is right, the newcomer was noise; resolved: set right another way (a new event, a reconciliation, a correction)."`
+	Note      string    `json:"note" doc:"Why, in the operator's words."`
+	Actor     string    `json:"actor" doc:"Who decided (the token's name)."`
+	DecidedAt time.Time `json:"decided_at"`
 }
 
 // ConflictFilter selects conflicts; Since and Until bound their
 // received_at.
 type ConflictFilter struct {
-	TenantID string    `json:"tenant_id,omitempty"`
-	Since    time.Time `json:"since,omitzero"`
-	Until    time.Time `json:"until,omitzero"`
-	After    string    `json:"after,omitempty"`
-	Limit    int       `json:"limit,omitempty"`
+	TenantID string `json:"tenant_id,omitempty"`
+	// State is "open" (no outcome), "dismissed" or "resolved"; empty: any.
+	State string    `json:"state,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	After string    `json:"after,omitempty"`
+	Limit int       `json:"limit,omitempty"`
 }
 
 // Conflicts lists conflicting deliveries, newest first.
@@ -59,6 +73,15 @@ func (o *Operator) Conflicts(ctx context.Context, scope *Scope, f ConflictFilter
 		w.add("i.tenant_id = %s", *t)
 	}
 	w.equal("i.tenant_id", f.TenantID)
+	switch f.State {
+	case "":
+	case "open":
+		w.add("o.outcome IS NULL")
+	case "dismissed", "resolved":
+		w.equal("o.outcome", f.State)
+	default:
+		return Page[Conflict]{}, invalid("state", "is open, dismissed or resolved")
+	}
 	w.timeRange("c.received_at", f.Since, f.Until)
 	if f.After != "" {
 		at, id, err := decodeCursor(f.After)
@@ -82,8 +105,14 @@ func (o *Operator) conflicts(ctx context.Context, w *where, limit int) ([]Confli
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Conflict, error) {
 		var c Conflict
-		err := r.Scan(&c.InboxID, &c.ReceivedAt, &c.BodySHA256, &c.TenantID, &c.SourceID, &c.EventID, &c.EventType, &c.OriginalAt)
+		var outcome, note, actor *string
+		var at *time.Time
+		err := r.Scan(&c.InboxID, &c.ReceivedAt, &c.BodySHA256, &c.TenantID, &c.SourceID, &c.EventID, &c.EventType, &c.OriginalAt,
+			&outcome, &note, &actor, &at)
 		c.ID = ConflictID(c.InboxID, c.ReceivedAt)
+		if outcome != nil {
+			c.Outcome = &ConflictOutcome{Outcome: *outcome, Note: *note, Actor: *actor, DecidedAt: *at}
+		}
 		return c, err
 	})
 	if err != nil {
@@ -102,11 +131,7 @@ type ConflictDetail struct {
 
 // Conflict returns one conflict with both bodies (a payload read).
 func (o *Operator) Conflict(ctx context.Context, scope *Scope, inboxID int64, receivedAt time.Time) (ConflictDetail, error) {
-	w := &where{}
-	w.add("c.inbox_id = %s AND c.received_at = %s", inboxID, receivedAt)
-	if t := scope.tenant(); t != nil {
-		w.add("i.tenant_id = %s", *t)
-	}
+	w := oneConflict(scope, inboxID, receivedAt)
 	list, err := o.conflicts(ctx, w, 1)
 	if err != nil {
 		return ConflictDetail{}, err
@@ -126,4 +151,43 @@ func (o *Operator) Conflict(ctx context.Context, scope *Scope, inboxID int64, re
 		return ConflictDetail{}, fmt.Errorf("load conflict body: %w", err)
 	}
 	return d, nil
+}
+
+// DecideConflict records what an operator made of conflict id (dismissed or
+// resolved, with a note); deciding again replaces the decision. The
+// conflict must be one the scope sees.
+func (o *Operator) DecideConflict(ctx context.Context, scope *Scope, id string, d ConflictOutcome) (Conflict, error) {
+	if d.Outcome != "dismissed" && d.Outcome != "resolved" {
+		return Conflict{}, invalid("outcome", "is dismissed or resolved")
+	}
+	inboxID, receivedAt, err := ParseConflictID(id)
+	if err != nil {
+		return Conflict{}, err
+	}
+	w := oneConflict(scope, inboxID, receivedAt)
+	list, err := o.conflicts(ctx, w, 1)
+	if err != nil {
+		return Conflict{}, err
+	}
+	if len(list) == 0 {
+		return Conflict{}, notFound("conflict", id)
+	}
+	if _, err := o.pool.Exec(ctx, conflictDecideSQL, inboxID, receivedAt, d.Outcome, d.Note, d.Actor); err != nil {
+		return Conflict{}, fmt.Errorf("decide conflict: %w", err)
+	}
+	list, err = o.conflicts(ctx, w, 1)
+	if err != nil {
+		return Conflict{}, err
+	}
+	return list[0], nil
+}
+
+// oneConflict selects conflict (inboxID, receivedAt) among those scope sees.
+func oneConflict(scope *Scope, inboxID int64, receivedAt time.Time) *where {
+	w := &where{}
+	w.add("c.inbox_id = %s AND c.received_at = %s", inboxID, receivedAt)
+	if t := scope.tenant(); t != nil {
+		w.add("i.tenant_id = %s", *t)
+	}
+	return w
 }
