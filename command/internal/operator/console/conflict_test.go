@@ -64,7 +64,7 @@ func TestAConflictIsDismissedThenResolvedAndAudited(t *testing.T) {
 	if n := b.audited(t, rec.ID, "conflict.decide"); n != 2 {
 		t.Errorf("%d decisions audited, want 2", n)
 	}
-	contains(t, "the conflict's page", b.page(t, c, page), `badge good">resolved<`, "“reconciled”", "Decide again")
+	contains(t, "the conflict's page", b.page(t, c, page), `badge good">resolved<`, "“reconciled”", "Deciding again replaces")
 	if strings.Contains(b.page(t, b.signedIn(t, admintoken.RoleRead, w.tenant), page), "/decide") {
 		t.Errorf("a read token is offered the decision's form")
 	}
