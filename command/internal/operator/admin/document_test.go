@@ -212,3 +212,33 @@ func inlineBodies(o map[string]any) []string {
 }
 
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// What the catalogue refuses of a new event type and the document can
+// say, it says (the name's grammar, a schema that is an object, a time
+// format only with its place), and the edge refuses it naming the field.
+func TestTheDocumentStatesTheEventTypeRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	b.load(t)
+	s := b.spec["components"].(map[string]any)["schemas"].(map[string]any)["NewEventTypeBody"].(map[string]any)
+	props := s["properties"].(map[string]any)
+	if asMap(props["event_type"])["pattern"] == nil || asMap(props["schema"])["type"] != "object" || s["dependentRequired"] == nil {
+		t.Errorf("NewEventTypeBody states no grammar, schema type or dependentRequired: %v", s)
+	}
+	root := b.token(t, admintoken.RoleOperate, "")
+	path := "/admin/v1/tenants/" + w.tenant + "/event-types"
+	spec := func(change map[string]any) map[string]any {
+		v := map[string]any{"source_kind": "api", "event_type": "order.placed", "resource_type": "order", "schema": map[string]any{"type": "object"}}
+		for k, x := range change {
+			v[k] = x
+		}
+		return v
+	}
+	b.wantRefused(t, root, []refusal{
+		{http.MethodPost, path, spec(map[string]any{"event_type": "order placed!"}), "body.event_type"},
+		{http.MethodPost, path, spec(map[string]any{"schema": nil}), "body.schema"},
+		{http.MethodPost, path, spec(map[string]any{"schema": "a string"}), "body.schema"},
+		{http.MethodPost, path, spec(map[string]any{"event_time_format": "unix"}), "event_time_at"},
+	})
+}
