@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -56,6 +57,13 @@ func (r endpointRouter) stateCaps() {
 					p.Maximum = ptr(float64(limit))
 					p.PrecomputeMessages()
 				}
+			}
+			// A deployment that refuses plain http says so in the URL's
+			// pattern (the address policy, which resolves names, cannot).
+			if p := deref(reg, body.Properties["url"]); p != nil && !limits.AllowHTTP {
+				p.Pattern = strings.Replace(p.Pattern, "^https?://", "^https://", 1)
+				p.PatternDescription = strings.Replace(p.PatternDescription, "http(s)", "https", 1)
+				p.PrecomputeMessages()
 			}
 		}
 	}
