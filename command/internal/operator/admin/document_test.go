@@ -263,3 +263,23 @@ func TestIPAllowlistTakesCIDRs(t *testing.T) {
 		t.Errorf("a source with CIDRs: %d %s, want 201", status, got)
 	}
 }
+
+// A list field of a body is never null in the document, as the edge
+// refuses null: an endpoint's filters, a source's ip_allowlist.
+func TestBodyListsAreNotNullable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	b.load(t)
+	schemas := b.spec["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, f := range []struct{ schema, field string }{{"NewEndpointBody", "filters"}, {"EndpointPatchBody", "filters"}, {"NewSourceBody", "ip_allowlist"}} {
+		if typ := asMap(asMap(asMap(schemas[f.schema])["properties"])[f.field])["type"]; typ != "array" {
+			t.Errorf("%s.%s: type %v, want array (never null)", f.schema, f.field, typ)
+		}
+	}
+	root := b.token(t, admintoken.RoleOperate, "")
+	b.wantRefused(t, root, []refusal{
+		{http.MethodPost, "/admin/v1/tenants/" + w.tenant + "/endpoints", map[string]any{"url": "https://example.com/hook", "filters": nil}, "body.filters"},
+		{http.MethodPost, "/admin/v1/sources", map[string]any{"tenant_id": w.tenant, "kind": "github", "account": "a", "secret": "s", "ip_allowlist": nil}, "body.ip_allowlist"},
+	})
+}

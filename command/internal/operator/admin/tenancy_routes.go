@@ -171,7 +171,7 @@ type NewSourceBody struct {
 	Secret           string          `json:"secret" maxLength:"1024" writeOnly:"true" doc:"Signing secret as the provider shows it (never shown again, never repeated in a refusal)."`
 	ToleranceSeconds *int64          `json:"tolerance_seconds,omitempty" minimum:"1" maximum:"86400" doc:"How far a signed timestamp may be from now, in seconds (at most a day); absent: 300."`
 	MaxBodyBytes     int64           `json:"max_body_bytes,omitempty" minimum:"0" maximum:"26214400" doc:"Largest body; absent: the kind's default."`
-	IPAllowlist      []CIDR          `json:"ip_allowlist,omitempty" maxItems:"100" doc:"CIDRs deliveries may come from."`
+	IPAllowlist      []CIDR          `json:"ip_allowlist,omitempty" nullable:"false" maxItems:"100" doc:"CIDRs deliveries may come from."`
 	Settings         json.RawMessage `json:"settings,omitempty" doc:"The kind's own settings (the hmac kind's header, algorithm, ...)."`
 }
 
