@@ -86,6 +86,7 @@ func (f DeliveryFlags) config() (delivery.Config, error) {
 	}
 	return delivery.Config{
 		Client:             egress.NewClient(egress.Config{Policy: policy, Timeout: f.Timeout}),
+		Dial:               egress.NewDialer(egress.Config{Policy: policy}).DialContext,
 		Horizon:            f.Horizon,
 		FailingHorizon:     f.FailingHorizon,
 		Timeout:            f.Timeout,
