@@ -11,10 +11,12 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/command/internal/effects/builtintest"
 	"github.com/sluicehq/sluice/internal/consumers/consumertest"
+	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/consumers/groups"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/kafka"
@@ -255,3 +257,91 @@ func checkTargetMessages(t *testing.T, got []targetMessage, secret string, publi
 	t.Logf("%d messages for %d events (repeats: confirms lost to the kill or the outage)", len(got), want)
 }
 
+
+// A Kafka target, a cluster of the tenant's own (SASL_SSL, SCRAM, its own
+// CA), through a kill -9 of the delivering process and a stop of its
+// broker mid-run, holds exactly the endpoint's events, each resource on
+// one partition (the record key is the resource key) with its first copies
+// in Kafka's order, every copy with its webhook-id header and signed; the
+// tenant's HTTP endpoint is not delayed while the cluster is down.
+func TestKafkaTargetGetsEverythingInOrderThroughKillAndOutage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tk := testenv.StartTenantKafka(t)
+	const topic = "tenant-events"
+	if err := kafka.EnsureTopics(ctx, tk.Admin(), kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, topic); err != nil {
+		t.Fatal(err)
+	}
+	user, password := tk.NewUser(t, "tenant")
+	tk.Grant(t, "User:"+user, kafka.ACL{Name: topic, Op: kafka.Write}, kafka.ACL{Name: topic, Op: kafka.Describe})
+	ca, err := os.ReadFile(tk.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := targetServer{
+		endpoint: endpoints.New{Kind: endpoints.KindKafka, URL: "kafka://" + tk.SASLSSL[0],
+			Settings:    endpoints.TargetSettings{Topic: topic, TLS: true, SASLMechanism: "scram-sha-512", CA: string(ca)},
+			Credentials: &endpoints.TargetCredentials{Username: user, Password: password}},
+		stop:  tk.Stop,
+		start: tk.Start,
+		messages: func(t *testing.T) []targetMessage {
+			return kafkaTargetMessages(t, tk, topic)
+		},
+	}
+	deliverThroughKillAndOutage(t, target)
+}
+
+// kafkaTargetMessages reads the whole topic, partition by partition in
+// offset order, checking that each key stays on one partition and is its
+// ce-partitionkey header.
+func kafkaTargetMessages(t *testing.T, tk *testenv.TenantKafka, topic string) []targetMessage {
+	t.Helper()
+	ctx := context.Background()
+	ends, err := tk.Admin().ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tk.Plain...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	byPartition := map[int32][]targetMessage{}
+	partitionOf := map[string]int32{}
+	deadline, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for len(left) > 0 {
+		fs := cl.PollFetches(deadline)
+		if err := deadline.Err(); err != nil {
+			t.Fatalf("reading the tenant's topic: %v (%v left)", err, left)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			m := targetMessage{headers: map[string]string{}, body: r.Value}
+			for _, h := range r.Headers {
+				m.headers[h.Key] = string(h.Value)
+			}
+			if string(r.Key) != m.headers[delivery.PartitionKeyHeader] {
+				t.Errorf("record key %q, %s %q: want the resource key in both", r.Key, delivery.PartitionKeyHeader, m.headers[delivery.PartitionKeyHeader])
+			}
+			if p, ok := partitionOf[string(r.Key)]; ok && p != r.Partition {
+				t.Errorf("resource %s on partitions %d and %d: want one", r.Key, p, r.Partition)
+			}
+			partitionOf[string(r.Key)] = r.Partition
+			byPartition[r.Partition] = append(byPartition[r.Partition], m)
+			if r.Offset+1 >= left[r.Partition] {
+				delete(left, r.Partition)
+			}
+		})
+	}
+	var all []targetMessage
+	for _, ms := range byPartition {
+		all = append(all, ms...)
+	}
+	return all
+}

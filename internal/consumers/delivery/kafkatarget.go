@@ -122,12 +122,29 @@ func (s *kafkaSender) send(ctx context.Context, t *endpoints.Target, m message) 
 	for _, f := range fields(t, m, now) {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: f.name, Value: []byte(f.value)})
 	}
-	err := s.cl.ProduceSync(ctx, rec).FirstErr()
+	err := s.produce(ctx, rec)
 	a.LatencyMS = int(time.Since(now).Milliseconds())
 	if err != nil {
 		a.ErrorClass, a.Error = classifyKafka(err), "produce: "+err.Error()
 	}
 	return a, 0
+}
+
+// produce hands rec to the client and waits for its acknowledgement, or
+// for ctx: a record buffered while no broker answers is not failed by the
+// client until it can write it, and the attempt must not wait for that.
+// Left buffered, it may still be produced: a copy before the next
+// attempt's, with the same webhook-id. The buffer is bounded, so attempts
+// made while it is full wait for room up to ctx, and fail.
+func (s *kafkaSender) produce(ctx context.Context, rec *kgo.Record) error {
+	done := make(chan error, 1)
+	s.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("no acknowledgement: %w", ctx.Err())
+	}
 }
 
 // classifyKafka is a produce error's class: "status" for what the
