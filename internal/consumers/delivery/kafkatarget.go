@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluicehq/sluice/internal/egress"
@@ -152,12 +151,11 @@ func (s *kafkaSender) produce(ctx context.Context, rec *kgo.Record) error {
 // large, an ACL), "timeout" for a record not acknowledged in time, else
 // the connection's.
 func classifyKafka(err error) string {
-	var ke *kerr.Error
-	switch {
-	case errors.As(err, &ke):
-		return "status"
+	switch f := kafka.Classify(err); {
 	case errors.Is(err, kgo.ErrRecordTimeout), errors.Is(err, context.DeadlineExceeded):
 		return egress.ClassTimeout
+	case f != kafka.FaultTransient && f != kafka.FaultNone:
+		return "status" // the cluster's answer
 	}
 	return classifyTarget(err)
 }

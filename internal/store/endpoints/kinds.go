@@ -118,6 +118,22 @@ func (s Store) checkTargetURL(k Kind, raw string, set TargetSettings) error {
 	if err != nil || u.Opaque != "" || u.Hostname() == "" {
 		return invalid("url", "must be an absolute URL with a host (%s)", schemes(k))
 	}
+	if err := s.checkTargetParts(k, u, raw, set); err != nil {
+		return err
+	}
+	if s.CheckURL != nil {
+		// The policy's check of a literal address is the same for every
+		// scheme: ask it of an https URL to the same host.
+		if err := s.CheckURL("https://" + u.Host + "/"); err != nil {
+			return invalid("url", "%s", err.Error())
+		}
+	}
+	return nil
+}
+
+// checkTargetParts judges a parsed target URL's scheme, user, query,
+// fragment, path and port.
+func (s Store) checkTargetParts(k Kind, u *url.URL, raw string, set TargetSettings) error {
 	plain := u.Scheme == "amqp" || u.Scheme == "kafka" && !set.TLS
 	switch {
 	case k == KindRabbitMQ && u.Scheme != "amqp" && u.Scheme != "amqps", k == KindKafka && u.Scheme != "kafka":
@@ -131,17 +147,15 @@ func (s Store) checkTargetURL(k Kind, raw string, set TargetSettings) error {
 	case k == KindKafka && strings.Trim(u.Path, "/") != "":
 		return invalid("url", "a kafka endpoint's URL names its seed broker only (kafka://host:port); the topic is a setting")
 	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return invalid("url", "the port %s is not between 1 and 65535", p)
-		}
+	return checkPort(u.Port())
+}
+
+func checkPort(p string) error {
+	if p == "" {
+		return nil
 	}
-	if s.CheckURL != nil {
-		// The policy's check of a literal address is the same for every
-		// scheme: ask it of an https URL to the same host.
-		if err := s.CheckURL("https://" + u.Host + "/"); err != nil {
-			return invalid("url", "%s", err.Error())
-		}
+	if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+		return invalid("url", "the port %s is not between 1 and 65535", p)
 	}
 	return nil
 }
@@ -164,28 +178,34 @@ func checkSettings(k Kind, set TargetSettings) error {
 			return invalid("settings.ca", "must be PEM certificates, at most %d bytes", maxCALength)
 		}
 	}
-	switch k {
-	case KindRabbitMQ:
-		if set.Topic != "" || set.TLS || set.SASLMechanism != "" {
-			return invalid("settings", "a rabbitmq endpoint takes exchange, routing_key and ca")
-		}
-		if set.RoutingKey == "" {
-			return invalid("settings.routing_key", "a rabbitmq endpoint needs a routing key (a queue's name on the default exchange)")
-		}
-	case KindKafka:
-		if set.Exchange != "" || set.RoutingKey != "" {
-			return invalid("settings", "a kafka endpoint takes topic, tls, sasl_mechanism and ca")
-		}
-		if set.Topic == "" {
-			return invalid("settings.topic", "a kafka endpoint needs a topic")
-		}
-		switch set.SASLMechanism {
-		case "", "plain", "scram-sha-256", "scram-sha-512":
-		default:
-			return invalid("settings.sasl_mechanism", "must be plain, scram-sha-256 or scram-sha-512")
-		}
+	if k == KindRabbitMQ {
+		return checkRabbitMQ(set)
+	}
+	return checkKafka(set)
+}
+
+func checkRabbitMQ(set TargetSettings) error {
+	if set.Topic != "" || set.TLS || set.SASLMechanism != "" {
+		return invalid("settings", "a rabbitmq endpoint takes exchange, routing_key and ca")
+	}
+	if set.RoutingKey == "" {
+		return invalid("settings.routing_key", "a rabbitmq endpoint needs a routing key (a queue's name on the default exchange)")
 	}
 	return nil
+}
+
+func checkKafka(set TargetSettings) error {
+	if set.Exchange != "" || set.RoutingKey != "" {
+		return invalid("settings", "a kafka endpoint takes topic, tls, sasl_mechanism and ca")
+	}
+	if set.Topic == "" {
+		return invalid("settings.topic", "a kafka endpoint needs a topic")
+	}
+	switch set.SASLMechanism {
+	case "", "plain", "scram-sha-256", "scram-sha-512":
+		return nil
+	}
+	return invalid("settings.sasl_mechanism", "must be plain, scram-sha-256 or scram-sha-512")
 }
 
 // settingsColumn is set as stored: NULL when it is empty (HTTP).
@@ -246,29 +266,10 @@ func (s Store) checkTargetPatch(ctx context.Context, id string, p Patch, c *patc
 	if err != nil {
 		return err
 	}
-	raw, set, headers := e.URL, deref(e.Settings), map[string]string{}
-	for _, h := range e.Headers {
-		headers[h] = ""
-	}
-	var cred *TargetCredentials
-	if e.HasCredentials {
-		cred = &TargetCredentials{}
-	}
-	if p.URL != nil {
-		raw = *p.URL
-	}
-	if p.Settings != nil {
-		set = *p.Settings
-	}
-	if p.Credentials != nil {
-		cred = p.Credentials
-	}
-	if p.Headers != nil {
-		headers = *p.Headers
-	}
 	if p.URL == nil && e.Kind == KindHTTP && p.Settings == nil && p.Credentials == nil {
 		return nil // headers alone: checkPatch judged them
 	}
+	raw, set, cred, headers := patchedTarget(e, p)
 	if err := s.checkKind(e.Kind, raw, set, cred, headers); err != nil {
 		return err
 	}
@@ -279,4 +280,26 @@ func (s Store) checkTargetPatch(ctx context.Context, id string, p Patch, c *patc
 		c.credKey, c.credSealed, err = s.sealCredentials(id, p.Credentials)
 	}
 	return err
+}
+
+// patchedTarget is e's URL, settings, credentials and headers (their
+// names: the values are not read) as p leaves them.
+func patchedTarget(e Endpoint, p Patch) (string, TargetSettings, *TargetCredentials, map[string]string) {
+	raw, set, cred, headers := e.URL, deref(e.Settings), p.Credentials, map[string]string{}
+	for _, h := range e.Headers {
+		headers[h] = ""
+	}
+	if cred == nil && e.HasCredentials {
+		cred = &TargetCredentials{}
+	}
+	if p.URL != nil {
+		raw = *p.URL
+	}
+	if p.Settings != nil {
+		set = *p.Settings
+	}
+	if p.Headers != nil {
+		headers = *p.Headers
+	}
+	return raw, set, cred, headers
 }
