@@ -143,6 +143,9 @@ func deliverThroughKillAndOutage(t *testing.T, target targetServer) {
 		"SLUICE_DELIVERY_ALLOW_NETWORKS=127.0.0.0/8",
 		"SLUICE_DELIVERY_TIMEOUT=2s",
 		"SLUICE_DELIVERY_BACKOFF=200ms",
+		// A broker stopped and started takes a minute: retries and the
+		// breaker wait at most 5 s once it is back.
+		"SLUICE_DELIVERY_BACKOFF_MAX=5s",
 		"SLUICE_LOG_LEVEL=warn",
 	)
 	const resources = 10

@@ -118,7 +118,8 @@ type Config struct {
 	DefaultConcurrency, MaxConcurrency int
 	DefaultRate, MaxRate               int
 	// Breaker opens after this many consecutive failures of an endpoint
-	// (default 5), for Cooldown doubling to MaxCooldown (30s, 10m).
+	// (default 5), for Cooldown doubling to MaxCooldown (30s, 10m), each
+	// at most BackoffMax: no endpoint waits longer than a delivery would.
 	BreakerFailures       int
 	Cooldown, MaxCooldown time.Duration
 	// Poll is how often an idle endpoint reads its pending deliveries
@@ -200,6 +201,8 @@ func (c Config) WithDefaults() Config {
 	if c.BreakerFailures <= 0 {
 		c.BreakerFailures = 5
 	}
+	c.MaxCooldown = min(c.MaxCooldown, c.BackoffMax)
+	c.Cooldown = min(c.Cooldown, c.MaxCooldown)
 	return c
 }
 

@@ -151,6 +151,10 @@ func (s *kafkaSender) produce(ctx context.Context, rec *kgo.Record) error {
 // large, an ACL), "timeout" for a record not acknowledged in time, else
 // the connection's.
 func classifyKafka(err error) string {
+	switch c := egress.Classify(err); c {
+	case egress.ClassRefusedAddress, egress.ClassDNS, egress.ClassTLS, egress.ClassConnect:
+		return c // why no broker could be reached, however long the client tried
+	}
 	switch f := kafka.Classify(err); {
 	case errors.Is(err, kgo.ErrRecordTimeout), errors.Is(err, context.DeadlineExceeded):
 		return egress.ClassTimeout
