@@ -70,7 +70,9 @@ func kafkaClient(d *Deliverer, t endpoints.Target, slots int) (*kgo.Client, erro
 	opts = append(opts,
 		kgo.DefaultProduceTopic(t.Settings.Topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.RecordDeliveryTimeout(d.cfg.Timeout),
+		// Before the attempt's own end, so that the client fails the
+		// record itself, naming its last error (why no broker answered).
+		kgo.RecordDeliveryTimeout(d.cfg.Timeout*4/5),
 		kgo.MaxBufferedRecords(2*slots),
 		kgo.ProducerLinger(0),
 		kgo.UnknownTopicRetries(2),
