@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/sluicehq/sluice/internal/kafka"
 )
 
 // TenantKafka is a Kafka cluster other than the deployment's, of one
@@ -15,6 +17,13 @@ import (
 // ends; its state stays under .run/ for the next run.
 type TenantKafka struct {
 	*SecureKafka
+	// User and Password are a SCRAM-SHA-512 user of the test's own, the
+	// tenant's credentials, allowed to write and describe every topic.
+	// Start upserts it again: after a restart of this throwaway
+	// broker, logins with the credentials it had kept failed in these
+	// tests (SASL_AUTHENTICATION_FAILED), the cause not found.
+	User, Password string
+
 	root string
 	env  []string
 }
@@ -45,7 +54,13 @@ func StartTenantKafka(tb testing.TB) *TenantKafka {
 	}
 	k := &TenantKafka{root: root, env: []string{"SLUICE_SECURE_KAFKA_NAME=kafka-tenant-" + port,
 		"SLUICE_SECURE_KAFKA_PORT=" + port, "SLUICE_SECURE_KAFKA_CONTROLLER_PORT=" + controller}}
-	tb.Cleanup(func() { _, _ = secureStack(root, k.env, "down") })
+	tb.Cleanup(func() {
+		// Last: the user's cleanups (its ACLs) need the admin client.
+		if k.SecureKafka != nil {
+			k.admin.Close()
+		}
+		_, _ = secureStack(root, k.env, "down")
+	})
 	env, err := startSecureStack(k.env)
 	if err != nil {
 		tb.Fatal(err)
@@ -53,7 +68,9 @@ func StartTenantKafka(tb testing.TB) *TenantKafka {
 	if k.SecureKafka, err = secureKafkaOf(env); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { k.admin.Close() })
+	k.User, k.Password = "tenant-"+RandomSuffix(), "pw-"+RandomSuffix()+RandomSuffix()
+	k.Grant(tb, "User:"+k.User, kafka.ACL{Name: "*", Op: kafka.Write}, kafka.ACL{Name: "*", Op: kafka.Describe})
+	k.login(tb)
 	return k
 }
 
@@ -76,5 +93,14 @@ func (k *TenantKafka) Start(tb testing.TB) {
 		return err
 	}); err != nil {
 		tb.Fatal(fmt.Errorf("the tenant's Kafka after its start: %w", err))
+	}
+	k.login(tb)
+}
+
+// login upserts the test's user and waits until it can log in.
+func (k *TenantKafka) login(tb testing.TB) {
+	tb.Helper()
+	if err := k.upsertUser(context.Background(), k.User, k.Password); err != nil {
+		tb.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	amqp "github.com/rabbitmq/amqp091-go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -216,10 +217,36 @@ WHERE d.endpoint_id = $1`, ep.ID).Scan(&failed); err != nil {
 		t.Errorf("while the target was down: %d failed attempts, %d delivered; want failures and deliveries waiting", failed, delivered(ep.ID))
 	}
 	target.start(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			logAttempts(t, pool, ep.ID)
+		}
+	})
 	until("every delivery after the target came back", 3*time.Minute, func() bool { return delivered(ep.ID) == first+outage })
 	b.stop(t)
 
 	checkTargetMessages(t, target.messages(t), secret, published, first+outage)
+}
+
+// logAttempts logs endpoint's last failed attempts.
+func logAttempts(t *testing.T, pool *pgxpool.Pool, endpoint string) {
+	rows, err := pool.Query(context.Background(), `SELECT at, attempt, error_class, error FROM delivery_attempts
+WHERE endpoint_id = $1 ORDER BY at DESC LIMIT 12`, endpoint)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			at          time.Time
+			n           int
+			class, text string
+		)
+		if err := rows.Scan(&at, &n, &class, &text); err == nil {
+			t.Logf("attempt %d at %s: %s: %s", n, at.Format("15:04:05.000"), class, text)
+		}
+	}
 }
 
 // checkTargetMessages checks what a target holds: exactly want webhook-ids
@@ -275,8 +302,7 @@ func TestKafkaTargetGetsEverythingInOrderThroughKillAndOutage(t *testing.T) {
 	if err := kafka.EnsureTopics(ctx, tk.Admin(), kafka.TopicSpec{Partitions: 3, Retention: time.Hour}, topic); err != nil {
 		t.Fatal(err)
 	}
-	user, password := tk.NewUser(t, "tenant")
-	tk.Grant(t, "User:"+user, kafka.ACL{Name: topic, Op: kafka.Write}, kafka.ACL{Name: topic, Op: kafka.Describe})
+	user, password := tk.User, tk.Password
 	ca, err := os.ReadFile(tk.CAFile)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,15 +36,40 @@ import (
 // Memory: a client holds its metadata, a connection per broker it
 // produces to, and at most 2x the endpoint's concurrency records buffered.
 type kafkaSender struct {
-	d   *Deliverer
-	cl  *kgo.Client
-	err error // the client could not be made: every attempt fails with it
+	d     *Deliverer
+	t     endpoints.Target
+	slots int
+
+	mu  sync.Mutex
+	cl  *kgo.Client // nil: made at the next attempt
+	err error       // the client cannot be made: every attempt fails with it
 }
 
 func newKafkaSender(d *Deliverer, t endpoints.Target, slots int) *kafkaSender {
-	s := &kafkaSender{d: d}
-	s.cl, s.err = kafkaClient(d, t, slots)
-	return s
+	return &kafkaSender{d: d, t: t, slots: slots}
+}
+
+// client is the endpoint's client, made when there is none.
+func (s *kafkaSender) client() (*kgo.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cl == nil && s.err == nil {
+		s.cl, s.err = kafkaClient(s.d, s.t, s.slots)
+	}
+	return s.cl, s.err
+}
+
+// renew lets go of cl after an attempt that got no answer from the
+// cluster: the next attempt makes a client afresh (new connections, a new
+// producer id). A client whose records timed out while its brokers were
+// away did not always produce again once they were back.
+func (s *kafkaSender) renew(cl *kgo.Client) {
+	s.mu.Lock()
+	if s.cl == cl {
+		s.cl = nil
+	}
+	s.mu.Unlock()
+	go cl.Close() // fails what it buffered: those attempts are failed already
 }
 
 func kafkaClient(d *Deliverer, t endpoints.Target, slots int) (*kgo.Client, error) {
@@ -109,8 +135,10 @@ func (s *kafkaSender) send(ctx context.Context, t *endpoints.Target, m message) 
 	case m.missing:
 		a.ErrorClass, a.Error = "request", errPayloadGone.Error()
 		return a, 0
-	case s.err != nil:
-		a.ErrorClass, a.Error = classifyTarget(s.err), s.err.Error()
+	}
+	cl, err := s.client()
+	if err != nil {
+		a.ErrorClass, a.Error = classifyTarget(err), err.Error()
 		if a.ErrorClass == egress.ClassOther {
 			a.ErrorClass = "request"
 		}
@@ -123,10 +151,13 @@ func (s *kafkaSender) send(ctx context.Context, t *endpoints.Target, m message) 
 	for _, f := range fields(t, m, now) {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: f.name, Value: []byte(f.value)})
 	}
-	err := s.produce(ctx, rec)
+	err = produce(ctx, cl, rec)
 	a.LatencyMS = int(time.Since(now).Milliseconds())
 	if err != nil {
 		a.ErrorClass, a.Error = classifyKafka(err), "produce: "+err.Error()
+		if a.ErrorClass != "status" {
+			s.renew(cl)
+		}
 	}
 	return a, 0
 }
@@ -137,9 +168,9 @@ func (s *kafkaSender) send(ctx context.Context, t *endpoints.Target, m message) 
 // Left buffered, it may still be produced: a copy before the next
 // attempt's, with the same webhook-id. The buffer is bounded, so attempts
 // made while it is full wait for room up to ctx, and fail.
-func (s *kafkaSender) produce(ctx context.Context, rec *kgo.Record) error {
+func produce(ctx context.Context, cl *kgo.Client, rec *kgo.Record) error {
 	done := make(chan error, 1)
-	s.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+	cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
 	select {
 	case err := <-done:
 		return err
@@ -167,7 +198,10 @@ func classifyKafka(err error) string {
 }
 
 func (s *kafkaSender) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cl != nil {
 		s.cl.Close()
+		s.cl = nil
 	}
 }

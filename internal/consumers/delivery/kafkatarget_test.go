@@ -28,8 +28,7 @@ func TestKafkaTargetIsAcknowledgedOrFailsAndRecovers(t *testing.T) {
 	if err := kafka.EnsureTopics(ctx, tk.Admin(), kafka.TopicSpec{Partitions: 1, Retention: time.Hour}, topic); err != nil {
 		t.Fatal(err)
 	}
-	user, password := tk.NewUser(t, "tenant")
-	tk.Grant(t, "User:"+user, kafka.ACL{Name: topic, Op: kafka.Write}, kafka.ACL{Name: topic, Op: kafka.Describe})
+	user, password := tk.User, tk.Password
 	ca, err := os.ReadFile(tk.CAFile)
 	if err != nil {
 		t.Fatal(err)
