@@ -24,7 +24,7 @@ func TestKafkaTargetIsAcknowledgedOrFailsAndRecovers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tk := testenv.StartTenantKafka(t)
-	const topic = "tenant-events"
+	topic := "tenant-events-" + testenv.RandomSuffix() // the cluster's state outlives the test
 	if err := kafka.EnsureTopics(ctx, tk.Admin(), kafka.TopicSpec{Partitions: 1, Retention: time.Hour}, topic); err != nil {
 		t.Fatal(err)
 	}
