@@ -287,7 +287,6 @@ func checkTargetMessages(t *testing.T, got []targetMessage, secret string, publi
 	t.Logf("%d messages for %d events (repeats: confirms lost to the kill or the outage)", len(got), want)
 }
 
-
 // A Kafka target, a cluster of the tenant's own (SASL_SSL, SCRAM, its own
 // CA), through a kill -9 of the delivering process and a stop of its
 // broker mid-run, holds exactly the endpoint's events, each resource on

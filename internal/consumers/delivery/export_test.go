@@ -22,7 +22,9 @@ type Sender struct {
 }
 
 // NewSender opens t's sender.
-func (d *Deliverer) NewSender(t endpoints.Target) *Sender { return &Sender{d: d, s: d.newSender(t, 1), t: t} }
+func (d *Deliverer) NewSender(t endpoints.Target) *Sender {
+	return &Sender{d: d, s: d.newSender(t, 1), t: t}
+}
 
 // Send sends a synthetic event about resource key with id.
 func (s *Sender) Send(ctx context.Context, key, id string) endpoints.Attempt {
