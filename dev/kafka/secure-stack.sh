@@ -7,15 +7,24 @@
 # controller 19392), state under .run/kafka-secure, the jars of .run/kafka.
 # Idempotent and locked: test binaries running in parallel share one.
 #
+# A test that needs a cluster of its own (a tenant's Kafka, stopped and
+# started again by the test) names it: SLUICE_SECURE_KAFKA_NAME (state
+# under .run/<name>), SLUICE_SECURE_KAFKA_PORT (plaintext; SASL_SSL +1,
+# SSL +2) and SLUICE_SECURE_KAFKA_CONTROLLER_PORT (default port+10000).
+# down stops the broker and keeps its state: the next up starts it again.
+#
 #   secure-stack.sh up | down
 set -euo pipefail
 
 export SLUICE_KAFKA_PORT="${SLUICE_SECURE_KAFKA_PORT:-9392}"
 unset SLUICE_KAFKA_CONTROLLER_PORT SLUICE_KAFKA_SASL_PORT SLUICE_KAFKA_SSL_PORT
+if [[ -n "${SLUICE_SECURE_KAFKA_CONTROLLER_PORT:-}" ]]; then
+  export SLUICE_KAFKA_CONTROLLER_PORT="$SLUICE_SECURE_KAFKA_CONTROLLER_PORT"
+fi
 # shellcheck source=dev/up.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../up.sh"
 
-RUN_DIR="$REPO_ROOT/.run/kafka-secure"
+RUN_DIR="$REPO_ROOT/.run/${SLUICE_SECURE_KAFKA_NAME:-kafka-secure}"
 KAFKA_STATE="$RUN_DIR"
 KAFKA_DATA="$KAFKA_STATE/data"
 KAFKA_PROPS="$KAFKA_STATE/server.properties"

@@ -67,11 +67,7 @@ func (c Config) WithDefaults() Config {
 // always verifies TLS, and speaks HTTP/2 where the endpoint does.
 func NewClient(cfg Config) *http.Client {
 	cfg = cfg.WithDefaults()
-	d := dialer{policy: cfg.Policy, net: &net.Dialer{
-		Timeout:   cfg.ConnectTimeout,
-		KeepAlive: 30 * time.Second,
-		Control:   cfg.Policy.control,
-	}}
+	d := NewDialer(cfg)
 	t := &http.Transport{
 		Proxy:                  nil,
 		DialContext:            d.DialContext,
@@ -106,17 +102,33 @@ func tlsConfig(c *tls.Config) *tls.Config {
 	return c
 }
 
-// dialer refuses a host that is an IP literal before dialling it, so that
-// the spellings only a libc resolver reads as addresses (127.1,
+// Dialer opens the TCP connections of targets that are not HTTP (an AMQP
+// server, a tenant's Kafka brokers) under the same policy as the HTTP
+// client's. It refuses a host that is an IP literal before dialling it, so
+// that the spellings only a libc resolver reads as addresses (127.1,
 // 2130706433) fail as refused rather than as unknown names, and dials the
 // address they spell when allowed. The check that holds is net's Control,
-// on every address actually connected to.
-type dialer struct {
+// on every address actually connected to. TLS, if any, is the caller's,
+// over the connection it returns.
+type Dialer struct {
 	policy Policy
 	net    *net.Dialer
 }
 
-func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+// NewDialer returns the dialer of cfg's policy, bounded by its
+// ConnectTimeout.
+func NewDialer(cfg Config) Dialer {
+	cfg = cfg.WithDefaults()
+	return Dialer{policy: cfg.Policy, net: &net.Dialer{
+		Timeout:   cfg.ConnectTimeout,
+		KeepAlive: 30 * time.Second,
+		Control:   cfg.Policy.control,
+	}}
+}
+
+// DialContext connects to addr (host:port) over network if the policy
+// allows the address it resolves to.
+func (d Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("egress: dial %s: %w", addr, err)

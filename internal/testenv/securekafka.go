@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bufio"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -77,10 +76,16 @@ func findSecureKafka() (*SecureKafka, error) {
 	}
 	if env["PLAIN"] == "" {
 		var err error
-		if env, err = startSecureStack(); err != nil {
+		if env, err = startSecureStack(nil); err != nil {
 			return nil, err
 		}
 	}
+	return secureKafkaOf(env)
+}
+
+// secureKafkaOf is the broker whose listeners env names (the keys of
+// .run/kafka-secure/env without their prefix).
+func secureKafkaOf(env map[string]string) (*SecureKafka, error) {
 	s := &SecureKafka{Plain: []string{env["PLAIN"]}, SASLSSL: []string{env["SASL_SSL"]}, SSL: []string{env["SSL"]},
 		CAFile: filepath.Join(env["TLS_DIR"], "ca.pem")}
 	if err := s.loadCA(filepath.Join(env["TLS_DIR"], "ca.key")); err != nil {
@@ -95,31 +100,31 @@ func findSecureKafka() (*SecureKafka, error) {
 }
 
 // startSecureStack runs dev/kafka/secure-stack.sh up from the module's
-// root and reads the listeners it wrote.
-func startSecureStack() (map[string]string, error) {
+// root, with env added to its environment (a stack of its own:
+// SLUICE_SECURE_KAFKA_NAME, ..._PORT), and reads the listeners it wrote.
+func startSecureStack(env []string) (map[string]string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "dev/kafka/secure-stack.sh"), "up")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := secureStack(root, env, "up"); err != nil {
 		return nil, fmt.Errorf("dev/kafka/secure-stack.sh up: %w\n%s", err, out)
 	}
-	f, err := os.Open(filepath.Join(root, ".run/kafka-secure/env"))
+	name := "kafka-secure"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "SLUICE_SECURE_KAFKA_NAME="); ok {
+			name = v
+		}
+	}
+	written, err := readEnv(filepath.Join(root, ".run", name, "env"))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	env := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
-			env[strings.TrimPrefix(k, "SLUICE_TEST_KAFKA_SECURE_")] = v
-		}
+	listeners := map[string]string{}
+	for k, v := range written {
+		listeners[strings.TrimPrefix(k, "SLUICE_TEST_KAFKA_SECURE_")] = v
 	}
-	return env, sc.Err()
+	return listeners, nil
 }
 
 func moduleRoot() (string, error) {
@@ -392,4 +397,12 @@ func writePEM(tb testing.TB, file, kind string, der []byte) {
 	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+func secureStack(root string, env []string, verb string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "dev/kafka/secure-stack.sh"), verb)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd.CombinedOutput()
 }

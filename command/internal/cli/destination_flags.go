@@ -20,7 +20,8 @@ type DeliveryFlags struct {
 	Horizon        time.Duration `name:"delivery-horizon" env:"SLUICE_DELIVERY_HORIZON" default:"72h" help:"How long a delivery is retried before it is dead for its endpoint (at most the payload horizon)."`
 	FailingHorizon time.Duration `name:"delivery-failing-horizon" env:"SLUICE_DELIVERY_FAILING_HORIZON" default:"120h" help:"An endpoint whose every attempt failed for this long is disabled."`
 	Timeout        time.Duration `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of one request to an endpoint, its answer included."`
-	Backoff        time.Duration `name:"delivery-backoff" env:"SLUICE_DELIVERY_BACKOFF" default:"5s" help:"Wait after a delivery's first failed attempt; each next is four times longer, up to 6h, jittered."`
+	Backoff        time.Duration `name:"delivery-backoff" env:"SLUICE_DELIVERY_BACKOFF" default:"5s" help:"Wait after a delivery's first failed attempt; each next is four times longer, up to --delivery-backoff-max, jittered."`
+	BackoffMax     time.Duration `name:"delivery-backoff-max" env:"SLUICE_DELIVERY_BACKOFF_MAX" default:"6h" help:"Longest wait between two attempts of a delivery, and of an endpoint's breaker (at most 10m) before it tries again."`
 }
 
 // EndpointPolicy is the deployment's rules for tenants' endpoints: the
@@ -86,10 +87,12 @@ func (f DeliveryFlags) config() (delivery.Config, error) {
 	}
 	return delivery.Config{
 		Client:             egress.NewClient(egress.Config{Policy: policy, Timeout: f.Timeout}),
+		Dial:               egress.NewDialer(egress.Config{Policy: policy}).DialContext,
 		Horizon:            f.Horizon,
 		FailingHorizon:     f.FailingHorizon,
 		Timeout:            f.Timeout,
 		BackoffBase:        f.Backoff,
+		BackoffMax:         f.BackoffMax,
 		DefaultConcurrency: f.DefaultConcurrency,
 		MaxConcurrency:     f.MaxConcurrency,
 		MaxRate:            f.MaxRate,

@@ -53,7 +53,7 @@ type endpointAction struct {
 // endpointSettings are the settings of a create (an update takes them
 // under the same names, each optional).
 type endpointSettings struct {
-	URL         string   `name:"url" required:"" help:"Where events are POSTed: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
+	URL         string   `name:"url" required:"" help:"Where events are sent: an https URL they are POSTed to (http where the deployment allows it, --delivery-allow-http); amqps://host/vhost for --kind rabbitmq; kafka://seed-broker:port for --kind kafka." input:"max=2048"`
 	Description string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
 	Filters     []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
 	Expression  string   `name:"expression" help:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events the filters take, only those it yields true for (docs/destinations.md)." input:"max=2048"`
@@ -66,7 +66,9 @@ type endpointSettings struct {
 type EndpointCreateCmd struct {
 	Output
 	Tenant string `required:"" help:"Tenant id." input:"uuid"`
+	Kind   string `name:"kind" enum:"http,rabbitmq,kafka" default:"http" help:"What events are sent to: http (a signed POST), rabbitmq (a message published, confirmed), kafka (a record produced to the tenant's cluster)."`
 	endpointSettings
+	targetFlags
 	Unordered      bool                               `help:"Send in parallel, not in order per resource."`
 	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
@@ -81,8 +83,13 @@ func (c *EndpointCreateCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer done()
+	settings, cred, err := c.settings()
+	if err != nil {
+		return err
+	}
 	e, secret, err := s.CreateEndpoint(ctx, endpoints.New{TenantID: c.Tenant, URL: c.URL, Description: c.Description, Filters: c.Filters,
-		Expression: c.Expression, Unordered: c.Unordered, Rate: c.Rate, Concurrency: c.Concurrency, Headers: headers})
+		Expression: c.Expression, Unordered: c.Unordered, Rate: c.Rate, Concurrency: c.Concurrency, Headers: headers,
+		Kind: endpoints.Kind(c.Kind), Settings: settings, Credentials: cred})
 	if err != nil {
 		return err
 	}
@@ -186,7 +193,7 @@ func (c *EndpointGetCmd) Run(ctx context.Context, g *Globals) error {
 		Figures endpoints.Stats `json:"figures"`
 	}{e, st}
 	return printOne(c.Output, v, e.ID,
-		field{"tenant", e.TenantID}, field{"url", e.URL}, field{"description", orDash(e.Description)},
+		field{"tenant", e.TenantID}, field{"kind", e.Kind}, field{"url", e.URL}, field{"description", orDash(e.Description)},
 		field{"filters", strings.Join(e.Filters, ",")}, field{"expression", orDash(e.Expression)}, field{"ordered", e.Ordered}, field{"rate", perDefault(e.RatePerSecond)},
 		field{"concurrency", perDefault(e.Concurrency)}, field{"headers", orDash(strings.Join(e.Headers, ","))},
 		field{"state", state(e)}, field{"active secrets", e.ActiveSecrets},
@@ -206,16 +213,19 @@ func perDefault(n *int) string {
 type EndpointUpdateCmd struct {
 	Output
 	endpointRef
-	URL            *string                            `name:"url" help:"A new URL: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
-	Description    *string                            `name:"description" help:"A new description; empty clears it." input:"max=500"`
-	Filters        []string                           `name:"filter" help:"Replace the filters; repeat for several."`
-	Expression     *string                            `name:"expression" help:"Replace the filter expression; empty removes it." input:"max=2048"`
-	Rate           *int                               `name:"rate" help:"A new rate; 0: the deployment's default."`
-	Concurrency    *int                               `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
-	Headers        []string                           `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
-	ClearHeaders   bool                               `name:"clear-headers" xor:"headers" help:"Remove every static header."`
-	Unordered      bool                               `xor:"order" help:"Send in parallel from now on."`
-	Ordered        bool                               `xor:"order" help:"Send in order per resource from now on."`
+	URL          *string  `name:"url" help:"A new URL: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
+	Description  *string  `name:"description" help:"A new description; empty clears it." input:"max=500"`
+	Filters      []string `name:"filter" help:"Replace the filters; repeat for several."`
+	Expression   *string  `name:"expression" help:"Replace the filter expression; empty removes it." input:"max=2048"`
+	Rate         *int     `name:"rate" help:"A new rate; 0: the deployment's default."`
+	Concurrency  *int     `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
+	Headers      []string `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
+	ClearHeaders bool     `name:"clear-headers" xor:"headers" help:"Remove every static header."`
+	Unordered    bool     `xor:"order" help:"Send in parallel from now on."`
+	Ordered      bool     `xor:"order" help:"Send in order per resource from now on."`
+	// targetFlags, when any is given, replace a rabbitmq or kafka
+	// endpoint's settings (and its credentials, with --target-user).
+	targetFlags
 	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
@@ -252,6 +262,13 @@ func (c *EndpointUpdateCmd) patch() (endpoints.Patch, error) {
 			headers = map[string]string{}
 		}
 		p.Headers = &headers
+	}
+	if c.targetFlags.given() {
+		settings, cred, err := c.settings()
+		if err != nil {
+			return p, err
+		}
+		p.Settings, p.Credentials = &settings, cred
 	}
 	return p, nil
 }
@@ -363,6 +380,7 @@ func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		return err
 	}
 	cfg := delivery.Config{Client: egress.NewClient(egress.Config{Policy: policy, Timeout: c.Timeout}), Timeout: c.Timeout,
+		Dial:       egress.NewDialer(egress.Config{Policy: policy}).DialContext,
 		Registerer: prometheus.NewRegistry()}
 	tenant, err := s.TenantOf(ctx, c.ID)
 	if err != nil {
@@ -379,6 +397,9 @@ func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		return json.NewEncoder(os.Stdout).Encode(a)
 	}
 	outcome := fmt.Sprintf("answered %d", a.Status)
+	if a.OK() && a.Status == 0 {
+		outcome = "confirmed" // a rabbitmq or kafka target
+	}
 	if a.Error != "" {
 		outcome = "failed (" + a.ErrorClass + "): " + a.Error
 	}
@@ -386,7 +407,7 @@ func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 		outcome += " (this deployment dials only public addresses and those of --delivery-allow-networks)"
 	}
 	_, err = fmt.Printf("sent sluice.test to endpoint %s: %s in %d ms\n", c.ID, shown(outcome), a.LatencyMS)
-	if err == nil && (a.Error != "" || a.Status/100 != 2) {
+	if err == nil && !a.OK() {
 		return fmt.Errorf("endpoint %s did not accept the test event", c.ID)
 	}
 	return err

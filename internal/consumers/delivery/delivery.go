@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -94,6 +95,11 @@ type Config struct {
 	// public addresses, follows no redirect and ignores proxies from the
 	// environment. Required.
 	Client *http.Client
+	// Dial opens the connections of targets that are not HTTP (RabbitMQ
+	// servers, tenants' Kafka brokers, each broker a cluster names):
+	// internal/egress's Dialer, under the same policy as Client. Nil: such
+	// targets' attempts fail, refused.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Horizon is how long a delivery is retried before it is dead for its
 	// endpoint. Default 72h (as Stripe retries); never longer than the
 	// payload horizon, which keeps the bodies it sends.
@@ -112,7 +118,8 @@ type Config struct {
 	DefaultConcurrency, MaxConcurrency int
 	DefaultRate, MaxRate               int
 	// Breaker opens after this many consecutive failures of an endpoint
-	// (default 5), for Cooldown doubling to MaxCooldown (30s, 10m).
+	// (default 5), for Cooldown doubling to MaxCooldown (30s, 10m), each
+	// at most BackoffMax: no endpoint waits longer than a delivery would.
 	BreakerFailures       int
 	Cooldown, MaxCooldown time.Duration
 	// Poll is how often an idle endpoint reads its pending deliveries
@@ -194,6 +201,8 @@ func (c Config) WithDefaults() Config {
 	if c.BreakerFailures <= 0 {
 		c.BreakerFailures = 5
 	}
+	c.MaxCooldown = min(c.MaxCooldown, c.BackoffMax)
+	c.Cooldown = min(c.Cooldown, c.MaxCooldown)
 	return c
 }
 
@@ -544,6 +553,8 @@ func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Atte
 	body := fmt.Appendf(nil, `{"type":"sluice.test","endpoint_id":%q,"sent_at":%q}`, id, now.Format(time.RFC3339Nano))
 	m := message{webhookID: "msg_" + eventID, attempt: 1, body: body, eventID: eventID, eventType: "sluice.test",
 		src: "/tenants/" + t.TenantID + "/endpoints/" + id, eventTime: &now, contentType: "application/json", tenantID: t.TenantID}
-	a, _ := d.send(ctx, &t, m)
+	s := d.newSender(t, 1)
+	defer s.close()
+	a, _ := d.send(ctx, s, &t, m)
 	return a, nil
 }

@@ -69,8 +69,8 @@ func (f *figures) add(endpoint string, a endpoints.Attempt) {
 	} else {
 		m.failed++
 	}
-	if a.Status == 0 {
-		return // no answer: no latency
+	if a.Status == 0 && !a.OK() {
+		return // no answer: no latency (a confirm is an answer)
 	}
 	m.answered++
 	m.latencySum += int64(a.LatencyMS)

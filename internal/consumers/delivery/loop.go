@@ -29,6 +29,7 @@ type loop struct {
 	concurrency int
 	limiter     *rate.Limiter // nil: unlimited
 	breaker     *breaker
+	sender      sender // the target's kind's, for the loop's life
 
 	notes   chan span   // ranges of ids the fan-out (or a retry) made pending
 	results chan result // sends that finished
@@ -96,6 +97,7 @@ func (d *Deliverer) newLoop(parent context.Context, t endpoints.Target) *loop {
 		l.limiter = rate.NewLimiter(rate.Limit(r), max(1, r/10))
 	}
 	l.target.Store(&t)
+	l.sender = d.newSender(t, c)
 	return l
 }
 
@@ -123,10 +125,12 @@ func (d *Deliverer) rate(t endpoints.Target) int {
 
 // sameShape says whether t can replace the loop's target in place: what a
 // running loop was built from is unchanged (secrets, headers and the URL
-// may change).
+// may change), and so is how a target that is not HTTP is reached (its
+// sender holds a connection made from that).
 func (l *loop) sameShape(t endpoints.Target) bool {
 	old := l.target.Load()
-	return old.Ordered == t.Ordered && l.d.concurrency(t) == l.concurrency && l.d.rate(t) == l.d.rate(*old)
+	return old.Ordered == t.Ordered && l.d.concurrency(t) == l.concurrency && l.d.rate(t) == l.d.rate(*old) &&
+		old.SameConnection(t)
 }
 
 func (l *loop) update(t endpoints.Target) { l.target.Store(&t) }
@@ -175,6 +179,7 @@ func (l *loop) settled(ids []int64) {
 // flight.
 func (l *loop) run() {
 	defer close(l.done)
+	defer l.sender.close()
 	defer l.busy.Wait()
 	for l.ctx.Err() == nil {
 		l.read()
@@ -409,7 +414,7 @@ func (l *loop) deliver(it *item) {
 		}
 	}
 	sent := time.Now()
-	a, retryAfter := l.d.send(l.ctx, t, it.message)
+	a, retryAfter := l.d.send(l.ctx, l.sender, t, it.message)
 	if l.ctx.Err() != nil && !a.OK() {
 		return
 	}

@@ -56,7 +56,7 @@ func (m *metrics) outcome(a endpoints.Attempt, died bool) {
 		outcome = a.ErrorClass
 	}
 	m.attempts.WithLabelValues(outcome).Inc()
-	if a.Status != 0 {
+	if a.Status != 0 || a.OK() {
 		m.latency.Observe(float64(a.LatencyMS) / 1000)
 	}
 	if died {

@@ -27,16 +27,24 @@ const UserAgent = "Sluice-Destinations/1"
 // answerKept is how much of an answer an attempt keeps.
 const answerKept = 1 << 10
 
-// send makes one request for m and says how it went, and how long the
-// endpoint asked to wait (Retry-After), if it did.
-func (d *Deliverer) send(ctx context.Context, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
+// send makes one attempt of m with s, t's sender, in a span of its own, and
+// says how it went, and how long the target asked to wait (Retry-After),
+// if it did.
+func (d *Deliverer) send(ctx context.Context, s sender, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
 	ctx, span := d.startAttempt(ctx, t, m)
-	a, wait := d.attempt(ctx, t, m)
+	a, wait := s.send(ctx, t, m)
 	endAttempt(span, a)
 	return a, wait
 }
 
-func (d *Deliverer) attempt(ctx context.Context, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
+// httpSender POSTs each delivery to the endpoint's URL with the egress
+// client; it holds nothing of its own (the client keeps its connections).
+type httpSender struct{ d *Deliverer }
+
+func (httpSender) close() {}
+
+func (h httpSender) send(ctx context.Context, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
+	d := h.d
 	now := time.Now()
 	a := endpoints.Attempt{Attempt: m.attempt, At: now}
 	req, err := request(ctx, t, m, now)
@@ -92,23 +100,36 @@ func request(ctx context.Context, t *endpoints.Target, m message, now time.Time)
 	}
 	h.Set("Content-Type", m.contentType)
 	h.Set("User-Agent", UserAgent)
-	h.Set(standardwebhooks.IDHeader, m.webhookID)
-	h.Set(standardwebhooks.TimestampHeader, strconv.FormatInt(now.Unix(), 10))
-	h.Set(standardwebhooks.SignatureHeader, signatures(t.Keys, m, now))
-	h.Set("ce-specversion", "1.0")
-	h.Set("ce-id", m.eventID)
-	h.Set("ce-type", m.eventType)
-	h.Set("ce-source", m.src)
-	if m.subject != "" {
-		h.Set("ce-subject", m.subject)
-	}
-	if m.eventTime != nil {
-		h.Set("ce-time", m.eventTime.UTC().Format(time.RFC3339Nano))
-	}
-	if m.traceparent != "" {
-		h.Set("traceparent", m.traceparent)
+	for _, f := range fields(t, m, now) {
+		h.Set(f.name, f.value)
 	}
 	return req, nil
+}
+
+// field is one header of a delivery, whatever carries it: an HTTP header,
+// an AMQP message header, a Kafka record header.
+type field struct{ name, value string }
+
+// fields are m's Standard Webhooks headers (id, timestamp, signatures
+// with every key of t) and its CloudEvents binary-mode attributes, with
+// the trace it belongs to: the same for every kind of target, so a
+// receiver verifies and deduplicates a message as it does a request.
+func fields(t *endpoints.Target, m message, now time.Time) []field {
+	f := make([]field, 0, 10)
+	f = append(f, field{standardwebhooks.IDHeader, m.webhookID},
+		field{standardwebhooks.TimestampHeader, strconv.FormatInt(now.Unix(), 10)},
+		field{standardwebhooks.SignatureHeader, signatures(t.Keys, m, now)},
+		field{"ce-specversion", "1.0"}, field{"ce-id", m.eventID}, field{"ce-type", m.eventType}, field{"ce-source", m.src})
+	if m.subject != "" {
+		f = append(f, field{"ce-subject", m.subject})
+	}
+	if m.eventTime != nil {
+		f = append(f, field{"ce-time", m.eventTime.UTC().Format(time.RFC3339Nano)})
+	}
+	if m.traceparent != "" {
+		f = append(f, field{"traceparent", m.traceparent})
+	}
+	return f
 }
 
 // errPayloadGone: the event's body is no longer kept (past the payload

@@ -31,15 +31,20 @@ const (
 // Endpoint is a tenant's destination as people see it: never its secrets
 // nor its headers' values, only the headers' names.
 type Endpoint struct {
-	ID            string   `json:"id" doc:"Endpoint id."`
-	TenantID      string   `json:"tenant_id"`
-	URL           string   `json:"url" doc:"Where the tenant's matching events are POSTed."`
-	Description   string   `json:"description"`
-	Filters       []string `json:"filters" nullable:"false" doc:"Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *."`
-	Expression    string   `json:"expression,omitempty" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters name, the endpoint takes those it yields true for. Absent: all of them."`
-	Ordered       bool     `json:"ordered" doc:"true: an event waits until every earlier one of its resource is delivered (or given up)."`
-	RatePerSecond *int     `json:"rate_per_second,omitempty" doc:"Requests per second; absent: the deployment's default."`
-	Concurrency   *int     `json:"concurrency,omitempty" doc:"Requests in flight; absent: the deployment's default."`
+	ID       string `json:"id" doc:"Endpoint id."`
+	TenantID string `json:"tenant_id"`
+	URL      string `json:"url" doc:"Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka)."`
+	Kind     Kind   `json:"kind" enum:"http,rabbitmq,kafka" doc:"What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster)."`
+	// Settings are a rabbitmq or kafka endpoint's; absent for http.
+	Settings *TargetSettings `json:"settings,omitempty" doc:"The rabbitmq or kafka target's settings; absent for http."`
+	// HasCredentials: the target authenticates with sealed credentials.
+	HasCredentials bool     `json:"has_credentials" doc:"true: the target is authenticated with credentials, sealed and never shown."`
+	Description    string   `json:"description"`
+	Filters        []string `json:"filters" nullable:"false" doc:"Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *."`
+	Expression     string   `json:"expression,omitempty" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters name, the endpoint takes those it yields true for. Absent: all of them."`
+	Ordered        bool     `json:"ordered" doc:"true: an event waits until every earlier one of its resource is delivered (or given up)."`
+	RatePerSecond  *int     `json:"rate_per_second,omitempty" doc:"Requests per second; absent: the deployment's default."`
+	Concurrency    *int     `json:"concurrency,omitempty" doc:"Requests in flight; absent: the deployment's default."`
 	// Headers are the static headers' names; their values are sealed and
 	// never shown.
 	Headers        []string       `json:"headers" nullable:"false" doc:"Names of the static headers sent on every request (their values are never shown)."`
@@ -70,6 +75,11 @@ type New struct {
 	Rate        int
 	Concurrency int
 	Headers     map[string]string
+	// Kind is the target's kind (default http); Settings and Credentials
+	// are a rabbitmq or kafka target's.
+	Kind        Kind
+	Settings    TargetSettings
+	Credentials *TargetCredentials
 }
 
 // Filter selects endpoints.
@@ -112,6 +122,14 @@ func (s Store) CreateEndpoint(ctx context.Context, n New) (Endpoint, string, err
 	if err != nil {
 		return Endpoint{}, "", err
 	}
+	settings, err := settingsColumn(n.Settings)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
+	credKey, credSealed, err := s.sealCredentials(id, n.Credentials)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
 	secret, err := newSecret()
 	if err != nil {
 		return Endpoint{}, "", err
@@ -121,9 +139,10 @@ func (s Store) CreateEndpoint(ctx context.Context, n New) (Endpoint, string, err
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO endpoints (id, tenant_id, url, description, filters, ordered, rate_per_second, concurrency,
-  headers_key_id, headers_sealed, filter_expression) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+  headers_key_id, headers_sealed, filter_expression, target_kind, target_settings, target_key_id, target_sealed)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 			id, n.TenantID, n.URL, n.Description, filters, !n.Unordered, positive(n.Rate), positive(n.Concurrency),
-			headersKey, headersSealed, nonEmpty(n.Expression)); err != nil {
+			headersKey, headersSealed, nonEmpty(n.Expression), n.Kind.column(), settings, credKey, credSealed); err != nil {
 			return fmt.Errorf("create endpoint: %w", err)
 		}
 		if err := s.addSecret(ctx, tx, id, secret, nil); err != nil {
@@ -141,7 +160,7 @@ func (s Store) CreateEndpoint(ctx context.Context, n New) (Endpoint, string, err
 // checkNew judges a new endpoint and returns its filters and headers as
 // stored.
 func (s Store) checkNew(n New) ([]string, map[string]string, error) {
-	if err := s.checkURL(n.URL); err != nil {
+	if err := s.checkKind(n.Kind, n.URL, n.Settings, n.Credentials, n.Headers); err != nil {
 		return nil, nil, err
 	}
 	if err := checkDescription(n.Description); err != nil {
@@ -195,7 +214,7 @@ func positive(n int) *int {
 const endpointColumns = `SELECT e.id::text, e.tenant_id::text, e.url, e.description, e.filters, coalesce(e.filter_expression, ''), e.ordered,
        e.rate_per_second, e.concurrency, e.headers_key_id, e.headers_sealed, coalesce(e.disabled_reason, ''), e.disabled_at, e.paused_at, e.failing_since,
        (SELECT count(*) FROM endpoint_secrets k WHERE k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now()))::int,
-       e.created_at, e.updated_at
+       e.created_at, e.updated_at, coalesce(e.target_kind, 'http'), e.target_settings, e.target_key_id IS NOT NULL
 FROM endpoints e`
 
 // scan reads one row of endpointColumns, the headers' names opened.
@@ -206,7 +225,8 @@ func (s Store) scan(row pgx.CollectableRow) (Endpoint, error) {
 		sealed     []byte
 	)
 	if err := row.Scan(&e.ID, &e.TenantID, &e.URL, &e.Description, &e.Filters, &e.Expression, &e.Ordered, &e.RatePerSecond, &e.Concurrency,
-		&headersKey, &sealed, &e.DisabledReason, &e.DisabledAt, &e.PausedAt, &e.FailingSince, &e.ActiveSecrets, &e.CreatedAt, &e.UpdatedAt); err != nil {
+		&headersKey, &sealed, &e.DisabledReason, &e.DisabledAt, &e.PausedAt, &e.FailingSince, &e.ActiveSecrets, &e.CreatedAt, &e.UpdatedAt,
+		&e.Kind, &e.Settings, &e.HasCredentials); err != nil {
 		return e, err
 	}
 	e.Enabled, e.Paused = e.DisabledAt == nil, e.PausedAt != nil
@@ -327,6 +347,10 @@ type Patch struct {
 	// Headers replace every static header; a non-nil pointer to an empty
 	// map clears them.
 	Headers *map[string]string
+	// Settings replace a rabbitmq or kafka target's settings, Credentials
+	// its credentials; nil: unchanged. The kind never changes.
+	Settings    *TargetSettings
+	Credentials *TargetCredentials
 }
 
 // UpdateEndpoint applies a patch in one transaction; the fan-out and the
@@ -339,6 +363,9 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
 	if err != nil {
 		return Endpoint{}, err
 	}
+	if err := s.checkTargetPatch(ctx, id, p, &c); err != nil {
+		return Endpoint{}, err
+	}
 	err = s.change(ctx, id, "endpoint.update", `UPDATE endpoints SET url = coalesce($2, url), description = coalesce($3, description),
   filters = coalesce($4, filters), ordered = coalesce($5, ordered),
   filter_expression = CASE WHEN $13 THEN $14 ELSE filter_expression END,
@@ -346,10 +373,14 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
   concurrency = CASE WHEN $8 THEN $9 ELSE concurrency END,
   headers_key_id = CASE WHEN $10 THEN $11 ELSE headers_key_id END,
   headers_sealed = CASE WHEN $10 THEN $12 ELSE headers_sealed END,
+  target_settings = CASE WHEN $15 THEN $16 ELSE target_settings END,
+  target_key_id = CASE WHEN $17 THEN $18 ELSE target_key_id END,
+  target_sealed = CASE WHEN $17 THEN $19 ELSE target_sealed END,
   updated_at = now()
 WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`,
 		p.URL, p.Description, c.filters, p.Ordered, p.Rate != nil, positive(deref(p.Rate)), p.Concurrency != nil, positive(deref(p.Concurrency)),
-		p.Headers != nil, c.headersKey, c.headersSealed, p.Expression != nil, nonEmpty(deref(p.Expression)))
+		p.Headers != nil, c.headersKey, c.headersSealed, p.Expression != nil, nonEmpty(deref(p.Expression)),
+		p.Settings != nil, c.settings, p.Credentials != nil, c.credKey, c.credSealed)
 	if err != nil {
 		return Endpoint{}, err
 	}
@@ -361,15 +392,13 @@ type patched struct {
 	filters       []string
 	headersKey    *string
 	headersSealed []byte
+	settings      []byte
+	credKey       *string
+	credSealed    []byte
 }
 
 func (s Store) checkPatch(id string, p Patch) (patched, error) {
 	var c patched
-	if p.URL != nil {
-		if err := s.checkURL(*p.URL); err != nil {
-			return c, err
-		}
-	}
 	if p.Description != nil {
 		if err := checkDescription(*p.Description); err != nil {
 			return c, err

@@ -74,6 +74,25 @@ type Target struct {
 	Headers map[string]string
 	// FailingSince is the first failure of the current streak.
 	FailingSince *time.Time
+	// Kind is what URL names; Settings and Credentials (opened; nil: none)
+	// are a rabbitmq or kafka target's.
+	Kind        Kind
+	Settings    TargetSettings
+	Credentials *TargetCredentials
+}
+
+// SameConnection says whether t and u reach their target the same way:
+// the deliverer keeps a connection of a target that is not HTTP while it
+// does.
+func (t Target) SameConnection(u Target) bool {
+	if t.Kind != u.Kind {
+		return false
+	}
+	if t.Kind == KindHTTP {
+		return true // a request each: nothing is held
+	}
+	return t.URL == u.URL && t.Settings == u.Settings && (t.Credentials == nil) == (u.Credentials == nil) &&
+		(t.Credentials == nil || *t.Credentials == *u.Credentials)
 }
 
 // Targets reads every enabled endpoint that is not paused, with its secrets
@@ -100,6 +119,7 @@ func (s Store) targets(ctx context.Context, only string) ([]Target, error) {
 	rows, err := s.Pool.Query(ctx, `
 SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_second, 0), coalesce(e.concurrency, 0),
        e.headers_key_id, e.headers_sealed, e.failing_since,
+       coalesce(e.target_kind, 'http'), coalesce(e.target_settings, '{}'), e.target_key_id, e.target_sealed,
        coalesce(array_agg(k.key_id ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}'),
        coalesce(array_agg(k.ciphertext ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}')
 FROM endpoints e
@@ -122,12 +142,18 @@ ORDER BY e.id`, only)
 			headers    []byte
 			keyIDs     []string
 			sealed     [][]byte
+			credKey    *string
+			cred       []byte
 		)
 		if err := rows.Scan(&t.ID, &t.TenantID, &t.URL, &t.Ordered, &t.Rate, &t.Concurrency, &headersKey, &headers,
-			&t.FailingSince, &keyIDs, &sealed); err != nil {
+			&t.FailingSince, &t.Kind, &t.Settings, &credKey, &cred, &keyIDs, &sealed); err != nil {
 			return nil, fmt.Errorf("read targets: %w", err)
 		}
-		if err := s.open(&t, headersKey, headers, keyIDs, sealed); err != nil {
+		err := s.open(&t, headersKey, headers, keyIDs, sealed)
+		if err == nil {
+			t.Credentials, err = s.openCredentials(t.ID, credKey, cred)
+		}
+		if err != nil {
 			// One endpoint whose secret does not open (a key ring without
 			// its key) must not stop every other's deliveries.
 			unopened = append(unopened, err)

@@ -62,8 +62,8 @@ func (r endpointRouter) stateCaps() {
 			// A deployment that refuses plain http says so in the URL's
 			// pattern (the address policy, which resolves names, cannot).
 			if p := deref(reg, body.Properties["url"]); p != nil && !limits.AllowHTTP {
-				p.Pattern = strings.Replace(p.Pattern, "^https?://", "^https://", 1)
-				p.PatternDescription = strings.Replace(p.PatternDescription, "http(s)", "https", 1)
+				p.Pattern = strings.Replace(p.Pattern, "^(https?|amqps?|kafka)://", "^(https|amqps|kafka)://", 1)
+				p.PatternDescription = strings.Replace(p.PatternDescription, "http(s), amqp(s)", "https, amqps", 1)
 				p.PrecomputeMessages()
 			}
 		}
@@ -110,31 +110,46 @@ func filters(fs []EndpointFilter) []string {
 
 // NewEndpointBody is an endpoint to create.
 type NewEndpointBody struct {
-	URL         string           `json:"url" maxLength:"2048" pattern:"^https?://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s) URL without user info or fragment" doc:"Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment; private and loopback addresses are refused (422)."`
-	Description string           `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"For people (at most 500 characters)."`
-	Filters     []EndpointFilter `json:"filters" nullable:"false" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
-	Ordered     *bool            `json:"ordered,omitempty" doc:"Deliver in order per resource (default true); false sends in parallel."`
-	Rate        int              `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
-	Concurrency int              `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
-	Headers     EndpointHeaders  `json:"headers,omitempty"`
-	Expression  string           `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters."`
+	URL         string                       `json:"url" maxLength:"2048" pattern:"^(https?|amqps?|kafka)://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s), amqp(s) or kafka URL without user info or fragment" doc:"Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka:// without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422)."`
+	Description string                       `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"For people (at most 500 characters)."`
+	Filters     []EndpointFilter             `json:"filters" nullable:"false" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
+	Ordered     *bool                        `json:"ordered,omitempty" doc:"Deliver in order per resource (default true); false sends in parallel."`
+	Rate        int                          `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
+	Concurrency int                          `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
+	Headers     EndpointHeaders              `json:"headers,omitempty"`
+	Expression  string                       `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters."`
+	Kind        endpoints.Kind               `json:"kind,omitempty" enum:"http,rabbitmq,kafka" default:"http" doc:"What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes."`
+	Settings    *endpoints.TargetSettings    `json:"settings,omitempty" doc:"A rabbitmq or kafka target's settings (required for those kinds; absent for http)."`
+	Credentials *endpoints.TargetCredentials `json:"credentials,omitempty" doc:"The user and password a rabbitmq or kafka target is authenticated with: sealed, never shown again."`
+}
+
+// target is the body's kind, settings and credentials as the store takes
+// them.
+func (b NewEndpointBody) target() (endpoints.Kind, endpoints.TargetSettings, *endpoints.TargetCredentials) {
+	var set endpoints.TargetSettings
+	if b.Settings != nil {
+		set = *b.Settings
+	}
+	return b.Kind, set, b.Credentials
 }
 
 // EndpointPatchBody changes an endpoint: absent fields stay as they are.
 type EndpointPatchBody struct {
-	URL         *string          `json:"url,omitempty" maxLength:"2048" pattern:"^https?://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s) URL without user info or fragment" doc:"A new URL (the rules of the create)."`
-	Description *string          `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"A new description; empty clears it."`
-	Filters     []EndpointFilter `json:"filters,omitempty" nullable:"false" minItems:"1" maxItems:"64" doc:"Replace the filters."`
-	Ordered     *bool            `json:"ordered,omitempty"`
-	Rate        *int             `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
-	Concurrency *int             `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`
-	Headers     EndpointHeaders  `json:"headers,omitempty" doc:"Replace every static header; {} clears them."`
-	Expression  *string          `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"Replace the filter expression (the rules of the create); empty removes it."`
+	URL         *string                      `json:"url,omitempty" maxLength:"2048" pattern:"^(https?|amqps?|kafka)://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s), amqp(s) or kafka URL without user info or fragment" doc:"A new URL (the rules of the create)."`
+	Description *string                      `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"A new description; empty clears it."`
+	Filters     []EndpointFilter             `json:"filters,omitempty" nullable:"false" minItems:"1" maxItems:"64" doc:"Replace the filters."`
+	Ordered     *bool                        `json:"ordered,omitempty"`
+	Rate        *int                         `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
+	Concurrency *int                         `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`
+	Headers     EndpointHeaders              `json:"headers,omitempty" doc:"Replace every static header; {} clears them."`
+	Expression  *string                      `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"Replace the filter expression (the rules of the create); empty removes it."`
+	Settings    *endpoints.TargetSettings    `json:"settings,omitempty" doc:"Replace a rabbitmq or kafka target's settings."`
+	Credentials *endpoints.TargetCredentials `json:"credentials,omitempty" doc:"Replace a rabbitmq or kafka target's credentials (sealed, never shown again)."`
 }
 
 func (b EndpointPatchBody) patch() endpoints.Patch {
 	p := endpoints.Patch{URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Expression: b.Expression, Ordered: b.Ordered,
-		Rate: b.Rate, Concurrency: b.Concurrency}
+		Rate: b.Rate, Concurrency: b.Concurrency, Settings: b.Settings, Credentials: b.Credentials}
 	if b.Headers != nil {
 		h := map[string]string(b.Headers)
 		p.Headers = &h
@@ -177,6 +192,7 @@ func (r endpointRouter) create() {
 			b := in.Body
 			n := endpoints.New{TenantID: in.TenantID, URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Expression: b.Expression,
 				Unordered: b.Ordered != nil && !*b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency, Headers: b.Headers}
+			n.Kind, n.Settings, n.Credentials = b.target()
 			e, secret, err := r.as(c).CreateEndpoint(ctx, n)
 			if err != nil {
 				return nil, err

@@ -269,3 +269,28 @@ func TestEndpointExpressionIsCheckedAndPauseResumes(t *testing.T) {
 		t.Errorf("audit %s, want %s", got, want)
 	}
 }
+
+// A rabbitmq endpoint is made through the API with its settings and
+// credentials: the answer (checked against the document) shows the kind,
+// the settings and has_credentials, never the password; a kind the
+// document does not list is refused before the store.
+func TestEndpointOfAnotherKindShowsItsSettingsNeverItsPassword(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	tok := b.token(t, admintoken.RoleOperate, w.tenant)
+	create := "/admin/v1/tenants/" + w.tenant + "/endpoints"
+	status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "amqps://mq.example/orders", "filters": []string{"*"},
+		"kind": "rabbitmq", "settings": map[string]any{"exchange": "events", "routing_key": "orders"},
+		"credentials": map[string]any{"username": "orders", "password": "never-shown"}})
+	if status != http.StatusCreated || !strings.Contains(string(got), `"kind":"rabbitmq"`) || !strings.Contains(string(got), `"routing_key":"orders"`) ||
+		!strings.Contains(string(got), `"has_credentials":true`) || strings.Contains(string(got), "never-shown") {
+		t.Fatalf("create: %d %s; want 201 with kind, settings and has_credentials, no password", status, got)
+	}
+	if status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "https://r.example/", "filters": []string{"*"}, "kind": "sqs"}); status != http.StatusUnprocessableEntity {
+		t.Errorf("create of kind sqs: %d %s, want 422", status, got)
+	}
+	if status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "amqps://mq.example/", "filters": []string{"*"}, "kind": "rabbitmq"}); status != http.StatusUnprocessableEntity || !strings.Contains(string(got), "routing_key") {
+		t.Errorf("create of a rabbitmq endpoint without a routing key: %d %s, want 422 naming it", status, got)
+	}
+}
