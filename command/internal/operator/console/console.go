@@ -66,6 +66,9 @@ type Config struct {
 	SessionTTL time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Portal, when set, makes this console the portal (portal.go): served
+	// on the portal listener, signed into by portal links only.
+	Portal *Portal
 }
 
 // Console is the console's handlers.
@@ -101,6 +104,11 @@ func New(cfg Config, log *slog.Logger) (*Console, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if p := cfg.Portal; p != nil {
+		if err := errors.Join(CheckFrameAncestors(p.FrameAncestors), CheckBrand(p.Brand)); err != nil {
+			return nil, err
+		}
+	}
 	c := &Console{cfg: cfg, log: log.With(slog.String("component", "console")), sessions: sessions{pool: cfg.Pool},
 		mux: http.NewServeMux()}
 	if err := c.parse(); err != nil {
@@ -114,12 +122,8 @@ func New(cfg Config, log *slog.Logger) (*Console, error) {
 // carries.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", CSP)
+	c.frameHeaders(h)
 	h.Set("X-Content-Type-Options", "nosniff")
-	// same-origin, not no-referrer: with no-referrer a browser sends
-	// "Origin: null" on the console's own forms.
-	h.Set("Referrer-Policy", "same-origin")
-	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "no-store")
