@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
@@ -39,7 +40,8 @@ func (p PortalConfig) validate(adminAddr, httpAddr string) error {
 	if adminAddr == "" {
 		return errors.New("--portal-addr needs the admin API in this process (--admin-addr): the portal asks it, in process, for every page")
 	}
-	if p.Addr == adminAddr || p.Addr == httpAddr {
+	// (Port 0, a port the system picks, is a listener of its own too.)
+	if !strings.HasSuffix(p.Addr, ":0") && (p.Addr == adminAddr || p.Addr == httpAddr) {
 		return errors.New("--portal-addr must be a listener of its own, neither --admin-addr nor --http-addr")
 	}
 	if p.LinkTTL < 0 || p.LinkTTL > portallink.MaxTTL {
