@@ -185,10 +185,8 @@ func (c Config) validate() error {
 	if err := c.EndpointLimits.Validate(); err != nil {
 		return err
 	}
-	if err := c.validateDelivery(); err != nil {
-		return err
-	}
-	if err := c.Portal.validate(c.AdminAddr, c.HTTPAddr); err != nil {
+	// The listeners: the portal's beside the admin one.
+	if err := errors.Join(c.validateDelivery(), c.Portal.validate(c.AdminAddr, c.HTTPAddr)); err != nil {
 		return err
 	}
 	if c.Consume {
