@@ -40,6 +40,11 @@ type PortalLinkCreated struct {
 	URL string `json:"url" doc:"The link, shown this once: the portal's open page with the secret in its fragment (never sent to a server; only its SHA-256 is kept). Single use; expires unused at expires_at."`
 }
 
+// PortalLink is a portal link's record (never its secret).
+type PortalLink struct {
+	portallink.Link
+}
+
 // PortalLinkPath names a portal link.
 type PortalLinkPath struct {
 	LinkID string `path:"link_id" format:"uuid" doc:"Portal link id."`
@@ -85,9 +90,9 @@ func portalRoutes(a *API) {
 	Handle(a, Route{Op: op("get-portal-link", http.MethodGet, "/portal-links/{link_id}",
 		"A portal link's record (never its secret): whether it was used, and the token of the session it started", portalTag),
 		Scope: ScopeTenant},
-		func(ctx context.Context, c Call, in *PortalLinkPath) (*body[portallink.Link], error) {
+		func(ctx context.Context, c Call, in *PortalLinkPath) (*body[PortalLink], error) {
 			l, err := links.Get(ctx, in.LinkID)
-			return reply(l), err
+			return reply(PortalLink{l}), err
 		})
 }
 
