@@ -5,7 +5,9 @@
 -- most once (used_at set by the exchange that claims it), and expires unused
 -- at expires_at. Its exchange makes the session's admin token (token_id):
 -- scoped to the tenant, role read or operate by access, portal_scope set,
--- expiring within session_seconds (at most an hour).
+-- expiring within session_seconds (at most an hour). A link is deleted a day
+-- after it expired (by the next minting, by the expires_at index): the
+-- audit trail keeps its id and every use.
 CREATE TABLE portal_links (
     id              uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     tenant_id       uuid NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
@@ -20,7 +22,8 @@ CREATE TABLE portal_links (
     token_id        uuid REFERENCES admin_tokens (id) ON DELETE SET NULL,
     CONSTRAINT portal_links_secret_sha256 UNIQUE (secret_sha256)
 );
-CREATE INDEX portal_links_tenant ON portal_links (tenant_id, created_at);
+CREATE INDEX portal_links_tenant ON portal_links (tenant_id);
+CREATE INDEX portal_links_expires_at ON portal_links (expires_at);
 
 -- The portal scope of a portal session's token (destinations or tenant);
 -- NULL for every other token. Nullable with no default: adding it rewrites

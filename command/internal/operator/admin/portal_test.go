@@ -190,4 +190,14 @@ WHERE resource = 'portal_link' AND target_id IN ($1, $2)`, link.ID, expired.ID).
 	if want := "portal_link.create:ok portal_link.use:ok portal_link.use:conflict portal_link.create:ok portal_link.use:forbidden"; err != nil || trail != want {
 		t.Errorf("audit: %q %v, want %q", trail, err, want)
 	}
+
+	// A day after it expired, a link's row goes with the next minting; its
+	// audit rows stay.
+	if _, err := b.pool.Exec(t.Context(), `UPDATE portal_links SET expires_at = now() - interval '25 hours' WHERE id = $1`, expired.ID); err != nil {
+		t.Fatal(err)
+	}
+	mint(t, operator)
+	if status, got := b.do(t, operator, http.MethodGet, admin.Prefix+"/portal-links/"+expired.ID, nil); status != http.StatusNotFound {
+		t.Errorf("a link expired over a day ago: %d %s, want 404", status, got)
+	}
 }

@@ -16,7 +16,9 @@
 //     a lifetime of at most MaxSession: the session cannot outlive it, and
 //     revoking the token ends the session;
 //   - every minting and every use, refused ones included, is audited
-//     (portal_link.create, portal_link.use).
+//     (portal_link.create, portal_link.use);
+//   - a link is deleted a day after it expired (by a later minting); the
+//     audit trail keeps its id.
 package portallink
 
 import (
