@@ -19,6 +19,11 @@
 //     JavaScript (forms, POST-redirect-GET); the only script is
 //     static/console.js (times into the viewer's zone), under a CSP with no
 //     inline script or style; nothing is fetched from the network.
+//
+// With Config.Portal the same pages are the portal (portal.go): served on
+// a listener of its own, signed into only by portal links, with a cookie
+// that works in a third-party frame and the frame ancestors a deployment
+// names.
 package console
 
 import (
