@@ -37,6 +37,8 @@ var flagSections = []flagSection{
 		"kafka-sasl-mechanism", "kafka-sasl-user", "kafka-sasl-password", "secret-key"}},
 	{"Listeners", []string{"http-addr", "tls-cert", "tls-key", "admin-addr", "admin-tls-cert", "admin-tls-key",
 		"pprof", "shutdown-grace"}},
+	{"Portal", []string{"portal-addr", "portal-url", "portal-tls-cert", "portal-tls-key", "portal-frame-ancestors", "portal-link-ttl",
+		"portal-name", "portal-logo-url", "portal-accent"}},
 	{"Ingest", []string{"max-body-bytes", "tenant-rate", "tenant-burst", "trusted-proxies", "ingest-committers",
 		"ingest-batch", "max-json-depth", "max-json-tokens", "unverified-mib", "unverified-source-mib",
 		"metrics-per-tenant"}},

@@ -182,6 +182,7 @@ type RunFlags struct {
 	Horizons         `embed:""`
 	ReconcileFlags   `embed:""`
 	DeliveryFlags    `embed:""`
+	PortalFlags      `embed:""`
 	Reconcile        bool          `name:"reconcile" env:"SLUICE_RECONCILE" default:"true" negatable:"" help:"Run the reconciliation schedule in this process (ingest and serve); --no-reconcile where a dedicated sluice reconcile --every runs it."`
 	HTTPAddr         string        `name:"http-addr" env:"SLUICE_HTTP_ADDR" default:":8080" help:"Public listen address: webhooks, /healthz, /readyz."`
 	TLSCert          string        `name:"tls-cert" env:"SLUICE_TLS_CERT" help:"Serve HTTPS with this certificate (PEM)."`
@@ -283,6 +284,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 	if cfg.EndpointLimits, cfg.EndpointURLCheck, err = f.DeliveryFlags.endpoints(); err != nil {
 		return cfg, err
 	}
+	cfg.Portal = f.PortalFlags.config()
 	cfg.CDCConfig.Slot = f.Slot
 	cfg.CDCConfig.Linger = f.RelayLinger
 	cfg.CDCConfig.MissingTopicGrace = f.RelayTopicGrace

@@ -68,7 +68,9 @@ type assembly struct {
 	ingest  *ingest.Service
 	ln      net.Listener
 	adminLn net.Listener // nil without an admin listener
-	stages  []stage
+	// portalLn is the portal's listener (portal.go); nil without one.
+	portalLn net.Listener
+	stages   []stage
 
 	// reconciler runs reconciliation by admin request; nil when the
 	// process does not ingest.
@@ -492,11 +494,14 @@ func (a *assembly) adminStage(context.Context) error {
 		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
 		a.cfg.AdminGroups...)
 	admin.New(srv.Engine, admin.Config{Pool: a.adminPool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
-		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst}, a.log)
+		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst, Portal: a.cfg.Portal.adminPortal()}, a.log)
 	// The browser console (/console) asks the API above, in process, with
 	// each session's own token.
 	health := func(ctx context.Context) []console.StageHealth { return stageHealth(ctx, a.checks, a.stagesHere()) }
 	if _, err := console.Register(srv.Engine, console.Config{Pool: a.adminPool, API: srv.Engine, Health: health}, a.log); err != nil {
+		return err
+	}
+	if err := a.portalStage(srv.Engine); err != nil {
 		return err
 	}
 	if a.cfg.Profiling {

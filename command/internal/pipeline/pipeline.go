@@ -58,8 +58,10 @@ type Config struct {
 	// (admin.Config's); zero: its defaults (1/s, burst 10).
 	AdminFailedAuthRate  float64
 	AdminFailedAuthBurst int
-	Topics               envelope.Topics
-	TopicSpec            kafka.TopicSpec
+	// Portal is the portal's listener (portal.go); its Addr empty: none.
+	Portal    PortalConfig
+	Topics    envelope.Topics
+	TopicSpec kafka.TopicSpec
 	// Which stages run here.
 	Ingest, CDC, Consume bool
 	// Migrate applies pending migrations at start, when the owner's
@@ -183,7 +185,8 @@ func (c Config) validate() error {
 	if err := c.EndpointLimits.Validate(); err != nil {
 		return err
 	}
-	if err := c.validateDelivery(); err != nil {
+	// The listeners: the portal's beside the admin one.
+	if err := errors.Join(c.validateDelivery(), c.Portal.validate(c.AdminAddr, c.HTTPAddr)); err != nil {
 		return err
 	}
 	if c.Consume {

@@ -13,6 +13,7 @@ import (
 type Process struct {
 	addr      net.Addr
 	adminAddr net.Addr
+	portal    net.Addr
 	done      chan struct{}
 	err       error
 }
@@ -22,6 +23,9 @@ func (p *Process) Addr() net.Addr { return p.addr }
 
 // AdminAddr is where the admin listener is; nil without one.
 func (p *Process) AdminAddr() net.Addr { return p.adminAddr }
+
+// PortalAddr is where the portal listener is; nil without one.
+func (p *Process) PortalAddr() net.Addr { return p.portal }
 
 // Wait blocks until the process stopped (its context ended and everything
 // drained) and returns the first error of a stage that failed for good.
@@ -61,6 +65,7 @@ func (a *assembly) start(ctx context.Context) *Process {
 	if a.adminLn != nil {
 		p.adminAddr = a.adminLn.Addr()
 	}
+	p.portal = a.portalAddr()
 	g, ctx := errgroup.WithContext(ctx)
 	for _, s := range a.stages {
 		g.Go(func() error {

@@ -152,6 +152,8 @@ type Config struct {
 	// Metrics registers the API's counters (refused authentications);
 	// nil: none.
 	Metrics prometheus.Registerer
+	// Portal is what minting portal links needs (portal_routes.go).
+	Portal PortalConfig
 }
 
 // API is the admin API being registered on an engine.
@@ -219,6 +221,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 	tenancyRoutes(a)
 	reconcileRoutes(a)
 	tokenRoutes(a)
+	portalRoutes(a)
 	for _, g := range cfg.Groups {
 		g(a)
 	}

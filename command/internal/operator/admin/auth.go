@@ -114,6 +114,9 @@ func refused(r *refusal.Error) (int, string) { return AnswerOf(r).Status, r.Erro
 // authorize applies the role and the scope: it returns 0, or the status
 // and words of the refusal.
 func (a *API) authorize(hc huma.Context, op *huma.Operation, r Route, tok admintoken.Token) (int, string) {
+	if no := portalRefusal(op, r, tok); no != nil {
+		return refused(no)
+	}
 	switch {
 	case op.Method != http.MethodGet && tok.Role != admintoken.RoleOperate:
 		return refused(refusal.New(refusal.Forbidden, "this token may only read (role read); acting needs role operate"))

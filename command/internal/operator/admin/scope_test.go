@@ -43,6 +43,7 @@ var requestBodies = map[string]string{
 	"rotate-endpoint-secret": `{"overlap_seconds":60}`,
 	"replay-deliveries":      `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z"}`,
 	"retry-dead-deliveries":  `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z","event_type":"stripe.*","error_class":"status"}`,
+	"create-portal-link":     `{"scope":"destinations","access":"manage"}`,
 }
 
 // requestQueries are the required queries of the GET operations that
@@ -174,7 +175,7 @@ func aim(path string, w world, body string) aimedRequest {
 	r := strings.NewReplacer("{tenant_id}", w.tenant, "{source_id}", source, "{workspace_id}", w.workspace, "{key_id}", w.apiKey,
 		"{inbox_id}", w.inboxID, "{dead_letter_id}", w.deadLetter, "{conflict_id}", w.conflict, "{group}", topics.Resource("subscriptions"),
 		"{source_kind}", walkKind, "{event_type}", walkType, "{token_id}", w.adminToken,
-		"{endpoint_id}", w.endpoint, "{delivery_id}", w.delivery)
+		"{endpoint_id}", w.endpoint, "{delivery_id}", w.delivery, "{link_id}", w.portalLink)
 	out := aimedRequest{path: r.Replace(path)}
 	if body != "" {
 		out.body = strings.NewReplacer("TENANT", w.tenant, "ENDPOINT", w.endpoint).Replace(body)

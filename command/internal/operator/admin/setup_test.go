@@ -27,6 +27,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/command/internal/operator/portallink"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
@@ -315,6 +316,8 @@ type world struct {
 	adminToken string
 	// A dead delivery of the event to endpoint (seedDelivery).
 	delivery string
+	// portalLink is an unused portal link of the tenant.
+	portalLink string
 }
 
 // Fixtures of the operate and catalog routes.
@@ -351,6 +354,11 @@ func (b *bundle) newWorld(t *testing.T) world {
 		t.Fatal(err)
 	}
 	w.adminToken = tok.ID
+	link, _, err := portallink.Store{Pool: b.pool}.Mint(ctx, portallink.New{TenantID: w.tenant, Scope: admintoken.PortalDestinations, Access: portallink.AccessRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.portalLink = link.ID
 	b.seedOperations(t, &w)
 	b.seedDelivery(t, &w)
 	return w

@@ -37,6 +37,32 @@ import (
 // scanners too) and never mistaken for a tenant API key (sk_sluice_).
 const Prefix = "slk_adm_"
 
+// PortalPrefix marks the token of a portal session (PortalScope set): a
+// release that knows no portal scopes refuses it by its prefix, so a
+// rollback never turns a portal session into a whole tenant's token.
+const PortalPrefix = "slk_ptl_"
+
+// PortalScope confines a portal session's token beyond its tenant (the
+// admin API's authorization enforces it on every route).
+type PortalScope string
+
+const (
+	// PortalDestinations reaches the tenant's endpoints and deliveries
+	// only.
+	PortalDestinations PortalScope = "destinations"
+	// PortalTenant reaches the tenant's whole view.
+	PortalTenant PortalScope = "tenant"
+)
+
+// ParsePortalScope accepts the names above.
+func ParsePortalScope(s string) (PortalScope, error) {
+	switch p := PortalScope(s); p {
+	case PortalDestinations, PortalTenant:
+		return p, nil
+	}
+	return "", fmt.Errorf("portal scope %q: want destinations or tenant", s)
+}
+
 // Role is what a token may do.
 type Role string
 
@@ -68,6 +94,9 @@ type Token struct {
 	// NoExpiry flags a token made before lifetimes were required: it never
 	// expires. Revoke it once a token with a lifetime replaces it.
 	NoExpiry bool `json:"no_expiry" doc:"The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it."`
+	// Portal is set on a portal session's token: what of its tenant it
+	// reaches.
+	Portal PortalScope `json:"portal_scope,omitempty" enum:"destinations,tenant" doc:"Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token."`
 }
 
 // The lifetimes of a token: the default, and the longest.
@@ -106,50 +135,58 @@ type New struct {
 	Role     Role
 	TenantID string        // empty: every tenant
 	TTL      time.Duration // 0: DefaultTTL; negative or over MaxTTL is refused
+	// Portal makes a portal session's token (PortalPrefix, scoped to
+	// TenantID, which it needs); empty: an admin token.
+	Portal PortalScope
 }
 
 // Create makes a token and returns its record and the token, which cannot
 // be shown again.
 func (s Store) Create(ctx context.Context, n New) (Token, string, error) {
-	if _, err := ParseRole(string(n.Role)); err != nil {
+	var (
+		t      Token
+		secret string
+	)
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var err error
+		t, secret, err = s.CreateIn(ctx, tx, n)
+		return err
+	})
+	return t, secret, err
+}
+
+// CreateIn is Create in tx, the caller's transaction (a portal link's
+// exchange makes its session's token in the transaction that uses the
+// link).
+func (s Store) CreateIn(ctx context.Context, tx pgx.Tx, n New) (Token, string, error) {
+	if err := n.check(); err != nil {
 		return Token{}, "", err
 	}
-	if n.TTL == 0 {
-		n.TTL = DefaultTTL
-	}
-	if err := input.Lifetime("expiry", n.TTL, MaxTTL); err != nil {
-		return Token{}, "", err
-	}
-	if err := input.Text("name", n.Name, input.MaxName); err != nil {
-		return Token{}, "", err
-	}
-	var tenant *string
+	var tenant, portal *string
 	if n.TenantID != "" {
-		if !input.IsUUID(n.TenantID) {
-			return Token{}, "", refusal.NoSuch("tenant", n.TenantID)
-		}
 		tenant = &n.TenantID
+	}
+	prefix := Prefix
+	if n.Portal != "" {
+		prefix, portal = PortalPrefix, (*string)(&n.Portal)
 	}
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return Token{}, "", fmt.Errorf("admin token: %w", err)
 	}
-	secret := Prefix + base64.RawURLEncoding.EncodeToString(raw)
+	secret := prefix + base64.RawURLEncoding.EncodeToString(raw)
 	expires := time.Now().Add(n.TTL)
+	rows, err := tx.Query(ctx, `INSERT INTO admin_tokens (name, role, tenant_id, token_sha256, expires_at, portal_scope)
+VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+columns, n.Name, string(n.Role), tenant, digest(secret), expires, portal)
 	var t Token
-	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `INSERT INTO admin_tokens (name, role, tenant_id, token_sha256, expires_at)
-VALUES ($1, $2, $3, $4, $5) RETURNING `+columns, n.Name, string(n.Role), tenant, digest(secret), expires)
-		if err != nil {
-			return err
-		}
-		if t, err = pgx.CollectExactlyOneRow(rows, scan); err != nil {
-			return err
-		}
-		return s.Actor.Record(ctx, tx, audit.Target{Action: "admintoken.create", Resource: "admintoken", ID: t.ID, TenantID: t.TenantID})
-	})
+	if err == nil {
+		t, err = pgx.CollectExactlyOneRow(rows, scan)
+	}
 	if name, ok := pg.Violation(err); ok && name == "admin_tokens_tenant_id_fkey" {
 		return Token{}, "", refusal.NoSuch("tenant", n.TenantID)
+	}
+	if err == nil {
+		err = s.Actor.Record(ctx, tx, audit.Target{Action: "admintoken.create", Resource: "admintoken", ID: t.ID, TenantID: t.TenantID})
 	}
 	if err != nil {
 		return Token{}, "", fmt.Errorf("create admin token: %w", err)
@@ -157,11 +194,41 @@ VALUES ($1, $2, $3, $4, $5) RETURNING `+columns, n.Name, string(n.Role), tenant,
 	return t, secret, nil
 }
 
-const columns = `id::text, name, role, coalesce(tenant_id::text, ''), created_at, expires_at, revoked_at`
+// check refuses what Create must not make, and fills the default
+// lifetime.
+func (n *New) check() error {
+	if _, err := ParseRole(string(n.Role)); err != nil {
+		return err
+	}
+	if n.TTL == 0 {
+		n.TTL = DefaultTTL
+	}
+	if err := input.Lifetime("expiry", n.TTL, MaxTTL); err != nil {
+		return err
+	}
+	if err := input.Text("name", n.Name, input.MaxName); err != nil {
+		return err
+	}
+	if n.TenantID != "" && !input.IsUUID(n.TenantID) {
+		return refusal.NoSuch("tenant", n.TenantID)
+	}
+	if n.Portal == "" {
+		return nil
+	}
+	if _, err := ParsePortalScope(string(n.Portal)); err != nil {
+		return err
+	}
+	if n.TenantID == "" {
+		return errors.New("admin token: a portal token needs a tenant")
+	}
+	return nil
+}
+
+const columns = `id::text, name, role, coalesce(tenant_id::text, ''), created_at, expires_at, revoked_at, coalesce(portal_scope, '')`
 
 func scan(row pgx.CollectableRow) (Token, error) {
 	var t Token
-	err := row.Scan(&t.ID, &t.Name, &t.Role, &t.TenantID, &t.CreatedAt, &t.ExpiresAt, &t.RevokedAt)
+	err := row.Scan(&t.ID, &t.Name, &t.Role, &t.TenantID, &t.CreatedAt, &t.ExpiresAt, &t.RevokedAt, &t.Portal)
 	t.NoExpiry = t.ExpiresAt == nil
 	return t, err
 }
@@ -173,7 +240,7 @@ func digest(token string) []byte {
 
 // Authenticate returns the record of a live token.
 func (s Store) Authenticate(ctx context.Context, token string) (Token, error) {
-	if !strings.HasPrefix(token, Prefix) {
+	if !strings.HasPrefix(token, Prefix) && !strings.HasPrefix(token, PortalPrefix) {
 		return Token{}, ErrUnknown
 	}
 	rows, err := s.Pool.Query(ctx, `SELECT `+columns+` FROM admin_tokens WHERE token_sha256 = $1`, digest(token))

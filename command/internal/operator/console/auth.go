@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
@@ -63,7 +62,7 @@ func (c *Console) signedIn(h handler) http.HandlerFunc {
 
 // session is the request's live session.
 func (c *Console) session(r *http.Request) (Session, error) {
-	ck, err := r.Cookie(CookieName)
+	ck, err := r.Cookie(c.cookieName())
 	if err != nil {
 		return Session{}, ErrNoSession
 	}
@@ -156,8 +155,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.audit(r.Context(), rec.ID, rec.TenantID, "console.sign_in")
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: value, Path: Prefix, Expires: expires, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	c.setCookie(w, r, value, expires)
 	http.Redirect(w, r, returnTo(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
@@ -168,14 +166,9 @@ func (c *Console) signOut(w http.ResponseWriter, r *http.Request, s Session) err
 		return err
 	}
 	c.audit(r.Context(), s.TokenID, s.TenantID, "console.sign_out")
-	clearCookie(w, r)
+	c.clearCookie(w, r)
 	http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
 	return nil
-}
-
-func clearCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: Prefix, Expires: time.Unix(0, 0), MaxAge: -1, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 }
 
 // audit records a session's start or end, as the API records its actions.

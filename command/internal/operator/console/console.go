@@ -19,6 +19,11 @@
 //     JavaScript (forms, POST-redirect-GET); the only script is
 //     static/console.js (times into the viewer's zone), under a CSP with no
 //     inline script or style; nothing is fetched from the network.
+//
+// With Config.Portal the same pages are the portal (portal.go): served on
+// a listener of its own, signed into only by portal links, with a cookie
+// that works in a third-party frame and the frame ancestors a deployment
+// names.
 package console
 
 import (
@@ -75,6 +80,9 @@ type Config struct {
 	// Refresh is how often the overview asks for its figures again
 	// (default DefaultRefresh).
 	Refresh time.Duration
+	// Portal, when set, makes this console the portal (portal.go): served
+	// on the portal listener, signed into by portal links only.
+	Portal *Portal
 }
 
 // DefaultRefresh is how often the overview refreshes: the samples behind
@@ -117,6 +125,11 @@ func New(cfg Config, log *slog.Logger) (*Console, error) {
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = DefaultRefresh
 	}
+	if p := cfg.Portal; p != nil {
+		if err := errors.Join(CheckFrameAncestors(p.FrameAncestors), CheckBrand(p.Brand)); err != nil {
+			return nil, err
+		}
+	}
 	c := &Console{cfg: cfg, log: log.With(slog.String("component", "console")), sessions: sessions{pool: cfg.Pool},
 		mux: http.NewServeMux()}
 	if err := c.parse(); err != nil {
@@ -130,12 +143,8 @@ func New(cfg Config, log *slog.Logger) (*Console, error) {
 // carries.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", CSP)
+	c.frameHeaders(h)
 	h.Set("X-Content-Type-Options", "nosniff")
-	// same-origin, not no-referrer: with no-referrer a browser sends
-	// "Origin: null" on the console's own forms.
-	h.Set("Referrer-Policy", "same-origin")
-	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	if h.Get("Cache-Control") == "" {
 		h.Set("Cache-Control", "no-store")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/refusal"
 )
@@ -31,6 +32,12 @@ type view struct {
 // Operator reports whether the session's token spans tenants (it sees the
 // deployment's pages: consumer groups, the slot).
 func (v view) Operator() bool { return v.Session != nil && v.Session.TenantID == "" }
+
+// DestinationsOnly reports whether the session is a portal's of scope
+// destinations: its menu holds Destinations only.
+func (v view) DestinationsOnly() bool {
+	return v.Session != nil && v.Session.Portal == admintoken.PortalDestinations
+}
 
 // CanAct reports whether the session's token may act (role operate).
 func (v view) CanAct() bool { return v.Session != nil && v.Session.Role == "operate" }
@@ -111,7 +118,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *Session, err e
 		if s != nil {
 			_ = c.sessions.revoke(r.Context(), *s)
 		}
-		clearCookie(w, r)
+		c.clearCookie(w, r)
 		http.Redirect(w, r, Prefix+"/sign-in", http.StatusSeeOther)
 	case errors.As(err, &apiErr):
 		c.render(w, r, apiErr.Status, "error", view{Title: http.StatusText(apiErr.Status), Session: s, Error: apiErr.Error()})
@@ -138,6 +145,7 @@ func redirect(w http.ResponseWriter, r *http.Request, path, notice string, q url
 func (c *Console) funcs() template.FuncMap {
 	f := formatFuncs(c.cfg.Now)
 	f["prefix"] = func() string { return Prefix }
+	f["brand"] = c.brand
 	f["list"] = func(s ...string) []string { return s }
 	f["act"] = actOf
 	f["conflictID"] = operate.ConflictID

@@ -37,11 +37,14 @@ var ErrNoSession = refusal.Sub(refusal.Unauthenticated, "no_session", "no consol
 // from its row with the cookie's secret, and the CSRF token its forms
 // carry.
 type Session struct {
-	id        []byte
-	TokenID   string
-	Token     string
-	Role      admintoken.Role
-	TenantID  string
+	id       []byte
+	TokenID  string
+	Token    string
+	Role     admintoken.Role
+	TenantID string
+	// Portal is a portal session's scope (destinations or tenant); empty
+	// for an operator's session.
+	Portal    admintoken.PortalScope
 	CSRF      string
 	ExpiresAt time.Time
 }
@@ -81,7 +84,7 @@ func (s sessions) find(ctx context.Context, cookie string) (Session, error) {
 	}
 	ss := Session{id: sessionID(secret)}
 	var sealed []byte
-	err = s.pool.QueryRow(ctx, sessionFindSQL, ss.id).Scan(&ss.TokenID, &sealed, &ss.CSRF, &ss.ExpiresAt, &ss.Role, &ss.TenantID)
+	err = s.pool.QueryRow(ctx, sessionFindSQL, ss.id).Scan(&ss.TokenID, &sealed, &ss.CSRF, &ss.ExpiresAt, &ss.Role, &ss.TenantID, &ss.Portal)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Session{}, ErrNoSession
 	}

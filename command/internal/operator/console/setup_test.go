@@ -219,9 +219,10 @@ func (b *bundle) signIn(t testing.TB, c *http.Client, token string) string {
 	return ""
 }
 
-// browser is a fresh headless Chromium (Debian's), driven by chromedp. A
-// missing Chromium fails the test: dev/console/chromium.sh installs it.
-func browser(t testing.TB) context.Context {
+// browser is a fresh headless Chromium (Debian's), driven by chromedp,
+// with the extra options given. A missing Chromium fails the test:
+// dev/console/chromium.sh installs it.
+func browser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	const path = "/usr/bin/chromium"
 	if _, err := os.Stat(path); err != nil {
@@ -240,6 +241,7 @@ func browser(t testing.TB) context.Context {
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	}
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	// Generous: the page walk tabs through every page on a loaded machine.
