@@ -73,7 +73,7 @@ func TestGoClientDrivesTheAdminAPI(t *testing.T) {
 	}
 
 	f := tenantFixture{tenantID: tenant.String(), sourceID: src.JSON201.Id, secret: secret}
-	if code := f.sendSigned(t, invoicePaid("evt_"+s, "in_"+s, "cus_"+s, 100)); code != http.StatusAccepted {
+	if code := f.sendSigned(t, invoicePaid("evt_"+s, "in_"+s, "cus_"+s, 0)); code != http.StatusAccepted {
 		t.Fatalf("signed webhook answered %d", code)
 	}
 	endpoint := uuid.MustParse(ep.JSON201.Id)
@@ -98,7 +98,7 @@ func TestGoClientDrivesTheAdminAPI(t *testing.T) {
 	}
 
 	for i := 1; i < clientStoryEvents; i++ {
-		if code := f.sendSigned(t, invoicePaid(fmt.Sprintf("evt_%s_%d", s, i), fmt.Sprintf("in_%s_%d", s, i), "cus_"+s, 100)); code != http.StatusAccepted {
+		if code := f.sendSigned(t, invoicePaid(fmt.Sprintf("evt_%s_%d", s, i), fmt.Sprintf("in_%s_%d", s, i), "cus_"+s, 0)); code != http.StatusAccepted {
 			t.Fatalf("webhook %d answered %d", i, code)
 		}
 	}
