@@ -66,7 +66,6 @@ import (
 	"slices"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -192,7 +191,6 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 			Security: []map[string][]string{{"bearer": {}}},
 			Servers:  []*huma.Server{{URL: "/", Description: "The admin listener serving this document (SLUICE_ADMIN_ADDR, default 127.0.0.1:8082); the operations' paths start with " + Prefix + "."}},
 		},
-		OpenAPIPath:   OpenAPIPath[:len(OpenAPIPath)-len(".json")],
 		Formats:       map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat},
 		DefaultFormat: "application/json",
 		Transformers:  []huma.Transformer{problems},
@@ -200,7 +198,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 	// Every error of the document is a Problem (problem.go).
 	hc.Components.Schemas.RegisterTypeAlias(reflect.TypeFor[huma.ErrorModel](), reflect.TypeFor[Problem]())
 	a := &API{
-		api:    humagin.New(e, hc),
+		api:    huma.NewAPI(hc, ginAdapter{e}),
 		cfg:    cfg,
 		log:    log.With(slog.String("component", "admin")),
 		tokens: admintoken.Store{Pool: cfg.Pool},
@@ -216,6 +214,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 	}
 	e.Use(a.answerConventions)
 	a.unrouted(e)
+	a.serveDocuments(e)
 	a.api.UseMiddleware(a.authenticate)
 	tenancyRoutes(a)
 	reconcileRoutes(a)

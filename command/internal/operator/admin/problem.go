@@ -73,7 +73,7 @@ var _ huma.Transformer = problems
 
 // unrouted answers, as problems, what no operation serves on the admin
 // listener: a path nothing serves (404), a method the path does not take
-// (405, HEAD included, with Allow).
+// (405, with Allow).
 func (a *API) unrouted(e *gin.Engine) {
 	e.NoRoute(func(c *gin.Context) {
 		writeProblem(c, newProblem(http.StatusNotFound, fmt.Sprintf("nothing is served at %s; the operations are in %s", c.Request.URL.Path, OpenAPIPath)))
@@ -102,6 +102,9 @@ func (a *API) allowed(path string) string {
 	}{{http.MethodGet, item.Get}, {http.MethodPost, item.Post}, {http.MethodPut, item.Put}, {http.MethodDelete, item.Delete}, {http.MethodPatch, item.Patch}} {
 		if m.op != nil {
 			methods = append(methods, m.name)
+		}
+		if m.op != nil && m.name == http.MethodGet {
+			methods = append(methods, http.MethodHead) // answered as the GET (adapter.go)
 		}
 	}
 	return strings.Join(methods, ", ")

@@ -73,7 +73,7 @@ func TestEveryErrorIsAProblemDetail(t *testing.T) {
 		{"unknown route outside the API", http.MethodGet, "/nosuch", "", "", 404},
 		{"unknown route, no token", http.MethodGet, "/admin/v1/tenants/" + w.tenant + "/nosuch", "", "", 404},
 		{"wrong method", http.MethodDelete, "/admin/v1/tenants", "", "", 405},
-		{"HEAD", http.MethodHead, "/admin/v1/tenants", "", "", 405},
+		{"HEAD where no GET is", http.MethodHead, "/admin/v1/tenants/" + w.tenant + "/limits", "", "", 405},
 		{"a method of another path's route", http.MethodGet, "/admin/v1/dead-letters/replay", "", "", 405},
 		{"another media type", http.MethodPost, "/admin/v1/tenants", "text/plain", `{"name":"x"}`, 415},
 		{"no JSON", http.MethodPost, "/admin/v1/tenants", "application/json", `{"name":`, 400},

@@ -1,0 +1,137 @@
+package admin_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+)
+
+// validDocument fails t unless raw is a valid OpenAPI document of version
+// by the version's own JSON Schema (libopenapi's, the OpenAPI Initiative's
+// with no unknown keyword allowed but x- extensions).
+func validDocument(t *testing.T, what string, raw []byte, version string) map[string]any {
+	t.Helper()
+	var spec map[string]any
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if spec["openapi"] != version {
+		t.Fatalf("%s is OpenAPI %v, want %s", what, spec["openapi"], version)
+	}
+	doc, err := libopenapi.NewDocument(raw)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatalf("%s: validator: %v", what, errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		for _, e := range verrs {
+			for _, se := range e.SchemaValidationErrors {
+				t.Errorf("%s: %s: %s", what, se.FieldPath, se.Reason)
+			}
+			t.Errorf("%s: %s: %s", what, e.Message, e.Reason)
+		}
+	}
+	return spec
+}
+
+// refSiblings lists where v holds a $ref with keywords beside it, which
+// OpenAPI 3.0 ignores (and its JSON Schema does not catch: a Reference
+// object allows anything beside $ref).
+func refSiblings(v any, at string) []string {
+	var found []string
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["$ref"]; ok && len(v) > 1 {
+			found = append(found, at)
+		}
+		for k, sub := range v {
+			found = append(found, refSiblings(sub, at+"/"+k)...)
+		}
+	case []any:
+		for i, sub := range v {
+			found = append(found, refSiblings(sub, fmt.Sprintf("%s/%d", at, i))...)
+		}
+	}
+	return found
+}
+
+// The 3.0 rendering, served for the tools that read only 3.0, is a valid
+// OpenAPI 3.0 document (no keyword 3.0 does not know, no $ref with
+// siblings) that keeps what the 3.1 one says (every operation, the
+// patterns' descriptions as x-patternDescription); the 3.1 document is
+// valid 3.1; both are served as YAML too, without a token, and answer HEAD.
+func TestTheDocumentsAreValidInTheirVersions(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	get := func(path string) []byte {
+		t.Helper()
+		resp, got := b.raw(t, "", http.MethodGet, path, "", "")
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/openapi+") {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		if head, body := b.raw(t, "", http.MethodHead, path, "", ""); head.StatusCode != http.StatusOK || len(body) > 0 {
+			t.Errorf("HEAD %s: %d with %d bytes, want 200 without a body", path, head.StatusCode, len(body))
+		}
+		return got
+	}
+	v31 := validDocument(t, "the 3.1 document", get("/admin/v1/openapi.json"), "3.1.0")
+	raw30 := get("/admin/v1/openapi-3.0.json")
+	v30 := validDocument(t, "the 3.0 rendering", raw30, "3.0.3")
+	for _, at := range refSiblings(v30, "") {
+		t.Errorf("the 3.0 rendering: a $ref with siblings at %s", at)
+	}
+	if n31, n30 := strings.Count(mustJSON(v31), `"patternDescription"`), strings.Count(string(raw30), `"x-patternDescription"`); n31 == 0 || n30 != n31 {
+		t.Errorf("patternDescription: %d in 3.1, x-patternDescription %d in 3.0, want as many and some", n31, n30)
+	}
+	if len(v30["paths"].(map[string]any)) != len(v31["paths"].(map[string]any)) {
+		t.Errorf("the 3.0 rendering has %d paths, the 3.1 document %d", len(v30["paths"].(map[string]any)), len(v31["paths"].(map[string]any)))
+	}
+	for _, path := range []string{"/admin/v1/openapi.yaml", "/admin/v1/openapi-3.0.yaml"} {
+		doc, err := libopenapi.NewDocument(get(path))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if _, errs := doc.BuildV3Model(); errs != nil {
+			t.Errorf("%s: %v", path, errs)
+		}
+	}
+}
+
+// HEAD is answered wherever GET is (RFC 9110, 9.3.2): the GET's status and
+// headers without its body, to a read token as to any, refused as the GET
+// would be without a token; where no GET is, 405 naming the methods.
+func TestHeadIsAnsweredWhereGetIs(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	read := b.token(t, admintoken.RoleRead, "")
+	for _, path := range []string{"/admin/v1/tenants", "/admin/v1/tenants/" + w.tenant, "/admin/v1/sources?tenant_id=" + w.tenant, "/admin/v1/overview"} {
+		get, body := b.raw(t, read, http.MethodGet, path, "", "")
+		head, none := b.raw(t, read, http.MethodHead, path, "", "")
+		if head.StatusCode != http.StatusOK || get.StatusCode != http.StatusOK || len(none) != 0 || len(body) == 0 {
+			t.Errorf("HEAD %s: %d with %d bytes (GET: %d with %d), want 200 without a body", path, head.StatusCode, len(none), get.StatusCode, len(body))
+		}
+		if head.Header.Get("Content-Type") != get.Header.Get("Content-Type") || head.Header.Get("X-Request-Id") == "" {
+			t.Errorf("HEAD %s: headers %v, want the GET's (%v)", path, head.Header, get.Header)
+		}
+	}
+	resp, got := b.raw(t, read, http.MethodHead, "/admin/v1/tenants/5b2e1d4c-0000-4000-8000-000000000000", "", "")
+	wantProblem(t, "HEAD of an unknown tenant", resp, got, http.StatusNotFound)
+	resp, got = b.raw(t, "", http.MethodHead, "/admin/v1/tenants", "", "")
+	wantProblem(t, "HEAD without a token", resp, got, http.StatusUnauthorized)
+	resp, got = b.raw(t, read, http.MethodHead, "/admin/v1/dead-letters/replay", "", "")
+	wantProblem(t, "HEAD where only POST is", resp, got, http.StatusMethodNotAllowed)
+	if allow := resp.Header.Get("Allow"); allow != "POST" {
+		t.Errorf("HEAD where only POST is: Allow %q, want POST", allow)
+	}
+}
