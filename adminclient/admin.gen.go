@@ -1066,7 +1066,9 @@ type EndpointDetail struct {
 
 	// FailingSince The first failure of the current streak; absent once an attempt succeeds.
 	FailingSince *time.Time `json:"failing_since,omitempty"`
-	Figures      Stats      `json:"figures"`
+
+	// Figures Counted from the endpoint's deliveries, each figure bounded (see window and pending_at_least).
+	Figures Stats `json:"figures"`
 
 	// Filters Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
 	Filters []string `json:"filters"`
@@ -1822,7 +1824,9 @@ type SourceReconciliation struct {
 	// Runs Its latest runs, newest first, refused ones included.
 	Runs     []ReconcileRun     `json:"runs"`
 	SourceId openapi_types.UUID `json:"source_id"`
-	Status   *ReconcileStatus   `json:"status,omitempty"`
+
+	// Status Absent: the source has no API credentials, so it is not reconciled.
+	Status *ReconcileStatus `json:"status,omitempty"`
 }
 
 // SourceRotateInBody defines model for SourceRotateInBody.

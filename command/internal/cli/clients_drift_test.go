@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,6 +38,10 @@ func TestCheckedInClientsAreWhatTheDocumentGenerates(t *testing.T) {
 		}
 		if err := os.WriteFile(filepath.Join(dir, d.file), []byte(out), 0o600); err != nil {
 			t.Fatal(err)
+		}
+		// The document printed is the one serve serves.
+		if served := servedDocument(t, "/admin/v1/"+d.file); !jsonEqual(t, served, []byte(out)) {
+			t.Errorf("sluice docs openapi --openapi-version %s is not what serve serves at /admin/v1/%s", d.version, d.file)
 		}
 	}
 	out := filepath.Join(dir, "out")
@@ -76,6 +84,32 @@ func TestCheckedInClientsAreWhatTheDocumentGenerates(t *testing.T) {
 	if len(differ) > 0 {
 		t.Errorf("these checked-in clients' files are not what the document generates; run make clients:\n  %s", strings.Join(differ, "\n  "))
 	}
+}
+
+func servedDocument(t *testing.T, path string) []byte {
+	t.Helper()
+	resp, err := http.Get(suite.adminURL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+	}
+	return b
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // hostEnvironWithout is the test's environment less the variables of a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/pipeline"
 )
 
@@ -24,7 +25,8 @@ type DocsCmd struct {
 }
 
 // DocsOpenAPICmd writes the document of /admin/v1/openapi.json (3.1) or of
-// /admin/v1/openapi-3.0.json (3.0, for tools that read no other) for the
+// /admin/v1/openapi-3.0.json (3.0, for tools that read no other: the
+// admin package's own rendering, as served) for the
 // vocabularies the global flags configure (providers, event types,
 // resource types).
 type DocsOpenAPICmd struct {
@@ -43,7 +45,7 @@ func (c *DocsOpenAPICmd) Run(k *kong.Context, g *Globals, log *slog.Logger) erro
 	}
 	var out []byte
 	if c.Version == "3.0" {
-		out, err = doc.Downgrade()
+		out, err = admin.Downgrade(doc)
 	} else {
 		out, err = json.Marshal(doc)
 	}
