@@ -33,10 +33,14 @@ type Spec struct {
 	Compatible bool
 }
 
+// TypePattern is the grammar of an event type's name (ECMA-262 and RE2
+// alike), for the admin API's document to state.
+const TypePattern = `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`
+
 var (
 	// Type names travel in ce_type, ce_dataschema and keys: letters,
 	// digits, '.', '_' and '-', as providers' own names are.
-	typeName     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+	typeName     = regexp.MustCompile(TypePattern)
 	typeNameRule = "want 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit (e.g. order.placed)"
 	// Resource types name topics: no '.', so sluice.tenant.<x> can never be
 	// one of Sluice's own topics.

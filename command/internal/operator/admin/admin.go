@@ -222,6 +222,8 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 	for _, g := range cfg.Groups {
 		g(a)
 	}
+	a.stateVocabularies()
+	a.statePagination()
 	return a
 }
 
@@ -322,7 +324,26 @@ func Handle[I, O any](a *API, r Route, h func(ctx context.Context, c Call, in *I
 		}
 		return out, nil
 	})
-	a.stateInputRules(a.registered(op.Method, op.Path))
+	registered := a.registered(op.Method, op.Path)
+	a.stateInputRules(registered)
+	stateRetryAfter(registered)
+}
+
+// stateRetryAfter documents Retry-After on the answers that carry it:
+// 429 always, 503 when waiting helps (a look-up that failed, not a process
+// that does not run what answers).
+func stateRetryAfter(op *huma.Operation) {
+	for _, status := range []string{"429", "503"} {
+		resp := op.Responses[status]
+		if resp == nil {
+			continue
+		}
+		if resp.Headers == nil {
+			resp.Headers = map[string]*huma.Param{}
+		}
+		resp.Headers["Retry-After"] = &huma.Param{Description: "Seconds to wait before sending the request again (429 always; 503 when waiting helps).",
+			Schema: &huma.Schema{Type: huma.TypeInteger, Minimum: ptr(1.0)}}
+	}
 }
 
 // registered is the operation the document holds for method and path.

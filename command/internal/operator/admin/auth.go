@@ -102,6 +102,9 @@ func (a *API) identify(hc huma.Context) (admintoken.Token, bool) {
 
 // refuse answers r as the table says (refusals.go).
 func (a *API) refuse(hc huma.Context, r *refusal.Error) {
+	if r.Kind == refusal.Unavailable {
+		hc.SetHeader("Retry-After", "1") // a look-up that failed: ask again
+	}
 	_ = huma.WriteErr(a.api, hc, AnswerOf(r).Status, r.Error())
 }
 

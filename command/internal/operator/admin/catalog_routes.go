@@ -54,13 +54,27 @@ func eventTypes(es []catalog.Entry) []EventType {
 // NewEventTypeBody declares a type or a new version of one.
 type NewEventTypeBody struct {
 	Kind            string          `json:"source_kind" doc:"A source kind of this build's (its provider registry), or api."`
-	Type            string          `json:"event_type" minLength:"1" doc:"The type's name, as the events carry it (e.g. order.placed)."`
-	Schema          json.RawMessage `json:"schema" doc:"JSON Schema 2020-12, self-contained (no remote $ref); no string in it may hold NUL."`
+	Type            string          `json:"event_type" minLength:"1" maxLength:"128" doc:"The type's name, as the events carry it (e.g. order.placed): letters, digits, '.', '_' or '-', starting with a letter or digit."`
+	Schema          json.RawMessage `json:"schema" doc:"JSON Schema 2020-12 as an object, self-contained (no remote $ref); no string in it may hold NUL. A schema that does not compile is refused (422)."`
 	ResourceType    string          `json:"resource_type" doc:"The resource type its events are keyed and routed by: one of the deployment's (SLUICE_TENANT_RESOURCE_TYPES)."`
 	ObjectID        string          `json:"object_id_at,omitempty" doc:"Where the object id is: a JSON pointer (/data/id) or header:<Name>; absent: the source kind's place."`
 	EventTime       string          `json:"event_time_at,omitempty" doc:"Where the event time is, like object_id_at."`
 	EventTimeFormat string          `json:"event_time_format,omitempty" enum:"unix,rfc3339,unix_or_rfc3339" doc:"How the event time is written; absent: unix."`
 	Compatible      bool            `json:"compatible,omitempty" doc:"A new version must accept every stored event the previous one accepted (checked before it is stored)."`
+}
+
+// TransformSchema states what the catalogue's check says of a spec and a
+// schema can: the type's grammar, a schema that is an object (never
+// null), event_time_format only beside event_time_at.
+func (NewEventTypeBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	if p := s.Properties["event_type"]; p != nil {
+		p.Pattern, p.PatternDescription = catalog.TypePattern, "an event type's name (e.g. order.placed)"
+	}
+	if p := s.Properties["schema"]; p != nil {
+		p.Type = huma.TypeObject
+	}
+	s.DependentRequired = map[string][]string{"event_time_format": {"event_time_at"}}
+	return s
 }
 
 // Resolve refuses a schema holding what no stored text may (NUL).

@@ -54,8 +54,9 @@ func (a *API) serveDocuments(e *gin.Engine) {
 
 // Downgrade is o rendered as OpenAPI 3.0.3: huma's downgrade (type arrays
 // with null become nullable, exclusive bounds booleans, examples one
-// example), then what 3.0 allows only otherwise: a keyword of huma's own
-// (patternDescription) becomes its x- extension, and a $ref with sibling
+// example), then what 3.0 allows only otherwise: a keyword 3.0 does not
+// know (huma's patternDescription, JSON Schema 2019's dependentRequired)
+// becomes its x- extension, and a $ref with sibling
 // keywords (3.0 ignores them) is wrapped in an allOf that keeps them.
 func Downgrade(o *huma.OpenAPI) ([]byte, error) {
 	raw, err := o.Downgrade()
@@ -77,9 +78,11 @@ func to30(v any) any {
 		for k, sub := range v {
 			v[k] = to30(sub)
 		}
-		if pd, ok := v["patternDescription"]; ok {
-			delete(v, "patternDescription")
-			v["x-patternDescription"] = pd
+		for _, k := range []string{"patternDescription", "dependentRequired"} {
+			if kept, ok := v[k]; ok {
+				delete(v, k)
+				v["x-"+k] = kept
+			}
 		}
 		if ref, ok := v["$ref"]; ok && len(v) > 1 {
 			delete(v, "$ref")

@@ -135,3 +135,110 @@ func TestHeadIsAnsweredWhereGetIs(t *testing.T) {
 		t.Errorf("HEAD where only POST is: Allow %q, want POST", allow)
 	}
 }
+
+// The document is one a client generator can work from: every operation
+// has an operationId, every body a named schema; each paged list says how
+// it pages (x-pagination, the same names everywhere); each create declares
+// Idempotency-Key; 429 and 503 declare Retry-After; a problem names its
+// kind from a closed list.
+func TestTheDocumentServesClientGenerators(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.load(t)
+	want := map[string]any{"cursor_param": "cursor", "limit_param": "limit", "next_field": "next_cursor", "items_field": "items"}
+	paged := 0
+	for path, item := range b.spec["paths"].(map[string]any) {
+		for method, raw := range item.(map[string]any) {
+			o := raw.(map[string]any)
+			id, _ := o["operationId"].(string)
+			if id == "" {
+				t.Errorf("%s %s has no operationId", method, path)
+			}
+			for _, at := range inlineBodies(o) {
+				t.Errorf("%s: an unnamed schema at %s", id, at)
+			}
+			params := map[string]bool{}
+			ps, _ := o["parameters"].([]any)
+			for _, p := range ps {
+				p := p.(map[string]any)
+				params[p["in"].(string)+"."+p["name"].(string)] = true
+			}
+			if params["query.cursor"] {
+				paged++
+				if got := o["x-pagination"]; mustJSON(got) != mustJSON(want) {
+					t.Errorf("%s takes a cursor: x-pagination %v, want %v", id, got, want)
+				}
+			}
+			if strings.HasPrefix(id, "create-") && !params["header.Idempotency-Key"] {
+				t.Errorf("%s declares no Idempotency-Key", id)
+			}
+			responses := o["responses"].(map[string]any)
+			for _, status := range []string{"429", "503"} {
+				r, _ := responses[status].(map[string]any)
+				headers, _ := r["headers"].(map[string]any)
+				if _, ok := headers["Retry-After"]; !ok {
+					t.Errorf("%s: %s declares no Retry-After", id, status)
+				}
+			}
+		}
+	}
+	if paged < 10 {
+		t.Errorf("%d paged lists, want every list that pages (at least 10)", paged)
+	}
+	problem := b.spec["components"].(map[string]any)["schemas"].(map[string]any)["Problem"].(map[string]any)
+	kind, _ := problem["properties"].(map[string]any)["kind"].(map[string]any)
+	if len(kind["enum"].([]any)) != 7 {
+		t.Errorf("Problem.kind: %v, want the seven kinds as an enum", kind)
+	}
+}
+
+// inlineBodies lists the request and response bodies of o whose schema is
+// an object written in place (a generator would name it Body1, Body2).
+func inlineBodies(o map[string]any) []string {
+	var found []string
+	check := func(at string, content any) {
+		for ct, mt := range asMap(content) {
+			s := asMap(asMap(mt)["schema"])
+			if _, ref := s["$ref"]; !ref && (s["type"] == "object" || s["properties"] != nil) {
+				found = append(found, at+" "+ct)
+			}
+		}
+	}
+	check("requestBody", asMap(o["requestBody"])["content"])
+	for status, r := range asMap(o["responses"]) {
+		check("responses."+status, asMap(r)["content"])
+	}
+	return found
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// What the catalogue refuses of a new event type and the document can
+// say, it says (the name's grammar, a schema that is an object, a time
+// format only with its place), and the edge refuses it naming the field.
+func TestTheDocumentStatesTheEventTypeRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	b.load(t)
+	s := b.spec["components"].(map[string]any)["schemas"].(map[string]any)["NewEventTypeBody"].(map[string]any)
+	props := s["properties"].(map[string]any)
+	if asMap(props["event_type"])["pattern"] == nil || asMap(props["schema"])["type"] != "object" || s["dependentRequired"] == nil {
+		t.Errorf("NewEventTypeBody states no grammar, schema type or dependentRequired: %v", s)
+	}
+	root := b.token(t, admintoken.RoleOperate, "")
+	path := "/admin/v1/tenants/" + w.tenant + "/event-types"
+	spec := func(change map[string]any) map[string]any {
+		v := map[string]any{"source_kind": "api", "event_type": "order.placed", "resource_type": "order", "schema": map[string]any{"type": "object"}}
+		for k, x := range change {
+			v[k] = x
+		}
+		return v
+	}
+	b.wantRefused(t, root, []refusal{
+		{http.MethodPost, path, spec(map[string]any{"event_type": "order placed!"}), "body.event_type"},
+		{http.MethodPost, path, spec(map[string]any{"schema": nil}), "body.schema"},
+		{http.MethodPost, path, spec(map[string]any{"schema": "a string"}), "body.schema"},
+		{http.MethodPost, path, spec(map[string]any{"event_time_format": "unix"}), "event_time_at"},
+	})
+}

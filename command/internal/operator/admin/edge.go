@@ -25,7 +25,8 @@ import (
 // document and checked before anything else sees a request.
 //
 // Every text an operation reads (a path, query or header parameter, a body
-// field) is stated as input.TextPattern with a maxLength (input.MaxText
+// field) is stated as input.TextPattern (a body field's as
+// input.ValuePattern: not only spaces) with a maxLength (input.MaxText
 // unless its field says less or more) and a minLength of 1, unless it
 // declares a format, an enum or a pattern of its own; a format uuid gets
 // input.UUIDPattern besides, since huma's uuid format alone reads
@@ -33,7 +34,8 @@ import (
 // into the operation's schemas once, when it is registered, so the
 // document and huma's validation say one thing. checkEdge then does what a
 // schema cannot say: bytes that are no UTF-8, a parameter given empty, a
-// body field given null, and the path parameters, checked before a scoped
+// body field given null, and the path parameters; and the body's presence
+// rules (presence.go), in words naming the fields, checked before a scoped
 // token's owner look-up needs them.
 
 // maxRequestBody bounds a request body (huma's own default).
@@ -44,7 +46,7 @@ const maxRequestBody = 1 << 20
 func (a *API) stateInputRules(op *huma.Operation) {
 	reg := a.api.OpenAPI().Components.Schemas
 	for _, p := range op.Parameters {
-		ruleText(p.Schema)
+		ruleText(p.Schema, input.TextPattern, input.TextPatternDescription)
 		p.Schema.PrecomputeMessages()
 	}
 	if op.RequestBody == nil {
@@ -53,15 +55,16 @@ func (a *API) stateInputRules(op *huma.Operation) {
 	seen := map[*huma.Schema]bool{}
 	for _, mt := range op.RequestBody.Content {
 		walkSchema(reg, mt.Schema, seen, func(s *huma.Schema) {
-			ruleText(s)
+			ruleText(s, input.ValuePattern, input.ValuePatternDescription)
 			s.PrecomputeMessages()
 		})
 	}
 }
 
 // ruleText states the text and uuid rules on a string schema that has no
-// rule of its own.
-func ruleText(s *huma.Schema) {
+// rule of its own: text is pattern (a body's fields are values a person
+// gives, never only spaces; a parameter's, a filter or a cursor, text).
+func ruleText(s *huma.Schema, pattern, description string) {
 	if s == nil || s.Type != huma.TypeString || len(s.Enum) > 0 || s.Pattern != "" {
 		return
 	}
@@ -69,7 +72,11 @@ func ruleText(s *huma.Schema) {
 	case "uuid":
 		s.Pattern, s.PatternDescription = input.UUIDPattern, input.UUIDPatternDescription
 	case "":
-		s.Pattern, s.PatternDescription = input.TextPattern, input.TextPatternDescription
+		s.Pattern, s.PatternDescription = pattern, description
+		if s.MinLength != nil && *s.MinLength == 0 {
+			// Empty is a value here (a description cleared): spaces too.
+			s.Pattern, s.PatternDescription = input.TextPattern, input.TextPatternDescription
+		}
 		if s.MaxLength == nil {
 			s.MaxLength = ptr(input.MaxText)
 		}
@@ -125,6 +132,7 @@ func (a *API) checkEdge(hc huma.Context, op *huma.Operation) (huma.Context, []er
 	if json.Unmarshal(body, &parsed) == nil {
 		for _, mt := range op.RequestBody.Content {
 			errs = append(errs, nulls(a.api.OpenAPI().Components.Schemas, mt.Schema, parsed, "body")...)
+			errs = append(errs, presence(a.api.OpenAPI().Components.Schemas, mt.Schema, parsed)...)
 		}
 	}
 	return withBody{hc, body}, errs

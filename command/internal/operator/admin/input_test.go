@@ -263,7 +263,17 @@ func TestEmptyValuesAreRefusedWhereAValueIsMeant(t *testing.T) {
 		{http.MethodPost, "/admin/v1/tenants", map[string]any{"name": ""}, "body.name"},
 		{http.MethodPost, "/admin/v1/workspaces", map[string]any{"tenant_id": w.tenant, "customer": ""}, "body.customer"},
 		{http.MethodPost, "/admin/v1/api-keys", map[string]any{}, "tenant_id"},
+		// Only spaces is no value either.
+		{http.MethodPost, "/admin/v1/tenants", map[string]any{"name": "   "}, "body.name"},
+		{http.MethodPost, "/admin/v1/tenants", map[string]any{"name": " \u00a0"}, "body.name"},
+		{http.MethodPost, "/admin/v1/workspaces", map[string]any{"tenant_id": w.tenant, "customer": " "}, "body.customer"},
+		{http.MethodPost, "/admin/v1/workspaces", map[string]any{"tenant_id": w.tenant, "customer": "cus_1", "name": "  "}, "body.name"},
+		{http.MethodPost, "/admin/v1/sources", map[string]any{"tenant_id": w.tenant, "kind": "github", "account": "  ", "secret": "s3cret"}, "body.account"},
+		{http.MethodPost, "/admin/v1/admin-tokens", map[string]any{"role": "read", "name": " "}, "body.name"},
 	})
+	if n := b.count(t, `SELECT count(*) FROM tenants WHERE btrim(name) = ''`); n != 0 {
+		t.Errorf("%d tenants named by spaces only were made", n)
+	}
 }
 
 func mustJSON(v any) string {

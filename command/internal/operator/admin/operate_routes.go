@@ -187,6 +187,12 @@ type DeadLetterFilterBody struct {
 	Until    time.Time `json:"until,omitzero" doc:"Only letters that last failed before this time; after since."`
 }
 
+// TransformSchema states the rule of the body: at least one filter (an
+// empty filter would replay every letter).
+func (DeadLetterFilterBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return atLeastOne(s, "group", "tenant_id", "reason", "since", "until")
+}
+
 // Resolve refuses since at or after until.
 func (b *DeadLetterFilterBody) Resolve(huma.Context) []error {
 	return checkRange("body.until", b.Since, b.Until)
@@ -326,8 +332,14 @@ func conflictRoutes(a *API, o *operate.Operator) {
 type RewindBody struct {
 	DryRun *bool      `json:"dry_run,omitempty" default:"true" doc:"Say what would move and commit nothing; false executes. Default true."`
 	To     string     `json:"to,omitempty" enum:"earliest,latest" doc:"The start or the end of every partition."`
-	Time   *time.Time `json:"time,omitempty" doc:"The first record at or after this time (a partition with none: its end)."`
+	Time   *time.Time `json:"time,omitempty" doc:"The first record at or after this time (a partition with none: its end); at or after 1970-01-01T00:00:00Z, where Kafka's record times start."`
 	Offset *int64     `json:"offset,omitempty" minimum:"0" doc:"This offset in every partition, kept within its start and end."`
+}
+
+// TransformSchema states the rule of the body: exactly one of to, time or
+// offset.
+func (RewindBody) TransformSchema(_ huma.Registry, s *huma.Schema) *huma.Schema {
+	return exactlyOne(s, "to", "time", "offset")
 }
 
 // RewindOut is what a rewind moved, or would move.
@@ -383,6 +395,11 @@ func groupRoutes(a *API, o *operate.Operator) {
 			b := in.Body
 			if n := btoi(b.To != "") + btoi(b.Time != nil) + btoi(b.Offset != nil); n != 1 {
 				return nil, refusal.InvalidField("to", "name exactly one of to (earliest, latest), time or offset")
+			}
+			if b.Time != nil && b.Time.Before(time.Unix(0, 0)) {
+				// Kafka reads a time before the epoch as a negative
+				// timestamp, which names its special offsets (-1 latest).
+				return nil, refusal.InvalidField("time", "must be at or after 1970-01-01T00:00:00Z, where Kafka's record times start")
 			}
 			target := offsets.Target{Earliest: b.To == "earliest", Latest: b.To == "latest", Offset: -1}
 			if b.Time != nil {

@@ -138,7 +138,11 @@ func TestKafkaRoutesAndTheirProblems(t *testing.T) {
 		status       int
 		detail       string
 	}{
-		{http.MethodPost, "/admin/v1/consumer-groups/" + group + "/rewind", map[string]any{"to": "earliest", "offset": 3}, 422, "exactly one"},
+		{http.MethodPost, "/admin/v1/consumer-groups/" + group + "/rewind", map[string]any{"to": "earliest", "offset": 3}, 422, "name exactly one of to, time or offset"},
+		{http.MethodPost, "/admin/v1/consumer-groups/" + group + "/rewind", map[string]any{}, 422, "name exactly one of to, time or offset"},
+		{http.MethodPost, "/admin/v1/consumer-groups/" + group + "/rewind", map[string]any{"time": "0001-01-01T00:00:00Z"}, 422, "time: must be at or after 1970-01-01T00:00:00Z"},
+		{http.MethodPost, "/admin/v1/consumer-groups/" + group + "/rewind", map[string]any{"time": "1969-12-31T23:59:59Z"}, 422, "time: must be at or after 1970-01-01T00:00:00Z"},
+		{http.MethodPost, "/admin/v1/dead-letters/replay", map[string]any{}, 422, "name at least one of group, tenant_id, reason, since or until"},
 		{http.MethodPost, "/admin/v1/consumer-groups/nosuch/rewind", map[string]any{"to": "earliest"}, 404, "consumer group nosuch"},
 		{http.MethodGet, "/admin/v1/consumer-groups/nosuch", nil, 404, "consumer group nosuch"},
 		{http.MethodGet, "/admin/v1/events?event_type=stripe.invoice.paid", nil, 422, "filter"},

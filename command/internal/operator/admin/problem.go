@@ -29,6 +29,10 @@ type Problem struct {
 	// Idempotency-Key when its answer held a secret shown once.
 	ResourceID string `json:"resource_id,omitempty" doc:"A create sent again with its Idempotency-Key whose first answer held a secret shown once: the id it made."`
 	// FailedID and Replayed: a dead-letter replay that failed again.
+	// Kind and Code: the refusal the answer is (refusals.go), for a
+	// client to switch on without parsing the type's URI.
+	Kind     string  `json:"kind,omitempty" enum:"not_found,conflict,invalid,forbidden,unauthenticated,limited,unavailable" doc:"The kind of refusal (one per status; absent for a failure, 500, and for 405)."`
+	Code     string  `json:"code,omitempty" doc:"The sub-kind of a refusal a client tells apart, also the last segment of type (https://sluice.dev/problems/<code>): builtin, quota, incompatible, already_replayed, dead_letter_expired, group_active, reconcile_busy (409); replay_failed, reconcile_window, no_api_credentials (422). Absent: the kind says all."`
 	FailedID int64   `json:"failed_id,omitempty" doc:"Replay routes: the dead letter that failed again (it stays pending)."`
 	Replayed []int64 `json:"replayed,omitempty" doc:"Filtered replay: the letters replayed before it stopped."`
 }
@@ -61,6 +65,7 @@ func problems(hc huma.Context, _ string, v any) (any, error) {
 		return v, nil
 	}
 	p.RequestID = requestID(hc)
+	p.classify()
 	for _, d := range p.Errors {
 		if d != nil && (d.Location == "body" || strings.HasPrefix(d.Location, "body.") || strings.HasPrefix(d.Location, "body[")) {
 			d.Value = nil
@@ -145,9 +150,17 @@ func literalsMatching(template, path []string) int {
 	return n
 }
 
+// classify sets the problem's kind and code from its status and type.
+func (p *Problem) classify() {
+	if r, ok := RefusalOf(p.Status, p.Type); ok {
+		p.Kind, p.Code = r.Kind.String(), r.Code
+	}
+}
+
 // writeProblem writes p outside huma.
 func writeProblem(c *gin.Context, p *Problem) {
 	p.RequestID = c.GetString(requestIDKey)
+	p.classify()
 	c.Header("Content-Type", "application/problem+json")
 	c.Status(p.Status)
 	_ = json.NewEncoder(c.Writer).Encode(p)
@@ -157,6 +170,7 @@ func writeProblem(c *gin.Context, p *Problem) {
 // (which would drop its extension members).
 func writeHumaProblem(hc huma.Context, p *Problem) {
 	p.RequestID = requestID(hc)
+	p.classify()
 	hc.SetHeader("Content-Type", "application/problem+json")
 	hc.SetStatus(p.Status)
 	_ = json.NewEncoder(hc.BodyWriter()).Encode(p)

@@ -93,8 +93,8 @@ func TestTheManualStatesTheRefusalTable(t *testing.T) {
 	}
 }
 
-// A refusal of a sub-kind the table lists carries its problem type; a
-// kind's carries none (about:blank).
+// A refusal of a sub-kind the table lists carries its problem type and
+// its code; a kind's carries none (about:blank); both carry the kind.
 func TestAnswersCarryTheirRefusalsProblemType(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -106,16 +106,18 @@ func TestAnswersCarryTheirRefusalsProblemType(t *testing.T) {
 		body         any
 		status       int
 		typ          string
+		kind, code   string
 	}{
 		{http.MethodPost, base, map[string]any{"source_kind": "stripe", "event_type": "invoice.paid", "resource_type": "order", "schema": map[string]any{}},
-			http.StatusConflict, admin.ProblemTypes + "builtin"},
-		{http.MethodGet, base + "/api/no.such", nil, http.StatusNotFound, ""},
-		{http.MethodGet, "/admin/v1/slot", nil, http.StatusForbidden, ""},
+			http.StatusConflict, admin.ProblemTypes + "builtin", "conflict", "builtin"},
+		{http.MethodGet, base + "/api/no.such", nil, http.StatusNotFound, "", "not_found", ""},
+		{http.MethodGet, "/admin/v1/slot", nil, http.StatusForbidden, "", "forbidden", ""},
+		{http.MethodPost, "/admin/v1/tenants/" + w.tenant + "/endpoints", map[string]any{"url": 5}, http.StatusUnprocessableEntity, "", "invalid", ""},
 	} {
 		status, got := b.do(t, tok, c.method, c.path, c.body)
 		p := decode[admin.Problem](t, got)
-		if status != c.status || p.Status != c.status || p.Type != c.typ {
-			t.Errorf("%s %s: %d %s, want %d with type %q", c.method, c.path, status, got, c.status, c.typ)
+		if status != c.status || p.Status != c.status || p.Type != c.typ || p.Kind != c.kind || p.Code != c.code {
+			t.Errorf("%s %s: %d %s, want %d with type %q, kind %q, code %q", c.method, c.path, status, got, c.status, c.typ, c.kind, c.code)
 		}
 	}
 }

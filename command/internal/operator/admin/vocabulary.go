@@ -6,7 +6,12 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/provider"
+	"github.com/sluicehq/sluice/internal/store/catalog"
+	"github.com/sluicehq/sluice/internal/store/inbox"
 )
 
 // The deployment's vocabularies in the document: the values of a field
@@ -31,6 +36,37 @@ func stateEnum[T any](a *API, field string, values []string) {
 	}
 	p.Pattern, p.PatternDescription, p.MinLength, p.MaxLength = "", "", nil, nil
 	p.PrecomputeMessages()
+}
+
+// stateVocabularies states, on the answers' schemas, the enums of the
+// vocabularies they carry (a client generator makes them types): an
+// answer outside one fails the tests' validation of every answer.
+func (a *API) stateVocabularies() {
+	reg := a.api.OpenAPI().Components.Schemas
+	for _, v := range []struct {
+		schemas []string
+		field   string
+		values  []string
+	}{
+		{[]string{"Token", "TokenCreated"}, "role", []string{string(admintoken.RoleRead), string(admintoken.RoleOperate)}},
+		{[]string{"Source"}, "kind", kindNames(a.providers(), catalog.KindAPI)},
+		{[]string{"Event"}, "status", []string{string(inbox.StatusPublished), string(inbox.StatusUnhandled), string(inbox.StatusQuarantined), string(inbox.StatusWaiting)}},
+		{[]string{"Entry"}, "outcome", audit.Outcomes()},
+		{[]string{"Payload"}, "state", []string{string(operate.PayloadKept), string(operate.PayloadExpired), string(operate.PayloadErased)}},
+	} {
+		for _, name := range v.schemas {
+			s := reg.Map()[name]
+			if s == nil || s.Properties[v.field] == nil || s.Properties[v.field].Type != huma.TypeString {
+				continue // a group this API was not given (operate's, the catalogue's)
+			}
+			p := s.Properties[v.field]
+			p.Enum = make([]any, len(v.values))
+			for i, value := range v.values {
+				p.Enum[i] = value
+			}
+			p.PrecomputeMessages()
+		}
+	}
 }
 
 // providers is the registry the tenancy store creates sources with.

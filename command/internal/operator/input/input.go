@@ -17,7 +17,8 @@
 //   - A numeric id is a whole number of at least 1.
 //   - Numbers have bounds (the Max* constants below), checked before any
 //     database sees them.
-//   - Where a value is meant, an empty one is refused, not taken for absent.
+//   - Where a value is meant, an empty one is refused, not taken for absent,
+//     and so is one of spaces only (ValuePattern).
 //   - Since must be before until.
 //
 // The invariant: what passes here never makes a database refuse the
@@ -41,6 +42,17 @@ const TextPattern = `^[^\x00-\x1F\x7F-\x9F]*$`
 
 // TextPatternDescription is how a refusal by TextPattern reads.
 const TextPatternDescription = "text without NUL or control characters"
+
+// ValuePattern is the pattern of text a person gives as a value (a name,
+// an account, a customer): TextPattern with at least one character that is
+// no space (U+0020, U+00A0; every other space below U+00A0 is a control
+// character). The spaces beyond (U+3000, ...) are not named: a pattern
+// that reads them alike in RE2, ECMA-262 and Python would have to hold
+// them as themselves, which YAML renderings of the document mangle.
+const ValuePattern = `^[^\x00-\x1F\x7F-\x9F]*[^\x00-\x20\x7F-\xA0][^\x00-\x1F\x7F-\x9F]*$`
+
+// ValuePatternDescription is how a refusal by ValuePattern reads.
+const ValuePatternDescription = TextPatternDescription + ", not only spaces"
 
 // UUIDPattern is the canonical spelling of a uuid.
 const UUIDPattern = `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`
@@ -104,10 +116,14 @@ func Text(field, v string, max int) error {
 	return nil
 }
 
-// Required refuses an empty value.
+// Required refuses an empty value, and one of spaces only (as
+// ValuePattern says).
 func Required(field, v string) error {
-	if v == "" {
+	switch {
+	case v == "":
 		return refuse(field, "must not be empty")
+	case strings.Trim(v, " \u00a0") == "":
+		return refuse(field, "must not be only spaces")
 	}
 	return nil
 }

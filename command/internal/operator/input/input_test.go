@@ -2,6 +2,7 @@ package input_test
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,28 @@ func TestIDsRangesLifetimesAndJSON(t *testing.T) {
 		if (input.JSONText("settings", []byte(raw)) == nil) != ok {
 			t.Errorf("JSONText(%s): want ok=%v", raw, ok)
 		}
+	}
+}
+
+// ValuePattern takes the text Text takes but for text of spaces only, as
+// Required judges spaces: the document and the CLI refuse the same values.
+func TestValuePatternRefusesWhatRequiredRefuses(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(input.ValuePattern)
+	for _, c := range []struct {
+		v  string
+		ok bool
+	}{
+		{"acme", true}, {" acme ", true}, {"a", true}, {"東京", true}, {"\u00a0x", true}, {"x\u3000", true},
+		{" ", false}, {"   ", false}, {"\u00a0", false}, {" \u00a0 ", false}, {"\t", false}, {"", false},
+	} {
+		pattern := re.MatchString(c.v)
+		checks := input.Text("name", c.v, 0) == nil && input.Required("name", c.v) == nil
+		if pattern != c.ok || checks != c.ok {
+			t.Errorf("%q: ValuePattern matches %v, Text and Required pass %v, want %v", c.v, pattern, checks, c.ok)
+		}
+	}
+	if err := input.Required("name", " \u00a0"); err == nil || !strings.Contains(err.Error(), "only spaces") {
+		t.Errorf("Required of spaces: %v, want a refusal saying only spaces", err)
 	}
 }
