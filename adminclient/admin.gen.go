@@ -165,6 +165,60 @@ func (e EndpointDetailDisabledReason) Valid() bool {
 	}
 }
 
+// Defines values for EntryOutcome.
+const (
+	EntryOutcomeConflict  EntryOutcome = "conflict"
+	EntryOutcomeError     EntryOutcome = "error"
+	EntryOutcomeForbidden EntryOutcome = "forbidden"
+	EntryOutcomeInvalid   EntryOutcome = "invalid"
+	EntryOutcomeNotFound  EntryOutcome = "not_found"
+	EntryOutcomeOk        EntryOutcome = "ok"
+)
+
+// Valid indicates whether the value is a known member of the EntryOutcome enum.
+func (e EntryOutcome) Valid() bool {
+	switch e {
+	case EntryOutcomeConflict:
+		return true
+	case EntryOutcomeError:
+		return true
+	case EntryOutcomeForbidden:
+		return true
+	case EntryOutcomeInvalid:
+		return true
+	case EntryOutcomeNotFound:
+		return true
+	case EntryOutcomeOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventStatus.
+const (
+	EventStatusPublished   EventStatus = "published"
+	EventStatusQuarantined EventStatus = "quarantined"
+	EventStatusUnhandled   EventStatus = "unhandled"
+	EventStatusWaiting     EventStatus = "waiting"
+)
+
+// Valid indicates whether the value is a known member of the EventStatus enum.
+func (e EventStatus) Valid() bool {
+	switch e {
+	case EventStatusPublished:
+		return true
+	case EventStatusQuarantined:
+		return true
+	case EventStatusUnhandled:
+		return true
+	case EventStatusWaiting:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for NewEventTypeBodyEventTimeFormat.
 const (
 	Rfc3339       NewEventTypeBodyEventTimeFormat = "rfc3339"
@@ -287,16 +341,70 @@ func (e NewSourceBodyKind) Valid() bool {
 
 // Defines values for NewTokenBodyRole.
 const (
-	Operate NewTokenBodyRole = "operate"
-	Read    NewTokenBodyRole = "read"
+	NewTokenBodyRoleOperate NewTokenBodyRole = "operate"
+	NewTokenBodyRoleRead    NewTokenBodyRole = "read"
 )
 
 // Valid indicates whether the value is a known member of the NewTokenBodyRole enum.
 func (e NewTokenBodyRole) Valid() bool {
 	switch e {
-	case Operate:
+	case NewTokenBodyRoleOperate:
 		return true
-	case Read:
+	case NewTokenBodyRoleRead:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayloadState.
+const (
+	Erased  PayloadState = "erased"
+	Expired PayloadState = "expired"
+	Kept    PayloadState = "kept"
+)
+
+// Valid indicates whether the value is a known member of the PayloadState enum.
+func (e PayloadState) Valid() bool {
+	switch e {
+	case Erased:
+		return true
+	case Expired:
+		return true
+	case Kept:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProblemKind.
+const (
+	ProblemKindConflict        ProblemKind = "conflict"
+	ProblemKindForbidden       ProblemKind = "forbidden"
+	ProblemKindInvalid         ProblemKind = "invalid"
+	ProblemKindLimited         ProblemKind = "limited"
+	ProblemKindNotFound        ProblemKind = "not_found"
+	ProblemKindUnauthenticated ProblemKind = "unauthenticated"
+	ProblemKindUnavailable     ProblemKind = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the ProblemKind enum.
+func (e ProblemKind) Valid() bool {
+	switch e {
+	case ProblemKindConflict:
+		return true
+	case ProblemKindForbidden:
+		return true
+	case ProblemKindInvalid:
+		return true
+	case ProblemKindLimited:
+		return true
+	case ProblemKindNotFound:
+		return true
+	case ProblemKindUnauthenticated:
+		return true
+	case ProblemKindUnavailable:
 		return true
 	default:
 		return false
@@ -444,6 +552,33 @@ func (e RewindBodyTo) Valid() bool {
 	}
 }
 
+// Defines values for SourceKind.
+const (
+	SourceKindApi              SourceKind = "api"
+	SourceKindGithub           SourceKind = "github"
+	SourceKindHmac             SourceKind = "hmac"
+	SourceKindStandardWebhooks SourceKind = "standard_webhooks"
+	SourceKindStripe           SourceKind = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the SourceKind enum.
+func (e SourceKind) Valid() bool {
+	switch e {
+	case SourceKindApi:
+		return true
+	case SourceKindGithub:
+		return true
+	case SourceKindHmac:
+		return true
+	case SourceKindStandardWebhooks:
+		return true
+	case SourceKindStripe:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TakerVerdict.
 const (
 	TakerVerdictDeclined TakerVerdict = "declined"
@@ -468,6 +603,42 @@ func (e TakerVerdict) Valid() bool {
 	case TakerVerdictType:
 		return true
 	case TakerVerdictUnusable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenRole.
+const (
+	TokenRoleOperate TokenRole = "operate"
+	TokenRoleRead    TokenRole = "read"
+)
+
+// Valid indicates whether the value is a known member of the TokenRole enum.
+func (e TokenRole) Valid() bool {
+	switch e {
+	case TokenRoleOperate:
+		return true
+	case TokenRoleRead:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenCreatedRole.
+const (
+	TokenCreatedRoleOperate TokenCreatedRole = "operate"
+	TokenCreatedRoleRead    TokenCreatedRole = "read"
+)
+
+// Valid indicates whether the value is a known member of the TokenCreatedRole enum.
+func (e TokenCreatedRole) Valid() bool {
+	switch e {
+	case TokenCreatedRoleOperate:
+		return true
+	case TokenCreatedRoleRead:
 		return true
 	default:
 		return false
@@ -804,6 +975,32 @@ type DeadLetterFilterBody struct {
 
 	// Until Only letters that last failed before this time; after since.
 	Until *time.Time `json:"until,omitempty"`
+	union json.RawMessage
+}
+
+// DeadLetterFilterBody0 defines model for DeadLetterFilterBody.0.
+type DeadLetterFilterBody0 struct {
+	Group interface{} `json:"group"`
+}
+
+// DeadLetterFilterBody1 defines model for DeadLetterFilterBody.1.
+type DeadLetterFilterBody1 struct {
+	TenantId interface{} `json:"tenant_id"`
+}
+
+// DeadLetterFilterBody2 defines model for DeadLetterFilterBody.2.
+type DeadLetterFilterBody2 struct {
+	Reason interface{} `json:"reason"`
+}
+
+// DeadLetterFilterBody3 defines model for DeadLetterFilterBody.3.
+type DeadLetterFilterBody3 struct {
+	Since interface{} `json:"since"`
+}
+
+// DeadLetterFilterBody4 defines model for DeadLetterFilterBody.4.
+type DeadLetterFilterBody4 struct {
+	Until interface{} `json:"until"`
 }
 
 // DeadRetried defines model for DeadRetried.
@@ -1125,15 +1322,18 @@ type EndpointPatchBody struct {
 
 // Entry defines model for Entry.
 type Entry struct {
-	Action   string    `json:"action"`
-	At       time.Time `json:"at"`
-	Id       int64     `json:"id"`
-	Outcome  string    `json:"outcome"`
-	Resource string    `json:"resource"`
-	TargetId string    `json:"target_id"`
-	TenantId *string   `json:"tenant_id,omitempty"`
-	TokenId  *string   `json:"token_id,omitempty"`
+	Action   string       `json:"action"`
+	At       time.Time    `json:"at"`
+	Id       int64        `json:"id"`
+	Outcome  EntryOutcome `json:"outcome"`
+	Resource string       `json:"resource"`
+	TargetId string       `json:"target_id"`
+	TenantId *string      `json:"tenant_id,omitempty"`
+	TokenId  *string      `json:"token_id,omitempty"`
 }
+
+// EntryOutcome defines model for Entry.Outcome.
+type EntryOutcome string
 
 // ErrorDetail defines model for ErrorDetail.
 type ErrorDetail struct {
@@ -1149,20 +1349,23 @@ type ErrorDetail struct {
 
 // Event defines model for Event.
 type Event struct {
-	ErasedAt      *time.Time `json:"erased_at,omitempty"`
-	EventId       string     `json:"event_id"`
-	EventTime     *time.Time `json:"event_time,omitempty"`
-	EventType     string     `json:"event_type"`
-	Id            int64      `json:"id"`
-	ObjectId      string     `json:"object_id"`
-	ObjectType    string     `json:"object_type"`
-	Reason        *string    `json:"reason,omitempty"`
-	ReceivedAt    time.Time  `json:"received_at"`
-	SourceAccount string     `json:"source_account"`
-	SourceId      string     `json:"source_id"`
-	Status        string     `json:"status"`
-	TenantId      string     `json:"tenant_id"`
+	ErasedAt      *time.Time  `json:"erased_at,omitempty"`
+	EventId       string      `json:"event_id"`
+	EventTime     *time.Time  `json:"event_time,omitempty"`
+	EventType     string      `json:"event_type"`
+	Id            int64       `json:"id"`
+	ObjectId      string      `json:"object_id"`
+	ObjectType    string      `json:"object_type"`
+	Reason        *string     `json:"reason,omitempty"`
+	ReceivedAt    time.Time   `json:"received_at"`
+	SourceAccount string      `json:"source_account"`
+	SourceId      string      `json:"source_id"`
+	Status        EventStatus `json:"status"`
+	TenantId      string      `json:"tenant_id"`
 }
+
+// EventStatus defines model for Event.Status.
+type EventStatus string
 
 // EventType defines model for EventType.
 type EventType struct {
@@ -1363,7 +1566,7 @@ type NewEventTypeBody struct {
 	// EventTimeFormat How the event time is written; absent: unix.
 	EventTimeFormat *NewEventTypeBodyEventTimeFormat `json:"event_time_format,omitempty"`
 
-	// EventType The type's name, as the events carry it (e.g. order.placed).
+	// EventType The type's name, as the events carry it (e.g. order.placed): letters, digits, '.', '_' or '-', starting with a letter or digit.
 	EventType string `json:"event_type"`
 
 	// ObjectIdAt Where the object id is: a JSON pointer (/data/id) or header:<Name>; absent: the source kind's place.
@@ -1372,8 +1575,8 @@ type NewEventTypeBody struct {
 	// ResourceType The resource type its events are keyed and routed by: one of the deployment's (SLUICE_TENANT_RESOURCE_TYPES).
 	ResourceType NewEventTypeBodyResourceType `json:"resource_type"`
 
-	// Schema JSON Schema 2020-12, self-contained (no remote $ref); no string in it may hold NUL.
-	Schema interface{} `json:"schema"`
+	// Schema JSON Schema 2020-12 as an object, self-contained (no remote $ref); no string in it may hold NUL. A schema that does not compile is refused (422).
+	Schema map[string]interface{} `json:"schema"`
 
 	// SourceKind A source kind of this build's (its provider registry), or api.
 	SourceKind NewEventTypeBodySourceKind `json:"source_kind"`
@@ -1461,9 +1664,12 @@ type Overview struct {
 
 // Payload defines model for Payload.
 type Payload struct {
-	Body  *string `json:"body,omitempty"`
-	State string  `json:"state"`
+	Body  *string      `json:"body,omitempty"`
+	State PayloadState `json:"state"`
 }
+
+// PayloadState defines model for Payload.State.
+type PayloadState string
 
 // Position defines model for Position.
 type Position struct {
@@ -1474,6 +1680,9 @@ type Position struct {
 
 // Problem defines model for Problem.
 type Problem struct {
+	// Code The sub-kind of a refusal a client tells apart, also the last segment of type (https://sluice.dev/problems/<code>): builtin, quota, incompatible, already_replayed, dead_letter_expired, group_active, reconcile_busy (409); replay_failed, reconcile_window, no_api_credentials (422). Absent: the kind says all.
+	Code *string `json:"code,omitempty"`
+
 	// Detail What is wrong, for a person.
 	Detail *string `json:"detail,omitempty"`
 
@@ -1485,6 +1694,9 @@ type Problem struct {
 
 	// Instance A URI reference to this occurrence.
 	Instance *string `json:"instance,omitempty"`
+
+	// Kind The kind of refusal (one per status; absent for a failure, 500, and for 405).
+	Kind *ProblemKind `json:"kind,omitempty"`
 
 	// Replayed Filtered replay: the letters replayed before it stopped.
 	Replayed *[]int64 `json:"replayed,omitempty"`
@@ -1504,6 +1716,9 @@ type Problem struct {
 	// Type A URI reference to documentation of the problem type.
 	Type *string `json:"type,omitempty"`
 }
+
+// ProblemKind The kind of refusal (one per status; absent for a failure, 500, and for 405).
+type ProblemKind string
 
 // ProcessSample defines model for ProcessSample.
 type ProcessSample struct {
@@ -1721,15 +1936,31 @@ type RewindBody struct {
 	// Offset This offset in every partition, kept within its start and end.
 	Offset *int64 `json:"offset,omitempty"`
 
-	// Time The first record at or after this time (a partition with none: its end).
+	// Time The first record at or after this time (a partition with none: its end); at or after 1970-01-01T00:00:00Z, where Kafka's record times start.
 	Time *time.Time `json:"time,omitempty"`
 
 	// To The start or the end of every partition.
-	To *RewindBodyTo `json:"to,omitempty"`
+	To    *RewindBodyTo `json:"to,omitempty"`
+	union json.RawMessage
 }
 
 // RewindBodyTo The start or the end of every partition.
 type RewindBodyTo string
+
+// RewindBody0 defines model for RewindBody.0.
+type RewindBody0 struct {
+	To interface{} `json:"to"`
+}
+
+// RewindBody1 defines model for RewindBody.1.
+type RewindBody1 struct {
+	Time interface{} `json:"time"`
+}
+
+// RewindBody2 defines model for RewindBody.2.
+type RewindBody2 struct {
+	Offset interface{} `json:"offset"`
+}
 
 // RewindMove defines model for RewindMove.
 type RewindMove struct {
@@ -1802,8 +2033,8 @@ type Source struct {
 	Id            string     `json:"id"`
 
 	// IpAllowlist CIDRs deliveries may come from; empty: any.
-	IpAllowlist []string `json:"ip_allowlist"`
-	Kind        string   `json:"kind"`
+	IpAllowlist []string   `json:"ip_allowlist"`
+	Kind        SourceKind `json:"kind"`
 
 	// MaxBodyBytes Largest body; absent: the kind's default.
 	MaxBodyBytes *int64 `json:"max_body_bytes,omitempty"`
@@ -1812,6 +2043,9 @@ type Source struct {
 	// ToleranceSeconds Signed timestamps may be this far from now; absent: the default (300).
 	ToleranceSeconds *int64 `json:"tolerance_seconds,omitempty"`
 }
+
+// SourceKind defines model for Source.Kind.
+type SourceKind string
 
 // SourceBodyLimitInBody defines model for SourceBodyLimitInBody.
 type SourceBodyLimitInBody struct {
@@ -1912,11 +2146,14 @@ type Token struct {
 	// NoExpiry The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it.
 	NoExpiry  bool       `json:"no_expiry"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	Role      string     `json:"role"`
+	Role      TokenRole  `json:"role"`
 
 	// TenantId The tenant the token is confined to; absent: every tenant.
 	TenantId *string `json:"tenant_id,omitempty"`
 }
+
+// TokenRole defines model for Token.Role.
+type TokenRole string
 
 // TokenCreated defines model for TokenCreated.
 type TokenCreated struct {
@@ -1926,9 +2163,9 @@ type TokenCreated struct {
 	Name      string     `json:"name"`
 
 	// NoExpiry The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it.
-	NoExpiry  bool       `json:"no_expiry"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	Role      string     `json:"role"`
+	NoExpiry  bool             `json:"no_expiry"`
+	RevokedAt *time.Time       `json:"revoked_at,omitempty"`
+	Role      TokenCreatedRole `json:"role"`
 
 	// TenantId The tenant the token is confined to; absent: every tenant.
 	TenantId *string `json:"tenant_id,omitempty"`
@@ -1936,6 +2173,9 @@ type TokenCreated struct {
 	// Token The bearer token: shown this once, only its SHA-256 is kept.
 	Token string `json:"token"`
 }
+
+// TokenCreatedRole defines model for TokenCreated.Role.
+type TokenCreatedRole string
 
 // Trail defines model for Trail.
 type Trail struct {
@@ -2382,6 +2622,400 @@ type SetTenantLimitsJSONRequestBody = Limits
 
 // CreateWorkspaceJSONRequestBody defines body for CreateWorkspace for application/json ContentType.
 type CreateWorkspaceJSONRequestBody = WorkspaceCreateInBody
+
+// AsDeadLetterFilterBody0 returns the union data inside the DeadLetterFilterBody as a DeadLetterFilterBody0
+func (t DeadLetterFilterBody) AsDeadLetterFilterBody0() (DeadLetterFilterBody0, error) {
+	var body DeadLetterFilterBody0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeadLetterFilterBody0 overwrites any union data inside the DeadLetterFilterBody as the provided DeadLetterFilterBody0
+func (t *DeadLetterFilterBody) FromDeadLetterFilterBody0(v DeadLetterFilterBody0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeadLetterFilterBody0 performs a merge with any union data inside the DeadLetterFilterBody, using the provided DeadLetterFilterBody0
+func (t *DeadLetterFilterBody) MergeDeadLetterFilterBody0(v DeadLetterFilterBody0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeadLetterFilterBody1 returns the union data inside the DeadLetterFilterBody as a DeadLetterFilterBody1
+func (t DeadLetterFilterBody) AsDeadLetterFilterBody1() (DeadLetterFilterBody1, error) {
+	var body DeadLetterFilterBody1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeadLetterFilterBody1 overwrites any union data inside the DeadLetterFilterBody as the provided DeadLetterFilterBody1
+func (t *DeadLetterFilterBody) FromDeadLetterFilterBody1(v DeadLetterFilterBody1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeadLetterFilterBody1 performs a merge with any union data inside the DeadLetterFilterBody, using the provided DeadLetterFilterBody1
+func (t *DeadLetterFilterBody) MergeDeadLetterFilterBody1(v DeadLetterFilterBody1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeadLetterFilterBody2 returns the union data inside the DeadLetterFilterBody as a DeadLetterFilterBody2
+func (t DeadLetterFilterBody) AsDeadLetterFilterBody2() (DeadLetterFilterBody2, error) {
+	var body DeadLetterFilterBody2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeadLetterFilterBody2 overwrites any union data inside the DeadLetterFilterBody as the provided DeadLetterFilterBody2
+func (t *DeadLetterFilterBody) FromDeadLetterFilterBody2(v DeadLetterFilterBody2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeadLetterFilterBody2 performs a merge with any union data inside the DeadLetterFilterBody, using the provided DeadLetterFilterBody2
+func (t *DeadLetterFilterBody) MergeDeadLetterFilterBody2(v DeadLetterFilterBody2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeadLetterFilterBody3 returns the union data inside the DeadLetterFilterBody as a DeadLetterFilterBody3
+func (t DeadLetterFilterBody) AsDeadLetterFilterBody3() (DeadLetterFilterBody3, error) {
+	var body DeadLetterFilterBody3
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeadLetterFilterBody3 overwrites any union data inside the DeadLetterFilterBody as the provided DeadLetterFilterBody3
+func (t *DeadLetterFilterBody) FromDeadLetterFilterBody3(v DeadLetterFilterBody3) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeadLetterFilterBody3 performs a merge with any union data inside the DeadLetterFilterBody, using the provided DeadLetterFilterBody3
+func (t *DeadLetterFilterBody) MergeDeadLetterFilterBody3(v DeadLetterFilterBody3) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDeadLetterFilterBody4 returns the union data inside the DeadLetterFilterBody as a DeadLetterFilterBody4
+func (t DeadLetterFilterBody) AsDeadLetterFilterBody4() (DeadLetterFilterBody4, error) {
+	var body DeadLetterFilterBody4
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDeadLetterFilterBody4 overwrites any union data inside the DeadLetterFilterBody as the provided DeadLetterFilterBody4
+func (t *DeadLetterFilterBody) FromDeadLetterFilterBody4(v DeadLetterFilterBody4) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDeadLetterFilterBody4 performs a merge with any union data inside the DeadLetterFilterBody, using the provided DeadLetterFilterBody4
+func (t *DeadLetterFilterBody) MergeDeadLetterFilterBody4(v DeadLetterFilterBody4) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeadLetterFilterBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.Group != nil {
+		object["group"], err = json.Marshal(t.Group)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'group': %w", err)
+		}
+	}
+
+	if t.Reason != nil {
+		object["reason"], err = json.Marshal(t.Reason)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'reason': %w", err)
+		}
+	}
+
+	if t.Since != nil {
+		object["since"], err = json.Marshal(t.Since)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'since': %w", err)
+		}
+	}
+
+	if t.TenantId != nil {
+		object["tenant_id"], err = json.Marshal(t.TenantId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'tenant_id': %w", err)
+		}
+	}
+
+	if t.Until != nil {
+		object["until"], err = json.Marshal(t.Until)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'until': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *DeadLetterFilterBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["group"]; found {
+		err = json.Unmarshal(raw, &t.Group)
+		if err != nil {
+			return fmt.Errorf("error reading 'group': %w", err)
+		}
+	}
+
+	if raw, found := object["reason"]; found {
+		err = json.Unmarshal(raw, &t.Reason)
+		if err != nil {
+			return fmt.Errorf("error reading 'reason': %w", err)
+		}
+	}
+
+	if raw, found := object["since"]; found {
+		err = json.Unmarshal(raw, &t.Since)
+		if err != nil {
+			return fmt.Errorf("error reading 'since': %w", err)
+		}
+	}
+
+	if raw, found := object["tenant_id"]; found {
+		err = json.Unmarshal(raw, &t.TenantId)
+		if err != nil {
+			return fmt.Errorf("error reading 'tenant_id': %w", err)
+		}
+	}
+
+	if raw, found := object["until"]; found {
+		err = json.Unmarshal(raw, &t.Until)
+		if err != nil {
+			return fmt.Errorf("error reading 'until': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsRewindBody0 returns the union data inside the RewindBody as a RewindBody0
+func (t RewindBody) AsRewindBody0() (RewindBody0, error) {
+	var body RewindBody0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRewindBody0 overwrites any union data inside the RewindBody as the provided RewindBody0
+func (t *RewindBody) FromRewindBody0(v RewindBody0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRewindBody0 performs a merge with any union data inside the RewindBody, using the provided RewindBody0
+func (t *RewindBody) MergeRewindBody0(v RewindBody0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRewindBody1 returns the union data inside the RewindBody as a RewindBody1
+func (t RewindBody) AsRewindBody1() (RewindBody1, error) {
+	var body RewindBody1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRewindBody1 overwrites any union data inside the RewindBody as the provided RewindBody1
+func (t *RewindBody) FromRewindBody1(v RewindBody1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRewindBody1 performs a merge with any union data inside the RewindBody, using the provided RewindBody1
+func (t *RewindBody) MergeRewindBody1(v RewindBody1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRewindBody2 returns the union data inside the RewindBody as a RewindBody2
+func (t RewindBody) AsRewindBody2() (RewindBody2, error) {
+	var body RewindBody2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRewindBody2 overwrites any union data inside the RewindBody as the provided RewindBody2
+func (t *RewindBody) FromRewindBody2(v RewindBody2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRewindBody2 performs a merge with any union data inside the RewindBody, using the provided RewindBody2
+func (t *RewindBody) MergeRewindBody2(v RewindBody2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RewindBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	if t.DryRun != nil {
+		object["dry_run"], err = json.Marshal(t.DryRun)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'dry_run': %w", err)
+		}
+	}
+
+	if t.Offset != nil {
+		object["offset"], err = json.Marshal(t.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'offset': %w", err)
+		}
+	}
+
+	if t.Time != nil {
+		object["time"], err = json.Marshal(t.Time)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'time': %w", err)
+		}
+	}
+
+	if t.To != nil {
+		object["to"], err = json.Marshal(t.To)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'to': %w", err)
+		}
+	}
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *RewindBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["dry_run"]; found {
+		err = json.Unmarshal(raw, &t.DryRun)
+		if err != nil {
+			return fmt.Errorf("error reading 'dry_run': %w", err)
+		}
+	}
+
+	if raw, found := object["offset"]; found {
+		err = json.Unmarshal(raw, &t.Offset)
+		if err != nil {
+			return fmt.Errorf("error reading 'offset': %w", err)
+		}
+	}
+
+	if raw, found := object["time"]; found {
+		err = json.Unmarshal(raw, &t.Time)
+		if err != nil {
+			return fmt.Errorf("error reading 'time': %w", err)
+		}
+	}
+
+	if raw, found := object["to"]; found {
+		err = json.Unmarshal(raw, &t.To)
+		if err != nil {
+			return fmt.Errorf("error reading 'to': %w", err)
+		}
+	}
+
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -8538,6 +9172,16 @@ type ClientWithResponsesInterface interface {
 	GetWorkspaceWithResponse(ctx context.Context, workspaceId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetWorkspaceResponse, error)
 }
 
+// ListAdminTokensResponse429Headers the declared response headers of an HTTP 429 response for ListAdminTokens
+type ListAdminTokensResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListAdminTokensResponse503Headers the declared response headers of an HTTP 503 response for ListAdminTokens
+type ListAdminTokensResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListAdminTokensResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8557,6 +9201,10 @@ type ListAdminTokensResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAdminTokensResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAdminTokensResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8633,6 +9281,16 @@ type CreateAdminTokenResponse201Headers struct {
 	Location *string
 }
 
+// CreateAdminTokenResponse429Headers the declared response headers of an HTTP 429 response for CreateAdminToken
+type CreateAdminTokenResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateAdminTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateAdminToken
+type CreateAdminTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateAdminTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8662,6 +9320,10 @@ type CreateAdminTokenResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateAdminTokenResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateAdminTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateAdminTokenResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -8753,6 +9415,16 @@ func (r CreateAdminTokenResponse) ContentType() string {
 	return ""
 }
 
+// GetAdminTokenResponse429Headers the declared response headers of an HTTP 429 response for GetAdminToken
+type GetAdminTokenResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetAdminTokenResponse503Headers the declared response headers of an HTTP 503 response for GetAdminToken
+type GetAdminTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetAdminTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8772,6 +9444,10 @@ type GetAdminTokenResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAdminTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAdminTokenResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8843,6 +9519,16 @@ func (r GetAdminTokenResponse) ContentType() string {
 	return ""
 }
 
+// RevokeAdminTokenResponse429Headers the declared response headers of an HTTP 429 response for RevokeAdminToken
+type RevokeAdminTokenResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RevokeAdminTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeAdminToken
+type RevokeAdminTokenResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeAdminTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8864,6 +9550,10 @@ type RevokeAdminTokenResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeAdminTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeAdminTokenResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8940,6 +9630,16 @@ func (r RevokeAdminTokenResponse) ContentType() string {
 	return ""
 }
 
+// ListApiKeysResponse429Headers the declared response headers of an HTTP 429 response for ListApiKeys
+type ListApiKeysResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListApiKeysResponse503Headers the declared response headers of an HTTP 503 response for ListApiKeys
+type ListApiKeysResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListApiKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8959,6 +9659,10 @@ type ListApiKeysResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListApiKeysResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApiKeysResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9035,6 +9739,16 @@ type CreateApiKeyResponse201Headers struct {
 	Location *string
 }
 
+// CreateApiKeyResponse429Headers the declared response headers of an HTTP 429 response for CreateApiKey
+type CreateApiKeyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateApiKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateApiKey
+type CreateApiKeyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateApiKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9064,6 +9778,10 @@ type CreateApiKeyResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateApiKeyResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateApiKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateApiKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9155,6 +9873,16 @@ func (r CreateApiKeyResponse) ContentType() string {
 	return ""
 }
 
+// GetApiKeyResponse429Headers the declared response headers of an HTTP 429 response for GetApiKey
+type GetApiKeyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetApiKeyResponse503Headers the declared response headers of an HTTP 503 response for GetApiKey
+type GetApiKeyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetApiKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9174,6 +9902,10 @@ type GetApiKeyResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetApiKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetApiKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9245,6 +9977,16 @@ func (r GetApiKeyResponse) ContentType() string {
 	return ""
 }
 
+// RevokeApiKeyResponse429Headers the declared response headers of an HTTP 429 response for RevokeApiKey
+type RevokeApiKeyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RevokeApiKeyResponse503Headers the declared response headers of an HTTP 503 response for RevokeApiKey
+type RevokeApiKeyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeApiKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9266,6 +10008,10 @@ type RevokeApiKeyResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeApiKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeApiKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9342,6 +10088,16 @@ func (r RevokeApiKeyResponse) ContentType() string {
 	return ""
 }
 
+// ListAuditResponse429Headers the declared response headers of an HTTP 429 response for ListAudit
+type ListAuditResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListAuditResponse503Headers the declared response headers of an HTTP 503 response for ListAudit
+type ListAuditResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListAuditResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9361,6 +10117,10 @@ type ListAuditResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAuditResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAuditResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9432,6 +10192,16 @@ func (r ListAuditResponse) ContentType() string {
 	return ""
 }
 
+// ListConflictsResponse429Headers the declared response headers of an HTTP 429 response for ListConflicts
+type ListConflictsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListConflictsResponse503Headers the declared response headers of an HTTP 503 response for ListConflicts
+type ListConflictsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListConflictsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9451,6 +10221,10 @@ type ListConflictsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListConflictsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListConflictsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9522,6 +10296,16 @@ func (r ListConflictsResponse) ContentType() string {
 	return ""
 }
 
+// GetConflictResponse429Headers the declared response headers of an HTTP 429 response for GetConflict
+type GetConflictResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetConflictResponse503Headers the declared response headers of an HTTP 503 response for GetConflict
+type GetConflictResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetConflictResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9541,6 +10325,10 @@ type GetConflictResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetConflictResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetConflictResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9612,6 +10400,16 @@ func (r GetConflictResponse) ContentType() string {
 	return ""
 }
 
+// ListConsumerGroupsResponse429Headers the declared response headers of an HTTP 429 response for ListConsumerGroups
+type ListConsumerGroupsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListConsumerGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListConsumerGroups
+type ListConsumerGroupsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListConsumerGroupsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9631,6 +10429,10 @@ type ListConsumerGroupsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListConsumerGroupsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListConsumerGroupsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9702,6 +10504,16 @@ func (r ListConsumerGroupsResponse) ContentType() string {
 	return ""
 }
 
+// GetConsumerGroupResponse429Headers the declared response headers of an HTTP 429 response for GetConsumerGroup
+type GetConsumerGroupResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetConsumerGroupResponse503Headers the declared response headers of an HTTP 503 response for GetConsumerGroup
+type GetConsumerGroupResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetConsumerGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9721,6 +10533,10 @@ type GetConsumerGroupResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetConsumerGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetConsumerGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9792,6 +10608,16 @@ func (r GetConsumerGroupResponse) ContentType() string {
 	return ""
 }
 
+// RewindConsumerGroupResponse429Headers the declared response headers of an HTTP 429 response for RewindConsumerGroup
+type RewindConsumerGroupResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RewindConsumerGroupResponse503Headers the declared response headers of an HTTP 503 response for RewindConsumerGroup
+type RewindConsumerGroupResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RewindConsumerGroupResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9819,6 +10645,10 @@ type RewindConsumerGroupResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RewindConsumerGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RewindConsumerGroupResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9910,6 +10740,16 @@ func (r RewindConsumerGroupResponse) ContentType() string {
 	return ""
 }
 
+// ListDeadLettersResponse429Headers the declared response headers of an HTTP 429 response for ListDeadLetters
+type ListDeadLettersResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDeadLettersResponse503Headers the declared response headers of an HTTP 503 response for ListDeadLetters
+type ListDeadLettersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListDeadLettersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9929,6 +10769,10 @@ type ListDeadLettersResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeadLettersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeadLettersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10000,6 +10844,16 @@ func (r ListDeadLettersResponse) ContentType() string {
 	return ""
 }
 
+// CountDeadLettersResponse429Headers the declared response headers of an HTTP 429 response for CountDeadLetters
+type CountDeadLettersResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CountDeadLettersResponse503Headers the declared response headers of an HTTP 503 response for CountDeadLetters
+type CountDeadLettersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CountDeadLettersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10019,6 +10873,10 @@ type CountDeadLettersResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CountDeadLettersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CountDeadLettersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10090,6 +10948,16 @@ func (r CountDeadLettersResponse) ContentType() string {
 	return ""
 }
 
+// ReplayDeadLettersResponse429Headers the declared response headers of an HTTP 429 response for ReplayDeadLetters
+type ReplayDeadLettersResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReplayDeadLettersResponse503Headers the declared response headers of an HTTP 503 response for ReplayDeadLetters
+type ReplayDeadLettersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReplayDeadLettersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10117,6 +10985,10 @@ type ReplayDeadLettersResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReplayDeadLettersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReplayDeadLettersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10208,6 +11080,16 @@ func (r ReplayDeadLettersResponse) ContentType() string {
 	return ""
 }
 
+// GetDeadLetterResponse429Headers the declared response headers of an HTTP 429 response for GetDeadLetter
+type GetDeadLetterResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDeadLetterResponse503Headers the declared response headers of an HTTP 503 response for GetDeadLetter
+type GetDeadLetterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetDeadLetterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10227,6 +11109,10 @@ type GetDeadLetterResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDeadLetterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDeadLetterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10298,6 +11184,16 @@ func (r GetDeadLetterResponse) ContentType() string {
 	return ""
 }
 
+// ReplayDeadLetterResponse429Headers the declared response headers of an HTTP 429 response for ReplayDeadLetter
+type ReplayDeadLetterResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReplayDeadLetterResponse503Headers the declared response headers of an HTTP 503 response for ReplayDeadLetter
+type ReplayDeadLetterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReplayDeadLetterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10319,6 +11215,10 @@ type ReplayDeadLetterResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReplayDeadLetterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReplayDeadLetterResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10395,6 +11295,16 @@ func (r ReplayDeadLetterResponse) ContentType() string {
 	return ""
 }
 
+// GetDeadLetterSummaryResponse429Headers the declared response headers of an HTTP 429 response for GetDeadLetterSummary
+type GetDeadLetterSummaryResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDeadLetterSummaryResponse503Headers the declared response headers of an HTTP 503 response for GetDeadLetterSummary
+type GetDeadLetterSummaryResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetDeadLetterSummaryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10414,6 +11324,10 @@ type GetDeadLetterSummaryResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDeadLetterSummaryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDeadLetterSummaryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10485,6 +11399,16 @@ func (r GetDeadLetterSummaryResponse) ContentType() string {
 	return ""
 }
 
+// ListDeliveriesResponse429Headers the declared response headers of an HTTP 429 response for ListDeliveries
+type ListDeliveriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for ListDeliveries
+type ListDeliveriesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10504,6 +11428,10 @@ type ListDeliveriesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeliveriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeliveriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10575,6 +11503,16 @@ func (r ListDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// ReplayDeliveriesResponse429Headers the declared response headers of an HTTP 429 response for ReplayDeliveries
+type ReplayDeliveriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReplayDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for ReplayDeliveries
+type ReplayDeliveriesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReplayDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10602,6 +11540,10 @@ type ReplayDeliveriesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReplayDeliveriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReplayDeliveriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10693,6 +11635,16 @@ func (r ReplayDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// CountReplayDeliveriesResponse429Headers the declared response headers of an HTTP 429 response for CountReplayDeliveries
+type CountReplayDeliveriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CountReplayDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for CountReplayDeliveries
+type CountReplayDeliveriesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CountReplayDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10712,6 +11664,10 @@ type CountReplayDeliveriesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CountReplayDeliveriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CountReplayDeliveriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10783,6 +11739,16 @@ func (r CountReplayDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// RetryDeadDeliveriesResponse429Headers the declared response headers of an HTTP 429 response for RetryDeadDeliveries
+type RetryDeadDeliveriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RetryDeadDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for RetryDeadDeliveries
+type RetryDeadDeliveriesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RetryDeadDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10810,6 +11776,10 @@ type RetryDeadDeliveriesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RetryDeadDeliveriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryDeadDeliveriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10901,6 +11871,16 @@ func (r RetryDeadDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// CountDeadDeliveriesResponse429Headers the declared response headers of an HTTP 429 response for CountDeadDeliveries
+type CountDeadDeliveriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CountDeadDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for CountDeadDeliveries
+type CountDeadDeliveriesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CountDeadDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10920,6 +11900,10 @@ type CountDeadDeliveriesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CountDeadDeliveriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CountDeadDeliveriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10991,6 +11975,16 @@ func (r CountDeadDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// GetDeliveryResponse429Headers the declared response headers of an HTTP 429 response for GetDelivery
+type GetDeliveryResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDeliveryResponse503Headers the declared response headers of an HTTP 503 response for GetDelivery
+type GetDeliveryResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetDeliveryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11010,6 +12004,10 @@ type GetDeliveryResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDeliveryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDeliveryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11081,6 +12079,16 @@ func (r GetDeliveryResponse) ContentType() string {
 	return ""
 }
 
+// RetryDeliveryResponse429Headers the declared response headers of an HTTP 429 response for RetryDelivery
+type RetryDeliveryResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RetryDeliveryResponse503Headers the declared response headers of an HTTP 503 response for RetryDelivery
+type RetryDeliveryResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RetryDeliveryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11102,6 +12110,10 @@ type RetryDeliveryResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RetryDeliveryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryDeliveryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11178,6 +12190,16 @@ func (r RetryDeliveryResponse) ContentType() string {
 	return ""
 }
 
+// DeleteEndpointResponse429Headers the declared response headers of an HTTP 429 response for DeleteEndpoint
+type DeleteEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DeleteEndpointResponse503Headers the declared response headers of an HTTP 503 response for DeleteEndpoint
+type DeleteEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11197,6 +12219,10 @@ type DeleteEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteEndpointResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11268,6 +12294,16 @@ func (r DeleteEndpointResponse) ContentType() string {
 	return ""
 }
 
+// GetEndpointResponse429Headers the declared response headers of an HTTP 429 response for GetEndpoint
+type GetEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetEndpointResponse503Headers the declared response headers of an HTTP 503 response for GetEndpoint
+type GetEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11287,6 +12323,10 @@ type GetEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11358,6 +12398,16 @@ func (r GetEndpointResponse) ContentType() string {
 	return ""
 }
 
+// UpdateEndpointResponse429Headers the declared response headers of an HTTP 429 response for UpdateEndpoint
+type UpdateEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// UpdateEndpointResponse503Headers the declared response headers of an HTTP 503 response for UpdateEndpoint
+type UpdateEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11385,6 +12435,10 @@ type UpdateEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11476,6 +12530,16 @@ func (r UpdateEndpointResponse) ContentType() string {
 	return ""
 }
 
+// DisableEndpointResponse429Headers the declared response headers of an HTTP 429 response for DisableEndpoint
+type DisableEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DisableEndpointResponse503Headers the declared response headers of an HTTP 503 response for DisableEndpoint
+type DisableEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DisableEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11497,6 +12561,10 @@ type DisableEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DisableEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DisableEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11573,6 +12641,16 @@ func (r DisableEndpointResponse) ContentType() string {
 	return ""
 }
 
+// EnableEndpointResponse429Headers the declared response headers of an HTTP 429 response for EnableEndpoint
+type EnableEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// EnableEndpointResponse503Headers the declared response headers of an HTTP 503 response for EnableEndpoint
+type EnableEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EnableEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11594,6 +12672,10 @@ type EnableEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnableEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnableEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11670,6 +12752,16 @@ func (r EnableEndpointResponse) ContentType() string {
 	return ""
 }
 
+// PauseEndpointResponse429Headers the declared response headers of an HTTP 429 response for PauseEndpoint
+type PauseEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// PauseEndpointResponse503Headers the declared response headers of an HTTP 503 response for PauseEndpoint
+type PauseEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type PauseEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11691,6 +12783,10 @@ type PauseEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PauseEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PauseEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11767,6 +12863,16 @@ func (r PauseEndpointResponse) ContentType() string {
 	return ""
 }
 
+// ResumeEndpointResponse429Headers the declared response headers of an HTTP 429 response for ResumeEndpoint
+type ResumeEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ResumeEndpointResponse503Headers the declared response headers of an HTTP 503 response for ResumeEndpoint
+type ResumeEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ResumeEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11788,6 +12894,10 @@ type ResumeEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResumeEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResumeEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11864,6 +12974,16 @@ func (r ResumeEndpointResponse) ContentType() string {
 	return ""
 }
 
+// RotateEndpointSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateEndpointSecret
+type RotateEndpointSecretResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RotateEndpointSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateEndpointSecret
+type RotateEndpointSecretResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RotateEndpointSecretResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11891,6 +13011,10 @@ type RotateEndpointSecretResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateEndpointSecretResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateEndpointSecretResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11982,6 +13106,16 @@ func (r RotateEndpointSecretResponse) ContentType() string {
 	return ""
 }
 
+// TestEndpointResponse429Headers the declared response headers of an HTTP 429 response for TestEndpoint
+type TestEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// TestEndpointResponse503Headers the declared response headers of an HTTP 503 response for TestEndpoint
+type TestEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type TestEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12003,6 +13137,10 @@ type TestEndpointResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TestEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TestEndpointResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12079,6 +13217,16 @@ func (r TestEndpointResponse) ContentType() string {
 	return ""
 }
 
+// SearchEventsResponse429Headers the declared response headers of an HTTP 429 response for SearchEvents
+type SearchEventsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SearchEventsResponse503Headers the declared response headers of an HTTP 503 response for SearchEvents
+type SearchEventsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SearchEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12098,6 +13246,10 @@ type SearchEventsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SearchEventsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SearchEventsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12169,6 +13321,16 @@ func (r SearchEventsResponse) ContentType() string {
 	return ""
 }
 
+// GetEventTrailResponse429Headers the declared response headers of an HTTP 429 response for GetEventTrail
+type GetEventTrailResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetEventTrailResponse503Headers the declared response headers of an HTTP 503 response for GetEventTrail
+type GetEventTrailResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetEventTrailResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12188,6 +13350,10 @@ type GetEventTrailResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventTrailResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventTrailResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12259,6 +13425,16 @@ func (r GetEventTrailResponse) ContentType() string {
 	return ""
 }
 
+// GetEventPayloadResponse429Headers the declared response headers of an HTTP 429 response for GetEventPayload
+type GetEventPayloadResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetEventPayloadResponse503Headers the declared response headers of an HTTP 503 response for GetEventPayload
+type GetEventPayloadResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetEventPayloadResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12278,6 +13454,10 @@ type GetEventPayloadResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventPayloadResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventPayloadResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12349,6 +13529,16 @@ func (r GetEventPayloadResponse) ContentType() string {
 	return ""
 }
 
+// GetOverviewResponse429Headers the declared response headers of an HTTP 429 response for GetOverview
+type GetOverviewResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetOverviewResponse503Headers the declared response headers of an HTTP 503 response for GetOverview
+type GetOverviewResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetOverviewResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12368,6 +13558,10 @@ type GetOverviewResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOverviewResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOverviewResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12439,6 +13633,16 @@ func (r GetOverviewResponse) ContentType() string {
 	return ""
 }
 
+// GetOverviewSamplesResponse429Headers the declared response headers of an HTTP 429 response for GetOverviewSamples
+type GetOverviewSamplesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetOverviewSamplesResponse503Headers the declared response headers of an HTTP 503 response for GetOverviewSamples
+type GetOverviewSamplesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetOverviewSamplesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12458,6 +13662,10 @@ type GetOverviewSamplesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOverviewSamplesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOverviewSamplesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12529,6 +13737,16 @@ func (r GetOverviewSamplesResponse) ContentType() string {
 	return ""
 }
 
+// ListReconcileRunsResponse429Headers the declared response headers of an HTTP 429 response for ListReconcileRuns
+type ListReconcileRunsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListReconcileRunsResponse503Headers the declared response headers of an HTTP 503 response for ListReconcileRuns
+type ListReconcileRunsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListReconcileRunsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12548,6 +13766,10 @@ type ListReconcileRunsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListReconcileRunsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListReconcileRunsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12619,6 +13841,16 @@ func (r ListReconcileRunsResponse) ContentType() string {
 	return ""
 }
 
+// GetSlotResponse429Headers the declared response headers of an HTTP 429 response for GetSlot
+type GetSlotResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetSlotResponse503Headers the declared response headers of an HTTP 503 response for GetSlot
+type GetSlotResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetSlotResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12638,6 +13870,10 @@ type GetSlotResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSlotResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSlotResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12709,6 +13945,16 @@ func (r GetSlotResponse) ContentType() string {
 	return ""
 }
 
+// ListSourcesResponse429Headers the declared response headers of an HTTP 429 response for ListSources
+type ListSourcesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListSourcesResponse503Headers the declared response headers of an HTTP 503 response for ListSources
+type ListSourcesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListSourcesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12728,6 +13974,10 @@ type ListSourcesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSourcesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSourcesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12804,6 +14054,16 @@ type CreateSourceResponse201Headers struct {
 	Location *string
 }
 
+// CreateSourceResponse429Headers the declared response headers of an HTTP 429 response for CreateSource
+type CreateSourceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateSourceResponse503Headers the declared response headers of an HTTP 503 response for CreateSource
+type CreateSourceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12833,6 +14093,10 @@ type CreateSourceResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateSourceResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSourceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSourceResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12924,6 +14188,16 @@ func (r CreateSourceResponse) ContentType() string {
 	return ""
 }
 
+// GetSourceResponse429Headers the declared response headers of an HTTP 429 response for GetSource
+type GetSourceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetSourceResponse503Headers the declared response headers of an HTTP 503 response for GetSource
+type GetSourceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12943,6 +14217,10 @@ type GetSourceResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSourceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSourceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13014,6 +14292,16 @@ func (r GetSourceResponse) ContentType() string {
 	return ""
 }
 
+// SetSourceBodyLimitResponse429Headers the declared response headers of an HTTP 429 response for SetSourceBodyLimit
+type SetSourceBodyLimitResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SetSourceBodyLimitResponse503Headers the declared response headers of an HTTP 503 response for SetSourceBodyLimit
+type SetSourceBodyLimitResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SetSourceBodyLimitResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13041,6 +14329,10 @@ type SetSourceBodyLimitResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetSourceBodyLimitResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetSourceBodyLimitResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13132,6 +14424,16 @@ func (r SetSourceBodyLimitResponse) ContentType() string {
 	return ""
 }
 
+// DisableSourceResponse429Headers the declared response headers of an HTTP 429 response for DisableSource
+type DisableSourceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DisableSourceResponse503Headers the declared response headers of an HTTP 503 response for DisableSource
+type DisableSourceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DisableSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13153,6 +14455,10 @@ type DisableSourceResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DisableSourceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DisableSourceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13229,6 +14535,16 @@ func (r DisableSourceResponse) ContentType() string {
 	return ""
 }
 
+// EnableSourceResponse429Headers the declared response headers of an HTTP 429 response for EnableSource
+type EnableSourceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// EnableSourceResponse503Headers the declared response headers of an HTTP 503 response for EnableSource
+type EnableSourceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EnableSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13250,6 +14566,10 @@ type EnableSourceResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnableSourceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnableSourceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13326,6 +14646,16 @@ func (r EnableSourceResponse) ContentType() string {
 	return ""
 }
 
+// GetSourceReconciliationResponse429Headers the declared response headers of an HTTP 429 response for GetSourceReconciliation
+type GetSourceReconciliationResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetSourceReconciliationResponse503Headers the declared response headers of an HTTP 503 response for GetSourceReconciliation
+type GetSourceReconciliationResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetSourceReconciliationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13345,6 +14675,10 @@ type GetSourceReconciliationResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSourceReconciliationResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSourceReconciliationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13416,6 +14750,16 @@ func (r GetSourceReconciliationResponse) ContentType() string {
 	return ""
 }
 
+// ReconcileSourceResponse429Headers the declared response headers of an HTTP 429 response for ReconcileSource
+type ReconcileSourceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReconcileSourceResponse503Headers the declared response headers of an HTTP 503 response for ReconcileSource
+type ReconcileSourceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReconcileSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13445,6 +14789,10 @@ type ReconcileSourceResponse struct {
 	ApplicationproblemJSON502 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReconcileSourceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReconcileSourceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13541,6 +14889,16 @@ func (r ReconcileSourceResponse) ContentType() string {
 	return ""
 }
 
+// RotateSourceSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateSourceSecret
+type RotateSourceSecretResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RotateSourceSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateSourceSecret
+type RotateSourceSecretResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RotateSourceSecretResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13568,6 +14926,10 @@ type RotateSourceSecretResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateSourceSecretResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateSourceSecretResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13659,6 +15021,16 @@ func (r RotateSourceSecretResponse) ContentType() string {
 	return ""
 }
 
+// ListTenantsResponse429Headers the declared response headers of an HTTP 429 response for ListTenants
+type ListTenantsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListTenantsResponse503Headers the declared response headers of an HTTP 503 response for ListTenants
+type ListTenantsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListTenantsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13678,6 +15050,10 @@ type ListTenantsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTenantsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTenantsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13754,6 +15130,16 @@ type CreateTenantResponse201Headers struct {
 	Location *string
 }
 
+// CreateTenantResponse429Headers the declared response headers of an HTTP 429 response for CreateTenant
+type CreateTenantResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateTenantResponse503Headers the declared response headers of an HTTP 503 response for CreateTenant
+type CreateTenantResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateTenantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13783,6 +15169,10 @@ type CreateTenantResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateTenantResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateTenantResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTenantResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -13874,6 +15264,16 @@ func (r CreateTenantResponse) ContentType() string {
 	return ""
 }
 
+// GetTenantResponse429Headers the declared response headers of an HTTP 429 response for GetTenant
+type GetTenantResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetTenantResponse503Headers the declared response headers of an HTTP 503 response for GetTenant
+type GetTenantResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetTenantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13893,6 +15293,10 @@ type GetTenantResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTenantResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTenantResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13964,6 +15368,16 @@ func (r GetTenantResponse) ContentType() string {
 	return ""
 }
 
+// ListEndpointsResponse429Headers the declared response headers of an HTTP 429 response for ListEndpoints
+type ListEndpointsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListEndpoints
+type ListEndpointsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListEndpointsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13983,6 +15397,10 @@ type ListEndpointsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEndpointsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEndpointsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14059,6 +15477,16 @@ type CreateEndpointResponse201Headers struct {
 	Location *string
 }
 
+// CreateEndpointResponse429Headers the declared response headers of an HTTP 429 response for CreateEndpoint
+type CreateEndpointResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateEndpointResponse503Headers the declared response headers of an HTTP 503 response for CreateEndpoint
+type CreateEndpointResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14088,6 +15516,10 @@ type CreateEndpointResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateEndpointResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateEndpointResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateEndpointResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14179,6 +15611,16 @@ func (r CreateEndpointResponse) ContentType() string {
 	return ""
 }
 
+// ListEventTypesResponse429Headers the declared response headers of an HTTP 429 response for ListEventTypes
+type ListEventTypesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListEventTypesResponse503Headers the declared response headers of an HTTP 503 response for ListEventTypes
+type ListEventTypesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListEventTypesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14198,6 +15640,10 @@ type ListEventTypesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventTypesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEventTypesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14274,6 +15720,16 @@ type CreateEventTypeResponse201Headers struct {
 	Location *string
 }
 
+// CreateEventTypeResponse429Headers the declared response headers of an HTTP 429 response for CreateEventType
+type CreateEventTypeResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateEventTypeResponse503Headers the declared response headers of an HTTP 503 response for CreateEventType
+type CreateEventTypeResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateEventTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14303,6 +15759,10 @@ type CreateEventTypeResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateEventTypeResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateEventTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateEventTypeResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -14394,6 +15854,16 @@ func (r CreateEventTypeResponse) ContentType() string {
 	return ""
 }
 
+// GetEventTypeResponse429Headers the declared response headers of an HTTP 429 response for GetEventType
+type GetEventTypeResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetEventTypeResponse503Headers the declared response headers of an HTTP 503 response for GetEventType
+type GetEventTypeResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetEventTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14413,6 +15883,10 @@ type GetEventTypeResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14484,6 +15958,16 @@ func (r GetEventTypeResponse) ContentType() string {
 	return ""
 }
 
+// DeprecateEventTypeResponse429Headers the declared response headers of an HTTP 429 response for DeprecateEventType
+type DeprecateEventTypeResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DeprecateEventTypeResponse503Headers the declared response headers of an HTTP 503 response for DeprecateEventType
+type DeprecateEventTypeResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeprecateEventTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14505,6 +15989,10 @@ type DeprecateEventTypeResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeprecateEventTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeprecateEventTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14581,6 +16069,16 @@ func (r DeprecateEventTypeResponse) ContentType() string {
 	return ""
 }
 
+// ReleaseEventTypeResponse429Headers the declared response headers of an HTTP 429 response for ReleaseEventType
+type ReleaseEventTypeResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReleaseEventTypeResponse503Headers the declared response headers of an HTTP 503 response for ReleaseEventType
+type ReleaseEventTypeResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReleaseEventTypeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14602,6 +16100,10 @@ type ReleaseEventTypeResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReleaseEventTypeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReleaseEventTypeResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14678,6 +16180,16 @@ func (r ReleaseEventTypeResponse) ContentType() string {
 	return ""
 }
 
+// ClearTenantLimitsResponse429Headers the declared response headers of an HTTP 429 response for ClearTenantLimits
+type ClearTenantLimitsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ClearTenantLimitsResponse503Headers the declared response headers of an HTTP 503 response for ClearTenantLimits
+type ClearTenantLimitsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ClearTenantLimitsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14699,6 +16211,10 @@ type ClearTenantLimitsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearTenantLimitsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClearTenantLimitsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14775,6 +16291,16 @@ func (r ClearTenantLimitsResponse) ContentType() string {
 	return ""
 }
 
+// SetTenantLimitsResponse429Headers the declared response headers of an HTTP 429 response for SetTenantLimits
+type SetTenantLimitsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SetTenantLimitsResponse503Headers the declared response headers of an HTTP 503 response for SetTenantLimits
+type SetTenantLimitsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SetTenantLimitsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14802,6 +16328,10 @@ type SetTenantLimitsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SetTenantLimitsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetTenantLimitsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14893,6 +16423,16 @@ func (r SetTenantLimitsResponse) ContentType() string {
 	return ""
 }
 
+// ListWorkspacesResponse429Headers the declared response headers of an HTTP 429 response for ListWorkspaces
+type ListWorkspacesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListWorkspacesResponse503Headers the declared response headers of an HTTP 503 response for ListWorkspaces
+type ListWorkspacesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListWorkspacesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14912,6 +16452,10 @@ type ListWorkspacesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWorkspacesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWorkspacesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -14988,6 +16532,16 @@ type CreateWorkspaceResponse201Headers struct {
 	Location *string
 }
 
+// CreateWorkspaceResponse429Headers the declared response headers of an HTTP 429 response for CreateWorkspace
+type CreateWorkspaceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateWorkspaceResponse503Headers the declared response headers of an HTTP 503 response for CreateWorkspace
+type CreateWorkspaceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateWorkspaceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15017,6 +16571,10 @@ type CreateWorkspaceResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateWorkspaceResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWorkspaceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWorkspaceResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -15108,6 +16666,16 @@ func (r CreateWorkspaceResponse) ContentType() string {
 	return ""
 }
 
+// GetWorkspaceResponse429Headers the declared response headers of an HTTP 429 response for GetWorkspace
+type GetWorkspaceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetWorkspaceResponse503Headers the declared response headers of an HTTP 503 response for GetWorkspace
+type GetWorkspaceResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetWorkspaceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15127,6 +16695,10 @@ type GetWorkspaceResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWorkspaceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWorkspaceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -16362,6 +17934,29 @@ func ParseListAdminTokensResponse(rsp *http.Response) (*ListAdminTokensResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListAdminTokensResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAdminTokensResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -16476,6 +18071,26 @@ func ParseCreateAdminTokenResponse(rsp *http.Response) (*CreateAdminTokenRespons
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateAdminTokenResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateAdminTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16551,6 +18166,29 @@ func ParseGetAdminTokenResponse(rsp *http.Response) (*GetAdminTokenResponse, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetAdminTokenResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAdminTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16635,6 +18273,29 @@ func ParseRevokeAdminTokenResponse(rsp *http.Response) (*RevokeAdminTokenRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeAdminTokenResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeAdminTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -16708,6 +18369,29 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListApiKeysResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApiKeysResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16824,6 +18508,26 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateApiKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateApiKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16899,6 +18603,29 @@ func ParseGetApiKeyResponse(rsp *http.Response) (*GetApiKeyResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetApiKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetApiKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16983,6 +18710,29 @@ func ParseRevokeApiKeyResponse(rsp *http.Response) (*RevokeApiKeyResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeApiKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeApiKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17056,6 +18806,29 @@ func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListAuditResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAuditResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17133,6 +18906,29 @@ func ParseListConflictsResponse(rsp *http.Response) (*ListConflictsResponse, err
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListConflictsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListConflictsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17206,6 +19002,29 @@ func ParseGetConflictResponse(rsp *http.Response) (*GetConflictResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetConflictResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetConflictResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17283,6 +19102,29 @@ func ParseListConsumerGroupsResponse(rsp *http.Response) (*ListConsumerGroupsRes
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListConsumerGroupsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListConsumerGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17356,6 +19198,29 @@ func ParseGetConsumerGroupResponse(rsp *http.Response) (*GetConsumerGroupRespons
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetConsumerGroupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetConsumerGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17461,6 +19326,29 @@ func ParseRewindConsumerGroupResponse(rsp *http.Response) (*RewindConsumerGroupR
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RewindConsumerGroupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RewindConsumerGroupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17536,6 +19424,29 @@ func ParseListDeadLettersResponse(rsp *http.Response) (*ListDeadLettersResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDeadLettersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeadLettersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17609,6 +19520,29 @@ func ParseCountDeadLettersResponse(rsp *http.Response) (*CountDeadLettersRespons
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CountDeadLettersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CountDeadLettersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17714,6 +19648,29 @@ func ParseReplayDeadLettersResponse(rsp *http.Response) (*ReplayDeadLettersRespo
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReplayDeadLettersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReplayDeadLettersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17787,6 +19744,29 @@ func ParseGetDeadLetterResponse(rsp *http.Response) (*GetDeadLetterResponse, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDeadLetterResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDeadLetterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17871,6 +19851,29 @@ func ParseReplayDeadLetterResponse(rsp *http.Response) (*ReplayDeadLetterRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReplayDeadLetterResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReplayDeadLetterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17946,6 +19949,29 @@ func ParseGetDeadLetterSummaryResponse(rsp *http.Response) (*GetDeadLetterSummar
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDeadLetterSummaryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDeadLetterSummaryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18019,6 +20045,29 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDeliveriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18124,6 +20173,29 @@ func ParseReplayDeliveriesResponse(rsp *http.Response) (*ReplayDeliveriesRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReplayDeliveriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReplayDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18197,6 +20269,29 @@ func ParseCountReplayDeliveriesResponse(rsp *http.Response) (*CountReplayDeliver
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CountReplayDeliveriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CountReplayDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18302,6 +20397,29 @@ func ParseRetryDeadDeliveriesResponse(rsp *http.Response) (*RetryDeadDeliveriesR
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RetryDeadDeliveriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RetryDeadDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18377,6 +20495,29 @@ func ParseCountDeadDeliveriesResponse(rsp *http.Response) (*CountDeadDeliveriesR
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CountDeadDeliveriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CountDeadDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18450,6 +20591,29 @@ func ParseGetDeliveryResponse(rsp *http.Response) (*GetDeliveryResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDeliveryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDeliveryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18534,6 +20698,29 @@ func ParseRetryDeliveryResponse(rsp *http.Response) (*RetryDeliveryResponse, err
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RetryDeliveryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RetryDeliveryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18612,6 +20799,29 @@ func ParseDeleteEndpointResponse(rsp *http.Response) (*DeleteEndpointResponse, e
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18685,6 +20895,29 @@ func ParseGetEndpointResponse(rsp *http.Response) (*GetEndpointResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18790,6 +21023,29 @@ func ParseUpdateEndpointResponse(rsp *http.Response) (*UpdateEndpointResponse, e
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18870,6 +21126,29 @@ func ParseDisableEndpointResponse(rsp *http.Response) (*DisableEndpointResponse,
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DisableEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DisableEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18954,6 +21233,29 @@ func ParseEnableEndpointResponse(rsp *http.Response) (*EnableEndpointResponse, e
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers EnableEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnableEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19036,6 +21338,29 @@ func ParsePauseEndpointResponse(rsp *http.Response) (*PauseEndpointResponse, err
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PauseEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PauseEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19116,6 +21441,29 @@ func ParseResumeEndpointResponse(rsp *http.Response) (*ResumeEndpointResponse, e
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ResumeEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResumeEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19221,6 +21569,29 @@ func ParseRotateEndpointSecretResponse(rsp *http.Response) (*RotateEndpointSecre
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RotateEndpointSecretResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateEndpointSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19303,6 +21674,29 @@ func ParseTestEndpointResponse(rsp *http.Response) (*TestEndpointResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers TestEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TestEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19376,6 +21770,29 @@ func ParseSearchEventsResponse(rsp *http.Response) (*SearchEventsResponse, error
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SearchEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SearchEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19453,6 +21870,29 @@ func ParseGetEventTrailResponse(rsp *http.Response) (*GetEventTrailResponse, err
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetEventTrailResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEventTrailResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19526,6 +21966,29 @@ func ParseGetEventPayloadResponse(rsp *http.Response) (*GetEventPayloadResponse,
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetEventPayloadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEventPayloadResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19603,6 +22066,29 @@ func ParseGetOverviewResponse(rsp *http.Response) (*GetOverviewResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOverviewResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOverviewResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19676,6 +22162,29 @@ func ParseGetOverviewSamplesResponse(rsp *http.Response) (*GetOverviewSamplesRes
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOverviewSamplesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOverviewSamplesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19753,6 +22262,29 @@ func ParseListReconcileRunsResponse(rsp *http.Response) (*ListReconcileRunsRespo
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListReconcileRunsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListReconcileRunsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19828,6 +22360,29 @@ func ParseGetSlotResponse(rsp *http.Response) (*GetSlotResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSlotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSlotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -19901,6 +22456,29 @@ func ParseListSourcesResponse(rsp *http.Response) (*ListSourcesResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSourcesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSourcesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20017,6 +22595,26 @@ func ParseCreateSourceResponse(rsp *http.Response) (*CreateSourceResponse, error
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateSourceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateSourceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20092,6 +22690,29 @@ func ParseGetSourceResponse(rsp *http.Response) (*GetSourceResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSourceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSourceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20197,6 +22818,29 @@ func ParseSetSourceBodyLimitResponse(rsp *http.Response) (*SetSourceBodyLimitRes
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetSourceBodyLimitResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetSourceBodyLimitResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -20277,6 +22921,29 @@ func ParseDisableSourceResponse(rsp *http.Response) (*DisableSourceResponse, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DisableSourceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DisableSourceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20361,6 +23028,29 @@ func ParseEnableSourceResponse(rsp *http.Response) (*EnableSourceResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers EnableSourceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnableSourceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -20434,6 +23124,29 @@ func ParseGetSourceReconciliationResponse(rsp *http.Response) (*GetSourceReconci
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSourceReconciliationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSourceReconciliationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20546,6 +23259,29 @@ func ParseReconcileSourceResponse(rsp *http.Response) (*ReconcileSourceResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReconcileSourceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReconcileSourceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -20649,6 +23385,29 @@ func ParseRotateSourceSecretResponse(rsp *http.Response) (*RotateSourceSecretRes
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RotateSourceSecretResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateSourceSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -20722,6 +23481,29 @@ func ParseListTenantsResponse(rsp *http.Response) (*ListTenantsResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListTenantsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTenantsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20838,6 +23620,26 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateTenantResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTenantResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -20915,6 +23717,29 @@ func ParseGetTenantResponse(rsp *http.Response) (*GetTenantResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetTenantResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTenantResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -20988,6 +23813,29 @@ func ParseListEndpointsResponse(rsp *http.Response) (*ListEndpointsResponse, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListEndpointsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEndpointsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21104,6 +23952,26 @@ func ParseCreateEndpointResponse(rsp *http.Response) (*CreateEndpointResponse, e
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateEndpointResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21179,6 +24047,29 @@ func ParseListEventTypesResponse(rsp *http.Response) (*ListEventTypesResponse, e
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListEventTypesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEventTypesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21295,6 +24186,26 @@ func ParseCreateEventTypeResponse(rsp *http.Response) (*CreateEventTypeResponse,
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateEventTypeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateEventTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21370,6 +24281,29 @@ func ParseGetEventTypeResponse(rsp *http.Response) (*GetEventTypeResponse, error
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetEventTypeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEventTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21454,6 +24388,29 @@ func ParseDeprecateEventTypeResponse(rsp *http.Response) (*DeprecateEventTypeRes
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeprecateEventTypeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeprecateEventTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -21536,6 +24493,29 @@ func ParseReleaseEventTypeResponse(rsp *http.Response) (*ReleaseEventTypeRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReleaseEventTypeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReleaseEventTypeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -21616,6 +24596,29 @@ func ParseClearTenantLimitsResponse(rsp *http.Response) (*ClearTenantLimitsRespo
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ClearTenantLimitsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClearTenantLimitsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21721,6 +24724,29 @@ func ParseSetTenantLimitsResponse(rsp *http.Response) (*SetTenantLimitsResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SetTenantLimitsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetTenantLimitsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -21794,6 +24820,29 @@ func ParseListWorkspacesResponse(rsp *http.Response) (*ListWorkspacesResponse, e
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListWorkspacesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWorkspacesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21910,6 +24959,26 @@ func ParseCreateWorkspaceResponse(rsp *http.Response) (*CreateWorkspaceResponse,
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateWorkspaceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWorkspaceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -21985,6 +25054,29 @@ func ParseGetWorkspaceResponse(rsp *http.Response) (*GetWorkspaceResponse, error
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetWorkspaceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWorkspaceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -1,8 +1,8 @@
 """Writes what each client's hand-written layer needs to know of the
 document, in each client's language: which operations create (they take an
 Idempotency-Key, so a retry is safe) and an iterator per list operation
-(those that page by cursor: a `cursor` query parameter and an answer of
-`items` and `next_cursor`).
+(those the document marks x-pagination: a `cursor` query parameter and an
+answer of `items` and `next_cursor`).
 
     python3 ops.py DOCUMENT OUT
 
@@ -43,16 +43,19 @@ def ref_name(ref):
 
 
 def list_op(doc, path, method, op):
-    """The item schema's name when op pages by cursor, else None."""
-    params = op.get("parameters") or []
-    if method != "get" or not any(p["in"] == "query" and p["name"] == "cursor" for p in params):
+    """The item schema's name when op pages by cursor (the document's
+    x-pagination), else None."""
+    pagination = op.get("x-pagination")
+    if not pagination:
         return None
+    want = {"cursor_param": "cursor", "limit_param": "limit", "next_field": "next_cursor", "items_field": "items"}
+    if pagination != want:
+        # The iterators' templates name these; a document that names others
+        # needs them taught.
+        sys.exit(f"ops.py: {op['operationId']} pages as {pagination}, the iterators know {want}")
     schema = op["responses"]["200"]["content"]["application/json"]["schema"]
     body = doc["components"]["schemas"][ref_name(schema["$ref"])]
-    props = body.get("properties", {})
-    if "items" not in props or "next_cursor" not in props:
-        return None
-    return ref_name(props["items"]["items"]["$ref"])
+    return ref_name(body["properties"]["items"]["items"]["$ref"])
 
 
 def path_params(op):

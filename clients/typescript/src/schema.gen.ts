@@ -1168,6 +1168,16 @@ export interface components {
              * @description Only letters that last failed before this time; after since.
              */
             until?: string;
+        } | {
+            group: unknown;
+        } | {
+            tenant_id: unknown;
+        } | {
+            reason: unknown;
+        } | {
+            since: unknown;
+        } | {
+            until: unknown;
         };
         DeadRetried: {
             endpoint_id: string;
@@ -1522,7 +1532,8 @@ export interface components {
             at: string;
             /** Format: int64 */
             id: number;
-            outcome: string;
+            /** @enum {string} */
+            outcome: "ok" | "not_found" | "forbidden" | "conflict" | "invalid" | "error";
             resource: string;
             target_id: string;
             tenant_id?: string;
@@ -1552,7 +1563,8 @@ export interface components {
             received_at: string;
             source_account: string;
             source_id: string;
-            status: string;
+            /** @enum {string} */
+            status: "published" | "unhandled" | "quarantined" | "waiting";
             tenant_id: string;
         };
         EventType: {
@@ -1722,7 +1734,7 @@ export interface components {
              * @enum {string}
              */
             event_time_format?: "unix" | "rfc3339" | "unix_or_rfc3339";
-            /** @description The type's name, as the events carry it (e.g. order.placed). */
+            /** @description The type's name, as the events carry it (e.g. order.placed): letters, digits, '.', '_' or '-', starting with a letter or digit. */
             event_type: string;
             /** @description Where the object id is: a JSON pointer (/data/id) or header:<Name>; absent: the source kind's place. */
             object_id_at?: string;
@@ -1731,8 +1743,8 @@ export interface components {
              * @enum {string}
              */
             resource_type: "account" | "customer" | "document" | "event" | "message" | "order" | "payment" | "product" | "shipment" | "subscription" | "ticket" | "user";
-            /** @description JSON Schema 2020-12, self-contained (no remote $ref); no string in it may hold NUL. */
-            schema: unknown;
+            /** @description JSON Schema 2020-12 as an object, self-contained (no remote $ref); no string in it may hold NUL. A schema that does not compile is refused (422). */
+            schema: Record<string, never>;
             /**
              * @description A source kind of this build's (its provider registry), or api.
              * @enum {string}
@@ -1823,7 +1835,8 @@ export interface components {
         };
         Payload: {
             body?: string;
-            state: string;
+            /** @enum {string} */
+            state: "kept" | "expired" | "erased";
         };
         Position: {
             /** Format: int64 */
@@ -1833,6 +1846,8 @@ export interface components {
             topic?: string;
         };
         Problem: {
+            /** @description The sub-kind of a refusal a client tells apart, also the last segment of type (https://sluice.dev/problems/<code>): builtin, quota, incompatible, already_replayed, dead_letter_expired, group_active, reconcile_busy (409); replay_failed, reconcile_window, no_api_credentials (422). Absent: the kind says all. */
+            code?: string;
             /** @description What is wrong, for a person. */
             detail?: string;
             /** @description Each input at fault: its location (body.name, query.since, path.tenant_id) and why. value is only ever a path or query parameter's: a body field's is never repeated, it may be a secret. */
@@ -1847,6 +1862,11 @@ export interface components {
              * @description A URI reference to this occurrence.
              */
             instance?: string;
+            /**
+             * @description The kind of refusal (one per status; absent for a failure, 500, and for 405).
+             * @enum {string}
+             */
+            kind?: "not_found" | "conflict" | "invalid" | "forbidden" | "unauthenticated" | "limited" | "unavailable";
             /** @description Filtered replay: the letters replayed before it stopped. */
             replayed?: number[] | null;
             /** @description The answer's X-Request-Id, also in the process's log line of the request. */
@@ -2131,7 +2151,7 @@ export interface components {
             offset?: number;
             /**
              * Format: date-time
-             * @description The first record at or after this time (a partition with none: its end).
+             * @description The first record at or after this time (a partition with none: its end); at or after 1970-01-01T00:00:00Z, where Kafka's record times start.
              */
             time?: string;
             /**
@@ -2139,7 +2159,13 @@ export interface components {
              * @enum {string}
              */
             to?: "earliest" | "latest";
-        };
+        } & ({
+            to: unknown;
+        } | {
+            time: unknown;
+        } | {
+            offset: unknown;
+        });
         RewindMove: {
             /** Format: int64 */
             current: number;
@@ -2216,7 +2242,8 @@ export interface components {
             id: string;
             /** @description CIDRs deliveries may come from; empty: any. */
             ip_allowlist: string[];
-            kind: string;
+            /** @enum {string} */
+            kind: "api" | "stripe" | "github" | "standard_webhooks" | "hmac";
             /**
              * Format: int64
              * @description Largest body; absent: the kind's default.
@@ -2331,7 +2358,8 @@ export interface components {
             no_expiry: boolean;
             /** Format: date-time */
             revoked_at?: string;
-            role: string;
+            /** @enum {string} */
+            role: "read" | "operate";
             /** @description The tenant the token is confined to; absent: every tenant. */
             tenant_id?: string;
         };
@@ -2346,7 +2374,8 @@ export interface components {
             no_expiry: boolean;
             /** Format: date-time */
             revoked_at?: string;
-            role: string;
+            /** @enum {string} */
+            role: "read" | "operate";
             /** @description The tenant the token is confined to; absent: every tenant. */
             tenant_id?: string;
             /** @description The bearer token: shown this once, only its SHA-256 is kept. */
@@ -2464,6 +2493,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,6 +2513,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +2624,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2609,6 +2644,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2677,6 +2714,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2695,6 +2734,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2772,6 +2813,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2790,6 +2833,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +2909,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2882,6 +2929,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2991,6 +3040,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3009,6 +3060,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,6 +3130,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3095,6 +3150,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3172,6 +3229,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3190,6 +3249,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3271,6 +3332,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3289,6 +3352,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3365,6 +3430,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3383,6 +3450,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,6 +3520,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3469,6 +3540,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3607,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3552,6 +3627,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3620,6 +3697,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3638,6 +3717,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +3827,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,6 +3847,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3846,6 +3931,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3864,6 +3951,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3940,6 +4029,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3958,6 +4049,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +4156,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,6 +4176,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4149,6 +4246,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4167,6 +4266,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4244,6 +4345,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,6 +4365,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4330,6 +4435,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4348,6 +4455,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4432,6 +4541,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4450,6 +4561,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4555,6 +4668,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4573,6 +4688,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4645,6 +4762,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4663,6 +4782,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4768,6 +4889,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4786,6 +4909,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,6 +4987,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4880,6 +5007,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4948,6 +5077,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4966,6 +5097,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5043,6 +5176,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5061,6 +5196,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5129,6 +5266,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5147,6 +5286,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5222,6 +5363,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5240,6 +5383,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,6 +5493,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,6 +5513,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,6 +5592,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5461,6 +5612,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5538,6 +5691,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,6 +5711,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5633,6 +5790,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5651,6 +5810,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5728,6 +5889,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,6 +5909,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5854,6 +6019,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5872,6 +6039,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +6118,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5967,6 +6138,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6053,6 +6226,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6071,6 +6246,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6139,6 +6316,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6157,6 +6336,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6225,6 +6406,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6243,6 +6426,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6311,6 +6496,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6329,6 +6516,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6394,6 +6583,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6412,6 +6603,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6484,6 +6677,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6502,6 +6697,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6567,6 +6764,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6585,6 +6784,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6661,6 +6862,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6679,6 +6882,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6788,6 +6993,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6806,6 +7013,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6874,6 +7083,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +7103,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7000,6 +7213,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7018,6 +7233,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7095,6 +7312,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7113,6 +7332,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7190,6 +7411,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7208,6 +7431,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7279,6 +7504,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7297,6 +7524,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7405,6 +7634,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7432,6 +7663,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7540,6 +7773,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7558,6 +7793,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7628,6 +7865,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7646,6 +7885,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7755,6 +7996,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7773,6 +8016,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7841,6 +8086,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7859,6 +8106,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +8183,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7952,6 +8203,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8064,6 +8317,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8082,6 +8337,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8155,6 +8412,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8173,6 +8432,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8285,6 +8546,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8303,6 +8566,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8375,6 +8640,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8393,6 +8660,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8474,6 +8743,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8492,6 +8763,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8573,6 +8846,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8591,6 +8866,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8699,6 +8976,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8717,6 +8996,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8794,6 +9075,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8812,6 +9095,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8886,6 +9171,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8904,6 +9191,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9013,6 +9302,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9031,6 +9322,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9099,6 +9392,8 @@ export interface operations {
             /** @description Too Many Requests */
             429: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9117,6 +9412,8 @@ export interface operations {
             /** @description Service Unavailable */
             503: {
                 headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

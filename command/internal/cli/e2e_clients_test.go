@@ -63,7 +63,7 @@ func TestGoClientDrivesTheAdminAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := c.CreateAdminTokenWithResponse(ctx, nil, adminclient.NewTokenBody{Role: adminclient.Read, TenantId: &tenant})
+	tok, err := c.CreateAdminTokenWithResponse(ctx, nil, adminclient.NewTokenBody{Role: adminclient.NewTokenBodyRoleRead, TenantId: &tenant})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,8 +242,12 @@ func TestKeptEventsAreReleasedOnceTheirTypeExists(t *testing.T) {
 	}
 	tenant := uuid.MustParse(h.tenantID)
 	objectAt, timeAt, format := "/order/ref", "/at", adminclient.Rfc3339
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(orderPlacedSchema), &schema); err != nil {
+		t.Fatal(err)
+	}
 	made, err := c.CreateEventTypeWithResponse(ctx, tenant, nil, adminclient.NewEventTypeBody{SourceKind: "hmac", EventType: "order.placed",
-		Schema: json.RawMessage(orderPlacedSchema), ObjectIdAt: &objectAt, EventTimeAt: &timeAt, EventTimeFormat: &format, ResourceType: "order"})
+		Schema: schema, ObjectIdAt: &objectAt, EventTimeAt: &timeAt, EventTimeFormat: &format, ResourceType: "order"})
 	if err != nil || made.JSON201.Version != 1 {
 		t.Fatalf("create over HTTP: %v", err)
 	}

@@ -14,7 +14,11 @@ from .dead_count import DeadCount
 from .dead_letter import DeadLetter
 from .dead_letter_detail import DeadLetterDetail
 from .dead_letter_detail_headers import DeadLetterDetailHeaders
-from .dead_letter_filter_body import DeadLetterFilterBody
+from .dead_letter_filter_body_type_0 import DeadLetterFilterBodyType0
+from .dead_letter_filter_body_type_1 import DeadLetterFilterBodyType1
+from .dead_letter_filter_body_type_2 import DeadLetterFilterBodyType2
+from .dead_letter_filter_body_type_3 import DeadLetterFilterBodyType3
+from .dead_letter_filter_body_type_4 import DeadLetterFilterBodyType4
 from .dead_retried import DeadRetried
 from .dead_selection_body import DeadSelectionBody
 from .dead_selection_body_error_class import DeadSelectionBodyErrorClass
@@ -33,8 +37,10 @@ from .endpoint_disabled_reason import EndpointDisabledReason
 from .endpoint_patch_body import EndpointPatchBody
 from .endpoint_patch_body_headers import EndpointPatchBodyHeaders
 from .entry import Entry
+from .entry_outcome import EntryOutcome
 from .error_detail import ErrorDetail
 from .event import Event
+from .event_status import EventStatus
 from .event_type import EventType
 from .group_lag import GroupLag
 from .groups_out_body import GroupsOutBody
@@ -63,6 +69,7 @@ from .new_endpoint_body_headers import NewEndpointBodyHeaders
 from .new_event_type_body import NewEventTypeBody
 from .new_event_type_body_event_time_format import NewEventTypeBodyEventTimeFormat
 from .new_event_type_body_resource_type import NewEventTypeBodyResourceType
+from .new_event_type_body_schema import NewEventTypeBodySchema
 from .new_event_type_body_source_kind import NewEventTypeBodySourceKind
 from .new_source_body import NewSourceBody
 from .new_source_body_kind import NewSourceBodyKind
@@ -70,8 +77,10 @@ from .new_token_body import NewTokenBody
 from .new_token_body_role import NewTokenBodyRole
 from .overview import Overview
 from .payload import Payload
+from .payload_state import PayloadState
 from .position import Position
 from .problem import Problem
+from .problem_kind import ProblemKind
 from .process_sample import ProcessSample
 from .process_sample_answers import ProcessSampleAnswers
 from .process_sample_groups import ProcessSampleGroups
@@ -90,8 +99,9 @@ from .replay_body import ReplayBody
 from .replay_count import ReplayCount
 from .replay_result import ReplayResult
 from .replayed import Replayed
-from .rewind_body import RewindBody
-from .rewind_body_to import RewindBodyTo
+from .rewind_body_type_0 import RewindBodyType0
+from .rewind_body_type_1 import RewindBodyType1
+from .rewind_body_type_2 import RewindBodyType2
 from .rewind_move import RewindMove
 from .rewind_out import RewindOut
 from .rotate_in_body import RotateInBody
@@ -102,6 +112,7 @@ from .send import Send
 from .slot_status import SlotStatus
 from .source import Source
 from .source_body_limit_in_body import SourceBodyLimitInBody
+from .source_kind import SourceKind
 from .source_reconciliation import SourceReconciliation
 from .source_rotate_in_body import SourceRotateInBody
 from .source_rotated import SourceRotated
@@ -112,6 +123,8 @@ from .tenant import Tenant
 from .tenant_create_in_body import TenantCreateInBody
 from .token import Token
 from .token_created import TokenCreated
+from .token_created_role import TokenCreatedRole
+from .token_role import TokenRole
 from .trail import Trail
 from .verification import Verification
 from .waiting import Waiting
@@ -133,7 +146,11 @@ __all__ = (
     "DeadLetter",
     "DeadLetterDetail",
     "DeadLetterDetailHeaders",
-    "DeadLetterFilterBody",
+    "DeadLetterFilterBodyType0",
+    "DeadLetterFilterBodyType1",
+    "DeadLetterFilterBodyType2",
+    "DeadLetterFilterBodyType3",
+    "DeadLetterFilterBodyType4",
     "DeadRetried",
     "DeadSelectionBody",
     "DeadSelectionBodyErrorClass",
@@ -152,8 +169,10 @@ __all__ = (
     "EndpointPatchBody",
     "EndpointPatchBodyHeaders",
     "Entry",
+    "EntryOutcome",
     "ErrorDetail",
     "Event",
+    "EventStatus",
     "EventType",
     "GroupLag",
     "GroupsOutBody",
@@ -182,6 +201,7 @@ __all__ = (
     "NewEventTypeBody",
     "NewEventTypeBodyEventTimeFormat",
     "NewEventTypeBodyResourceType",
+    "NewEventTypeBodySchema",
     "NewEventTypeBodySourceKind",
     "NewSourceBody",
     "NewSourceBodyKind",
@@ -189,8 +209,10 @@ __all__ = (
     "NewTokenBodyRole",
     "Overview",
     "Payload",
+    "PayloadState",
     "Position",
     "Problem",
+    "ProblemKind",
     "ProcessSample",
     "ProcessSampleAnswers",
     "ProcessSampleGroups",
@@ -209,8 +231,9 @@ __all__ = (
     "ReplayCount",
     "Replayed",
     "ReplayResult",
-    "RewindBody",
-    "RewindBodyTo",
+    "RewindBodyType0",
+    "RewindBodyType1",
+    "RewindBodyType2",
     "RewindMove",
     "RewindOut",
     "Rotated",
@@ -221,6 +244,7 @@ __all__ = (
     "SlotStatus",
     "Source",
     "SourceBodyLimitInBody",
+    "SourceKind",
     "SourceReconciliation",
     "SourceRotated",
     "SourceRotateInBody",
@@ -231,6 +255,8 @@ __all__ = (
     "TenantCreateInBody",
     "Token",
     "TokenCreated",
+    "TokenCreatedRole",
+    "TokenRole",
     "Trail",
     "Verification",
     "Waiting",

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.entry_outcome import EntryOutcome
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -28,7 +29,7 @@ class Entry:
             action (str):
             at (datetime.datetime):
             id (int):
-            outcome (str):
+            outcome (EntryOutcome):
             resource (str):
             target_id (str):
             tenant_id (str | Unset):
@@ -38,7 +39,7 @@ class Entry:
     action: str
     at: datetime.datetime
     id: int
-    outcome: str
+    outcome: EntryOutcome
     resource: str
     target_id: str
     tenant_id: str | Unset = UNSET
@@ -55,7 +56,7 @@ class Entry:
 
         id = self.id
 
-        outcome = self.outcome
+        outcome = self.outcome.value
 
         resource = self.resource
 
@@ -97,7 +98,10 @@ class Entry:
 
         id = d.pop("id")
 
-        outcome = d.pop("outcome")
+        outcome = EntryOutcome(d.pop("outcome"))
+
+
+
 
         resource = d.pop("resource")
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.event_status import EventStatus
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -33,7 +34,7 @@ class Event:
             received_at (datetime.datetime):
             source_account (str):
             source_id (str):
-            status (str):
+            status (EventStatus):
             tenant_id (str):
             erased_at (datetime.datetime | Unset):
             event_time (datetime.datetime | Unset):
@@ -48,7 +49,7 @@ class Event:
     received_at: datetime.datetime
     source_account: str
     source_id: str
-    status: str
+    status: EventStatus
     tenant_id: str
     erased_at: datetime.datetime | Unset = UNSET
     event_time: datetime.datetime | Unset = UNSET
@@ -75,7 +76,7 @@ class Event:
 
         source_id = self.source_id
 
-        status = self.status
+        status = self.status.value
 
         tenant_id = self.tenant_id
 
@@ -137,7 +138,10 @@ class Event:
 
         source_id = d.pop("source_id")
 
-        status = d.pop("status")
+        status = EventStatus(d.pop("status"))
+
+
+
 
         tenant_id = d.pop("tenant_id")
 

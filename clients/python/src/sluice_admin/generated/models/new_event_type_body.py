@@ -12,7 +12,10 @@ from ..models.new_event_type_body_event_time_format import NewEventTypeBodyEvent
 from ..models.new_event_type_body_resource_type import NewEventTypeBodyResourceType
 from ..models.new_event_type_body_source_kind import NewEventTypeBodySourceKind
 from ..types import UNSET, Unset
+from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.new_event_type_body_schema import NewEventTypeBodySchema
 
 
 
@@ -26,10 +29,12 @@ T = TypeVar("T", bound="NewEventTypeBody")
 class NewEventTypeBody:
     """ 
         Attributes:
-            event_type (str): The type's name, as the events carry it (e.g. order.placed).
+            event_type (str): The type's name, as the events carry it (e.g. order.placed): letters, digits, '.', '_' or '-',
+                starting with a letter or digit.
             resource_type (NewEventTypeBodyResourceType): The resource type its events are keyed and routed by: one of the
                 deployment's (SLUICE_TENANT_RESOURCE_TYPES).
-            schema (Any): JSON Schema 2020-12, self-contained (no remote $ref); no string in it may hold NUL.
+            schema (NewEventTypeBodySchema): JSON Schema 2020-12 as an object, self-contained (no remote $ref); no string in
+                it may hold NUL. A schema that does not compile is refused (422).
             source_kind (NewEventTypeBodySourceKind): A source kind of this build's (its provider registry), or api.
             compatible (bool | Unset): A new version must accept every stored event the previous one accepted (checked
                 before it is stored).
@@ -41,7 +46,7 @@ class NewEventTypeBody:
 
     event_type: str
     resource_type: NewEventTypeBodyResourceType
-    schema: Any
+    schema: NewEventTypeBodySchema
     source_kind: NewEventTypeBodySourceKind
     compatible: bool | Unset = UNSET
     event_time_at: str | Unset = UNSET
@@ -53,11 +58,12 @@ class NewEventTypeBody:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.new_event_type_body_schema import NewEventTypeBodySchema # noqa: PLC0415
         event_type = self.event_type
 
         resource_type = self.resource_type.value
 
-        schema = self.schema
+        schema = self.schema.to_dict()
 
         source_kind = self.source_kind.value
 
@@ -96,6 +102,7 @@ class NewEventTypeBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.new_event_type_body_schema import NewEventTypeBodySchema # noqa: PLC0415
         d = dict(src_dict)
         event_type = d.pop("event_type")
 
@@ -104,7 +111,10 @@ class NewEventTypeBody:
 
 
 
-        schema = d.pop("schema")
+        schema = NewEventTypeBodySchema.from_dict(d.pop("schema"))
+
+
+
 
         source_kind = NewEventTypeBodySourceKind(d.pop("source_kind"))
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.payload_state import PayloadState
 from ..types import UNSET, Unset
 
 
@@ -23,11 +24,11 @@ T = TypeVar("T", bound="Payload")
 class Payload:
     """ 
         Attributes:
-            state (str):
+            state (PayloadState):
             body (str | Unset):
      """
 
-    state: str
+    state: PayloadState
     body: str | Unset = UNSET
 
 
@@ -35,7 +36,7 @@ class Payload:
 
 
     def to_dict(self) -> dict[str, Any]:
-        state = self.state
+        state = self.state.value
 
         body = self.body
 
@@ -55,7 +56,10 @@ class Payload:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        state = d.pop("state")
+        state = PayloadState(d.pop("state"))
+
+
+
 
         body = d.pop("body", UNSET)
 

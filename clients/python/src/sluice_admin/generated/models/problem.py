@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.problem_kind import ProblemKind
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -26,12 +27,17 @@ T = TypeVar("T", bound="Problem")
 class Problem:
     """ 
         Attributes:
+            code (str | Unset): The sub-kind of a refusal a client tells apart, also the last segment of type
+                (https://sluice.dev/problems/<code>): builtin, quota, incompatible, already_replayed, dead_letter_expired,
+                group_active, reconcile_busy (409); replay_failed, reconcile_window, no_api_credentials (422). Absent: the kind
+                says all.
             detail (str | Unset): What is wrong, for a person.
             errors (list[ErrorDetail] | None | Unset): Each input at fault: its location (body.name, query.since,
                 path.tenant_id) and why. value is only ever a path or query parameter's: a body field's is never repeated, it
                 may be a secret.
             failed_id (int | Unset): Replay routes: the dead letter that failed again (it stays pending).
             instance (str | Unset): A URI reference to this occurrence.
+            kind (ProblemKind | Unset): The kind of refusal (one per status; absent for a failure, 500, and for 405).
             replayed (list[int] | None | Unset): Filtered replay: the letters replayed before it stopped.
             request_id (str | Unset): The answer's X-Request-Id, also in the process's log line of the request.
             resource_id (str | Unset): A create sent again with its Idempotency-Key whose first answer held a secret shown
@@ -41,10 +47,12 @@ class Problem:
             type_ (str | Unset): A URI reference to documentation of the problem type. Default: 'about:blank'.
      """
 
+    code: str | Unset = UNSET
     detail: str | Unset = UNSET
     errors: list[ErrorDetail] | None | Unset = UNSET
     failed_id: int | Unset = UNSET
     instance: str | Unset = UNSET
+    kind: ProblemKind | Unset = UNSET
     replayed: list[int] | None | Unset = UNSET
     request_id: str | Unset = UNSET
     resource_id: str | Unset = UNSET
@@ -58,6 +66,8 @@ class Problem:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.error_detail import ErrorDetail # noqa: PLC0415
+        code = self.code
+
         detail = self.detail
 
         errors: list[dict[str, Any]] | None | Unset
@@ -76,6 +86,11 @@ class Problem:
         failed_id = self.failed_id
 
         instance = self.instance
+
+        kind: str | Unset = UNSET
+        if not isinstance(self.kind, Unset):
+            kind = self.kind.value
+
 
         replayed: list[int] | None | Unset
         if isinstance(self.replayed, Unset):
@@ -102,6 +117,8 @@ class Problem:
 
         field_dict.update({
         })
+        if code is not UNSET:
+            field_dict["code"] = code
         if detail is not UNSET:
             field_dict["detail"] = detail
         if errors is not UNSET:
@@ -110,6 +127,8 @@ class Problem:
             field_dict["failed_id"] = failed_id
         if instance is not UNSET:
             field_dict["instance"] = instance
+        if kind is not UNSET:
+            field_dict["kind"] = kind
         if replayed is not UNSET:
             field_dict["replayed"] = replayed
         if request_id is not UNSET:
@@ -131,6 +150,8 @@ class Problem:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.error_detail import ErrorDetail # noqa: PLC0415
         d = dict(src_dict)
+        code = d.pop("code", UNSET)
+
         detail = d.pop("detail", UNSET)
 
         def _parse_errors(data: object) -> list[ErrorDetail] | None | Unset:
@@ -162,6 +183,16 @@ class Problem:
 
         instance = d.pop("instance", UNSET)
 
+        _kind = d.pop("kind", UNSET)
+        kind: ProblemKind | Unset
+        if isinstance(_kind,  Unset):
+            kind = UNSET
+        else:
+            kind = ProblemKind(_kind)
+
+
+
+
         def _parse_replayed(data: object) -> list[int] | None | Unset:
             if data is None:
                 return data
@@ -191,10 +222,12 @@ class Problem:
         type_ = d.pop("type", UNSET)
 
         problem = cls(
+            code=code,
             detail=detail,
             errors=errors,
             failed_id=failed_id,
             instance=instance,
+            kind=kind,
             replayed=replayed,
             request_id=request_id,
             resource_id=resource_id,

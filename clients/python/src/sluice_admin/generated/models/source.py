@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.source_kind import SourceKind
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -31,7 +32,7 @@ class Source:
             disabled (bool):
             id (str):
             ip_allowlist (list[str]): CIDRs deliveries may come from; empty: any.
-            kind (str):
+            kind (SourceKind):
             tenant_id (str):
             disabled_at (datetime.datetime | Unset):
             max_body_bytes (int | Unset): Largest body; absent: the kind's default.
@@ -44,7 +45,7 @@ class Source:
     disabled: bool
     id: str
     ip_allowlist: list[str]
-    kind: str
+    kind: SourceKind
     tenant_id: str
     disabled_at: datetime.datetime | Unset = UNSET
     max_body_bytes: int | Unset = UNSET
@@ -69,7 +70,7 @@ class Source:
 
 
 
-        kind = self.kind
+        kind = self.kind.value
 
         tenant_id = self.tenant_id
 
@@ -124,7 +125,10 @@ class Source:
         ip_allowlist = cast(list[str], d.pop("ip_allowlist"))
 
 
-        kind = d.pop("kind")
+        kind = SourceKind(d.pop("kind"))
+
+
+
 
         tenant_id = d.pop("tenant_id")
 

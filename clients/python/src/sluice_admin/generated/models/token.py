@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.token_role import TokenRole
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -30,7 +31,7 @@ class Token:
             name (str):
             no_expiry (bool): The token never expires: made before lifetimes were required. Replace it with one that does,
                 then revoke it.
-            role (str):
+            role (TokenRole):
             expires_at (datetime.datetime | Unset):
             revoked_at (datetime.datetime | Unset):
             tenant_id (str | Unset): The tenant the token is confined to; absent: every tenant.
@@ -40,7 +41,7 @@ class Token:
     id: str
     name: str
     no_expiry: bool
-    role: str
+    role: TokenRole
     expires_at: datetime.datetime | Unset = UNSET
     revoked_at: datetime.datetime | Unset = UNSET
     tenant_id: str | Unset = UNSET
@@ -58,7 +59,7 @@ class Token:
 
         no_expiry = self.no_expiry
 
-        role = self.role
+        role = self.role.value
 
         expires_at: str | Unset = UNSET
         if not isinstance(self.expires_at, Unset):
@@ -105,7 +106,10 @@ class Token:
 
         no_expiry = d.pop("no_expiry")
 
-        role = d.pop("role")
+        role = TokenRole(d.pop("role"))
+
+
+
 
         _expires_at = d.pop("expires_at", UNSET)
         expires_at: datetime.datetime | Unset

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.token_created_role import TokenCreatedRole
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
@@ -30,7 +31,7 @@ class TokenCreated:
             name (str):
             no_expiry (bool): The token never expires: made before lifetimes were required. Replace it with one that does,
                 then revoke it.
-            role (str):
+            role (TokenCreatedRole):
             token (str): The bearer token: shown this once, only its SHA-256 is kept.
             expires_at (datetime.datetime | Unset):
             revoked_at (datetime.datetime | Unset):
@@ -41,7 +42,7 @@ class TokenCreated:
     id: str
     name: str
     no_expiry: bool
-    role: str
+    role: TokenCreatedRole
     token: str
     expires_at: datetime.datetime | Unset = UNSET
     revoked_at: datetime.datetime | Unset = UNSET
@@ -60,7 +61,7 @@ class TokenCreated:
 
         no_expiry = self.no_expiry
 
-        role = self.role
+        role = self.role.value
 
         token = self.token
 
@@ -110,7 +111,10 @@ class TokenCreated:
 
         no_expiry = d.pop("no_expiry")
 
-        role = d.pop("role")
+        role = TokenCreatedRole(d.pop("role"))
+
+
+
 
         token = d.pop("token")
 

@@ -9,7 +9,9 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
-from ...models.rewind_body import RewindBody
+from ...models.rewind_body_type_0 import RewindBodyType0
+from ...models.rewind_body_type_1 import RewindBodyType1
+from ...models.rewind_body_type_2 import RewindBodyType2
 from ...models.rewind_out import RewindOut
 from typing import cast
 
@@ -18,7 +20,7 @@ from typing import cast
 def _get_kwargs(
     group: str,
     *,
-    body: RewindBody,
+    body: RewindBodyType0 | RewindBodyType1 | RewindBodyType2,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -33,7 +35,14 @@ def _get_kwargs(
         "url": "/admin/v1/consumer-groups/{group}/rewind".format(group=quote(str(group), safe=""),),
     }
 
-    _kwargs["json"] = body.to_dict()
+    
+    if isinstance(body, RewindBodyType0):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, RewindBodyType1):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
+
 
     headers["Content-Type"] = "application/json"
 
@@ -146,14 +155,14 @@ def sync_detailed(
     group: str,
     *,
     client: AuthenticatedClient | Client,
-    body: RewindBody,
+    body: RewindBodyType0 | RewindBodyType1 | RewindBodyType2,
 
 ) -> Response[Problem | RewindOut]:
     """ Move a stopped group's offsets (dry run unless dry_run is false), as sluice replay does
 
     Args:
         group (str): Consumer group (e.g. sluice.credits).
-        body (RewindBody):
+        body (RewindBodyType0 | RewindBodyType1 | RewindBodyType2):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -180,14 +189,14 @@ def sync(
     group: str,
     *,
     client: AuthenticatedClient | Client,
-    body: RewindBody,
+    body: RewindBodyType0 | RewindBodyType1 | RewindBodyType2,
 
 ) -> Problem | RewindOut | None:
     """ Move a stopped group's offsets (dry run unless dry_run is false), as sluice replay does
 
     Args:
         group (str): Consumer group (e.g. sluice.credits).
-        body (RewindBody):
+        body (RewindBodyType0 | RewindBodyType1 | RewindBodyType2):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -209,14 +218,14 @@ async def asyncio_detailed(
     group: str,
     *,
     client: AuthenticatedClient | Client,
-    body: RewindBody,
+    body: RewindBodyType0 | RewindBodyType1 | RewindBodyType2,
 
 ) -> Response[Problem | RewindOut]:
     """ Move a stopped group's offsets (dry run unless dry_run is false), as sluice replay does
 
     Args:
         group (str): Consumer group (e.g. sluice.credits).
-        body (RewindBody):
+        body (RewindBodyType0 | RewindBodyType1 | RewindBodyType2):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -243,14 +252,14 @@ async def asyncio(
     group: str,
     *,
     client: AuthenticatedClient | Client,
-    body: RewindBody,
+    body: RewindBodyType0 | RewindBodyType1 | RewindBodyType2,
 
 ) -> Problem | RewindOut | None:
     """ Move a stopped group's offsets (dry run unless dry_run is false), as sluice replay does
 
     Args:
         group (str): Consumer group (e.g. sluice.credits).
-        body (RewindBody):
+        body (RewindBodyType0 | RewindBodyType1 | RewindBodyType2):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

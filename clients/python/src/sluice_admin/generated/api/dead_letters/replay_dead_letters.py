@@ -8,7 +8,11 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
-from ...models.dead_letter_filter_body import DeadLetterFilterBody
+from ...models.dead_letter_filter_body_type_0 import DeadLetterFilterBodyType0
+from ...models.dead_letter_filter_body_type_1 import DeadLetterFilterBodyType1
+from ...models.dead_letter_filter_body_type_2 import DeadLetterFilterBodyType2
+from ...models.dead_letter_filter_body_type_3 import DeadLetterFilterBodyType3
+from ...models.dead_letter_filter_body_type_4 import DeadLetterFilterBodyType4
 from ...models.problem import Problem
 from ...models.replay_result import ReplayResult
 from typing import cast
@@ -17,7 +21,7 @@ from typing import cast
 
 def _get_kwargs(
     *,
-    body: DeadLetterFilterBody,
+    body: DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 | DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -32,7 +36,18 @@ def _get_kwargs(
         "url": "/admin/v1/dead-letters/replay",
     }
 
-    _kwargs["json"] = body.to_dict()
+    
+    if isinstance(body, DeadLetterFilterBodyType0):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, DeadLetterFilterBodyType1):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, DeadLetterFilterBodyType2):
+        _kwargs["json"] = body.to_dict()
+    elif isinstance(body, DeadLetterFilterBodyType3):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
+
 
     headers["Content-Type"] = "application/json"
 
@@ -144,14 +159,15 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: DeadLetterFilterBody,
+    body: DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 | DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4,
 
 ) -> Response[Problem | ReplayResult]:
     """ Replay every pending dead letter a filter selects, oldest first; stops at the first that fails
     again: 422 with the reason, failed_id and the letters replayed before it
 
     Args:
-        body (DeadLetterFilterBody):
+        body (DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 |
+            DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -176,14 +192,15 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-    body: DeadLetterFilterBody,
+    body: DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 | DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4,
 
 ) -> Problem | ReplayResult | None:
     """ Replay every pending dead letter a filter selects, oldest first; stops at the first that fails
     again: 422 with the reason, failed_id and the letters replayed before it
 
     Args:
-        body (DeadLetterFilterBody):
+        body (DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 |
+            DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -203,14 +220,15 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-    body: DeadLetterFilterBody,
+    body: DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 | DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4,
 
 ) -> Response[Problem | ReplayResult]:
     """ Replay every pending dead letter a filter selects, oldest first; stops at the first that fails
     again: 422 with the reason, failed_id and the letters replayed before it
 
     Args:
-        body (DeadLetterFilterBody):
+        body (DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 |
+            DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -235,14 +253,15 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-    body: DeadLetterFilterBody,
+    body: DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 | DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4,
 
 ) -> Problem | ReplayResult | None:
     """ Replay every pending dead letter a filter selects, oldest first; stops at the first that fails
     again: 422 with the reason, failed_id and the letters replayed before it
 
     Args:
-        body (DeadLetterFilterBody):
+        body (DeadLetterFilterBodyType0 | DeadLetterFilterBodyType1 | DeadLetterFilterBodyType2 |
+            DeadLetterFilterBodyType3 | DeadLetterFilterBodyType4):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,8 +1,8 @@
 from enum import StrEnum
 
-class RewindBodyTo(StrEnum):
-    EARLIEST = "earliest"
-    LATEST = "latest"
+class TokenCreatedRole(StrEnum):
+    OPERATE = "operate"
+    READ = "read"
 
     def __str__(self) -> str:
         return str(self.value)
