@@ -123,3 +123,28 @@ func hostEnvironWithout(prefix string) []string {
 	}
 	return out
 }
+
+// The TypeScript and Python clients carry Sluice's version: the API they
+// speak is the release's (Python spells a -dev release .dev0, PEP 440).
+func TestClientsAreVersionedWithSluice(t *testing.T) {
+	t.Parallel()
+	pkg, err := os.ReadFile("../../../clients/typescript/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var npm struct{ Version string }
+	if err := json.Unmarshal(pkg, &npm); err != nil {
+		t.Fatal(err)
+	}
+	if npm.Version != Version {
+		t.Errorf("clients/typescript/package.json is version %s, Sluice %s", npm.Version, Version)
+	}
+	pyproject, err := os.ReadFile("../../../clients/python/pyproject.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pep440 := strings.Replace(Version, "-dev", ".dev0", 1)
+	if !strings.Contains(string(pyproject), "\nversion = \""+pep440+"\"\n") {
+		t.Errorf("clients/python/pyproject.toml is not version %s (Sluice %s)", pep440, Version)
+	}
+}
