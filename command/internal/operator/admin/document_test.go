@@ -11,6 +11,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
+	"github.com/sluicehq/sluice/internal/testenv"
 )
 
 // validDocument fails t unless raw is a valid OpenAPI document of version
@@ -240,5 +241,45 @@ func TestTheDocumentStatesTheEventTypeRules(t *testing.T) {
 		{http.MethodPost, path, spec(map[string]any{"schema": nil}), "body.schema"},
 		{http.MethodPost, path, spec(map[string]any{"schema": "a string"}), "body.schema"},
 		{http.MethodPost, path, spec(map[string]any{"event_time_format": "unix"}), "event_time_at"},
+	})
+}
+
+// A source's ip_allowlist takes CIDRs, and the document says which.
+func TestIPAllowlistTakesCIDRs(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	root := b.token(t, admintoken.RoleOperate, "")
+	source := func(cidrs ...string) map[string]any {
+		return map[string]any{"tenant_id": w.tenant, "kind": "github", "account": "acct_" + testenv.RandomSuffix(), "secret": "s3cret", "ip_allowlist": cidrs}
+	}
+	b.wantRefused(t, root, []refusal{
+		{http.MethodPost, "/admin/v1/sources", source("10.0.0.1"), "body.ip_allowlist[0]"},
+		{http.MethodPost, "/admin/v1/sources", source("10.0.0.0/33"), "body.ip_allowlist[0]"},
+		{http.MethodPost, "/admin/v1/sources", source("010.0.0.0/8"), "body.ip_allowlist[0]"},
+		{http.MethodPost, "/admin/v1/sources", source("fe80::/8", "any"), "body.ip_allowlist[1]"},
+	})
+	if status, got := b.do(t, root, http.MethodPost, "/admin/v1/sources", source("192.0.2.0/24", "2001:db8::/32", "10.1.2.3/8")); status != http.StatusCreated {
+		t.Errorf("a source with CIDRs: %d %s, want 201", status, got)
+	}
+}
+
+// A list field of a body is never null in the document, as the edge
+// refuses null: an endpoint's filters, a source's ip_allowlist.
+func TestBodyListsAreNotNullable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := b.newWorld(t)
+	b.load(t)
+	schemas := b.spec["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, f := range []struct{ schema, field string }{{"NewEndpointBody", "filters"}, {"EndpointPatchBody", "filters"}, {"NewSourceBody", "ip_allowlist"}} {
+		if typ := asMap(asMap(asMap(schemas[f.schema])["properties"])[f.field])["type"]; typ != "array" {
+			t.Errorf("%s.%s: type %v, want array (never null)", f.schema, f.field, typ)
+		}
+	}
+	root := b.token(t, admintoken.RoleOperate, "")
+	b.wantRefused(t, root, []refusal{
+		{http.MethodPost, "/admin/v1/tenants/" + w.tenant + "/endpoints", map[string]any{"url": "https://example.com/hook", "filters": nil}, "body.filters"},
+		{http.MethodPost, "/admin/v1/sources", map[string]any{"tenant_id": w.tenant, "kind": "github", "account": "a", "secret": "s", "ip_allowlist": nil}, "body.ip_allowlist"},
 	})
 }

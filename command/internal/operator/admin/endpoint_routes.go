@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -57,6 +58,13 @@ func (r endpointRouter) stateCaps() {
 					p.PrecomputeMessages()
 				}
 			}
+			// A deployment that refuses plain http says so in the URL's
+			// pattern (the address policy, which resolves names, cannot).
+			if p := deref(reg, body.Properties["url"]); p != nil && !limits.AllowHTTP {
+				p.Pattern = strings.Replace(p.Pattern, "^https?://", "^https://", 1)
+				p.PatternDescription = strings.Replace(p.PatternDescription, "http(s)", "https", 1)
+				p.PrecomputeMessages()
+			}
 		}
 	}
 }
@@ -103,7 +111,7 @@ func filters(fs []EndpointFilter) []string {
 type NewEndpointBody struct {
 	URL         string           `json:"url" maxLength:"2048" pattern:"^https?://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s) URL without user info or fragment" doc:"Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment; private and loopback addresses are refused (422)."`
 	Description string           `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"For people (at most 500 characters)."`
-	Filters     []EndpointFilter `json:"filters" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
+	Filters     []EndpointFilter `json:"filters" nullable:"false" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
 	Ordered     *bool            `json:"ordered,omitempty" doc:"Deliver in order per resource (default true); false sends in parallel."`
 	Rate        int              `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
 	Concurrency int              `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
@@ -115,7 +123,7 @@ type NewEndpointBody struct {
 type EndpointPatchBody struct {
 	URL         *string          `json:"url,omitempty" maxLength:"2048" pattern:"^https?://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s) URL without user info or fragment" doc:"A new URL (the rules of the create)."`
 	Description *string          `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"A new description; empty clears it."`
-	Filters     []EndpointFilter `json:"filters,omitempty" minItems:"1" maxItems:"64" doc:"Replace the filters."`
+	Filters     []EndpointFilter `json:"filters,omitempty" nullable:"false" minItems:"1" maxItems:"64" doc:"Replace the filters."`
 	Ordered     *bool            `json:"ordered,omitempty"`
 	Rate        *int             `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
 	Concurrency *int             `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`

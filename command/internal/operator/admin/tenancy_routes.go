@@ -168,11 +168,23 @@ type NewSourceBody struct {
 	TenantID         string          `json:"tenant_id" format:"uuid"`
 	Kind             string          `json:"kind" doc:"Provider kind: one of this build's (its provider registry), as sluice source kinds lists them."`
 	Account          string          `json:"account" doc:"Provider account the source speaks for (part of the event key)."`
-	Secret           string          `json:"secret" maxLength:"1024" writeOnly:"true" doc:"Signing secret as the provider shows it (never shown again, never repeated in a refusal)."`
+	Secret           string          `json:"secret" maxLength:"1024" writeOnly:"true" doc:"Signing secret as the provider shows it (never shown again, never repeated in a refusal). standard_webhooks: whsec_ followed by the base64 of the key (422 otherwise); stripe: its whsec_... string as-is; github, hmac: any text."`
 	ToleranceSeconds *int64          `json:"tolerance_seconds,omitempty" minimum:"1" maximum:"86400" doc:"How far a signed timestamp may be from now, in seconds (at most a day); absent: 300."`
 	MaxBodyBytes     int64           `json:"max_body_bytes,omitempty" minimum:"0" maximum:"26214400" doc:"Largest body; absent: the kind's default."`
-	IPAllowlist      []string        `json:"ip_allowlist,omitempty" maxItems:"100" doc:"CIDRs deliveries may come from."`
-	Settings         json.RawMessage `json:"settings,omitempty" doc:"The kind's own settings (the hmac kind's header, algorithm, ...)."`
+	IPAllowlist      []CIDR          `json:"ip_allowlist,omitempty" nullable:"false" maxItems:"100" doc:"CIDRs deliveries may come from."`
+	Settings         json.RawMessage `json:"settings,omitempty" doc:"The kind's own settings: required for kind hmac (its header, algorithm, eventId and eventType locators, ...); every other built-in kind takes none (422 when given)."`
+}
+
+// CIDR is an address prefix (192.0.2.0/24, 2001:db8::/32), as the
+// document states it: an IPv4 one exactly, an IPv6 one by its characters
+// (netip.ParsePrefix judges the rest, 422).
+type CIDR string
+
+func (CIDR) Schema(huma.Registry) *huma.Schema {
+	const octet = `(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])`
+	return &huma.Schema{Type: huma.TypeString, MinLength: ptr(3), MaxLength: ptr(64),
+		Pattern:            `^((` + octet + `\.){3}` + octet + `/(3[0-2]|[12]?[0-9])|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/(12[0-8]|1[01][0-9]|[1-9]?[0-9]))$`,
+		PatternDescription: "a CIDR: an address and its prefix length (192.0.2.0/24, 2001:db8::/32)"}
 }
 
 func (b NewSourceBody) source() (tenancy.NewSource, error) {
@@ -182,7 +194,7 @@ func (b NewSourceBody) source() (tenancy.NewSource, error) {
 		ns.Tolerance = time.Duration(*b.ToleranceSeconds) * time.Second
 	}
 	for _, cidr := range b.IPAllowlist {
-		p, err := netip.ParsePrefix(strings.TrimSpace(cidr))
+		p, err := netip.ParsePrefix(strings.TrimSpace(string(cidr)))
 		if err != nil {
 			return ns, refusal.InvalidField("ip_allowlist", "%s is not a CIDR", cidr)
 		}
