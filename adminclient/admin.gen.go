@@ -1540,7 +1540,7 @@ type NewEndpointBody struct {
 	Expression *string `json:"expression,omitempty"`
 
 	// Filters The event types delivered (repeats are dropped).
-	Filters *[]string `json:"filters"`
+	Filters []string `json:"filters"`
 
 	// Headers Static headers sent on every request (sealed, never shown again: reads list their names). At most 20, names and values 4 KiB in all; names are HTTP tokens; webhook-*, ce-*, content-type, content-length, host, traceparent, tracestate, user-agent and hop-by-hop headers are Sluice's (422). Authorization is allowed.
 	Headers *map[string]string `json:"headers,omitempty"`
@@ -1605,10 +1605,10 @@ type NewSourceBody struct {
 	// MaxBodyBytes Largest body; absent: the kind's default.
 	MaxBodyBytes *int64 `json:"max_body_bytes,omitempty"`
 
-	// Secret Signing secret as the provider shows it (never shown again, never repeated in a refusal).
+	// Secret Signing secret as the provider shows it (never shown again, never repeated in a refusal). standard_webhooks: whsec_ followed by the base64 of the key (422 otherwise); stripe: its whsec_... string as-is; github, hmac: any text.
 	Secret *string `json:"secret,omitempty"`
 
-	// Settings The kind's own settings (the hmac kind's header, algorithm, ...).
+	// Settings The kind's own settings: required for kind hmac (its header, algorithm, eventId and eventType locators, ...); every other built-in kind takes none (422 when given).
 	Settings interface{}        `json:"settings,omitempty"`
 	TenantId openapi_types.UUID `json:"tenant_id"`
 

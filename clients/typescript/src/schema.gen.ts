@@ -1512,7 +1512,7 @@ export interface components {
             /** @description Replace the filter expression (the rules of the create); empty removes it. */
             expression?: string;
             /** @description Replace the filters. */
-            filters?: string[] | null;
+            filters?: string[];
             /** @description Replace every static header; {} clears them. */
             headers?: {
                 [key: string]: string;
@@ -1709,7 +1709,7 @@ export interface components {
             /** @description A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters. */
             expression?: string;
             /** @description The event types delivered (repeats are dropped). */
-            filters: string[] | null;
+            filters: string[];
             /** @description Static headers sent on every request (sealed, never shown again: reads list their names). At most 20, names and values 4 KiB in all; names are HTTP tokens; webhook-*, ce-*, content-type, content-length, host, traceparent, tracestate, user-agent and hop-by-hop headers are Sluice's (422). Authorization is allowed. */
             headers?: {
                 [key: string]: string;
@@ -1755,7 +1755,7 @@ export interface components {
             /** @description Provider account the source speaks for (part of the event key). */
             account: string;
             /** @description CIDRs deliveries may come from. */
-            ip_allowlist?: string[] | null;
+            ip_allowlist?: string[];
             /**
              * @description Provider kind: one of this build's (its provider registry), as sluice source kinds lists them.
              * @enum {string}
@@ -1766,9 +1766,9 @@ export interface components {
              * @description Largest body; absent: the kind's default.
              */
             max_body_bytes?: number;
-            /** @description Signing secret as the provider shows it (never shown again, never repeated in a refusal). */
+            /** @description Signing secret as the provider shows it (never shown again, never repeated in a refusal). standard_webhooks: whsec_ followed by the base64 of the key (422 otherwise); stripe: its whsec_... string as-is; github, hmac: any text. */
             secret: string;
-            /** @description The kind's own settings (the hmac kind's header, algorithm, ...). */
+            /** @description The kind's own settings: required for kind hmac (its header, algorithm, eventId and eventType locators, ...); every other built-in kind takes none (422 when given). */
             settings?: unknown;
             /** Format: uuid */
             tenant_id: string;

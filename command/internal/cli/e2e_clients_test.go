@@ -59,7 +59,7 @@ func TestGoClientDrivesTheAdminAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	receiver := newEndpointServer(t, nil)
-	ep, err := c.CreateEndpointWithResponse(ctx, tenant, nil, adminclient.NewEndpointBody{Url: receiver.URL, Filters: &[]string{"*"}})
+	ep, err := c.CreateEndpointWithResponse(ctx, tenant, nil, adminclient.NewEndpointBody{Url: receiver.URL, Filters: []string{"*"}})
 	if err != nil {
 		t.Fatal(err)
 	}

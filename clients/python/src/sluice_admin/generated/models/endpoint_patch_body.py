@@ -29,7 +29,7 @@ class EndpointPatchBody:
             concurrency (int | Unset): A new concurrency; 0: back to the deployment's default.
             description (str | Unset): A new description; empty clears it.
             expression (str | Unset): Replace the filter expression (the rules of the create); empty removes it.
-            filters (list[str] | None | Unset): Replace the filters.
+            filters (list[str] | Unset): Replace the filters.
             headers (EndpointPatchBodyHeaders | Unset): Replace every static header; {} clears them.
             ordered (bool | Unset):
             rate_per_second (int | Unset): A new rate; 0: back to the deployment's default.
@@ -39,7 +39,7 @@ class EndpointPatchBody:
     concurrency: int | Unset = UNSET
     description: str | Unset = UNSET
     expression: str | Unset = UNSET
-    filters: list[str] | None | Unset = UNSET
+    filters: list[str] | Unset = UNSET
     headers: EndpointPatchBodyHeaders | Unset = UNSET
     ordered: bool | Unset = UNSET
     rate_per_second: int | Unset = UNSET
@@ -57,15 +57,11 @@ class EndpointPatchBody:
 
         expression = self.expression
 
-        filters: list[str] | None | Unset
-        if isinstance(self.filters, Unset):
-            filters = UNSET
-        elif isinstance(self.filters, list):
+        filters: list[str] | Unset = UNSET
+        if not isinstance(self.filters, Unset):
             filters = self.filters
 
 
-        else:
-            filters = self.filters
 
         headers: dict[str, Any] | Unset = UNSET
         if not isinstance(self.headers, Unset):
@@ -113,22 +109,7 @@ class EndpointPatchBody:
 
         expression = d.pop("expression", UNSET)
 
-        def _parse_filters(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                filters_type_0 = cast(list[str], data)
-
-                return filters_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        filters = _parse_filters(d.pop("filters", UNSET))
+        filters = cast(list[str], d.pop("filters", UNSET))
 
 
         _headers = d.pop("headers", UNSET)

@@ -26,7 +26,7 @@ T = TypeVar("T", bound="NewEndpointBody")
 class NewEndpointBody:
     """ 
         Attributes:
-            filters (list[str] | None): The event types delivered (repeats are dropped).
+            filters (list[str]): The event types delivered (repeats are dropped).
             url (str): Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment;
                 private and loopback addresses are refused (422).
             concurrency (int | Unset): Requests in flight (at most the deployment's cap); absent or 0: the deployment's
@@ -45,7 +45,7 @@ class NewEndpointBody:
                 default.
      """
 
-    filters: list[str] | None
+    filters: list[str]
     url: str
     concurrency: int | Unset = UNSET
     description: str | Unset = UNSET
@@ -60,13 +60,9 @@ class NewEndpointBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders # noqa: PLC0415
-        filters: list[str] | None
-        if isinstance(self.filters, list):
-            filters = self.filters
+        filters = self.filters
 
 
-        else:
-            filters = self.filters
 
         url = self.url
 
@@ -112,20 +108,7 @@ class NewEndpointBody:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders # noqa: PLC0415
         d = dict(src_dict)
-        def _parse_filters(data: object) -> list[str] | None:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                filters_type_0 = cast(list[str], data)
-
-                return filters_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None, data)
-
-        filters = _parse_filters(d.pop("filters"))
+        filters = cast(list[str], d.pop("filters"))
 
 
         url = d.pop("url")

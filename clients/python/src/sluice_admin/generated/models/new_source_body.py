@@ -30,10 +30,13 @@ class NewSourceBody:
             kind (NewSourceBodyKind): Provider kind: one of this build's (its provider registry), as sluice source kinds
                 lists them.
             secret (str): Signing secret as the provider shows it (never shown again, never repeated in a refusal).
+                standard_webhooks: whsec_ followed by the base64 of the key (422 otherwise); stripe: its whsec_... string as-is;
+                github, hmac: any text.
             tenant_id (UUID):
-            ip_allowlist (list[str] | None | Unset): CIDRs deliveries may come from.
+            ip_allowlist (list[str] | Unset): CIDRs deliveries may come from.
             max_body_bytes (int | Unset): Largest body; absent: the kind's default.
-            settings (Any | Unset): The kind's own settings (the hmac kind's header, algorithm, ...).
+            settings (Any | Unset): The kind's own settings: required for kind hmac (its header, algorithm, eventId and
+                eventType locators, ...); every other built-in kind takes none (422 when given).
             tolerance_seconds (int | Unset): How far a signed timestamp may be from now, in seconds (at most a day); absent:
                 300.
      """
@@ -42,7 +45,7 @@ class NewSourceBody:
     kind: NewSourceBodyKind
     secret: str
     tenant_id: UUID
-    ip_allowlist: list[str] | None | Unset = UNSET
+    ip_allowlist: list[str] | Unset = UNSET
     max_body_bytes: int | Unset = UNSET
     settings: Any | Unset = UNSET
     tolerance_seconds: int | Unset = UNSET
@@ -60,15 +63,11 @@ class NewSourceBody:
 
         tenant_id = str(self.tenant_id)
 
-        ip_allowlist: list[str] | None | Unset
-        if isinstance(self.ip_allowlist, Unset):
-            ip_allowlist = UNSET
-        elif isinstance(self.ip_allowlist, list):
+        ip_allowlist: list[str] | Unset = UNSET
+        if not isinstance(self.ip_allowlist, Unset):
             ip_allowlist = self.ip_allowlist
 
 
-        else:
-            ip_allowlist = self.ip_allowlist
 
         max_body_bytes = self.max_body_bytes
 
@@ -115,22 +114,7 @@ class NewSourceBody:
 
 
 
-        def _parse_ip_allowlist(data: object) -> list[str] | None | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, list):
-                    raise TypeError()
-                ip_allowlist_type_0 = cast(list[str], data)
-
-                return ip_allowlist_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(list[str] | None | Unset, data)
-
-        ip_allowlist = _parse_ip_allowlist(d.pop("ip_allowlist", UNSET))
+        ip_allowlist = cast(list[str], d.pop("ip_allowlist", UNSET))
 
 
         max_body_bytes = d.pop("max_body_bytes", UNSET)
