@@ -39,9 +39,14 @@ func TestCheckedInClientsAreWhatTheDocumentGenerates(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, d.file), []byte(out), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		// The document printed is the one serve serves.
-		if served := servedDocument(t, "/admin/v1/"+d.file); !jsonEqual(t, served, []byte(out)) {
-			t.Errorf("sluice docs openapi --openapi-version %s is not what serve serves at /admin/v1/%s", d.version, d.file)
+		// The document printed for the suite's endpoint policy is the one
+		// its serve serves.
+		same, errOut, code := cliWith(t, hostEnvironWithout("SLUICE_"), "docs", "openapi", "--openapi-version", d.version, "--delivery-allow-http")
+		if code != 0 {
+			t.Fatalf("sluice docs openapi --delivery-allow-http: exit %d\n%s", code, errOut)
+		}
+		if served := servedDocument(t, "/admin/v1/"+d.file); !jsonEqual(t, served, []byte(same)) {
+			t.Errorf("sluice docs openapi --openapi-version %s --delivery-allow-http is not what serve serves at /admin/v1/%s", d.version, d.file)
 		}
 	}
 	out := filepath.Join(dir, "out")

@@ -28,15 +28,21 @@ type DocsCmd struct {
 // /admin/v1/openapi-3.0.json (3.0, for tools that read no other: the
 // admin package's own rendering, as served) for the
 // vocabularies the global flags configure (providers, event types,
-// resource types).
+// resource types) and the endpoint policy its flags say (an http URL is
+// in the document only where the deployment accepts it). make clients
+// generates from the defaults.
 type DocsOpenAPICmd struct {
-	Version string `name:"openapi-version" enum:"3.1,3.0" default:"3.1" help:"Which rendering: 3.1 (the document) or 3.0 (its downgrade for older tools)."`
+	Version        string `name:"openapi-version" enum:"3.1,3.0" default:"3.1" help:"Which rendering: 3.1 (the document) or 3.0 (its downgrade for older tools)."`
+	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
 func (c *DocsOpenAPICmd) Run(k *kong.Context, g *Globals, log *slog.Logger) error {
 	cfg := pipeline.Config{Topics: g.topics(), Catalog: g.catalog(), EventTypes: g.eventTypes()}
 	var err error
 	if cfg.Effects, err = g.effects(); err != nil {
+		return err
+	}
+	if cfg.EndpointLimits, cfg.EndpointURLCheck, err = c.endpoints(); err != nil {
 		return err
 	}
 	doc, err := pipeline.AdminDocument(cfg, log)
