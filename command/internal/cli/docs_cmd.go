@@ -32,7 +32,7 @@ type DocsCmd struct {
 // in the document only where the deployment accepts it). make clients
 // generates from the defaults.
 type DocsOpenAPICmd struct {
-	Version        string `name:"openapi-version" enum:"3.1,3.0" default:"3.1" help:"Which rendering: 3.1 (the document) or 3.0 (its downgrade for older tools)."`
+	Version        string                             `name:"openapi-version" enum:"3.1,3.0" default:"3.1" help:"Which rendering: 3.1 (the document) or 3.0 (its downgrade for older tools)."`
 	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
 }
 
