@@ -35,6 +35,7 @@ func TestCLIInputIsCheckedByTheAPIRulesBeforeAnythingConnects(t *testing.T) {
 		{[]string{"tenant", "create", "--name", "evil\x1b[2J"}, "--name: must be text without NUL or control characters"},
 		{[]string{"tenant", "create", "--name", strings.Repeat("n", 201)}, "--name: must be at most 200 characters"},
 		{[]string{"tenant", "create", "--name", ""}, "--name: must not be empty"},
+		{[]string{"tenant", "create", "--name", "   "}, "--name: must not be only spaces"},
 		{[]string{"tenant", "create", "--name", "bad\xff"}, "--name: is not valid UTF-8"},
 		{[]string{"workspace", "create", "--tenant", id, "--customer=c\xc3"}, "--customer: is not valid UTF-8"},
 		{[]string{"tenant", "get", strings.ToUpper(id)}, "<tenant-id>: must be a canonical uuid"},
