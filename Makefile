@@ -15,7 +15,7 @@ GO_TEST_FLAGS ?= -count=1 -timeout 15m
 # read it from the environment.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=nomsgpack)
 
-.PHONY: help up down clean build run test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium strace rabbitmq console-screenshots
+.PHONY: help up down clean build run clients test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium strace rabbitmq console-screenshots
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -66,6 +66,40 @@ PYORDERS := .run/tools/python-orders-$(shell sha256sum $(PYORDERS_REQUIREMENTS) 
 $(PYORDERS):
 	@bash examples/python-orders/install.sh $(patsubst %/bin/python,%,$@)
 
+# The admin API's clients (adminclient/, clients/typescript, clients/python),
+# generated from the document the binary serves (`sluice docs openapi`) by
+# generators pinned here and in clients/typescript's lockfile, each
+# installed once per version under .run/tools/ (docs/dependencies.md says why
+# each). command/internal/cli's TestCheckedInClientsAreWhatTheDocumentGenerates
+# fails when a checked-in client differs from what they make.
+OAPI_CODEGEN_VERSION := v2.8.2
+OAPI_CODEGEN := .run/tools/oapi-codegen-$(OAPI_CODEGEN_VERSION)/oapi-codegen
+OPENAPI_PYTHON_CLIENT_VERSION := 0.29.1
+OPENAPI_PYTHON_CLIENT := .run/tools/openapi-python-client-$(OPENAPI_PYTHON_CLIENT_VERSION)/bin/openapi-python-client
+TS_CLIENT := clients/typescript/node_modules/.sluice-lock-$(shell sha256sum clients/typescript/package-lock.json | cut -c1-12)
+PYCLIENT := .run/tools/python-client-$(shell cat clients/python/requirements-test.txt clients/python/pyproject.toml | sha256sum | cut -c1-12)/bin/python
+CLIENT_TOOLS := OAPI_CODEGEN=$(CURDIR)/$(OAPI_CODEGEN) OPENAPI_PYTHON_CLIENT=$(CURDIR)/$(OPENAPI_PYTHON_CLIENT) OPENAPI_TYPESCRIPT=$(CURDIR)/clients/typescript/node_modules/.bin/openapi-typescript
+
+$(OAPI_CODEGEN):
+	@bash dev/clients/install-go.sh $(OAPI_CODEGEN_VERSION) $(@D)
+
+$(OPENAPI_PYTHON_CLIENT):
+	@bash dev/clients/install-python.sh $(OPENAPI_PYTHON_CLIENT_VERSION) $(patsubst %/bin/openapi-python-client,%,$@)
+
+$(TS_CLIENT):
+	@bash clients/typescript/install.sh
+
+$(PYCLIENT):
+	@bash clients/python/install.sh $(patsubst %/bin/python,%,$@)
+
+clients: $(OAPI_CODEGEN) $(OPENAPI_PYTHON_CLIENT) $(TS_CLIENT) ## Regenerate the admin API's clients (Go, TypeScript, Python) from the document the binary serves.
+	@mkdir -p .run/clients
+	@go build -o .run/clients/sluice ./cmd/sluice
+	@env -i PATH="$$PATH" HOME="$$HOME" .run/clients/sluice docs openapi > .run/clients/openapi.json
+	@env -i PATH="$$PATH" HOME="$$HOME" .run/clients/sluice docs openapi --openapi-version 3.0 > .run/clients/openapi-3.0.json
+	@$(CLIENT_TOOLS) bash dev/clients/generate.sh .run/clients/openapi.json .run/clients/openapi-3.0.json $(CURDIR)
+	@cd clients/typescript && npx tsc -p .
+
 # The console's browser tests (command/internal/operator/console): Debian's Chromium,
 # installed when missing, and axe-core from npm, installed once per version
 # from dev/console/axe's lockfile under .run/tools/ (a test tool only: the
@@ -90,11 +124,12 @@ console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, wi
 	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console SLUICE_CONSOLE_DOCS=$(CURDIR)/docs/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
 	@ls .run/console/*.png; git status --short docs/console
 
-test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) chromium strace rabbitmq $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
+test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) $(OAPI_CODEGEN) $(OPENAPI_PYTHON_CLIENT) $(TS_CLIENT) $(PYCLIENT) chromium strace rabbitmq $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
 	@go vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@CHAOS_QUICK=1 bash dev/chaos.sh
-	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) go test $(GO_TEST_FLAGS) ./...
+	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) \
+		SLUICE_CLIENT_GENERATORS=1 $(CLIENT_TOOLS) SLUICE_TS_CLIENT=1 SLUICE_PY_CLIENT=$(CURDIR)/$(PYCLIENT) go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) SLUICE_E2E_ROLES=1 go test $(GO_TEST_FLAGS) -run '$(E2E_ROLES_FLOWS)' ./command/internal/cli/
 	@$(WITH_ENV) cd examples/orders && go vet ./... && go test $(GO_TEST_FLAGS) ./...
 	@$(WITH_ENV) cd examples/python-orders && go vet ./... && ORDERS_PYTHON=$(CURDIR)/$(PYORDERS) go test $(GO_TEST_FLAGS) ./...

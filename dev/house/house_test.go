@@ -90,6 +90,9 @@ var folders = map[string]int{
 	// Public: what a team's own effect groups are written with, over the
 	// consumer runtime, and the kit that proves them (effect/effecttest).
 	"effect": library,
+	// Public: the admin API's Go client, generated from its document; it
+	// speaks HTTP only and imports nothing of Sluice's.
+	"adminclient": vocabulary,
 
 	// Above the stages, inside the command line's folder: the command
 	// line imports them, and Go lets nothing outside command/ import them,

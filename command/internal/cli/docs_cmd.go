@@ -1,19 +1,71 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/sluicehq/sluice/command/internal/operator/admin"
+	"github.com/sluicehq/sluice/command/internal/pipeline"
 )
 
-// DocsCmd writes the parts of the manual (docs/) that are generated from the
-// binary itself, so they cannot drift from it: `sluice docs config`, a
-// hidden command. TestConfigurationPageMatchesTheFlags checks
-// docs/configuration.md against it.
+// DocsCmd writes the parts of the manual (docs/) and of the repository that
+// are generated from the binary itself, so they cannot drift from it, a
+// hidden command: `sluice docs config` (TestConfigurationPageMatchesTheFlags
+// checks docs/configuration.md against it) and `sluice docs openapi` (the
+// admin API's clients are generated from it: make clients).
 type DocsCmd struct {
-	Config DocsConfigCmd `cmd:"" help:"Write the flag reference of docs/configuration.md (global flags and serve's) as Markdown."`
+	Config  DocsConfigCmd  `cmd:"" help:"Write the flag reference of docs/configuration.md (global flags and serve's) as Markdown."`
+	OpenAPI DocsOpenAPICmd `cmd:"" name:"openapi" help:"Write the admin API's OpenAPI document, as serve's admin listener serves it, without connecting to anything."`
+}
+
+// DocsOpenAPICmd writes the document of /admin/v1/openapi.json (3.1) or of
+// /admin/v1/openapi-3.0.json (3.0, for tools that read no other: the
+// admin package's own rendering, as served) for the
+// vocabularies the global flags configure (providers, event types,
+// resource types) and the endpoint policy its flags say (an http URL is
+// in the document only where the deployment accepts it). make clients
+// generates from the defaults.
+type DocsOpenAPICmd struct {
+	Version        string                             `name:"openapi-version" enum:"3.1,3.0" default:"3.1" help:"Which rendering: 3.1 (the document) or 3.0 (its downgrade for older tools)."`
+	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
+}
+
+func (c *DocsOpenAPICmd) Run(k *kong.Context, g *Globals, log *slog.Logger) error {
+	cfg := pipeline.Config{Topics: g.topics(), Catalog: g.catalog(), EventTypes: g.eventTypes()}
+	var err error
+	if cfg.Effects, err = g.effects(); err != nil {
+		return err
+	}
+	if cfg.EndpointLimits, cfg.EndpointURLCheck, err = c.endpoints(); err != nil {
+		return err
+	}
+	doc, err := pipeline.AdminDocument(cfg, log)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	if c.Version == "3.0" {
+		out, err = admin.Downgrade(doc)
+	} else {
+		out, err = json.Marshal(doc)
+	}
+	if err != nil {
+		return fmt.Errorf("docs openapi: %w", err)
+	}
+	// Indented, so a change to the API reads as a diff of the document.
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, out, "", "  "); err != nil {
+		return fmt.Errorf("docs openapi: %w", err)
+	}
+	pretty.WriteByte('\n')
+	_, err = k.Stdout.Write(pretty.Bytes())
+	return err
 }
 
 // DocsConfigCmd writes the flag reference.

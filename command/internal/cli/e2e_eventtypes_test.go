@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/sluicehq/sluice/adminclient"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/provider/kinds"
@@ -218,6 +221,7 @@ func TestAPIBatchOfARegisteredTypeIsPublishedOnce(t *testing.T) {
 
 func TestKeptEventsAreReleasedOnceTheirTypeExists(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	h := newHMACTenant(t)
 	s := testenv.RandomSuffix()
 	ids := make([]string, 100)
@@ -230,34 +234,38 @@ func TestKeptEventsAreReleasedOnceTheirTypeExists(t *testing.T) {
 	if n := count(t, `SELECT count(*) FROM inbox WHERE tenant_id = $1 AND status = 'unhandled'`, h.tenantID); n != 100 {
 		t.Fatalf("%d unhandled before the type exists, want 100", n)
 	}
-	// Declared and released over the admin API, as an operator would.
-	tok := adminToken(t, admintoken.RoleOperate, h.tenantID)
-	types := "/admin/v1/tenants/" + h.tenantID + "/event-types"
-	status, got := adminCall(t, tok, http.MethodPost, types, map[string]any{"source_kind": "hmac", "event_type": "order.placed",
-		"schema": json.RawMessage(orderPlacedSchema), "object_id_at": "/order/ref", "event_time_at": "/at", "event_time_format": "rfc3339",
-		"resource_type": "order"})
-	var entry struct {
-		Version    int    `json:"version"`
-		DataSchema string `json:"dataschema"`
+	// Declared and released over the admin API with the Go client
+	// (adminclient), as an operator's backend would.
+	c, err := adminclient.New(suite.adminURL, adminToken(t, admintoken.RoleOperate, h.tenantID))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if status != http.StatusCreated || json.Unmarshal(got, &entry) != nil || entry.Version != 1 {
-		t.Fatalf("create over HTTP: %d %s", status, got)
+	tenant := uuid.MustParse(h.tenantID)
+	objectAt, timeAt, format := "/order/ref", "/at", adminclient.Rfc3339
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(orderPlacedSchema), &schema); err != nil {
+		t.Fatal(err)
 	}
-	release := func() catalog.Released {
+	made, err := c.CreateEventTypeWithResponse(ctx, tenant, nil, adminclient.NewEventTypeBody{SourceKind: "hmac", EventType: "order.placed",
+		Schema: schema, ObjectIdAt: &objectAt, EventTimeAt: &timeAt, EventTimeFormat: &format, ResourceType: "order"})
+	if err != nil || made.JSON201.Version != 1 {
+		t.Fatalf("create over HTTP: %v", err)
+	}
+	entry := made.JSON201
+	release := func() adminclient.Released {
 		t.Helper()
-		status, got := adminCall(t, tok, http.MethodPost, types+"/hmac/order.placed/release", nil)
-		var r catalog.Released
-		if status != http.StatusOK || json.Unmarshal(got, &r) != nil {
-			t.Fatalf("release over HTTP: %d %s", status, got)
+		r, err := c.ReleaseEventTypeWithResponse(ctx, tenant, "hmac", "order.placed")
+		if err != nil {
+			t.Fatalf("release over HTTP: %v", err)
 		}
-		return r
+		return *r.JSON200
 	}
 	if r := release(); r.Released != 100 {
 		t.Fatalf("release: %+v, want 100", r)
 	}
 	recs := recordsFor(t, suite.topics.Tenant("order"), 100, ids...)
 	for _, rec := range recs {
-		if hm := headerMap(rec); hm[envelope.HeaderDataSchema] != entry.DataSchema || hm[catalog.HeaderReleased] != "true" {
+		if hm := headerMap(rec); hm[envelope.HeaderDataSchema] != entry.Dataschema || hm[catalog.HeaderReleased] != "true" {
 			t.Fatalf("released record headers %v", hm)
 		}
 	}

@@ -2,22 +2,29 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluicehq/sluice/adminclient"
 	"github.com/sluicehq/sluice/command/internal/effects/credits"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
-	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/testenv"
 )
+
+// deref is what p points at, or the zero value.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
 
 // "Why didn't I get my credits?" answered over the admin API: an invoice
 // sent through the whole pipeline is found by its event id, and
@@ -36,35 +43,38 @@ func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
 	}
 	testenv.Eventually(t, time.Minute, "the grant", func() (bool, error) { return f.grants(t) == 1, nil })
 
-	// Over HTTP, as an operator with a read token of the tenant asks it.
-	tok := adminToken(t, admintoken.RoleRead, f.tenantID)
-	status, got := adminCall(t, tok, http.MethodGet, "/admin/v1/events?event_id="+url.QueryEscape(eventID), nil)
-	var found struct{ Items []operate.Event }
-	if status != http.StatusOK || json.Unmarshal(got, &found) != nil || len(found.Items) != 1 {
-		t.Fatalf("search by event id: %d %s, want one event", status, got)
+	// Through the Go client (adminclient), as an operator's backend with a
+	// read token of the tenant asks it.
+	c, err := adminclient.New(suite.adminURL, adminToken(t, admintoken.RoleRead, f.tenantID))
+	if err != nil {
+		t.Fatal(err)
 	}
-	inboxID := strconv.FormatInt(found.Items[0].ID, 10)
-	status, got = adminCall(t, tok, http.MethodGet, "/admin/v1/events/"+inboxID, nil)
-	var trail operate.Trail
-	if status != http.StatusOK || json.Unmarshal(got, &trail) != nil {
-		t.Fatalf("trail: %d %s", status, got)
+	found, err := c.SearchEventsWithResponse(ctx, &adminclient.SearchEventsParams{EventId: &eventID})
+	if err != nil || len(found.JSON200.Items) != 1 {
+		t.Fatalf("search by event id: %v, want one event", err)
 	}
+	inboxID := found.JSON200.Items[0].Id
+	got, err := c.GetEventTrailWithResponse(ctx, inboxID)
+	if err != nil {
+		t.Fatalf("trail: %v", err)
+	}
+	trail := got.JSON200
 	if trail.Verification.Outcome != "verified" || trail.Verification.Scheme != "stripe" {
 		t.Errorf("verification = %+v", trail.Verification)
 	}
-	if len(trail.Deliveries) != 1 || trail.Deliveries[0].Outcome != "accepted" {
+	if trail.Deliveries == nil || len(*trail.Deliveries) != 1 || (*trail.Deliveries)[0].Outcome != "accepted" {
 		t.Errorf("deliveries = %+v, want one accepted", trail.Deliveries)
 	}
-	if len(trail.Effects) != 1 {
+	if trail.Effects == nil || len(*trail.Effects) != 1 {
 		t.Fatalf("effects = %+v, want the grant", trail.Effects)
 	}
-	grant := trail.Effects[0]
+	grant := (*trail.Effects)[0]
 	wantKey := f.sourceID + "/" + f.account + "/" + invoiceID + "/" + credits.Operation
 	if grant.Group != suite.group || grant.Kind != "grant" || grant.BusinessKey != wantKey || !grant.ThisEvent ||
-		grant.WorkspaceID != f.workspaceID || grant.Credits != 100 {
+		grant.WorkspaceId == nil || *grant.WorkspaceId != f.workspaceID || grant.Credits == nil || *grant.Credits != 100 {
 		t.Errorf("grant = %+v, want %s's grant of 100 to %s by this event", grant, wantKey, f.workspaceID)
 	}
-	at := grant.Applied
+	at := grant.AppliedAt
 	if at.Topic == nil || at.Partition == nil || at.Offset == nil {
 		t.Fatalf("the grant names no Kafka record: %+v", at)
 	}
@@ -76,17 +86,16 @@ func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
 	// the deliverer, is among the trail's sends once the service took it.
 	email := wantKey + "/confirmation-email"
 	testenv.Eventually(t, time.Minute, "the confirmation e-mail in the trail's sends", func() (bool, error) {
-		status, got := adminCall(t, tok, http.MethodGet, "/admin/v1/events/"+inboxID, nil)
-		var again operate.Trail
-		if status != http.StatusOK || json.Unmarshal(got, &again) != nil {
-			return false, fmt.Errorf("trail: %d %s", status, got)
+		again, err := c.GetEventTrailWithResponse(ctx, inboxID)
+		if err != nil {
+			return false, fmt.Errorf("trail: %w", err)
 		}
-		for _, send := range again.Sends {
+		for _, send := range deref(again.JSON200.Sends) {
 			if send.IdempotencyKey == email && send.Status == http.StatusAccepted && send.Group == suite.topics.Resource("dispatch") {
 				return true, nil
 			}
 		}
-		return false, fmt.Errorf("sends %+v, want %s", again.Sends, email)
+		return false, fmt.Errorf("sends %+v, want %s", again.JSON200.Sends, email)
 	})
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(suite.brokers...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
@@ -116,7 +125,12 @@ func TestTrailNamesTheRecordAndTheGrantOfAnEvent(t *testing.T) {
 	// Another tenant's token learns nothing: 404, as for an id that does
 	// not exist.
 	other := newTenant(t)
-	if status, got := adminCall(t, adminToken(t, admintoken.RoleRead, other.tenantID), http.MethodGet, "/admin/v1/events/"+inboxID, nil); status != http.StatusNotFound {
-		t.Errorf("another tenant's token read the trail: %d %s", status, got)
+	stranger, err := adminclient.New(suite.adminURL, adminToken(t, admintoken.RoleRead, other.tenantID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *adminclient.Problem
+	if _, err := stranger.GetEventTrailWithResponse(ctx, inboxID); !errors.As(err, &p) || p.Status == nil || *p.Status != http.StatusNotFound {
+		t.Errorf("another tenant's token read the trail: %v, want a 404 problem", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -463,6 +464,27 @@ func (a *assembly) httpStage(context.Context) error {
 	return nil
 }
 
+// adminAPI registers the admin API (/admin/v1) on e with every group this
+// process serves, and returns it and the operator behind its operate routes.
+func (a *assembly) adminAPI(e *gin.Engine, store tenancy.Store) (*admin.API, *operate.Operator, error) {
+	types, err := catalog.New(a.adminPool, a.types)
+	if err != nil {
+		return nil, nil, err
+	}
+	// One operator over this process's pool and, when it runs a stage that
+	// reads Kafka, its admin client: an ingest-only process answers the
+	// Kafka routes 503.
+	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch},
+		Trails: a.cfg.Effects.Trails(), Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
+	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
+	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
+		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
+		a.cfg.AdminGroups...)
+	api := admin.New(e, admin.Config{Pool: a.adminPool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
+		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst, Portal: a.cfg.Portal.adminPortal()}, a.log)
+	return api, op, nil
+}
+
 // adminStage binds the operators' listener: every stage's readiness,
 // metrics, the admin API (/admin/v1) and, when enabled, profiles.
 func (a *assembly) adminStage(context.Context) error {
@@ -480,21 +502,10 @@ func (a *assembly) adminStage(context.Context) error {
 		}
 		store.Ring = ring
 	}
-	types, err := catalog.New(a.adminPool, a.types)
+	_, op, err := a.adminAPI(srv.Engine, store)
 	if err != nil {
 		return err
 	}
-	// One operator over this process's pool and, when it runs a stage that
-	// reads Kafka, its admin client: an ingest-only process answers the
-	// Kafka routes 503.
-	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch},
-		Trails: a.cfg.Effects.Trails(), Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
-	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
-	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
-		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
-		a.cfg.AdminGroups...)
-	admin.New(srv.Engine, admin.Config{Pool: a.adminPool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
-		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst, Portal: a.cfg.Portal.adminPortal()}, a.log)
 	// The browser console (/console) asks the API above, in process, with
 	// each session's own token.
 	health := func(ctx context.Context) []console.StageHealth { return stageHealth(ctx, a.checks, a.stagesHere()) }

@@ -1,0 +1,221 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.group_lag import GroupLag
+from ...models.problem import Problem
+from typing import cast
+
+
+
+def _get_kwargs(
+    group: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/admin/v1/consumer-groups/{group}".format(group=quote(str(group), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> GroupLag | Problem | None:
+    if response.status_code == 200:
+        response_200 = GroupLag.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[GroupLag | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Response[GroupLag | Problem]:
+    """ One consumer group's lag
+
+    Args:
+        group (str): Consumer group (e.g. sluice.credits).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GroupLag | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        group=group,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> GroupLag | Problem | None:
+    """ One consumer group's lag
+
+    Args:
+        group (str): Consumer group (e.g. sluice.credits).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GroupLag | Problem
+     """
+
+
+    return sync_detailed(
+        group=group,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Response[GroupLag | Problem]:
+    """ One consumer group's lag
+
+    Args:
+        group (str): Consumer group (e.g. sluice.credits).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[GroupLag | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        group=group,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    group: str,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> GroupLag | Problem | None:
+    """ One consumer group's lag
+
+    Args:
+        group (str): Consumer group (e.g. sluice.credits).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        GroupLag | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        group=group,
+client=client,
+
+    )).parsed

@@ -1,0 +1,373 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.list_deliveries_state import ListDeliveriesState
+from ...models.list_out_delivery_view_body import ListOutDeliveryViewBody
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+from uuid import UUID
+import datetime
+
+
+
+def _get_kwargs(
+    *,
+    cursor: str | Unset = UNSET,
+    limit: int | Unset = 50,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+    tenant_id: UUID | Unset = UNSET,
+    endpoint_id: UUID | Unset = UNSET,
+    state: ListDeliveriesState | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    inbox_id: int | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["cursor"] = cursor
+
+    params["limit"] = limit
+
+    json_since: str | Unset = UNSET
+    if not isinstance(since, Unset):
+        json_since = since.isoformat()
+    params["since"] = json_since
+
+    json_until: str | Unset = UNSET
+    if not isinstance(until, Unset):
+        json_until = until.isoformat()
+    params["until"] = json_until
+
+    json_tenant_id: str | Unset = UNSET
+    if not isinstance(tenant_id, Unset):
+        json_tenant_id = str(tenant_id)
+    params["tenant_id"] = json_tenant_id
+
+    json_endpoint_id: str | Unset = UNSET
+    if not isinstance(endpoint_id, Unset):
+        json_endpoint_id = str(endpoint_id)
+    params["endpoint_id"] = json_endpoint_id
+
+    json_state: str | Unset = UNSET
+    if not isinstance(state, Unset):
+        json_state = state.value
+
+    params["state"] = json_state
+
+    params["event_id"] = event_id
+
+    params["inbox_id"] = inbox_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/admin/v1/deliveries",
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ListOutDeliveryViewBody | Problem | None:
+    if response.status_code == 200:
+        response_200 = ListOutDeliveryViewBody.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ListOutDeliveryViewBody | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    cursor: str | Unset = UNSET,
+    limit: int | Unset = 50,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+    tenant_id: UUID | Unset = UNSET,
+    endpoint_id: UUID | Unset = UNSET,
+    state: ListDeliveriesState | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    inbox_id: int | Unset = UNSET,
+
+) -> Response[ListOutDeliveryViewBody | Problem]:
+    """ List deliveries of events to endpoints, newest first (created_at bounded by since and until)
+
+    Args:
+        cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
+        limit (int | Unset): Most items in the page. Default: 50.
+        since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
+        until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
+        tenant_id (UUID | Unset): Only this tenant's deliveries.
+        endpoint_id (UUID | Unset): Only this endpoint's (another tenant's endpoint: none).
+        state (ListDeliveriesState | Unset): Only deliveries in this state.
+        event_id (str | Unset): Only the deliveries of this event id (the provider's, or the
+            API's).
+        inbox_id (int | Unset): Only the deliveries of this inbox row (an event's trail id).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ListOutDeliveryViewBody | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        cursor=cursor,
+limit=limit,
+since=since,
+until=until,
+tenant_id=tenant_id,
+endpoint_id=endpoint_id,
+state=state,
+event_id=event_id,
+inbox_id=inbox_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    cursor: str | Unset = UNSET,
+    limit: int | Unset = 50,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+    tenant_id: UUID | Unset = UNSET,
+    endpoint_id: UUID | Unset = UNSET,
+    state: ListDeliveriesState | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    inbox_id: int | Unset = UNSET,
+
+) -> ListOutDeliveryViewBody | Problem | None:
+    """ List deliveries of events to endpoints, newest first (created_at bounded by since and until)
+
+    Args:
+        cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
+        limit (int | Unset): Most items in the page. Default: 50.
+        since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
+        until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
+        tenant_id (UUID | Unset): Only this tenant's deliveries.
+        endpoint_id (UUID | Unset): Only this endpoint's (another tenant's endpoint: none).
+        state (ListDeliveriesState | Unset): Only deliveries in this state.
+        event_id (str | Unset): Only the deliveries of this event id (the provider's, or the
+            API's).
+        inbox_id (int | Unset): Only the deliveries of this inbox row (an event's trail id).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ListOutDeliveryViewBody | Problem
+     """
+
+
+    return sync_detailed(
+        client=client,
+cursor=cursor,
+limit=limit,
+since=since,
+until=until,
+tenant_id=tenant_id,
+endpoint_id=endpoint_id,
+state=state,
+event_id=event_id,
+inbox_id=inbox_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    cursor: str | Unset = UNSET,
+    limit: int | Unset = 50,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+    tenant_id: UUID | Unset = UNSET,
+    endpoint_id: UUID | Unset = UNSET,
+    state: ListDeliveriesState | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    inbox_id: int | Unset = UNSET,
+
+) -> Response[ListOutDeliveryViewBody | Problem]:
+    """ List deliveries of events to endpoints, newest first (created_at bounded by since and until)
+
+    Args:
+        cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
+        limit (int | Unset): Most items in the page. Default: 50.
+        since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
+        until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
+        tenant_id (UUID | Unset): Only this tenant's deliveries.
+        endpoint_id (UUID | Unset): Only this endpoint's (another tenant's endpoint: none).
+        state (ListDeliveriesState | Unset): Only deliveries in this state.
+        event_id (str | Unset): Only the deliveries of this event id (the provider's, or the
+            API's).
+        inbox_id (int | Unset): Only the deliveries of this inbox row (an event's trail id).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ListOutDeliveryViewBody | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        cursor=cursor,
+limit=limit,
+since=since,
+until=until,
+tenant_id=tenant_id,
+endpoint_id=endpoint_id,
+state=state,
+event_id=event_id,
+inbox_id=inbox_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    cursor: str | Unset = UNSET,
+    limit: int | Unset = 50,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+    tenant_id: UUID | Unset = UNSET,
+    endpoint_id: UUID | Unset = UNSET,
+    state: ListDeliveriesState | Unset = UNSET,
+    event_id: str | Unset = UNSET,
+    inbox_id: int | Unset = UNSET,
+
+) -> ListOutDeliveryViewBody | Problem | None:
+    """ List deliveries of events to endpoints, newest first (created_at bounded by since and until)
+
+    Args:
+        cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
+        limit (int | Unset): Most items in the page. Default: 50.
+        since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
+        until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
+        tenant_id (UUID | Unset): Only this tenant's deliveries.
+        endpoint_id (UUID | Unset): Only this endpoint's (another tenant's endpoint: none).
+        state (ListDeliveriesState | Unset): Only deliveries in this state.
+        event_id (str | Unset): Only the deliveries of this event id (the provider's, or the
+            API's).
+        inbox_id (int | Unset): Only the deliveries of this inbox row (an event's trail id).
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ListOutDeliveryViewBody | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+cursor=cursor,
+limit=limit,
+since=since,
+until=until,
+tenant_id=tenant_id,
+endpoint_id=endpoint_id,
+state=state,
+event_id=event_id,
+inbox_id=inbox_id,
+
+    )).parsed

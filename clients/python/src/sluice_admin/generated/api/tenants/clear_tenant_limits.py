@@ -1,0 +1,229 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.tenant import Tenant
+from typing import cast
+from uuid import UUID
+
+
+
+def _get_kwargs(
+    tenant_id: UUID,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/admin/v1/tenants/{tenant_id}/limits".format(tenant_id=quote(str(tenant_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | Tenant | None:
+    if response.status_code == 200:
+        response_200 = Tenant.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | Tenant]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    tenant_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Response[Problem | Tenant]:
+    """ Return the tenant to the deployment's ingest rate
+
+    Args:
+        tenant_id (UUID): Tenant id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Tenant]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    tenant_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Problem | Tenant | None:
+    """ Return the tenant to the deployment's ingest rate
+
+    Args:
+        tenant_id (UUID): Tenant id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Tenant
+     """
+
+
+    return sync_detailed(
+        tenant_id=tenant_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    tenant_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Response[Problem | Tenant]:
+    """ Return the tenant to the deployment's ingest rate
+
+    Args:
+        tenant_id (UUID): Tenant id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Tenant]
+     """
+
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    tenant_id: UUID,
+    *,
+    client: AuthenticatedClient | Client,
+
+) -> Problem | Tenant | None:
+    """ Return the tenant to the deployment's ingest rate
+
+    Args:
+        tenant_id (UUID): Tenant id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Tenant
+     """
+
+
+    return (await asyncio_detailed(
+        tenant_id=tenant_id,
+client=client,
+
+    )).parsed

@@ -1,0 +1,16 @@
+from enum import StrEnum
+
+class DeadSelectionBodyErrorClass(StrEnum):
+    CANCELED = "canceled"
+    CONNECT = "connect"
+    DNS = "dns"
+    OTHER = "other"
+    REFUSED_ADDRESS = "refused_address"
+    REQUEST = "request"
+    RESET = "reset"
+    STATUS = "status"
+    TIMEOUT = "timeout"
+    TLS = "tls"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders
+
+
+
+
+
+T = TypeVar("T", bound="EndpointPatchBody")
+
+
+
+@_attrs_define
+class EndpointPatchBody:
+    """ 
+        Attributes:
+            concurrency (int | Unset): A new concurrency; 0: back to the deployment's default.
+            description (str | Unset): A new description; empty clears it.
+            expression (str | Unset): Replace the filter expression (the rules of the create); empty removes it.
+            filters (list[str] | Unset): Replace the filters.
+            headers (EndpointPatchBodyHeaders | Unset): Replace every static header; {} clears them.
+            ordered (bool | Unset):
+            rate_per_second (int | Unset): A new rate; 0: back to the deployment's default.
+            url (str | Unset): A new URL (the rules of the create).
+     """
+
+    concurrency: int | Unset = UNSET
+    description: str | Unset = UNSET
+    expression: str | Unset = UNSET
+    filters: list[str] | Unset = UNSET
+    headers: EndpointPatchBodyHeaders | Unset = UNSET
+    ordered: bool | Unset = UNSET
+    rate_per_second: int | Unset = UNSET
+    url: str | Unset = UNSET
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders # noqa: PLC0415
+        concurrency = self.concurrency
+
+        description = self.description
+
+        expression = self.expression
+
+        filters: list[str] | Unset = UNSET
+        if not isinstance(self.filters, Unset):
+            filters = self.filters
+
+
+
+        headers: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.headers, Unset):
+            headers = self.headers.to_dict()
+
+        ordered = self.ordered
+
+        rate_per_second = self.rate_per_second
+
+        url = self.url
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+        })
+        if concurrency is not UNSET:
+            field_dict["concurrency"] = concurrency
+        if description is not UNSET:
+            field_dict["description"] = description
+        if expression is not UNSET:
+            field_dict["expression"] = expression
+        if filters is not UNSET:
+            field_dict["filters"] = filters
+        if headers is not UNSET:
+            field_dict["headers"] = headers
+        if ordered is not UNSET:
+            field_dict["ordered"] = ordered
+        if rate_per_second is not UNSET:
+            field_dict["rate_per_second"] = rate_per_second
+        if url is not UNSET:
+            field_dict["url"] = url
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders # noqa: PLC0415
+        d = dict(src_dict)
+        concurrency = d.pop("concurrency", UNSET)
+
+        description = d.pop("description", UNSET)
+
+        expression = d.pop("expression", UNSET)
+
+        filters = cast(list[str], d.pop("filters", UNSET))
+
+
+        _headers = d.pop("headers", UNSET)
+        headers: EndpointPatchBodyHeaders | Unset
+        if isinstance(_headers,  Unset):
+            headers = UNSET
+        else:
+            headers = EndpointPatchBodyHeaders.from_dict(_headers)
+
+
+
+
+        ordered = d.pop("ordered", UNSET)
+
+        rate_per_second = d.pop("rate_per_second", UNSET)
+
+        url = d.pop("url", UNSET)
+
+        endpoint_patch_body = cls(
+            concurrency=concurrency,
+            description=description,
+            expression=expression,
+            filters=filters,
+            headers=headers,
+            ordered=ordered,
+            rate_per_second=rate_per_second,
+            url=url,
+        )
+
+        return endpoint_patch_body
+

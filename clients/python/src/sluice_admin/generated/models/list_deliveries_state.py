@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class ListDeliveriesState(StrEnum):
+    DEAD = "dead"
+    DELIVERED = "delivered"
+    PENDING = "pending"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+class NewSourceBodyKind(StrEnum):
+    GITHUB = "github"
+    HMAC = "hmac"
+    STANDARD_WEBHOOKS = "standard_webhooks"
+    STRIPE = "stripe"
+
+    def __str__(self) -> str:
+        return str(self.value)
