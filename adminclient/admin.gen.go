@@ -18,6 +18,42 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ConflictDecisionOutcome.
+const (
+	ConflictDecisionOutcomeDismissed ConflictDecisionOutcome = "dismissed"
+	ConflictDecisionOutcomeResolved  ConflictDecisionOutcome = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the ConflictDecisionOutcome enum.
+func (e ConflictDecisionOutcome) Valid() bool {
+	switch e {
+	case ConflictDecisionOutcomeDismissed:
+		return true
+	case ConflictDecisionOutcomeResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConflictOutcomeOutcome.
+const (
+	ConflictOutcomeOutcomeDismissed ConflictOutcomeOutcome = "dismissed"
+	ConflictOutcomeOutcomeResolved  ConflictOutcomeOutcome = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the ConflictOutcomeOutcome enum.
+func (e ConflictOutcomeOutcome) Valid() bool {
+	switch e {
+	case ConflictOutcomeOutcomeDismissed:
+		return true
+	case ConflictOutcomeOutcomeResolved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeadSelectionBodyErrorClass.
 const (
 	DeadSelectionBodyErrorClassCanceled       DeadSelectionBodyErrorClass = "canceled"
@@ -102,6 +138,27 @@ func (e EndpointDisabledReason) Valid() bool {
 	}
 }
 
+// Defines values for EndpointKind.
+const (
+	EndpointKindHttp     EndpointKind = "http"
+	EndpointKindKafka    EndpointKind = "kafka"
+	EndpointKindRabbitmq EndpointKind = "rabbitmq"
+)
+
+// Valid indicates whether the value is a known member of the EndpointKind enum.
+func (e EndpointKind) Valid() bool {
+	switch e {
+	case EndpointKindHttp:
+		return true
+	case EndpointKindKafka:
+		return true
+	case EndpointKindRabbitmq:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EndpointCreatedDisabledReason.
 const (
 	EndpointCreatedDisabledReasonFailing  EndpointCreatedDisabledReason = "failing"
@@ -117,6 +174,27 @@ func (e EndpointCreatedDisabledReason) Valid() bool {
 	case EndpointCreatedDisabledReasonGone:
 		return true
 	case EndpointCreatedDisabledReasonOperator:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EndpointCreatedKind.
+const (
+	EndpointCreatedKindHttp     EndpointCreatedKind = "http"
+	EndpointCreatedKindKafka    EndpointCreatedKind = "kafka"
+	EndpointCreatedKindRabbitmq EndpointCreatedKind = "rabbitmq"
+)
+
+// Valid indicates whether the value is a known member of the EndpointCreatedKind enum.
+func (e EndpointCreatedKind) Valid() bool {
+	switch e {
+	case EndpointCreatedKindHttp:
+		return true
+	case EndpointCreatedKindKafka:
+		return true
+	case EndpointCreatedKindRabbitmq:
 		return true
 	default:
 		return false
@@ -159,6 +237,27 @@ func (e EndpointDetailDisabledReason) Valid() bool {
 	case EndpointDetailDisabledReasonGone:
 		return true
 	case EndpointDetailDisabledReasonOperator:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EndpointDetailKind.
+const (
+	EndpointDetailKindHttp     EndpointDetailKind = "http"
+	EndpointDetailKindKafka    EndpointDetailKind = "kafka"
+	EndpointDetailKindRabbitmq EndpointDetailKind = "rabbitmq"
+)
+
+// Valid indicates whether the value is a known member of the EndpointDetailKind enum.
+func (e EndpointDetailKind) Valid() bool {
+	switch e {
+	case EndpointDetailKindHttp:
+		return true
+	case EndpointDetailKindKafka:
+		return true
+	case EndpointDetailKindRabbitmq:
 		return true
 	default:
 		return false
@@ -213,6 +312,27 @@ func (e EventStatus) Valid() bool {
 	case EventStatusUnhandled:
 		return true
 	case EventStatusWaiting:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NewEndpointBodyKind.
+const (
+	NewEndpointBodyKindHttp     NewEndpointBodyKind = "http"
+	NewEndpointBodyKindKafka    NewEndpointBodyKind = "kafka"
+	NewEndpointBodyKindRabbitmq NewEndpointBodyKind = "rabbitmq"
+)
+
+// Valid indicates whether the value is a known member of the NewEndpointBodyKind enum.
+func (e NewEndpointBodyKind) Valid() bool {
+	switch e {
+	case NewEndpointBodyKindHttp:
+		return true
+	case NewEndpointBodyKindKafka:
+		return true
+	case NewEndpointBodyKindRabbitmq:
 		return true
 	default:
 		return false
@@ -372,6 +492,114 @@ func (e PayloadState) Valid() bool {
 	case Expired:
 		return true
 	case Kept:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalLinkAccess.
+const (
+	PortalLinkAccessManage PortalLinkAccess = "manage"
+	PortalLinkAccessRead   PortalLinkAccess = "read"
+)
+
+// Valid indicates whether the value is a known member of the PortalLinkAccess enum.
+func (e PortalLinkAccess) Valid() bool {
+	switch e {
+	case PortalLinkAccessManage:
+		return true
+	case PortalLinkAccessRead:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalLinkScope.
+const (
+	PortalLinkScopeDestinations PortalLinkScope = "destinations"
+	PortalLinkScopeTenant       PortalLinkScope = "tenant"
+)
+
+// Valid indicates whether the value is a known member of the PortalLinkScope enum.
+func (e PortalLinkScope) Valid() bool {
+	switch e {
+	case PortalLinkScopeDestinations:
+		return true
+	case PortalLinkScopeTenant:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalLinkCreatedAccess.
+const (
+	PortalLinkCreatedAccessManage PortalLinkCreatedAccess = "manage"
+	PortalLinkCreatedAccessRead   PortalLinkCreatedAccess = "read"
+)
+
+// Valid indicates whether the value is a known member of the PortalLinkCreatedAccess enum.
+func (e PortalLinkCreatedAccess) Valid() bool {
+	switch e {
+	case PortalLinkCreatedAccessManage:
+		return true
+	case PortalLinkCreatedAccessRead:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalLinkCreatedScope.
+const (
+	PortalLinkCreatedScopeDestinations PortalLinkCreatedScope = "destinations"
+	PortalLinkCreatedScopeTenant       PortalLinkCreatedScope = "tenant"
+)
+
+// Valid indicates whether the value is a known member of the PortalLinkCreatedScope enum.
+func (e PortalLinkCreatedScope) Valid() bool {
+	switch e {
+	case PortalLinkCreatedScopeDestinations:
+		return true
+	case PortalLinkCreatedScopeTenant:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalLinkRequestAccess.
+const (
+	PortalLinkRequestAccessManage PortalLinkRequestAccess = "manage"
+	PortalLinkRequestAccessRead   PortalLinkRequestAccess = "read"
+)
+
+// Valid indicates whether the value is a known member of the PortalLinkRequestAccess enum.
+func (e PortalLinkRequestAccess) Valid() bool {
+	switch e {
+	case PortalLinkRequestAccessManage:
+		return true
+	case PortalLinkRequestAccessRead:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortalLinkRequestScope.
+const (
+	PortalLinkRequestScopeDestinations PortalLinkRequestScope = "destinations"
+	PortalLinkRequestScopeTenant       PortalLinkRequestScope = "tenant"
+)
+
+// Valid indicates whether the value is a known member of the PortalLinkRequestScope enum.
+func (e PortalLinkRequestScope) Valid() bool {
+	switch e {
+	case PortalLinkRequestScopeDestinations:
+		return true
+	case PortalLinkRequestScopeTenant:
 		return true
 	default:
 		return false
@@ -609,6 +837,45 @@ func (e TakerVerdict) Valid() bool {
 	}
 }
 
+// Defines values for TargetSettingsSaslMechanism.
+const (
+	Plain       TargetSettingsSaslMechanism = "plain"
+	ScramSha256 TargetSettingsSaslMechanism = "scram-sha-256"
+	ScramSha512 TargetSettingsSaslMechanism = "scram-sha-512"
+)
+
+// Valid indicates whether the value is a known member of the TargetSettingsSaslMechanism enum.
+func (e TargetSettingsSaslMechanism) Valid() bool {
+	switch e {
+	case Plain:
+		return true
+	case ScramSha256:
+		return true
+	case ScramSha512:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenPortalScope.
+const (
+	TokenPortalScopeDestinations TokenPortalScope = "destinations"
+	TokenPortalScopeTenant       TokenPortalScope = "tenant"
+)
+
+// Valid indicates whether the value is a known member of the TokenPortalScope enum.
+func (e TokenPortalScope) Valid() bool {
+	switch e {
+	case TokenPortalScopeDestinations:
+		return true
+	case TokenPortalScopeTenant:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenRole.
 const (
 	TokenRoleOperate TokenRole = "operate"
@@ -621,6 +888,24 @@ func (e TokenRole) Valid() bool {
 	case TokenRoleOperate:
 		return true
 	case TokenRoleRead:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenCreatedPortalScope.
+const (
+	TokenCreatedPortalScopeDestinations TokenCreatedPortalScope = "destinations"
+	TokenCreatedPortalScopeTenant       TokenCreatedPortalScope = "tenant"
+)
+
+// Valid indicates whether the value is a known member of the TokenCreatedPortalScope enum.
+func (e TokenCreatedPortalScope) Valid() bool {
+	switch e {
+	case TokenCreatedPortalScopeDestinations:
+		return true
+	case TokenCreatedPortalScopeTenant:
 		return true
 	default:
 		return false
@@ -669,6 +954,27 @@ func (e ListAuditParamsOutcome) Valid() bool {
 	case ListAuditParamsOutcomeNotFound:
 		return true
 	case ListAuditParamsOutcomeOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListConflictsParamsState.
+const (
+	ListConflictsParamsStateDismissed ListConflictsParamsState = "dismissed"
+	ListConflictsParamsStateOpen      ListConflictsParamsState = "open"
+	ListConflictsParamsStateResolved  ListConflictsParamsState = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the ListConflictsParamsState enum.
+func (e ListConflictsParamsState) Valid() bool {
+	switch e {
+	case ListConflictsParamsStateDismissed:
+		return true
+	case ListConflictsParamsStateOpen:
+		return true
+	case ListConflictsParamsStateResolved:
 		return true
 	default:
 		return false
@@ -836,37 +1142,67 @@ type Attempt struct {
 	ErrorClass *string `json:"error_class,omitempty"`
 	LatencyMs  int64   `json:"latency_ms"`
 
-	// Status The endpoint's HTTP status; absent when no answer came.
+	// Status The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka targets, which confirm or refuse).
 	Status *int64 `json:"status,omitempty"`
 }
 
 // Conflict defines model for Conflict.
 type Conflict struct {
-	BodySha256         string    `json:"body_sha256"`
-	EventId            string    `json:"event_id"`
-	EventType          string    `json:"event_type"`
-	Id                 string    `json:"id"`
-	InboxId            int64     `json:"inbox_id"`
-	OriginalReceivedAt time.Time `json:"original_received_at"`
-	ReceivedAt         time.Time `json:"received_at"`
-	SourceId           string    `json:"source_id"`
-	TenantId           string    `json:"tenant_id"`
+	BodySha256         string           `json:"body_sha256"`
+	EventId            string           `json:"event_id"`
+	EventType          string           `json:"event_type"`
+	Id                 string           `json:"id"`
+	InboxId            int64            `json:"inbox_id"`
+	OriginalReceivedAt time.Time        `json:"original_received_at"`
+	Outcome            *ConflictOutcome `json:"outcome,omitempty"`
+	ReceivedAt         time.Time        `json:"received_at"`
+	SourceId           string           `json:"source_id"`
+	TenantId           string           `json:"tenant_id"`
 }
+
+// ConflictDecision defines model for ConflictDecision.
+type ConflictDecision struct {
+	// Note Why, for the next person who reads it.
+	Note *string `json:"note,omitempty"`
+
+	// Outcome dismissed: the content that stands is right and the newcomer was noise; resolved: it was set right another way (the provider sent it again under a new id, a reconciliation, a correction).
+	Outcome ConflictDecisionOutcome `json:"outcome"`
+}
+
+// ConflictDecisionOutcome dismissed: the content that stands is right and the newcomer was noise; resolved: it was set right another way (the provider sent it again under a new id, a reconciliation, a correction).
+type ConflictDecisionOutcome string
 
 // ConflictDetail defines model for ConflictDetail.
 type ConflictDetail struct {
-	BodySha256         string    `json:"body_sha256"`
-	EventId            string    `json:"event_id"`
-	EventType          string    `json:"event_type"`
-	Id                 string    `json:"id"`
-	InboxId            int64     `json:"inbox_id"`
-	Newcomer           Payload   `json:"newcomer"`
-	Original           Payload   `json:"original"`
-	OriginalReceivedAt time.Time `json:"original_received_at"`
-	ReceivedAt         time.Time `json:"received_at"`
-	SourceId           string    `json:"source_id"`
-	TenantId           string    `json:"tenant_id"`
+	BodySha256         string           `json:"body_sha256"`
+	EventId            string           `json:"event_id"`
+	EventType          string           `json:"event_type"`
+	Id                 string           `json:"id"`
+	InboxId            int64            `json:"inbox_id"`
+	Newcomer           Payload          `json:"newcomer"`
+	Original           Payload          `json:"original"`
+	OriginalReceivedAt time.Time        `json:"original_received_at"`
+	Outcome            *ConflictOutcome `json:"outcome,omitempty"`
+	ReceivedAt         time.Time        `json:"received_at"`
+	SourceId           string           `json:"source_id"`
+	TenantId           string           `json:"tenant_id"`
 }
+
+// ConflictOutcome defines model for ConflictOutcome.
+type ConflictOutcome struct {
+	// Actor Who decided (the token's name).
+	Actor     string    `json:"actor"`
+	DecidedAt time.Time `json:"decided_at"`
+
+	// Note Why, in the operator's words.
+	Note string `json:"note"`
+
+	// Outcome dismissed: the content that stands is right, the newcomer was noise; resolved: set right another way (a new event, a reconciliation, a correction).
+	Outcome ConflictOutcomeOutcome `json:"outcome"`
+}
+
+// ConflictOutcomeOutcome dismissed: the content that stands is right, the newcomer was noise; resolved: set right another way (a new event, a reconciliation, a correction).
+type ConflictOutcomeOutcome string
 
 // Correction defines model for Correction.
 type Correction struct {
@@ -1124,11 +1460,17 @@ type Endpoint struct {
 	// Filters Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
 	Filters []string `json:"filters"`
 
+	// HasCredentials true: the target is authenticated with credentials, sealed and never shown.
+	HasCredentials bool `json:"has_credentials"`
+
 	// Headers Names of the static headers sent on every request (their values are never shown).
 	Headers []string `json:"headers"`
 
 	// Id Endpoint id.
 	Id string `json:"id"`
+
+	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+	Kind EndpointKind `json:"kind"`
 
 	// Ordered true: an event waits until every earlier one of its resource is delivered (or given up).
 	Ordered bool `json:"ordered"`
@@ -1138,16 +1480,22 @@ type Endpoint struct {
 	PausedAt *time.Time `json:"paused_at,omitempty"`
 
 	// RatePerSecond Requests per second; absent: the deployment's default.
-	RatePerSecond *int64    `json:"rate_per_second,omitempty"`
-	TenantId      string    `json:"tenant_id"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
-	// Url Where the tenant's matching events are POSTed.
+	// Settings The rabbitmq or kafka target's settings; absent for http.
+	Settings  *TargetSettings `json:"settings,omitempty"`
+	TenantId  string          `json:"tenant_id"`
+	UpdatedAt time.Time       `json:"updated_at"`
+
+	// Url Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka).
 	Url string `json:"url"`
 }
 
 // EndpointDisabledReason Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon).
 type EndpointDisabledReason string
+
+// EndpointKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+type EndpointKind string
 
 // EndpointCreated defines model for EndpointCreated.
 type EndpointCreated struct {
@@ -1173,11 +1521,17 @@ type EndpointCreated struct {
 	// Filters Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
 	Filters []string `json:"filters"`
 
+	// HasCredentials true: the target is authenticated with credentials, sealed and never shown.
+	HasCredentials bool `json:"has_credentials"`
+
 	// Headers Names of the static headers sent on every request (their values are never shown).
 	Headers []string `json:"headers"`
 
 	// Id Endpoint id.
 	Id string `json:"id"`
+
+	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+	Kind EndpointCreatedKind `json:"kind"`
 
 	// Ordered true: an event waits until every earlier one of its resource is delivered (or given up).
 	Ordered bool `json:"ordered"`
@@ -1190,16 +1544,22 @@ type EndpointCreated struct {
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
 	// Secret The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept.
-	Secret    string    `json:"secret"`
-	TenantId  string    `json:"tenant_id"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Secret string `json:"secret"`
 
-	// Url Where the tenant's matching events are POSTed.
+	// Settings The rabbitmq or kafka target's settings; absent for http.
+	Settings  *TargetSettings `json:"settings,omitempty"`
+	TenantId  string          `json:"tenant_id"`
+	UpdatedAt time.Time       `json:"updated_at"`
+
+	// Url Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka).
 	Url string `json:"url"`
 }
 
 // EndpointCreatedDisabledReason Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon).
 type EndpointCreatedDisabledReason string
+
+// EndpointCreatedKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+type EndpointCreatedKind string
 
 // EndpointDelivery defines model for EndpointDelivery.
 type EndpointDelivery struct {
@@ -1270,11 +1630,17 @@ type EndpointDetail struct {
 	// Filters Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
 	Filters []string `json:"filters"`
 
+	// HasCredentials true: the target is authenticated with credentials, sealed and never shown.
+	HasCredentials bool `json:"has_credentials"`
+
 	// Headers Names of the static headers sent on every request (their values are never shown).
 	Headers []string `json:"headers"`
 
 	// Id Endpoint id.
 	Id string `json:"id"`
+
+	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+	Kind EndpointDetailKind `json:"kind"`
 
 	// Ordered true: an event waits until every earlier one of its resource is delivered (or given up).
 	Ordered bool `json:"ordered"`
@@ -1284,21 +1650,51 @@ type EndpointDetail struct {
 	PausedAt *time.Time `json:"paused_at,omitempty"`
 
 	// RatePerSecond Requests per second; absent: the deployment's default.
-	RatePerSecond *int64    `json:"rate_per_second,omitempty"`
-	TenantId      string    `json:"tenant_id"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
-	// Url Where the tenant's matching events are POSTed.
+	// Settings The rabbitmq or kafka target's settings; absent for http.
+	Settings  *TargetSettings `json:"settings,omitempty"`
+	TenantId  string          `json:"tenant_id"`
+	UpdatedAt time.Time       `json:"updated_at"`
+
+	// Url Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka).
 	Url string `json:"url"`
 }
 
 // EndpointDetailDisabledReason Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon).
 type EndpointDetailDisabledReason string
 
+// EndpointDetailKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+type EndpointDetailKind string
+
+// EndpointHealth defines model for EndpointHealth.
+type EndpointHealth struct {
+	// Attempts Requests to the endpoint since since.
+	Attempts int64 `json:"attempts"`
+
+	// Delivered Of them, answered 2xx.
+	Delivered int64          `json:"delivered"`
+	Failed    int64          `json:"failed"`
+	Hours     *[]HourFigures `json:"hours"`
+
+	// LatencyP50Ms Median latency of the answered attempts, estimated from buckets.
+	LatencyP50Ms *float64 `json:"latency_p50_ms,omitempty"`
+
+	// LatencyP99Ms 99th percentile latency of the answered attempts, estimated from buckets.
+	LatencyP99Ms *float64  `json:"latency_p99_ms,omitempty"`
+	Since        time.Time `json:"since"`
+
+	// SuccessRate Delivered / attempts; absent without attempts.
+	SuccessRate *float64 `json:"success_rate,omitempty"`
+}
+
 // EndpointPatchBody defines model for EndpointPatchBody.
 type EndpointPatchBody struct {
 	// Concurrency A new concurrency; 0: back to the deployment's default.
 	Concurrency *int64 `json:"concurrency,omitempty"`
+
+	// Credentials Replace a rabbitmq or kafka target's credentials (sealed, never shown again).
+	Credentials *TargetCredentials `json:"credentials,omitempty"`
 
 	// Description A new description; empty clears it.
 	Description *string `json:"description,omitempty"`
@@ -1315,6 +1711,9 @@ type EndpointPatchBody struct {
 
 	// RatePerSecond A new rate; 0: back to the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
+
+	// Settings Replace a rabbitmq or kafka target's settings.
+	Settings *TargetSettings `json:"settings,omitempty"`
 
 	// Url A new URL (the rules of the create).
 	Url *string `json:"url,omitempty"`
@@ -1402,6 +1801,14 @@ type GroupLag struct {
 // GroupsOutBody defines model for GroupsOutBody.
 type GroupsOutBody struct {
 	Items []GroupLag `json:"items"`
+}
+
+// HourFigures defines model for HourFigures.
+type HourFigures struct {
+	Attempts  int64     `json:"attempts"`
+	Delivered int64     `json:"delivered"`
+	Failed    int64     `json:"failed"`
+	Hour      time.Time `json:"hour"`
 }
 
 // LagRow defines model for LagRow.
@@ -1533,6 +1940,9 @@ type NewEndpointBody struct {
 	// Concurrency Requests in flight (at most the deployment's cap); absent or 0: the deployment's default.
 	Concurrency *int64 `json:"concurrency,omitempty"`
 
+	// Credentials The user and password a rabbitmq or kafka target is authenticated with: sealed, never shown again.
+	Credentials *TargetCredentials `json:"credentials,omitempty"`
+
 	// Description For people (at most 500 characters).
 	Description *string `json:"description,omitempty"`
 
@@ -1545,15 +1955,24 @@ type NewEndpointBody struct {
 	// Headers Static headers sent on every request (sealed, never shown again: reads list their names). At most 20, names and values 4 KiB in all; names are HTTP tokens; webhook-*, ce-*, content-type, content-length, host, traceparent, tracestate, user-agent and hop-by-hop headers are Sluice's (422). Authorization is allowed.
 	Headers *map[string]string `json:"headers,omitempty"`
 
+	// Kind What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes.
+	Kind *NewEndpointBodyKind `json:"kind,omitempty"`
+
 	// Ordered Deliver in order per resource (default true); false sends in parallel.
 	Ordered *bool `json:"ordered,omitempty"`
 
 	// RatePerSecond Requests per second (at most the deployment's cap); absent or 0: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
-	// Url Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment; private and loopback addresses are refused (422).
+	// Settings A rabbitmq or kafka target's settings (required for those kinds; absent for http).
+	Settings *TargetSettings `json:"settings,omitempty"`
+
+	// Url Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka:// without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422).
 	Url string `json:"url"`
 }
+
+// NewEndpointBodyKind What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes.
+type NewEndpointBodyKind string
 
 // NewEventTypeBody defines model for NewEventTypeBody.
 type NewEventTypeBody struct {
@@ -1670,6 +2089,87 @@ type Payload struct {
 
 // PayloadState defines model for Payload.State.
 type PayloadState string
+
+// PortalLink defines model for PortalLink.
+type PortalLink struct {
+	// Access read: look only (no payloads, no actions); manage: also act, and read the payloads the scope shows.
+	Access    PortalLinkAccess `json:"access"`
+	CreatedAt time.Time        `json:"created_at"`
+
+	// ExpiresAt When the link expires unused.
+	ExpiresAt time.Time          `json:"expires_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Scope destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+	Scope PortalLinkScope `json:"scope"`
+
+	// SessionSeconds How long the session the link starts lasts, at most 3600.
+	SessionSeconds int64 `json:"session_seconds"`
+
+	// SessionTokenId The admin token of the session the link's use started (revoke it to end the session).
+	SessionTokenId *openapi_types.UUID `json:"session_token_id,omitempty"`
+	TenantId       openapi_types.UUID  `json:"tenant_id"`
+
+	// UsedAt When the link was used; absent: not yet.
+	UsedAt *time.Time `json:"used_at,omitempty"`
+}
+
+// PortalLinkAccess read: look only (no payloads, no actions); manage: also act, and read the payloads the scope shows.
+type PortalLinkAccess string
+
+// PortalLinkScope destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+type PortalLinkScope string
+
+// PortalLinkCreated defines model for PortalLinkCreated.
+type PortalLinkCreated struct {
+	// Access read: look only (no payloads, no actions); manage: also act, and read the payloads the scope shows.
+	Access    PortalLinkCreatedAccess `json:"access"`
+	CreatedAt time.Time               `json:"created_at"`
+
+	// ExpiresAt When the link expires unused.
+	ExpiresAt time.Time          `json:"expires_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Scope destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+	Scope PortalLinkCreatedScope `json:"scope"`
+
+	// SessionSeconds How long the session the link starts lasts, at most 3600.
+	SessionSeconds int64 `json:"session_seconds"`
+
+	// SessionTokenId The admin token of the session the link's use started (revoke it to end the session).
+	SessionTokenId *openapi_types.UUID `json:"session_token_id,omitempty"`
+	TenantId       openapi_types.UUID  `json:"tenant_id"`
+
+	// Url The link, shown this once: the portal's open page with the secret in its fragment (never sent to a server; only its SHA-256 is kept). Single use; expires unused at expires_at.
+	Url string `json:"url"`
+
+	// UsedAt When the link was used; absent: not yet.
+	UsedAt *time.Time `json:"used_at,omitempty"`
+}
+
+// PortalLinkCreatedAccess read: look only (no payloads, no actions); manage: also act, and read the payloads the scope shows.
+type PortalLinkCreatedAccess string
+
+// PortalLinkCreatedScope destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+type PortalLinkCreatedScope string
+
+// PortalLinkRequest defines model for PortalLinkRequest.
+type PortalLinkRequest struct {
+	// Access read: look only (no actions, no payloads); manage: also act, and read the payloads the scope shows.
+	Access PortalLinkRequestAccess `json:"access"`
+
+	// Scope destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+	Scope PortalLinkRequestScope `json:"scope"`
+
+	// SessionSeconds How long the session the link starts lasts; absent: 3600 (an hour, the longest).
+	SessionSeconds *int64 `json:"session_seconds,omitempty"`
+}
+
+// PortalLinkRequestAccess read: look only (no actions, no payloads); manage: also act, and read the payloads the scope shows.
+type PortalLinkRequestAccess string
+
+// PortalLinkRequestScope destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+type PortalLinkRequestScope string
 
 // Position defines model for Position.
 type Position struct {
@@ -2122,6 +2622,39 @@ type Taker struct {
 // TakerVerdict defines model for Taker.Verdict.
 type TakerVerdict string
 
+// TargetCredentials defines model for TargetCredentials.
+type TargetCredentials struct {
+	// Password Its password.
+	Password string `json:"password"`
+
+	// Username The user name.
+	Username string `json:"username"`
+}
+
+// TargetSettings defines model for TargetSettings.
+type TargetSettings struct {
+	// Ca PEM certificates the target's TLS certificate is verified against; absent: the system roots.
+	Ca *string `json:"ca,omitempty"`
+
+	// Exchange rabbitmq: the exchange published to; absent: the default exchange (the routing key is then a queue's name).
+	Exchange *string `json:"exchange,omitempty"`
+
+	// RoutingKey rabbitmq: the routing key of every message (required).
+	RoutingKey *string `json:"routing_key,omitempty"`
+
+	// SaslMechanism kafka: SASL mechanism, with the credentials; absent: no SASL.
+	SaslMechanism *TargetSettingsSaslMechanism `json:"sasl_mechanism,omitempty"`
+
+	// Tls kafka: connect with TLS (required unless the deployment allows plain-text targets).
+	Tls *bool `json:"tls,omitempty"`
+
+	// Topic kafka: the topic produced to (required).
+	Topic *string `json:"topic,omitempty"`
+}
+
+// TargetSettingsSaslMechanism kafka: SASL mechanism, with the credentials; absent: no SASL.
+type TargetSettingsSaslMechanism string
+
 // Tenant defines model for Tenant.
 type Tenant struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -2144,13 +2677,19 @@ type Token struct {
 	Name      string     `json:"name"`
 
 	// NoExpiry The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it.
-	NoExpiry  bool       `json:"no_expiry"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	Role      TokenRole  `json:"role"`
+	NoExpiry bool `json:"no_expiry"`
+
+	// PortalScope Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
+	PortalScope *TokenPortalScope `json:"portal_scope,omitempty"`
+	RevokedAt   *time.Time        `json:"revoked_at,omitempty"`
+	Role        TokenRole         `json:"role"`
 
 	// TenantId The tenant the token is confined to; absent: every tenant.
 	TenantId *string `json:"tenant_id,omitempty"`
 }
+
+// TokenPortalScope Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
+type TokenPortalScope string
 
 // TokenRole defines model for Token.Role.
 type TokenRole string
@@ -2163,9 +2702,12 @@ type TokenCreated struct {
 	Name      string     `json:"name"`
 
 	// NoExpiry The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it.
-	NoExpiry  bool             `json:"no_expiry"`
-	RevokedAt *time.Time       `json:"revoked_at,omitempty"`
-	Role      TokenCreatedRole `json:"role"`
+	NoExpiry bool `json:"no_expiry"`
+
+	// PortalScope Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
+	PortalScope *TokenCreatedPortalScope `json:"portal_scope,omitempty"`
+	RevokedAt   *time.Time               `json:"revoked_at,omitempty"`
+	Role        TokenCreatedRole         `json:"role"`
 
 	// TenantId The tenant the token is confined to; absent: every tenant.
 	TenantId *string `json:"tenant_id,omitempty"`
@@ -2173,6 +2715,9 @@ type TokenCreated struct {
 	// Token The bearer token: shown this once, only its SHA-256 is kept.
 	Token string `json:"token"`
 }
+
+// TokenCreatedPortalScope Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
+type TokenCreatedPortalScope string
 
 // TokenCreatedRole defines model for TokenCreated.Role.
 type TokenCreatedRole string
@@ -2300,7 +2845,13 @@ type ListConflictsParams struct {
 
 	// TenantId Only this tenant's.
 	TenantId *openapi_types.UUID `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// State Only those still open (no decision), dismissed or resolved; absent: all.
+	State *ListConflictsParamsState `form:"state,omitempty" json:"state,omitempty"`
 }
+
+// ListConflictsParamsState defines parameters for ListConflicts.
+type ListConflictsParamsState string
 
 // ListDeadLettersParams defines parameters for ListDeadLetters.
 type ListDeadLettersParams struct {
@@ -2413,6 +2964,12 @@ type CountDeadDeliveriesParams struct {
 // CountDeadDeliveriesParamsErrorClass defines parameters for CountDeadDeliveries.
 type CountDeadDeliveriesParamsErrorClass string
 
+// GetEndpointHealthParams defines parameters for GetEndpointHealth.
+type GetEndpointHealthParams struct {
+	// Hours The window: the last this many hours (1 to 168, a week).
+	Hours *int64 `form:"hours,omitempty" json:"hours,omitempty"`
+}
+
 // SearchEventsParams defines parameters for SearchEvents.
 type SearchEventsParams struct {
 	// Cursor The next_cursor of the previous page; absent: the first page.
@@ -2507,6 +3064,9 @@ type ListTenantsParams struct {
 
 	// Limit Most items in the page.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Name Only the tenants whose name holds this text (any case), or whose id it is.
+	Name *string `form:"name,omitempty" json:"name,omitempty"`
 }
 
 // CreateTenantParams defines parameters for CreateTenant.
@@ -2551,6 +3111,12 @@ type CreateEventTypeParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// CreatePortalLinkParams defines parameters for CreatePortalLink.
+type CreatePortalLinkParams struct {
+	// IdempotencyKey Make the create safe to retry: sent again by the same token with the same request, it is answered as the first was (409 naming what was made when that answer held a secret shown once); another request under the key is 422, a key still in flight 409. Kept 24 h.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWorkspacesParams defines parameters for ListWorkspaces.
 type ListWorkspacesParams struct {
 	// Cursor The next_cursor of the previous page; absent: the first page.
@@ -2577,6 +3143,9 @@ type CreateAdminTokenJSONRequestBody = NewTokenBody
 
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = ApiKeyCreateInBody
+
+// DecideConflictJSONRequestBody defines body for DecideConflict for application/json ContentType.
+type DecideConflictJSONRequestBody = ConflictDecision
 
 // RewindConsumerGroupJSONRequestBody defines body for RewindConsumerGroup for application/json ContentType.
 type RewindConsumerGroupJSONRequestBody = RewindBody
@@ -2619,6 +3188,9 @@ type CreateEventTypeJSONRequestBody = NewEventTypeBody
 
 // SetTenantLimitsJSONRequestBody defines body for SetTenantLimits for application/json ContentType.
 type SetTenantLimitsJSONRequestBody = Limits
+
+// CreatePortalLinkJSONRequestBody defines body for CreatePortalLink for application/json ContentType.
+type CreatePortalLinkJSONRequestBody = PortalLinkRequest
 
 // CreateWorkspaceJSONRequestBody defines body for CreateWorkspace for application/json ContentType.
 type CreateWorkspaceJSONRequestBody = WorkspaceCreateInBody
@@ -3164,6 +3736,20 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/v1/conflicts/{conflict_id} (the `GetConflict` operationId).
 	GetConflict(ctx context.Context, conflictId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DecideConflictWithBody Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+	DecideConflictWithBody(ctx context.Context, conflictId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DecideConflict Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+	DecideConflict(ctx context.Context, conflictId string, body DecideConflictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListConsumerGroups Every consumer group's lag: total, slowest partition, each partition
 	//
 	// Corresponds with GET /admin/v1/consumer-groups (the `ListConsumerGroups` operationId).
@@ -3314,6 +3900,11 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/enable (the `EnableEndpoint` operationId).
 	EnableEndpoint(ctx context.Context, endpointId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetEndpointHealth An endpoint's health over the last hours: requests, delivered, failed, success rate, latency p50 and p99, each hour's figures
+	//
+	// Corresponds with GET /admin/v1/endpoints/{endpoint_id}/health (the `GetEndpointHealth` operationId).
+	GetEndpointHealth(ctx context.Context, endpointId openapi_types.UUID, params *GetEndpointHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PauseEndpoint Stop sending to an endpoint while its deliveries keep being written (the deliverer sees it within 5 s)
 	//
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/pause (the `PauseEndpoint` operationId).
@@ -3367,6 +3958,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/v1/overview/samples (the `GetOverviewSamples` operationId).
 	GetOverviewSamples(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPortalLink A portal link's record (never its secret): whether it was used, and the token of the session it started
+	//
+	// Corresponds with GET /admin/v1/portal-links/{link_id} (the `GetPortalLink` operationId).
+	GetPortalLink(ctx context.Context, linkId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListReconcileRuns The latest reconciliation runs across sources, newest first
 	//
@@ -3554,6 +4150,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /admin/v1/tenants/{tenant_id}/limits (the `SetTenantLimits` operationId).
 	SetTenantLimits(ctx context.Context, tenantId openapi_types.UUID, body SetTenantLimitsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePortalLinkWithBody Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+	//
+	// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+	CreatePortalLinkWithBody(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePortalLink Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+	//
+	// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+	CreatePortalLink(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, body CreatePortalLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWorkspaces List workspaces
 	//
@@ -3773,6 +4387,40 @@ func (c *RawClient) ListConflicts(ctx context.Context, params *ListConflictsPara
 // Corresponds with GET /admin/v1/conflicts/{conflict_id} (the `GetConflict` operationId).
 func (c *RawClient) GetConflict(ctx context.Context, conflictId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetConflictRequest(c.Server, conflictId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DecideConflictWithBody Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+func (c *RawClient) DecideConflictWithBody(ctx context.Context, conflictId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDecideConflictRequestWithBody(c.Server, conflictId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DecideConflict Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+func (c *RawClient) DecideConflict(ctx context.Context, conflictId string, body DecideConflictJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDecideConflictRequest(c.Server, conflictId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4193,6 +4841,21 @@ func (c *RawClient) EnableEndpoint(ctx context.Context, endpointId openapi_types
 	return c.Client.Do(req)
 }
 
+// GetEndpointHealth An endpoint's health over the last hours: requests, delivered, failed, success rate, latency p50 and p99, each hour's figures
+//
+// Corresponds with GET /admin/v1/endpoints/{endpoint_id}/health (the `GetEndpointHealth` operationId).
+func (c *RawClient) GetEndpointHealth(ctx context.Context, endpointId openapi_types.UUID, params *GetEndpointHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEndpointHealthRequest(c.Server, endpointId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // PauseEndpoint Stop sending to an endpoint while its deliveries keep being written (the deliverer sees it within 5 s)
 //
 // Corresponds with POST /admin/v1/endpoints/{endpoint_id}/pause (the `PauseEndpoint` operationId).
@@ -4337,6 +5000,21 @@ func (c *RawClient) GetOverview(ctx context.Context, params *GetOverviewParams, 
 // Corresponds with GET /admin/v1/overview/samples (the `GetOverviewSamples` operationId).
 func (c *RawClient) GetOverviewSamples(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOverviewSamplesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPortalLink A portal link's record (never its secret): whether it was used, and the token of the session it started
+//
+// Corresponds with GET /admin/v1/portal-links/{link_id} (the `GetPortalLink` operationId).
+func (c *RawClient) GetPortalLink(ctx context.Context, linkId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPortalLinkRequest(c.Server, linkId)
 	if err != nil {
 		return nil, err
 	}
@@ -4834,6 +5512,44 @@ func (c *RawClient) SetTenantLimitsWithBody(ctx context.Context, tenantId openap
 // Corresponds with PUT /admin/v1/tenants/{tenant_id}/limits (the `SetTenantLimits` operationId).
 func (c *RawClient) SetTenantLimits(ctx context.Context, tenantId openapi_types.UUID, body SetTenantLimitsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetTenantLimitsRequest(c.Server, tenantId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePortalLinkWithBody Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+//
+// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+func (c *RawClient) CreatePortalLinkWithBody(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePortalLinkRequestWithBody(c.Server, tenantId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePortalLink Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+//
+// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+func (c *RawClient) CreatePortalLink(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, body CreatePortalLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePortalLinkRequest(c.Server, tenantId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5497,6 +6213,18 @@ func NewListConflictsRequest(server string, params *ListConflictsParams) (*http.
 
 		}
 
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5541,6 +6269,53 @@ func NewGetConflictRequest(server string, conflictId string) (*http.Request, err
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewDecideConflictRequest calls the generic DecideConflict builder with application/json body
+func NewDecideConflictRequest(server string, conflictId string, body DecideConflictJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDecideConflictRequestWithBody(server, conflictId, "application/json", bodyReader)
+}
+
+// NewDecideConflictRequestWithBody constructs an http.Request for the DecideConflict method, with any body, and a specified content type
+func NewDecideConflictRequestWithBody(server string, conflictId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "conflict_id", conflictId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/conflicts/%s/decide", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -6672,6 +7447,67 @@ func NewEnableEndpointRequest(server string, endpointId openapi_types.UUID) (*ht
 	return req, nil
 }
 
+// NewGetEndpointHealthRequest constructs an http.Request for the GetEndpointHealth method
+func NewGetEndpointHealthRequest(server string, endpointId openapi_types.UUID, params *GetEndpointHealthParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/endpoints/%s/health", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Hours != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "hours", *params.Hours, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPauseEndpointRequest constructs an http.Request for the PauseEndpoint method
 func NewPauseEndpointRequest(server string, endpointId openapi_types.UUID) (*http.Request, error) {
 	var err error
@@ -7115,6 +7951,40 @@ func NewGetOverviewSamplesRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/admin/v1/overview/samples")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPortalLinkRequest constructs an http.Request for the GetPortalLink method
+func NewGetPortalLinkRequest(server string, linkId openapi_types.UUID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "link_id", linkId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/portal-links/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -7750,6 +8620,18 @@ func NewListTenantsRequest(server string, params *ListTenantsParams) (*http.Requ
 
 		}
 
+		if params.Name != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "name", *params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -8360,6 +9242,68 @@ func NewSetTenantLimitsRequestWithBody(server string, tenantId openapi_types.UUI
 	return req, nil
 }
 
+// NewCreatePortalLinkRequest calls the generic CreatePortalLink builder with application/json body
+func NewCreatePortalLinkRequest(server string, tenantId openapi_types.UUID, params *CreatePortalLinkParams, body CreatePortalLinkJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePortalLinkRequestWithBody(server, tenantId, params, "application/json", bodyReader)
+}
+
+// NewCreatePortalLinkRequestWithBody constructs an http.Request for the CreatePortalLink method, with any body, and a specified content type
+func NewCreatePortalLinkRequestWithBody(server string, tenantId openapi_types.UUID, params *CreatePortalLinkParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tenant_id", tenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/tenants/%s/portal-links", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListWorkspacesRequest constructs an http.Request for the ListWorkspaces method
 func NewListWorkspacesRequest(server string, params *ListWorkspacesParams) (*http.Request, error) {
 	var err error
@@ -8674,6 +9618,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/v1/conflicts/{conflict_id} (the `GetConflict` operationId).
 	GetConflictWithResponse(ctx context.Context, conflictId string, reqEditors ...RequestEditorFn) (*GetConflictResponse, error)
 
+	// DecideConflictWithBodyWithResponse Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+	DecideConflictWithBodyWithResponse(ctx context.Context, conflictId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DecideConflictResponse, error)
+
+	// DecideConflictWithResponse Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+	DecideConflictWithResponse(ctx context.Context, conflictId string, body DecideConflictJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideConflictResponse, error)
+
 	// ListConsumerGroupsWithResponse Every consumer group's lag: total, slowest partition, each partition
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -8856,6 +9814,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/enable (the `EnableEndpoint` operationId).
 	EnableEndpointWithResponse(ctx context.Context, endpointId openapi_types.UUID, reqEditors ...RequestEditorFn) (*EnableEndpointResponse, error)
 
+	// GetEndpointHealthWithResponse An endpoint's health over the last hours: requests, delivered, failed, success rate, latency p50 and p99, each hour's figures
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/endpoints/{endpoint_id}/health (the `GetEndpointHealth` operationId).
+	GetEndpointHealthWithResponse(ctx context.Context, endpointId openapi_types.UUID, params *GetEndpointHealthParams, reqEditors ...RequestEditorFn) (*GetEndpointHealthResponse, error)
+
 	// PauseEndpointWithResponse Stop sending to an endpoint while its deliveries keep being written (the deliverer sees it within 5 s)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -8925,6 +9890,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /admin/v1/overview/samples (the `GetOverviewSamples` operationId).
 	GetOverviewSamplesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOverviewSamplesResponse, error)
+
+	// GetPortalLinkWithResponse A portal link's record (never its secret): whether it was used, and the token of the session it started
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/portal-links/{link_id} (the `GetPortalLink` operationId).
+	GetPortalLinkWithResponse(ctx context.Context, linkId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetPortalLinkResponse, error)
 
 	// ListReconcileRunsWithResponse The latest reconciliation runs across sources, newest first
 	//
@@ -9142,6 +10114,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /admin/v1/tenants/{tenant_id}/limits (the `SetTenantLimits` operationId).
 	SetTenantLimitsWithResponse(ctx context.Context, tenantId openapi_types.UUID, body SetTenantLimitsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetTenantLimitsResponse, error)
+
+	// CreatePortalLinkWithBodyWithResponse Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+	//
+	// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+	CreatePortalLinkWithBodyWithResponse(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePortalLinkResponse, error)
+
+	// CreatePortalLinkWithResponse Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+	//
+	// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+	CreatePortalLinkWithResponse(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, body CreatePortalLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePortalLinkResponse, error)
 
 	// ListWorkspacesWithResponse List workspaces
 	//
@@ -10394,6 +11384,138 @@ func (r GetConflictResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetConflictResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DecideConflictResponse429Headers the declared response headers of an HTTP 429 response for DecideConflict
+type DecideConflictResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DecideConflictResponse503Headers the declared response headers of an HTTP 503 response for DecideConflict
+type DecideConflictResponse503Headers struct {
+	RetryAfter *int
+}
+
+type DecideConflictResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Conflict
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DecideConflictResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DecideConflictResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DecideConflictResponse) GetJSON200() *Conflict {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DecideConflictResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DecideConflictResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DecideConflictResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DecideConflictResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DecideConflictResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12752,6 +13874,110 @@ func (r EnableEndpointResponse) ContentType() string {
 	return ""
 }
 
+// GetEndpointHealthResponse429Headers the declared response headers of an HTTP 429 response for GetEndpointHealth
+type GetEndpointHealthResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetEndpointHealthResponse503Headers the declared response headers of an HTTP 503 response for GetEndpointHealth
+type GetEndpointHealthResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetEndpointHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EndpointHealth
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEndpointHealthResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEndpointHealthResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEndpointHealthResponse) GetJSON200() *EndpointHealth {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetEndpointHealthResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEndpointHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEndpointHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEndpointHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEndpointHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PauseEndpointResponse429Headers the declared response headers of an HTTP 429 response for PauseEndpoint
 type PauseEndpointResponse429Headers struct {
 	RetryAfter *int
@@ -13731,6 +14957,110 @@ func (r GetOverviewSamplesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOverviewSamplesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPortalLinkResponse429Headers the declared response headers of an HTTP 429 response for GetPortalLink
+type GetPortalLinkResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetPortalLinkResponse503Headers the declared response headers of an HTTP 503 response for GetPortalLink
+type GetPortalLinkResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetPortalLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PortalLink
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPortalLinkResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPortalLinkResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPortalLinkResponse) GetJSON200() *PortalLink {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPortalLinkResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPortalLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPortalLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPortalLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPortalLinkResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16423,6 +17753,145 @@ func (r SetTenantLimitsResponse) ContentType() string {
 	return ""
 }
 
+// CreatePortalLinkResponse201Headers the declared response headers of an HTTP 201 response for CreatePortalLink
+type CreatePortalLinkResponse201Headers struct {
+	Location *string
+}
+
+// CreatePortalLinkResponse429Headers the declared response headers of an HTTP 429 response for CreatePortalLink
+type CreatePortalLinkResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreatePortalLinkResponse503Headers the declared response headers of an HTTP 503 response for CreatePortalLink
+type CreatePortalLinkResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreatePortalLinkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *PortalLinkCreated
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreatePortalLinkResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePortalLinkResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePortalLinkResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreatePortalLinkResponse) GetJSON201() *PortalLinkCreated {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreatePortalLinkResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePortalLinkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePortalLinkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePortalLinkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePortalLinkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWorkspacesResponse429Headers the declared response headers of an HTTP 429 response for ListWorkspaces
 type ListWorkspacesResponse429Headers struct {
 	RetryAfter *int
@@ -16939,6 +18408,32 @@ func (c *ClientWithResponses) GetConflictWithResponse(ctx context.Context, confl
 	return ParseGetConflictResponse(rsp)
 }
 
+// DecideConflictWithBodyWithResponse Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+func (c *ClientWithResponses) DecideConflictWithBodyWithResponse(ctx context.Context, conflictId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DecideConflictResponse, error) {
+	rsp, err := c.DecideConflictWithBody(ctx, conflictId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDecideConflictResponse(rsp)
+}
+
+// DecideConflictWithResponse Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/v1/conflicts/{conflict_id}/decide (the `DecideConflict` operationId).
+func (c *ClientWithResponses) DecideConflictWithResponse(ctx context.Context, conflictId string, body DecideConflictJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideConflictResponse, error) {
+	rsp, err := c.DecideConflict(ctx, conflictId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDecideConflictResponse(rsp)
+}
+
 // ListConsumerGroupsWithResponse Every consumer group's lag: total, slowest partition, each partition
 //
 // Returns a wrapper object for the known response body format(s).
@@ -17277,6 +18772,19 @@ func (c *ClientWithResponses) EnableEndpointWithResponse(ctx context.Context, en
 	return ParseEnableEndpointResponse(rsp)
 }
 
+// GetEndpointHealthWithResponse An endpoint's health over the last hours: requests, delivered, failed, success rate, latency p50 and p99, each hour's figures
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/endpoints/{endpoint_id}/health (the `GetEndpointHealth` operationId).
+func (c *ClientWithResponses) GetEndpointHealthWithResponse(ctx context.Context, endpointId openapi_types.UUID, params *GetEndpointHealthParams, reqEditors ...RequestEditorFn) (*GetEndpointHealthResponse, error) {
+	rsp, err := c.GetEndpointHealth(ctx, endpointId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEndpointHealthResponse(rsp)
+}
+
 // PauseEndpointWithResponse Stop sending to an endpoint while its deliveries keep being written (the deliverer sees it within 5 s)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -17405,6 +18913,19 @@ func (c *ClientWithResponses) GetOverviewSamplesWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseGetOverviewSamplesResponse(rsp)
+}
+
+// GetPortalLinkWithResponse A portal link's record (never its secret): whether it was used, and the token of the session it started
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/portal-links/{link_id} (the `GetPortalLink` operationId).
+func (c *ClientWithResponses) GetPortalLinkWithResponse(ctx context.Context, linkId openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetPortalLinkResponse, error) {
+	rsp, err := c.GetPortalLink(ctx, linkId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPortalLinkResponse(rsp)
 }
 
 // ListReconcileRunsWithResponse The latest reconciliation runs across sources, newest first
@@ -17808,6 +19329,36 @@ func (c *ClientWithResponses) SetTenantLimitsWithResponse(ctx context.Context, t
 		return nil, err
 	}
 	return ParseSetTenantLimitsResponse(rsp)
+}
+
+// CreatePortalLinkWithBodyWithResponse Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+//
+// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+func (c *ClientWithResponses) CreatePortalLinkWithBodyWithResponse(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePortalLinkResponse, error) {
+	rsp, err := c.CreatePortalLinkWithBody(ctx, tenantId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePortalLinkResponse(rsp)
+}
+
+// CreatePortalLinkWithResponse Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+//
+// The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/v1/tenants/{tenant_id}/portal-links (the `CreatePortalLink` operationId).
+func (c *ClientWithResponses) CreatePortalLinkWithResponse(ctx context.Context, tenantId openapi_types.UUID, params *CreatePortalLinkParams, body CreatePortalLinkJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePortalLinkResponse, error) {
+	rsp, err := c.CreatePortalLink(ctx, tenantId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePortalLinkResponse(rsp)
 }
 
 // ListWorkspacesWithResponse List workspaces
@@ -19017,6 +20568,132 @@ func ParseGetConflictResponse(rsp *http.Response) (*GetConflictResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetConflictResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDecideConflictResponse parses an HTTP response from a DecideConflictWithResponse call
+func ParseDecideConflictResponse(rsp *http.Response) (*DecideConflictResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DecideConflictResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DecideConflictResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DecideConflictResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -21259,6 +22936,104 @@ func ParseEnableEndpointResponse(rsp *http.Response) (*EnableEndpointResponse, e
 	return response, nil
 }
 
+// ParseGetEndpointHealthResponse parses an HTTP response from a GetEndpointHealthWithResponse call
+func ParseGetEndpointHealthResponse(rsp *http.Response) (*GetEndpointHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEndpointHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EndpointHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetEndpointHealthResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEndpointHealthResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePauseEndpointResponse parses an HTTP response from a PauseEndpointWithResponse call
 func ParsePauseEndpointResponse(rsp *http.Response) (*PauseEndpointResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -22177,6 +23952,104 @@ func ParseGetOverviewSamplesResponse(rsp *http.Response) (*GetOverviewSamplesRes
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetOverviewSamplesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPortalLinkResponse parses an HTTP response from a GetPortalLinkWithResponse call
+func ParseGetPortalLinkResponse(rsp *http.Response) (*GetPortalLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPortalLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PortalLink
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetPortalLinkResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPortalLinkResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -24737,6 +26610,142 @@ func ParseSetTenantLimitsResponse(rsp *http.Response) (*SetTenantLimitsResponse,
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SetTenantLimitsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreatePortalLinkResponse parses an HTTP response from a CreatePortalLinkWithResponse call
+func ParseCreatePortalLinkResponse(rsp *http.Response) (*CreatePortalLinkResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePortalLinkResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest PortalLinkCreated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreatePortalLinkResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePortalLinkResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePortalLinkResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

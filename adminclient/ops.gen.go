@@ -22,6 +22,7 @@ var creates = []struct {
 	{"POST", regexp.MustCompile(`^/admin/v1/tenants$`)},
 	{"POST", regexp.MustCompile(`^/admin/v1/tenants/[^/]+/endpoints$`)},
 	{"POST", regexp.MustCompile(`^/admin/v1/tenants/[^/]+/event\-types$`)},
+	{"POST", regexp.MustCompile(`^/admin/v1/tenants/[^/]+/portal\-links$`)},
 	{"POST", regexp.MustCompile(`^/admin/v1/workspaces$`)},
 }
 

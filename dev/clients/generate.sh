@@ -25,7 +25,10 @@ cp "$doc" "$out/clients/openapi.json"
 "$OAPI_CODEGEN" -config "$here/oapi-codegen.yaml" -o "$out/adminclient/admin.gen.go" "$doc30"
 
 # TypeScript: the paths and schemas as types, which openapi-fetch reads.
-"$OPENAPI_TYPESCRIPT" "$doc" -o "$out/clients/typescript/src/schema.gen.ts" --silent
+# --default-non-nullable=false: a request field with a default (an
+# endpoint's kind) is optional to send; by default the generator makes it
+# required in every type, request bodies included.
+"$OPENAPI_TYPESCRIPT" "$doc" -o "$out/clients/typescript/src/schema.gen.ts" --silent --default-non-nullable=false
 
 # Python: a package of functions and attrs models.
 py=$out/clients/python/src/sluice_admin/generated

@@ -12,6 +12,7 @@ export const creates: ReadonlyArray<{ method: string; path: RegExp }> = [
   { method: "POST", path: /^\/admin\/v1\/tenants$/ },
   { method: "POST", path: /^\/admin\/v1\/tenants\/[^\/]+\/endpoints$/ },
   { method: "POST", path: /^\/admin\/v1\/tenants\/[^\/]+\/event\-types$/ },
+  { method: "POST", path: /^\/admin\/v1\/tenants\/[^\/]+\/portal\-links$/ },
   { method: "POST", path: /^\/admin\/v1\/workspaces$/ },
 ];
 

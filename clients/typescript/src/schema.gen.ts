@@ -159,6 +159,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/conflicts/{conflict_id}/decide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note (audited) */
+        post: operations["decide-conflict"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/consumer-groups": {
         parameters: {
             query?: never;
@@ -484,6 +501,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/endpoints/{endpoint_id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's health over the last hours: requests, delivered, failed, success rate, latency p50 and p99, each hour's figures */
+        get: operations["get-endpoint-health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/endpoints/{endpoint_id}/pause": {
         parameters: {
             query?: never;
@@ -629,6 +663,23 @@ export interface paths {
         };
         /** The consumer groups' lag and the relay slot's retained WAL over the last hour, sampled by this process every 15 s (none before it started) */
         get: operations["get-overview-samples"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/portal-links/{link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A portal link's record (never its secret): whether it was used, and the token of the session it started */
+        get: operations["get-portal-link"];
         put?: never;
         post?: never;
         delete?: never;
@@ -932,6 +983,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{tenant_id}/portal-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a portal link: one visitor, once, signed into the tenant's destinations or whole view (audited)
+         * @description The link opens the portal (served on the portal listener, never the admin one) and is used by a POST its page makes: single use, expires unused after the deployment's link lifetime (default 10 minutes), and starts a session of at most an hour. A portal session with access read neither acts nor reads payloads; with scope destinations it reaches the tenant's endpoints and deliveries only.
+         */
+        post: operations["create-portal-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/workspaces": {
         parameters: {
             query?: never;
@@ -1010,7 +1081,7 @@ export interface components {
             latency_ms: number;
             /**
              * Format: int64
-             * @description The endpoint's HTTP status; absent when no answer came.
+             * @description The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka targets, which confirm or refuse).
              */
             status?: number;
         };
@@ -1023,10 +1094,20 @@ export interface components {
             inbox_id: number;
             /** Format: date-time */
             original_received_at: string;
+            outcome?: components["schemas"]["ConflictOutcome"];
             /** Format: date-time */
             received_at: string;
             source_id: string;
             tenant_id: string;
+        };
+        ConflictDecision: {
+            /** @description Why, for the next person who reads it. */
+            note?: string;
+            /**
+             * @description dismissed: the content that stands is right and the newcomer was noise; resolved: it was set right another way (the provider sent it again under a new id, a reconciliation, a correction).
+             * @enum {string}
+             */
+            outcome: "dismissed" | "resolved";
         };
         ConflictDetail: {
             body_sha256: string;
@@ -1039,10 +1120,24 @@ export interface components {
             original: components["schemas"]["Payload"];
             /** Format: date-time */
             original_received_at: string;
+            outcome?: components["schemas"]["ConflictOutcome"];
             /** Format: date-time */
             received_at: string;
             source_id: string;
             tenant_id: string;
+        };
+        ConflictOutcome: {
+            /** @description Who decided (the token's name). */
+            actor: string;
+            /** Format: date-time */
+            decided_at: string;
+            /** @description Why, in the operator's words. */
+            note: string;
+            /**
+             * @description dismissed: the content that stands is right, the newcomer was noise; resolved: set right another way (a new event, a reconciliation, a correction).
+             * @enum {string}
+             */
+            outcome: "dismissed" | "resolved";
         };
         Correction: {
             /** Format: date-time */
@@ -1321,10 +1416,17 @@ export interface components {
             failing_since?: string;
             /** @description Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *. */
             filters: string[];
+            /** @description true: the target is authenticated with credentials, sealed and never shown. */
+            has_credentials: boolean;
             /** @description Names of the static headers sent on every request (their values are never shown). */
             headers: string[];
             /** @description Endpoint id. */
             id: string;
+            /**
+             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+             * @enum {string}
+             */
+            kind: "http" | "rabbitmq" | "kafka";
             /** @description true: an event waits until every earlier one of its resource is delivered (or given up). */
             ordered: boolean;
             /** @description true: its deliveries are written but none is sent until it is resumed. */
@@ -1336,10 +1438,12 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
+            /** @description The rabbitmq or kafka target's settings; absent for http. */
+            settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Where the tenant's matching events are POSTed. */
+            /** @description Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka). */
             url: string;
         };
         EndpointCreated: {
@@ -1373,10 +1477,17 @@ export interface components {
             failing_since?: string;
             /** @description Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *. */
             filters: string[];
+            /** @description true: the target is authenticated with credentials, sealed and never shown. */
+            has_credentials: boolean;
             /** @description Names of the static headers sent on every request (their values are never shown). */
             headers: string[];
             /** @description Endpoint id. */
             id: string;
+            /**
+             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+             * @enum {string}
+             */
+            kind: "http" | "rabbitmq" | "kafka";
             /** @description true: an event waits until every earlier one of its resource is delivered (or given up). */
             ordered: boolean;
             /** @description true: its deliveries are written but none is sent until it is resumed. */
@@ -1390,10 +1501,12 @@ export interface components {
             rate_per_second?: number;
             /** @description The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept. */
             secret: string;
+            /** @description The rabbitmq or kafka target's settings; absent for http. */
+            settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Where the tenant's matching events are POSTed. */
+            /** @description Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka). */
             url: string;
         };
         EndpointDelivery: {
@@ -1480,10 +1593,17 @@ export interface components {
             figures: components["schemas"]["Stats"];
             /** @description Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *. */
             filters: string[];
+            /** @description true: the target is authenticated with credentials, sealed and never shown. */
+            has_credentials: boolean;
             /** @description Names of the static headers sent on every request (their values are never shown). */
             headers: string[];
             /** @description Endpoint id. */
             id: string;
+            /**
+             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+             * @enum {string}
+             */
+            kind: "http" | "rabbitmq" | "kafka";
             /** @description true: an event waits until every earlier one of its resource is delivered (or given up). */
             ordered: boolean;
             /** @description true: its deliveries are written but none is sent until it is resumed. */
@@ -1495,11 +1615,45 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
+            /** @description The rabbitmq or kafka target's settings; absent for http. */
+            settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Where the tenant's matching events are POSTed. */
+            /** @description Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka). */
             url: string;
+        };
+        EndpointHealth: {
+            /**
+             * Format: int64
+             * @description Requests to the endpoint since since.
+             */
+            attempts: number;
+            /**
+             * Format: int64
+             * @description Of them, answered 2xx.
+             */
+            delivered: number;
+            /** Format: int64 */
+            failed: number;
+            hours: components["schemas"]["HourFigures"][] | null;
+            /**
+             * Format: double
+             * @description Median latency of the answered attempts, estimated from buckets.
+             */
+            latency_p50_ms?: number;
+            /**
+             * Format: double
+             * @description 99th percentile latency of the answered attempts, estimated from buckets.
+             */
+            latency_p99_ms?: number;
+            /** Format: date-time */
+            since: string;
+            /**
+             * Format: double
+             * @description Delivered / attempts; absent without attempts.
+             */
+            success_rate?: number;
         };
         EndpointPatchBody: {
             /**
@@ -1507,6 +1661,8 @@ export interface components {
              * @description A new concurrency; 0: back to the deployment's default.
              */
             concurrency?: number;
+            /** @description Replace a rabbitmq or kafka target's credentials (sealed, never shown again). */
+            credentials?: components["schemas"]["TargetCredentials"];
             /** @description A new description; empty clears it. */
             description?: string;
             /** @description Replace the filter expression (the rules of the create); empty removes it. */
@@ -1523,6 +1679,8 @@ export interface components {
              * @description A new rate; 0: back to the deployment's default.
              */
             rate_per_second?: number;
+            /** @description Replace a rabbitmq or kafka target's settings. */
+            settings?: components["schemas"]["TargetSettings"];
             /** @description A new URL (the rules of the create). */
             url?: string;
         };
@@ -1602,6 +1760,16 @@ export interface components {
         };
         GroupsOutBody: {
             items: components["schemas"]["GroupLag"][];
+        };
+        HourFigures: {
+            /** Format: int64 */
+            attempts: number;
+            /** Format: int64 */
+            delivered: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: date-time */
+            hour: string;
         };
         LagRow: {
             /** Format: int64 */
@@ -1704,6 +1872,8 @@ export interface components {
              * @description Requests in flight (at most the deployment's cap); absent or 0: the deployment's default.
              */
             concurrency?: number;
+            /** @description The user and password a rabbitmq or kafka target is authenticated with: sealed, never shown again. */
+            credentials?: components["schemas"]["TargetCredentials"];
             /** @description For people (at most 500 characters). */
             description?: string;
             /** @description A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters. */
@@ -1714,6 +1884,12 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            /**
+             * @description What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes.
+             * @default http
+             * @enum {string}
+             */
+            kind?: "http" | "rabbitmq" | "kafka";
             /** @description Deliver in order per resource (default true); false sends in parallel. */
             ordered?: boolean;
             /**
@@ -1721,7 +1897,9 @@ export interface components {
              * @description Requests per second (at most the deployment's cap); absent or 0: the deployment's default.
              */
             rate_per_second?: number;
-            /** @description Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment; private and loopback addresses are refused (422). */
+            /** @description A rabbitmq or kafka target's settings (required for those kinds; absent for http). */
+            settings?: components["schemas"]["TargetSettings"];
+            /** @description Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka:// without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422). */
             url: string;
         };
         NewEventTypeBody: {
@@ -1838,6 +2016,101 @@ export interface components {
             /** @enum {string} */
             state: "kept" | "expired" | "erased";
         };
+        PortalLink: {
+            /**
+             * @description read: look only (no payloads, no actions); manage: also act, and read the payloads the scope shows.
+             * @enum {string}
+             */
+            access: "read" | "manage";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the link expires unused.
+             */
+            expires_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+             * @enum {string}
+             */
+            scope: "destinations" | "tenant";
+            /**
+             * Format: int64
+             * @description How long the session the link starts lasts, at most 3600.
+             */
+            session_seconds: number;
+            /**
+             * Format: uuid
+             * @description The admin token of the session the link's use started (revoke it to end the session).
+             */
+            session_token_id?: string;
+            /** Format: uuid */
+            tenant_id: string;
+            /**
+             * Format: date-time
+             * @description When the link was used; absent: not yet.
+             */
+            used_at?: string;
+        };
+        PortalLinkCreated: {
+            /**
+             * @description read: look only (no payloads, no actions); manage: also act, and read the payloads the scope shows.
+             * @enum {string}
+             */
+            access: "read" | "manage";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the link expires unused.
+             */
+            expires_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+             * @enum {string}
+             */
+            scope: "destinations" | "tenant";
+            /**
+             * Format: int64
+             * @description How long the session the link starts lasts, at most 3600.
+             */
+            session_seconds: number;
+            /**
+             * Format: uuid
+             * @description The admin token of the session the link's use started (revoke it to end the session).
+             */
+            session_token_id?: string;
+            /** Format: uuid */
+            tenant_id: string;
+            /** @description The link, shown this once: the portal's open page with the secret in its fragment (never sent to a server; only its SHA-256 is kept). Single use; expires unused at expires_at. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the link was used; absent: not yet.
+             */
+            used_at?: string;
+        };
+        PortalLinkRequest: {
+            /**
+             * @description read: look only (no actions, no payloads); manage: also act, and read the payloads the scope shows.
+             * @enum {string}
+             */
+            access: "read" | "manage";
+            /**
+             * @description destinations: the tenant's endpoints and deliveries only; tenant: the tenant's whole view.
+             * @enum {string}
+             */
+            scope: "destinations" | "tenant";
+            /**
+             * Format: int64
+             * @description How long the session the link starts lasts; absent: 3600 (an hour, the longest).
+             */
+            session_seconds?: number;
+        };
         Position: {
             /** Format: int64 */
             offset?: number;
@@ -1885,7 +2158,7 @@ export interface components {
              * @description A URI reference to documentation of the problem type.
              * @default about:blank
              */
-            type: string;
+            type?: string;
         };
         ProcessSample: {
             /** @description This process's ingest answers since it started, by outcome or rejection reason (sluice_ingest_requests_total summed over kind and code): the difference of two samples is what was answered between them; absent where it does not ingest. */
@@ -2143,7 +2416,7 @@ export interface components {
              * @description Say what would move and commit nothing; false executes. Default true.
              * @default true
              */
-            dry_run: boolean;
+            dry_run?: boolean;
             /**
              * Format: int64
              * @description This offset in every partition, kept within its start and end.
@@ -2336,6 +2609,29 @@ export interface components {
             /** @enum {string} */
             verdict: "type" | "taken" | "declined" | "failed" | "over_cost" | "unusable";
         };
+        TargetCredentials: {
+            /** @description Its password. */
+            password: string;
+            /** @description The user name. */
+            username: string;
+        };
+        TargetSettings: {
+            /** @description PEM certificates the target's TLS certificate is verified against; absent: the system roots. */
+            ca?: string;
+            /** @description rabbitmq: the exchange published to; absent: the default exchange (the routing key is then a queue's name). */
+            exchange?: string;
+            /** @description rabbitmq: the routing key of every message (required). */
+            routing_key?: string;
+            /**
+             * @description kafka: SASL mechanism, with the credentials; absent: no SASL.
+             * @enum {string}
+             */
+            sasl_mechanism?: "plain" | "scram-sha-256" | "scram-sha-512";
+            /** @description kafka: connect with TLS (required unless the deployment allows plain-text targets). */
+            tls?: boolean;
+            /** @description kafka: the topic produced to (required). */
+            topic?: string;
+        };
         Tenant: {
             /** Format: date-time */
             created_at: string;
@@ -2356,6 +2652,11 @@ export interface components {
             name: string;
             /** @description The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it. */
             no_expiry: boolean;
+            /**
+             * @description Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
+             * @enum {string}
+             */
+            portal_scope?: "destinations" | "tenant";
             /** Format: date-time */
             revoked_at?: string;
             /** @enum {string} */
@@ -2372,6 +2673,11 @@ export interface components {
             name: string;
             /** @description The token never expires: made before lifetimes were required. Replace it with one that does, then revoke it. */
             no_expiry: boolean;
+            /**
+             * @description Set on a portal session's token (made by a portal link's use): destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
+             * @enum {string}
+             */
+            portal_scope?: "destinations" | "tenant";
             /** Format: date-time */
             revoked_at?: string;
             /** @enum {string} */
@@ -3375,6 +3681,8 @@ export interface operations {
                 until?: string;
                 /** @description Only this tenant's. */
                 tenant_id?: string;
+                /** @description Only those still open (no decision), dismissed or resolved; absent: all. */
+                state?: "open" | "dismissed" | "resolved";
             };
             header?: never;
             path?: never;
@@ -3501,6 +3809,136 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "decide-conflict": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conflict id, as a list of conflicts shows it. */
+                conflict_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConflictDecision"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conflict"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5721,6 +6159,99 @@ export interface operations {
             };
         };
     };
+    "get-endpoint-health": {
+        parameters: {
+            query?: {
+                /** @description The window: the last this many hours (1 to 168, a week). */
+                hours?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Endpoint id. */
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointHealth"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "pause-endpoint": {
         parameters: {
             query?: never;
@@ -6542,6 +7073,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProcessSamples"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-portal-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Portal link id. */
+                link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalLink"];
                 };
             };
             /** @description Unauthorized */
@@ -7810,6 +8431,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Most items in the page. */
                 limit?: number;
+                /** @description Only the tenants whose name holds this text (any case), or whose id it is. */
+                name?: string;
             };
             header?: never;
             path?: never;
@@ -9056,6 +9679,140 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-portal-link": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Make the create safe to retry: sent again by the same token with the same request, it is answered as the first was (409 naming what was made when that answer held a secret shown once); another request under the key is 422, a key still in flight 409. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Tenant id. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PortalLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PortalLinkCreated"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

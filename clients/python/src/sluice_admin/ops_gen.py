@@ -34,6 +34,7 @@ CREATES = [
     ("POST", re.compile(r"^/admin/v1/tenants$")),
     ("POST", re.compile(r"^/admin/v1/tenants/[^/]+/endpoints$")),
     ("POST", re.compile(r"^/admin/v1/tenants/[^/]+/event\-types$")),
+    ("POST", re.compile(r"^/admin/v1/tenants/[^/]+/portal\-links$")),
     ("POST", re.compile(r"^/admin/v1/workspaces$")),
 ]
 

@@ -5,7 +5,11 @@ from .api_key_create_in_body import ApiKeyCreateInBody
 from .api_key_created import ApiKeyCreated
 from .attempt import Attempt
 from .conflict import Conflict
+from .conflict_decision import ConflictDecision
+from .conflict_decision_outcome import ConflictDecisionOutcome
 from .conflict_detail import ConflictDetail
+from .conflict_outcome import ConflictOutcome
+from .conflict_outcome_outcome import ConflictOutcomeOutcome
 from .correction import Correction
 from .count_dead_deliveries_error_class import CountDeadDeliveriesErrorClass
 from .count_out_body import CountOutBody
@@ -29,11 +33,15 @@ from .effect import Effect
 from .endpoint import Endpoint
 from .endpoint_created import EndpointCreated
 from .endpoint_created_disabled_reason import EndpointCreatedDisabledReason
+from .endpoint_created_kind import EndpointCreatedKind
 from .endpoint_delivery import EndpointDelivery
 from .endpoint_delivery_state import EndpointDeliveryState
 from .endpoint_detail import EndpointDetail
 from .endpoint_detail_disabled_reason import EndpointDetailDisabledReason
+from .endpoint_detail_kind import EndpointDetailKind
 from .endpoint_disabled_reason import EndpointDisabledReason
+from .endpoint_health import EndpointHealth
+from .endpoint_kind import EndpointKind
 from .endpoint_patch_body import EndpointPatchBody
 from .endpoint_patch_body_headers import EndpointPatchBodyHeaders
 from .entry import Entry
@@ -44,9 +52,11 @@ from .event_status import EventStatus
 from .event_type import EventType
 from .group_lag import GroupLag
 from .groups_out_body import GroupsOutBody
+from .hour_figures import HourFigures
 from .lag_row import LagRow
 from .limits import Limits
 from .list_audit_outcome import ListAuditOutcome
+from .list_conflicts_state import ListConflictsState
 from .list_deliveries_state import ListDeliveriesState
 from .list_endpoints_enabled import ListEndpointsEnabled
 from .list_out_api_key_body import ListOutAPIKeyBody
@@ -66,6 +76,7 @@ from .minute_counts import MinuteCounts
 from .minute_counts_by_status import MinuteCountsByStatus
 from .new_endpoint_body import NewEndpointBody
 from .new_endpoint_body_headers import NewEndpointBodyHeaders
+from .new_endpoint_body_kind import NewEndpointBodyKind
 from .new_event_type_body import NewEventTypeBody
 from .new_event_type_body_event_time_format import NewEventTypeBodyEventTimeFormat
 from .new_event_type_body_resource_type import NewEventTypeBodyResourceType
@@ -78,6 +89,15 @@ from .new_token_body_role import NewTokenBodyRole
 from .overview import Overview
 from .payload import Payload
 from .payload_state import PayloadState
+from .portal_link import PortalLink
+from .portal_link_access import PortalLinkAccess
+from .portal_link_created import PortalLinkCreated
+from .portal_link_created_access import PortalLinkCreatedAccess
+from .portal_link_created_scope import PortalLinkCreatedScope
+from .portal_link_request import PortalLinkRequest
+from .portal_link_request_access import PortalLinkRequestAccess
+from .portal_link_request_scope import PortalLinkRequestScope
+from .portal_link_scope import PortalLinkScope
 from .position import Position
 from .problem import Problem
 from .problem_kind import ProblemKind
@@ -119,11 +139,16 @@ from .source_rotated import SourceRotated
 from .stats import Stats
 from .taker import Taker
 from .taker_verdict import TakerVerdict
+from .target_credentials import TargetCredentials
+from .target_settings import TargetSettings
+from .target_settings_sasl_mechanism import TargetSettingsSaslMechanism
 from .tenant import Tenant
 from .tenant_create_in_body import TenantCreateInBody
 from .token import Token
 from .token_created import TokenCreated
+from .token_created_portal_scope import TokenCreatedPortalScope
 from .token_created_role import TokenCreatedRole
+from .token_portal_scope import TokenPortalScope
 from .token_role import TokenRole
 from .trail import Trail
 from .verification import Verification
@@ -137,7 +162,11 @@ __all__ = (
     "ApiKeyCreateInBody",
     "Attempt",
     "Conflict",
+    "ConflictDecision",
+    "ConflictDecisionOutcome",
     "ConflictDetail",
+    "ConflictOutcome",
+    "ConflictOutcomeOutcome",
     "Correction",
     "CountDeadDeliveriesErrorClass",
     "CountOutBody",
@@ -161,11 +190,15 @@ __all__ = (
     "Endpoint",
     "EndpointCreated",
     "EndpointCreatedDisabledReason",
+    "EndpointCreatedKind",
     "EndpointDelivery",
     "EndpointDeliveryState",
     "EndpointDetail",
     "EndpointDetailDisabledReason",
+    "EndpointDetailKind",
     "EndpointDisabledReason",
+    "EndpointHealth",
+    "EndpointKind",
     "EndpointPatchBody",
     "EndpointPatchBodyHeaders",
     "Entry",
@@ -176,9 +209,11 @@ __all__ = (
     "EventType",
     "GroupLag",
     "GroupsOutBody",
+    "HourFigures",
     "LagRow",
     "Limits",
     "ListAuditOutcome",
+    "ListConflictsState",
     "ListDeliveriesState",
     "ListEndpointsEnabled",
     "ListOutAPIKeyBody",
@@ -198,6 +233,7 @@ __all__ = (
     "MinuteCountsByStatus",
     "NewEndpointBody",
     "NewEndpointBodyHeaders",
+    "NewEndpointBodyKind",
     "NewEventTypeBody",
     "NewEventTypeBodyEventTimeFormat",
     "NewEventTypeBodyResourceType",
@@ -210,6 +246,15 @@ __all__ = (
     "Overview",
     "Payload",
     "PayloadState",
+    "PortalLink",
+    "PortalLinkAccess",
+    "PortalLinkCreated",
+    "PortalLinkCreatedAccess",
+    "PortalLinkCreatedScope",
+    "PortalLinkRequest",
+    "PortalLinkRequestAccess",
+    "PortalLinkRequestScope",
+    "PortalLinkScope",
     "Position",
     "Problem",
     "ProblemKind",
@@ -251,11 +296,16 @@ __all__ = (
     "Stats",
     "Taker",
     "TakerVerdict",
+    "TargetCredentials",
+    "TargetSettings",
+    "TargetSettingsSaslMechanism",
     "Tenant",
     "TenantCreateInBody",
     "Token",
     "TokenCreated",
+    "TokenCreatedPortalScope",
     "TokenCreatedRole",
+    "TokenPortalScope",
     "TokenRole",
     "Trail",
     "Verification",

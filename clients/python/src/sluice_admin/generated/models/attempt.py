@@ -32,7 +32,8 @@ class Attempt:
             error (str | Unset):
             error_class (str | Unset): Why it failed: status, timeout, connect, tls, dns, refused_address, ...; absent for a
                 2xx.
-            status (int | Unset): The endpoint's HTTP status; absent when no answer came.
+            status (int | Unset): The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka
+                targets, which confirm or refuse).
      """
 
     at: datetime.datetime

@@ -8,9 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
+if TYPE_CHECKING:
+  from ..models.conflict_outcome import ConflictOutcome
 
 
 
@@ -33,6 +36,7 @@ class Conflict:
             received_at (datetime.datetime):
             source_id (str):
             tenant_id (str):
+            outcome (ConflictOutcome | Unset):
      """
 
     body_sha256: str
@@ -44,12 +48,14 @@ class Conflict:
     received_at: datetime.datetime
     source_id: str
     tenant_id: str
+    outcome: ConflictOutcome | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.conflict_outcome import ConflictOutcome # noqa: PLC0415
         body_sha256 = self.body_sha256
 
         event_id = self.event_id
@@ -68,6 +74,10 @@ class Conflict:
 
         tenant_id = self.tenant_id
 
+        outcome: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.outcome, Unset):
+            outcome = self.outcome.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -82,6 +92,8 @@ class Conflict:
             "source_id": source_id,
             "tenant_id": tenant_id,
         })
+        if outcome is not UNSET:
+            field_dict["outcome"] = outcome
 
         return field_dict
 
@@ -89,6 +101,7 @@ class Conflict:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.conflict_outcome import ConflictOutcome # noqa: PLC0415
         d = dict(src_dict)
         body_sha256 = d.pop("body_sha256")
 
@@ -114,6 +127,16 @@ class Conflict:
 
         tenant_id = d.pop("tenant_id")
 
+        _outcome = d.pop("outcome", UNSET)
+        outcome: ConflictOutcome | Unset
+        if isinstance(_outcome,  Unset):
+            outcome = UNSET
+        else:
+            outcome = ConflictOutcome.from_dict(_outcome)
+
+
+
+
         conflict = cls(
             body_sha256=body_sha256,
             event_id=event_id,
@@ -124,6 +147,7 @@ class Conflict:
             received_at=received_at,
             source_id=source_id,
             tenant_id=tenant_id,
+            outcome=outcome,
         )
 
         return conflict

@@ -8,10 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
 if TYPE_CHECKING:
+  from ..models.conflict_outcome import ConflictOutcome
   from ..models.payload import Payload
 
 
@@ -37,6 +39,7 @@ class ConflictDetail:
             received_at (datetime.datetime):
             source_id (str):
             tenant_id (str):
+            outcome (ConflictOutcome | Unset):
      """
 
     body_sha256: str
@@ -50,12 +53,14 @@ class ConflictDetail:
     received_at: datetime.datetime
     source_id: str
     tenant_id: str
+    outcome: ConflictOutcome | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.conflict_outcome import ConflictOutcome # noqa: PLC0415
         from ..models.payload import Payload # noqa: PLC0415
         body_sha256 = self.body_sha256
 
@@ -79,6 +84,10 @@ class ConflictDetail:
 
         tenant_id = self.tenant_id
 
+        outcome: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.outcome, Unset):
+            outcome = self.outcome.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -95,6 +104,8 @@ class ConflictDetail:
             "source_id": source_id,
             "tenant_id": tenant_id,
         })
+        if outcome is not UNSET:
+            field_dict["outcome"] = outcome
 
         return field_dict
 
@@ -102,6 +113,7 @@ class ConflictDetail:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.conflict_outcome import ConflictOutcome # noqa: PLC0415
         from ..models.payload import Payload # noqa: PLC0415
         d = dict(src_dict)
         body_sha256 = d.pop("body_sha256")
@@ -138,6 +150,16 @@ class ConflictDetail:
 
         tenant_id = d.pop("tenant_id")
 
+        _outcome = d.pop("outcome", UNSET)
+        outcome: ConflictOutcome | Unset
+        if isinstance(_outcome,  Unset):
+            outcome = UNSET
+        else:
+            outcome = ConflictOutcome.from_dict(_outcome)
+
+
+
+
         conflict_detail = cls(
             body_sha256=body_sha256,
             event_id=event_id,
@@ -150,6 +172,7 @@ class ConflictDetail:
             received_at=received_at,
             source_id=source_id,
             tenant_id=tenant_id,
+            outcome=outcome,
         )
 
         return conflict_detail

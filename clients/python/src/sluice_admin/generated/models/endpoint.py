@@ -9,10 +9,13 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.endpoint_disabled_reason import EndpointDisabledReason
+from ..models.endpoint_kind import EndpointKind
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
+if TYPE_CHECKING:
+  from ..models.target_settings import TargetSettings
 
 
 
@@ -31,13 +34,17 @@ class Endpoint:
             description (str):
             enabled (bool):
             filters (list[str]): Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
+            has_credentials (bool): true: the target is authenticated with credentials, sealed and never shown.
             headers (list[str]): Names of the static headers sent on every request (their values are never shown).
             id (str): Endpoint id.
+            kind (EndpointKind): What the events are sent to: http (a signed POST), rabbitmq (a message published to an
+                exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
             tenant_id (str):
             updated_at (datetime.datetime):
-            url (str): Where the tenant's matching events are POSTed.
+            url (str): Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server
+                (rabbitmq) or a kafka:// seed broker (kafka).
             concurrency (int | Unset): Requests in flight; absent: the deployment's default.
             disabled_at (datetime.datetime | Unset):
             disabled_reason (EndpointDisabledReason | Unset): Why it is disabled: operator, gone (it answered 410) or
@@ -49,6 +56,7 @@ class Endpoint:
                 succeeds.
             paused_at (datetime.datetime | Unset):
             rate_per_second (int | Unset): Requests per second; absent: the deployment's default.
+            settings (TargetSettings | Unset):
      """
 
     active_secrets: int
@@ -56,8 +64,10 @@ class Endpoint:
     description: str
     enabled: bool
     filters: list[str]
+    has_credentials: bool
     headers: list[str]
     id: str
+    kind: EndpointKind
     ordered: bool
     paused: bool
     tenant_id: str
@@ -70,12 +80,14 @@ class Endpoint:
     failing_since: datetime.datetime | Unset = UNSET
     paused_at: datetime.datetime | Unset = UNSET
     rate_per_second: int | Unset = UNSET
+    settings: TargetSettings | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         active_secrets = self.active_secrets
 
         created_at = self.created_at.isoformat()
@@ -88,11 +100,15 @@ class Endpoint:
 
 
 
+        has_credentials = self.has_credentials
+
         headers = self.headers
 
 
 
         id = self.id
+
+        kind = self.kind.value
 
         ordered = self.ordered
 
@@ -127,6 +143,10 @@ class Endpoint:
 
         rate_per_second = self.rate_per_second
 
+        settings: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.settings, Unset):
+            settings = self.settings.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -136,8 +156,10 @@ class Endpoint:
             "description": description,
             "enabled": enabled,
             "filters": filters,
+            "has_credentials": has_credentials,
             "headers": headers,
             "id": id,
+            "kind": kind,
             "ordered": ordered,
             "paused": paused,
             "tenant_id": tenant_id,
@@ -158,6 +180,8 @@ class Endpoint:
             field_dict["paused_at"] = paused_at
         if rate_per_second is not UNSET:
             field_dict["rate_per_second"] = rate_per_second
+        if settings is not UNSET:
+            field_dict["settings"] = settings
 
         return field_dict
 
@@ -165,6 +189,7 @@ class Endpoint:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
         active_secrets = d.pop("active_secrets")
 
@@ -180,10 +205,17 @@ class Endpoint:
         filters = cast(list[str], d.pop("filters"))
 
 
+        has_credentials = d.pop("has_credentials")
+
         headers = cast(list[str], d.pop("headers"))
 
 
         id = d.pop("id")
+
+        kind = EndpointKind(d.pop("kind"))
+
+
+
 
         ordered = d.pop("ordered")
 
@@ -244,14 +276,26 @@ class Endpoint:
 
         rate_per_second = d.pop("rate_per_second", UNSET)
 
+        _settings = d.pop("settings", UNSET)
+        settings: TargetSettings | Unset
+        if isinstance(_settings,  Unset):
+            settings = UNSET
+        else:
+            settings = TargetSettings.from_dict(_settings)
+
+
+
+
         endpoint = cls(
             active_secrets=active_secrets,
             created_at=created_at,
             description=description,
             enabled=enabled,
             filters=filters,
+            has_credentials=has_credentials,
             headers=headers,
             id=id,
+            kind=kind,
             ordered=ordered,
             paused=paused,
             tenant_id=tenant_id,
@@ -264,6 +308,7 @@ class Endpoint:
             failing_since=failing_since,
             paused_at=paused_at,
             rate_per_second=rate_per_second,
+            settings=settings,
         )
 
         return endpoint

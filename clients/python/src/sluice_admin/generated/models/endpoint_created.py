@@ -9,10 +9,13 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.endpoint_created_disabled_reason import EndpointCreatedDisabledReason
+from ..models.endpoint_created_kind import EndpointCreatedKind
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
+if TYPE_CHECKING:
+  from ..models.target_settings import TargetSettings
 
 
 
@@ -31,14 +34,18 @@ class EndpointCreated:
             description (str):
             enabled (bool):
             filters (list[str]): Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
+            has_credentials (bool): true: the target is authenticated with credentials, sealed and never shown.
             headers (list[str]): Names of the static headers sent on every request (their values are never shown).
             id (str): Endpoint id.
+            kind (EndpointCreatedKind): What the events are sent to: http (a signed POST), rabbitmq (a message published to
+                an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
             secret (str): The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept.
             tenant_id (str):
             updated_at (datetime.datetime):
-            url (str): Where the tenant's matching events are POSTed.
+            url (str): Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server
+                (rabbitmq) or a kafka:// seed broker (kafka).
             concurrency (int | Unset): Requests in flight; absent: the deployment's default.
             disabled_at (datetime.datetime | Unset):
             disabled_reason (EndpointCreatedDisabledReason | Unset): Why it is disabled: operator, gone (it answered 410) or
@@ -50,6 +57,7 @@ class EndpointCreated:
                 succeeds.
             paused_at (datetime.datetime | Unset):
             rate_per_second (int | Unset): Requests per second; absent: the deployment's default.
+            settings (TargetSettings | Unset):
      """
 
     active_secrets: int
@@ -57,8 +65,10 @@ class EndpointCreated:
     description: str
     enabled: bool
     filters: list[str]
+    has_credentials: bool
     headers: list[str]
     id: str
+    kind: EndpointCreatedKind
     ordered: bool
     paused: bool
     secret: str
@@ -72,12 +82,14 @@ class EndpointCreated:
     failing_since: datetime.datetime | Unset = UNSET
     paused_at: datetime.datetime | Unset = UNSET
     rate_per_second: int | Unset = UNSET
+    settings: TargetSettings | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         active_secrets = self.active_secrets
 
         created_at = self.created_at.isoformat()
@@ -90,11 +102,15 @@ class EndpointCreated:
 
 
 
+        has_credentials = self.has_credentials
+
         headers = self.headers
 
 
 
         id = self.id
+
+        kind = self.kind.value
 
         ordered = self.ordered
 
@@ -131,6 +147,10 @@ class EndpointCreated:
 
         rate_per_second = self.rate_per_second
 
+        settings: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.settings, Unset):
+            settings = self.settings.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -140,8 +160,10 @@ class EndpointCreated:
             "description": description,
             "enabled": enabled,
             "filters": filters,
+            "has_credentials": has_credentials,
             "headers": headers,
             "id": id,
+            "kind": kind,
             "ordered": ordered,
             "paused": paused,
             "secret": secret,
@@ -163,6 +185,8 @@ class EndpointCreated:
             field_dict["paused_at"] = paused_at
         if rate_per_second is not UNSET:
             field_dict["rate_per_second"] = rate_per_second
+        if settings is not UNSET:
+            field_dict["settings"] = settings
 
         return field_dict
 
@@ -170,6 +194,7 @@ class EndpointCreated:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
         active_secrets = d.pop("active_secrets")
 
@@ -185,10 +210,17 @@ class EndpointCreated:
         filters = cast(list[str], d.pop("filters"))
 
 
+        has_credentials = d.pop("has_credentials")
+
         headers = cast(list[str], d.pop("headers"))
 
 
         id = d.pop("id")
+
+        kind = EndpointCreatedKind(d.pop("kind"))
+
+
+
 
         ordered = d.pop("ordered")
 
@@ -251,14 +283,26 @@ class EndpointCreated:
 
         rate_per_second = d.pop("rate_per_second", UNSET)
 
+        _settings = d.pop("settings", UNSET)
+        settings: TargetSettings | Unset
+        if isinstance(_settings,  Unset):
+            settings = UNSET
+        else:
+            settings = TargetSettings.from_dict(_settings)
+
+
+
+
         endpoint_created = cls(
             active_secrets=active_secrets,
             created_at=created_at,
             description=description,
             enabled=enabled,
             filters=filters,
+            has_credentials=has_credentials,
             headers=headers,
             id=id,
+            kind=kind,
             ordered=ordered,
             paused=paused,
             secret=secret,
@@ -272,6 +316,7 @@ class EndpointCreated:
             failing_since=failing_since,
             paused_at=paused_at,
             rate_per_second=rate_per_second,
+            settings=settings,
         )
 
         return endpoint_created

@@ -9,12 +9,14 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.endpoint_detail_disabled_reason import EndpointDetailDisabledReason
+from ..models.endpoint_detail_kind import EndpointDetailKind
 from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
 if TYPE_CHECKING:
   from ..models.stats import Stats
+  from ..models.target_settings import TargetSettings
 
 
 
@@ -34,13 +36,17 @@ class EndpointDetail:
             enabled (bool):
             figures (Stats):
             filters (list[str]): Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *.
+            has_credentials (bool): true: the target is authenticated with credentials, sealed and never shown.
             headers (list[str]): Names of the static headers sent on every request (their values are never shown).
             id (str): Endpoint id.
+            kind (EndpointDetailKind): What the events are sent to: http (a signed POST), rabbitmq (a message published to
+                an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
             tenant_id (str):
             updated_at (datetime.datetime):
-            url (str): Where the tenant's matching events are POSTed.
+            url (str): Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server
+                (rabbitmq) or a kafka:// seed broker (kafka).
             concurrency (int | Unset): Requests in flight; absent: the deployment's default.
             disabled_at (datetime.datetime | Unset):
             disabled_reason (EndpointDetailDisabledReason | Unset): Why it is disabled: operator, gone (it answered 410) or
@@ -52,6 +58,7 @@ class EndpointDetail:
                 succeeds.
             paused_at (datetime.datetime | Unset):
             rate_per_second (int | Unset): Requests per second; absent: the deployment's default.
+            settings (TargetSettings | Unset):
      """
 
     active_secrets: int
@@ -60,8 +67,10 @@ class EndpointDetail:
     enabled: bool
     figures: Stats
     filters: list[str]
+    has_credentials: bool
     headers: list[str]
     id: str
+    kind: EndpointDetailKind
     ordered: bool
     paused: bool
     tenant_id: str
@@ -74,6 +83,7 @@ class EndpointDetail:
     failing_since: datetime.datetime | Unset = UNSET
     paused_at: datetime.datetime | Unset = UNSET
     rate_per_second: int | Unset = UNSET
+    settings: TargetSettings | Unset = UNSET
 
 
 
@@ -81,6 +91,7 @@ class EndpointDetail:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.stats import Stats # noqa: PLC0415
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         active_secrets = self.active_secrets
 
         created_at = self.created_at.isoformat()
@@ -95,11 +106,15 @@ class EndpointDetail:
 
 
 
+        has_credentials = self.has_credentials
+
         headers = self.headers
 
 
 
         id = self.id
+
+        kind = self.kind.value
 
         ordered = self.ordered
 
@@ -134,6 +149,10 @@ class EndpointDetail:
 
         rate_per_second = self.rate_per_second
 
+        settings: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.settings, Unset):
+            settings = self.settings.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -144,8 +163,10 @@ class EndpointDetail:
             "enabled": enabled,
             "figures": figures,
             "filters": filters,
+            "has_credentials": has_credentials,
             "headers": headers,
             "id": id,
+            "kind": kind,
             "ordered": ordered,
             "paused": paused,
             "tenant_id": tenant_id,
@@ -166,6 +187,8 @@ class EndpointDetail:
             field_dict["paused_at"] = paused_at
         if rate_per_second is not UNSET:
             field_dict["rate_per_second"] = rate_per_second
+        if settings is not UNSET:
+            field_dict["settings"] = settings
 
         return field_dict
 
@@ -174,6 +197,7 @@ class EndpointDetail:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.stats import Stats # noqa: PLC0415
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
         active_secrets = d.pop("active_secrets")
 
@@ -194,10 +218,17 @@ class EndpointDetail:
         filters = cast(list[str], d.pop("filters"))
 
 
+        has_credentials = d.pop("has_credentials")
+
         headers = cast(list[str], d.pop("headers"))
 
 
         id = d.pop("id")
+
+        kind = EndpointDetailKind(d.pop("kind"))
+
+
+
 
         ordered = d.pop("ordered")
 
@@ -258,6 +289,16 @@ class EndpointDetail:
 
         rate_per_second = d.pop("rate_per_second", UNSET)
 
+        _settings = d.pop("settings", UNSET)
+        settings: TargetSettings | Unset
+        if isinstance(_settings,  Unset):
+            settings = UNSET
+        else:
+            settings = TargetSettings.from_dict(_settings)
+
+
+
+
         endpoint_detail = cls(
             active_secrets=active_secrets,
             created_at=created_at,
@@ -265,8 +306,10 @@ class EndpointDetail:
             enabled=enabled,
             figures=figures,
             filters=filters,
+            has_credentials=has_credentials,
             headers=headers,
             id=id,
+            kind=kind,
             ordered=ordered,
             paused=paused,
             tenant_id=tenant_id,
@@ -279,6 +322,7 @@ class EndpointDetail:
             failing_since=failing_since,
             paused_at=paused_at,
             rate_per_second=rate_per_second,
+            settings=settings,
         )
 
         return endpoint_detail

@@ -13,6 +13,8 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders
+  from ..models.target_credentials import TargetCredentials
+  from ..models.target_settings import TargetSettings
 
 
 
@@ -27,22 +29,26 @@ class EndpointPatchBody:
     """ 
         Attributes:
             concurrency (int | Unset): A new concurrency; 0: back to the deployment's default.
+            credentials (TargetCredentials | Unset):
             description (str | Unset): A new description; empty clears it.
             expression (str | Unset): Replace the filter expression (the rules of the create); empty removes it.
             filters (list[str] | Unset): Replace the filters.
             headers (EndpointPatchBodyHeaders | Unset): Replace every static header; {} clears them.
             ordered (bool | Unset):
             rate_per_second (int | Unset): A new rate; 0: back to the deployment's default.
+            settings (TargetSettings | Unset):
             url (str | Unset): A new URL (the rules of the create).
      """
 
     concurrency: int | Unset = UNSET
+    credentials: TargetCredentials | Unset = UNSET
     description: str | Unset = UNSET
     expression: str | Unset = UNSET
     filters: list[str] | Unset = UNSET
     headers: EndpointPatchBodyHeaders | Unset = UNSET
     ordered: bool | Unset = UNSET
     rate_per_second: int | Unset = UNSET
+    settings: TargetSettings | Unset = UNSET
     url: str | Unset = UNSET
 
 
@@ -51,7 +57,13 @@ class EndpointPatchBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders # noqa: PLC0415
+        from ..models.target_credentials import TargetCredentials # noqa: PLC0415
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         concurrency = self.concurrency
+
+        credentials: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.credentials, Unset):
+            credentials = self.credentials.to_dict()
 
         description = self.description
 
@@ -71,6 +83,10 @@ class EndpointPatchBody:
 
         rate_per_second = self.rate_per_second
 
+        settings: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.settings, Unset):
+            settings = self.settings.to_dict()
+
         url = self.url
 
 
@@ -80,6 +96,8 @@ class EndpointPatchBody:
         })
         if concurrency is not UNSET:
             field_dict["concurrency"] = concurrency
+        if credentials is not UNSET:
+            field_dict["credentials"] = credentials
         if description is not UNSET:
             field_dict["description"] = description
         if expression is not UNSET:
@@ -92,6 +110,8 @@ class EndpointPatchBody:
             field_dict["ordered"] = ordered
         if rate_per_second is not UNSET:
             field_dict["rate_per_second"] = rate_per_second
+        if settings is not UNSET:
+            field_dict["settings"] = settings
         if url is not UNSET:
             field_dict["url"] = url
 
@@ -102,8 +122,20 @@ class EndpointPatchBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders # noqa: PLC0415
+        from ..models.target_credentials import TargetCredentials # noqa: PLC0415
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
         concurrency = d.pop("concurrency", UNSET)
+
+        _credentials = d.pop("credentials", UNSET)
+        credentials: TargetCredentials | Unset
+        if isinstance(_credentials,  Unset):
+            credentials = UNSET
+        else:
+            credentials = TargetCredentials.from_dict(_credentials)
+
+
+
 
         description = d.pop("description", UNSET)
 
@@ -126,16 +158,28 @@ class EndpointPatchBody:
 
         rate_per_second = d.pop("rate_per_second", UNSET)
 
+        _settings = d.pop("settings", UNSET)
+        settings: TargetSettings | Unset
+        if isinstance(_settings,  Unset):
+            settings = UNSET
+        else:
+            settings = TargetSettings.from_dict(_settings)
+
+
+
+
         url = d.pop("url", UNSET)
 
         endpoint_patch_body = cls(
             concurrency=concurrency,
+            credentials=credentials,
             description=description,
             expression=expression,
             filters=filters,
             headers=headers,
             ordered=ordered,
             rate_per_second=rate_per_second,
+            settings=settings,
             url=url,
         )
 

@@ -8,11 +8,14 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.new_endpoint_body_kind import NewEndpointBodyKind
 from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
   from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders
+  from ..models.target_credentials import TargetCredentials
+  from ..models.target_settings import TargetSettings
 
 
 
@@ -27,10 +30,13 @@ class NewEndpointBody:
     """ 
         Attributes:
             filters (list[str]): The event types delivered (repeats are dropped).
-            url (str): Where events are POSTed: https (http only where the deployment allows it), no user info, no fragment;
+            url (str): Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment
+                allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka://
+                without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment;
                 private and loopback addresses are refused (422).
             concurrency (int | Unset): Requests in flight (at most the deployment's cap); absent or 0: the deployment's
                 default.
+            credentials (TargetCredentials | Unset):
             description (str | Unset): For people (at most 500 characters).
             expression (str | Unset): A CEL expression over the event (id, type, source, subject, time, tenant_id,
                 source_account, body, data): of the events its filters take, the endpoint takes those it yields true for.
@@ -40,19 +46,26 @@ class NewEndpointBody:
                 list their names). At most 20, names and values 4 KiB in all; names are HTTP tokens; webhook-*, ce-*, content-
                 type, content-length, host, traceparent, tracestate, user-agent and hop-by-hop headers are Sluice's (422).
                 Authorization is allowed.
+            kind (NewEndpointBodyKind | Unset): What events are sent to: http (a signed POST), rabbitmq (a persistent
+                message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's
+                cluster, keyed by resource). It never changes. Default: NewEndpointBodyKind.HTTP.
             ordered (bool | Unset): Deliver in order per resource (default true); false sends in parallel.
             rate_per_second (int | Unset): Requests per second (at most the deployment's cap); absent or 0: the deployment's
                 default.
+            settings (TargetSettings | Unset):
      """
 
     filters: list[str]
     url: str
     concurrency: int | Unset = UNSET
+    credentials: TargetCredentials | Unset = UNSET
     description: str | Unset = UNSET
     expression: str | Unset = UNSET
     headers: NewEndpointBodyHeaders | Unset = UNSET
+    kind: NewEndpointBodyKind | Unset = NewEndpointBodyKind.HTTP
     ordered: bool | Unset = UNSET
     rate_per_second: int | Unset = UNSET
+    settings: TargetSettings | Unset = UNSET
 
 
 
@@ -60,6 +73,8 @@ class NewEndpointBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders # noqa: PLC0415
+        from ..models.target_credentials import TargetCredentials # noqa: PLC0415
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         filters = self.filters
 
 
@@ -67,6 +82,10 @@ class NewEndpointBody:
         url = self.url
 
         concurrency = self.concurrency
+
+        credentials: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.credentials, Unset):
+            credentials = self.credentials.to_dict()
 
         description = self.description
 
@@ -76,9 +95,18 @@ class NewEndpointBody:
         if not isinstance(self.headers, Unset):
             headers = self.headers.to_dict()
 
+        kind: str | Unset = UNSET
+        if not isinstance(self.kind, Unset):
+            kind = self.kind.value
+
+
         ordered = self.ordered
 
         rate_per_second = self.rate_per_second
+
+        settings: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.settings, Unset):
+            settings = self.settings.to_dict()
 
 
         field_dict: dict[str, Any] = {}
@@ -89,16 +117,22 @@ class NewEndpointBody:
         })
         if concurrency is not UNSET:
             field_dict["concurrency"] = concurrency
+        if credentials is not UNSET:
+            field_dict["credentials"] = credentials
         if description is not UNSET:
             field_dict["description"] = description
         if expression is not UNSET:
             field_dict["expression"] = expression
         if headers is not UNSET:
             field_dict["headers"] = headers
+        if kind is not UNSET:
+            field_dict["kind"] = kind
         if ordered is not UNSET:
             field_dict["ordered"] = ordered
         if rate_per_second is not UNSET:
             field_dict["rate_per_second"] = rate_per_second
+        if settings is not UNSET:
+            field_dict["settings"] = settings
 
         return field_dict
 
@@ -107,6 +141,8 @@ class NewEndpointBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders # noqa: PLC0415
+        from ..models.target_credentials import TargetCredentials # noqa: PLC0415
+        from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
         filters = cast(list[str], d.pop("filters"))
 
@@ -114,6 +150,16 @@ class NewEndpointBody:
         url = d.pop("url")
 
         concurrency = d.pop("concurrency", UNSET)
+
+        _credentials = d.pop("credentials", UNSET)
+        credentials: TargetCredentials | Unset
+        if isinstance(_credentials,  Unset):
+            credentials = UNSET
+        else:
+            credentials = TargetCredentials.from_dict(_credentials)
+
+
+
 
         description = d.pop("description", UNSET)
 
@@ -129,19 +175,42 @@ class NewEndpointBody:
 
 
 
+        _kind = d.pop("kind", UNSET)
+        kind: NewEndpointBodyKind | Unset
+        if isinstance(_kind,  Unset):
+            kind = UNSET
+        else:
+            kind = NewEndpointBodyKind(_kind)
+
+
+
+
         ordered = d.pop("ordered", UNSET)
 
         rate_per_second = d.pop("rate_per_second", UNSET)
+
+        _settings = d.pop("settings", UNSET)
+        settings: TargetSettings | Unset
+        if isinstance(_settings,  Unset):
+            settings = UNSET
+        else:
+            settings = TargetSettings.from_dict(_settings)
+
+
+
 
         new_endpoint_body = cls(
             filters=filters,
             url=url,
             concurrency=concurrency,
+            credentials=credentials,
             description=description,
             expression=expression,
             headers=headers,
+            kind=kind,
             ordered=ordered,
             rate_per_second=rate_per_second,
+            settings=settings,
         )
 
         return new_endpoint_body

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.token_portal_scope import TokenPortalScope
 from ..models.token_role import TokenRole
 from ..types import UNSET, Unset
 from typing import cast
@@ -33,6 +34,8 @@ class Token:
                 then revoke it.
             role (TokenRole):
             expires_at (datetime.datetime | Unset):
+            portal_scope (TokenPortalScope | Unset): Set on a portal session's token (made by a portal link's use):
+                destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
             revoked_at (datetime.datetime | Unset):
             tenant_id (str | Unset): The tenant the token is confined to; absent: every tenant.
      """
@@ -43,6 +46,7 @@ class Token:
     no_expiry: bool
     role: TokenRole
     expires_at: datetime.datetime | Unset = UNSET
+    portal_scope: TokenPortalScope | Unset = UNSET
     revoked_at: datetime.datetime | Unset = UNSET
     tenant_id: str | Unset = UNSET
 
@@ -65,6 +69,11 @@ class Token:
         if not isinstance(self.expires_at, Unset):
             expires_at = self.expires_at.isoformat()
 
+        portal_scope: str | Unset = UNSET
+        if not isinstance(self.portal_scope, Unset):
+            portal_scope = self.portal_scope.value
+
+
         revoked_at: str | Unset = UNSET
         if not isinstance(self.revoked_at, Unset):
             revoked_at = self.revoked_at.isoformat()
@@ -83,6 +92,8 @@ class Token:
         })
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
+        if portal_scope is not UNSET:
+            field_dict["portal_scope"] = portal_scope
         if revoked_at is not UNSET:
             field_dict["revoked_at"] = revoked_at
         if tenant_id is not UNSET:
@@ -121,6 +132,16 @@ class Token:
 
 
 
+        _portal_scope = d.pop("portal_scope", UNSET)
+        portal_scope: TokenPortalScope | Unset
+        if isinstance(_portal_scope,  Unset):
+            portal_scope = UNSET
+        else:
+            portal_scope = TokenPortalScope(_portal_scope)
+
+
+
+
         _revoked_at = d.pop("revoked_at", UNSET)
         revoked_at: datetime.datetime | Unset
         if isinstance(_revoked_at,  Unset):
@@ -140,6 +161,7 @@ class Token:
             no_expiry=no_expiry,
             role=role,
             expires_at=expires_at,
+            portal_scope=portal_scope,
             revoked_at=revoked_at,
             tenant_id=tenant_id,
         )

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.token_created_portal_scope import TokenCreatedPortalScope
 from ..models.token_created_role import TokenCreatedRole
 from ..types import UNSET, Unset
 from typing import cast
@@ -34,6 +35,8 @@ class TokenCreated:
             role (TokenCreatedRole):
             token (str): The bearer token: shown this once, only its SHA-256 is kept.
             expires_at (datetime.datetime | Unset):
+            portal_scope (TokenCreatedPortalScope | Unset): Set on a portal session's token (made by a portal link's use):
+                destinations (the tenant's endpoints and deliveries) or tenant (its whole view); absent: an admin token.
             revoked_at (datetime.datetime | Unset):
             tenant_id (str | Unset): The tenant the token is confined to; absent: every tenant.
      """
@@ -45,6 +48,7 @@ class TokenCreated:
     role: TokenCreatedRole
     token: str
     expires_at: datetime.datetime | Unset = UNSET
+    portal_scope: TokenCreatedPortalScope | Unset = UNSET
     revoked_at: datetime.datetime | Unset = UNSET
     tenant_id: str | Unset = UNSET
 
@@ -69,6 +73,11 @@ class TokenCreated:
         if not isinstance(self.expires_at, Unset):
             expires_at = self.expires_at.isoformat()
 
+        portal_scope: str | Unset = UNSET
+        if not isinstance(self.portal_scope, Unset):
+            portal_scope = self.portal_scope.value
+
+
         revoked_at: str | Unset = UNSET
         if not isinstance(self.revoked_at, Unset):
             revoked_at = self.revoked_at.isoformat()
@@ -88,6 +97,8 @@ class TokenCreated:
         })
         if expires_at is not UNSET:
             field_dict["expires_at"] = expires_at
+        if portal_scope is not UNSET:
+            field_dict["portal_scope"] = portal_scope
         if revoked_at is not UNSET:
             field_dict["revoked_at"] = revoked_at
         if tenant_id is not UNSET:
@@ -128,6 +139,16 @@ class TokenCreated:
 
 
 
+        _portal_scope = d.pop("portal_scope", UNSET)
+        portal_scope: TokenCreatedPortalScope | Unset
+        if isinstance(_portal_scope,  Unset):
+            portal_scope = UNSET
+        else:
+            portal_scope = TokenCreatedPortalScope(_portal_scope)
+
+
+
+
         _revoked_at = d.pop("revoked_at", UNSET)
         revoked_at: datetime.datetime | Unset
         if isinstance(_revoked_at,  Unset):
@@ -148,6 +169,7 @@ class TokenCreated:
             role=role,
             token=token,
             expires_at=expires_at,
+            portal_scope=portal_scope,
             revoked_at=revoked_at,
             tenant_id=tenant_id,
         )

@@ -8,6 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
+from ...models.list_conflicts_state import ListConflictsState
 from ...models.list_out_conflict_body import ListOutConflictBody
 from ...models.problem import Problem
 from ...types import UNSET, Unset
@@ -24,6 +25,7 @@ def _get_kwargs(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tenant_id: UUID | Unset = UNSET,
+    state: ListConflictsState | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -50,6 +52,12 @@ def _get_kwargs(
     if not isinstance(tenant_id, Unset):
         json_tenant_id = str(tenant_id)
     params["tenant_id"] = json_tenant_id
+
+    json_state: str | Unset = UNSET
+    if not isinstance(state, Unset):
+        json_state = state.value
+
+    params["state"] = json_state
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -146,6 +154,7 @@ def sync_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tenant_id: UUID | Unset = UNSET,
+    state: ListConflictsState | Unset = UNSET,
 
 ) -> Response[ListOutConflictBody | Problem]:
     """ List conflicting deliveries (same event key, different content), newest first
@@ -156,6 +165,8 @@ def sync_detailed(
         since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
         until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
         tenant_id (UUID | Unset): Only this tenant's.
+        state (ListConflictsState | Unset): Only those still open (no decision), dismissed or
+            resolved; absent: all.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -172,6 +183,7 @@ limit=limit,
 since=since,
 until=until,
 tenant_id=tenant_id,
+state=state,
 
     )
 
@@ -189,6 +201,7 @@ def sync(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tenant_id: UUID | Unset = UNSET,
+    state: ListConflictsState | Unset = UNSET,
 
 ) -> ListOutConflictBody | Problem | None:
     """ List conflicting deliveries (same event key, different content), newest first
@@ -199,6 +212,8 @@ def sync(
         since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
         until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
         tenant_id (UUID | Unset): Only this tenant's.
+        state (ListConflictsState | Unset): Only those still open (no decision), dismissed or
+            resolved; absent: all.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -216,6 +231,7 @@ limit=limit,
 since=since,
 until=until,
 tenant_id=tenant_id,
+state=state,
 
     ).parsed
 
@@ -227,6 +243,7 @@ async def asyncio_detailed(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tenant_id: UUID | Unset = UNSET,
+    state: ListConflictsState | Unset = UNSET,
 
 ) -> Response[ListOutConflictBody | Problem]:
     """ List conflicting deliveries (same event key, different content), newest first
@@ -237,6 +254,8 @@ async def asyncio_detailed(
         since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
         until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
         tenant_id (UUID | Unset): Only this tenant's.
+        state (ListConflictsState | Unset): Only those still open (no decision), dismissed or
+            resolved; absent: all.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -253,6 +272,7 @@ limit=limit,
 since=since,
 until=until,
 tenant_id=tenant_id,
+state=state,
 
     )
 
@@ -270,6 +290,7 @@ async def asyncio(
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
     tenant_id: UUID | Unset = UNSET,
+    state: ListConflictsState | Unset = UNSET,
 
 ) -> ListOutConflictBody | Problem | None:
     """ List conflicting deliveries (same event key, different content), newest first
@@ -280,6 +301,8 @@ async def asyncio(
         since (datetime.datetime | Unset): Only from this time (RFC 3339), inclusive.
         until (datetime.datetime | Unset): Only before this time (RFC 3339); after since.
         tenant_id (UUID | Unset): Only this tenant's.
+        state (ListConflictsState | Unset): Only those still open (no decision), dismissed or
+            resolved; absent: all.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -297,5 +320,6 @@ limit=limit,
 since=since,
 until=until,
 tenant_id=tenant_id,
+state=state,
 
     )).parsed

@@ -19,6 +19,7 @@ def _get_kwargs(
     *,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 50,
+    name: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -30,6 +31,8 @@ def _get_kwargs(
     params["cursor"] = cursor
 
     params["limit"] = limit
+
+    params["name"] = name
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -123,6 +126,7 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 50,
+    name: str | Unset = UNSET,
 
 ) -> Response[ListOutTenantBody | Problem]:
     """ List tenants
@@ -130,6 +134,8 @@ def sync_detailed(
     Args:
         cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
         limit (int | Unset): Most items in the page. Default: 50.
+        name (str | Unset): Only the tenants whose name holds this text (any case), or whose id it
+            is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -143,6 +149,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         cursor=cursor,
 limit=limit,
+name=name,
 
     )
 
@@ -157,6 +164,7 @@ def sync(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 50,
+    name: str | Unset = UNSET,
 
 ) -> ListOutTenantBody | Problem | None:
     """ List tenants
@@ -164,6 +172,8 @@ def sync(
     Args:
         cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
         limit (int | Unset): Most items in the page. Default: 50.
+        name (str | Unset): Only the tenants whose name holds this text (any case), or whose id it
+            is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -178,6 +188,7 @@ def sync(
         client=client,
 cursor=cursor,
 limit=limit,
+name=name,
 
     ).parsed
 
@@ -186,6 +197,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 50,
+    name: str | Unset = UNSET,
 
 ) -> Response[ListOutTenantBody | Problem]:
     """ List tenants
@@ -193,6 +205,8 @@ async def asyncio_detailed(
     Args:
         cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
         limit (int | Unset): Most items in the page. Default: 50.
+        name (str | Unset): Only the tenants whose name holds this text (any case), or whose id it
+            is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -206,6 +220,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         cursor=cursor,
 limit=limit,
+name=name,
 
     )
 
@@ -220,6 +235,7 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 50,
+    name: str | Unset = UNSET,
 
 ) -> ListOutTenantBody | Problem | None:
     """ List tenants
@@ -227,6 +243,8 @@ async def asyncio(
     Args:
         cursor (str | Unset): The next_cursor of the previous page; absent: the first page.
         limit (int | Unset): Most items in the page. Default: 50.
+        name (str | Unset): Only the tenants whose name holds this text (any case), or whose id it
+            is.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -241,5 +259,6 @@ async def asyncio(
         client=client,
 cursor=cursor,
 limit=limit,
+name=name,
 
     )).parsed

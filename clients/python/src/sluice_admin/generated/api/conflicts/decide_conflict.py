@@ -1,0 +1,273 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.conflict import Conflict
+from ...models.conflict_decision import ConflictDecision
+from ...models.problem import Problem
+from typing import cast
+
+
+
+def _get_kwargs(
+    conflict_id: str,
+    *,
+    body: ConflictDecision,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/admin/v1/conflicts/{conflict_id}/decide".format(conflict_id=quote(str(conflict_id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Conflict | Problem | None:
+    if response.status_code == 200:
+        response_200 = Conflict.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Conflict | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    conflict_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ConflictDecision,
+
+) -> Response[Conflict | Problem]:
+    """ Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note
+    (audited)
+
+    Args:
+        conflict_id (str): Conflict id, as a list of conflicts shows it.
+        body (ConflictDecision):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Conflict | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        conflict_id=conflict_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    conflict_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ConflictDecision,
+
+) -> Conflict | Problem | None:
+    """ Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note
+    (audited)
+
+    Args:
+        conflict_id (str): Conflict id, as a list of conflicts shows it.
+        body (ConflictDecision):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Conflict | Problem
+     """
+
+
+    return sync_detailed(
+        conflict_id=conflict_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    conflict_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ConflictDecision,
+
+) -> Response[Conflict | Problem]:
+    """ Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note
+    (audited)
+
+    Args:
+        conflict_id (str): Conflict id, as a list of conflicts shows it.
+        body (ConflictDecision):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Conflict | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        conflict_id=conflict_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    conflict_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: ConflictDecision,
+
+) -> Conflict | Problem | None:
+    """ Dismiss a conflict (the content that stands is right) or mark it resolved another way, with a note
+    (audited)
+
+    Args:
+        conflict_id (str): Conflict id, as a list of conflicts shows it.
+        body (ConflictDecision):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Conflict | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        conflict_id=conflict_id,
+client=client,
+body=body,
+
+    )).parsed

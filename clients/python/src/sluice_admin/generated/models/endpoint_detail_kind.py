@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class EndpointDetailKind(StrEnum):
+    HTTP = "http"
+    KAFKA = "kafka"
+    RABBITMQ = "rabbitmq"
+
+    def __str__(self) -> str:
+        return str(self.value)
