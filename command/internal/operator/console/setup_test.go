@@ -176,6 +176,16 @@ func reconciler(t testing.TB, store tenancy.Store, topics envelope.Topics, log *
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Ingest and its reconciler on a pool of their own, as in a process
+	// (the admin listener's is another): sharing the console's eight
+	// connections, a run holding its source's lock and ingest's committers
+	// could wait on each other for a connection under load.
+	pool, err := pg.Connect(context.Background(), dbURL, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store.Pool = pool
 	svc := ingest.New(ingest.Config{Topics: topics, Providers: kinds.Builtin()}, log, store.Pool, store.Ring, catalogue, prometheus.NewRegistry())
 	testenv.Run(t, svc.Run)
 	return reconcile.New(reconcile.Config{RunTimeout: admin.ReconcileRunTimeout}, log, store, kinds.Builtin(), svc, reconcile.NewMetrics(prometheus.NewRegistry()))
