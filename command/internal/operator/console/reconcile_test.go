@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -52,11 +53,19 @@ func TestReconcileADryRunThenARunAgainstStripe(t *testing.T) {
 		t.Fatalf("the dry run entered %d corrections", n)
 	}
 	var ran string
-	err = chromedp.Run(browser, chromedp.Click(`button.danger`),
+	step, cancel := context.WithTimeout(browser, time.Minute)
+	defer cancel()
+	// Submitted through its form, not clicked at coordinates: console.js
+	// shows the Copy buttons once the page's script runs, which on a loaded
+	// machine can move the button after a click's position was taken, and
+	// that click then lands beside it and submits nothing.
+	err = chromedp.Run(step, chromedp.Submit(`button.danger`),
 		// The run's answer offers no run: the dry run's page is gone.
 		chromedp.WaitNotPresent(`button.danger`), chromedp.WaitVisible(`h1`), chromedp.Text(`h1`, &ran))
 	if err != nil {
-		t.Fatal(err)
+		var loc, body string
+		_ = chromedp.Run(context.WithoutCancel(browser), chromedp.Location(&loc), chromedp.OuterHTML("main", &body))
+		t.Fatalf("the run's answer: %v (at %s: %.3000s)", err, loc, body)
 	}
 	if ran != "Reconciliation run" {
 		t.Errorf("the confirmation's answer is %q", ran)
