@@ -127,6 +127,7 @@ console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, wi
 test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) $(OAPI_CODEGEN) $(OPENAPI_PYTHON_CLIENT) $(TS_CLIENT) $(PYCLIENT) chromium strace rabbitmq $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
 	@go vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
+	@for m in . examples/orders examples/python-orders; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "go.mod or go.sum of $$m is not tidy (a dependency the main module added reaches the examples through their replace): cd $$m && go mod tidy" >&2; exit 1; }; done
 	@CHAOS_QUICK=1 bash dev/chaos.sh
 	@$(WITH_ENV) SLUICE_SCHEMATHESIS=$(CURDIR)/$(SCHEMATHESIS) SLUICE_SQUAWK=$(CURDIR)/$(SQUAWK) \
 		SLUICE_CLIENT_GENERATORS=1 $(CLIENT_TOOLS) SLUICE_TS_CLIENT=1 SLUICE_PY_CLIENT=$(CURDIR)/$(PYCLIENT) go test $(GO_TEST_FLAGS) ./...
