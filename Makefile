@@ -161,7 +161,7 @@ monitoring-check: up $(PROMTOOL) ## Unit-test the alert rules (promtool), then c
 	@$(WITH_ENV) SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) -run '^TestScrapeForTheMonitoringCheck$$' ./command/internal/cli
 	@cd dev/monitoring && go vet ./... && SLUICE_METRICS_SCRAPE=$(MONITORING_SCRAPE) go test $(GO_TEST_FLAGS) ./...
 
-bench: up build ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
+bench: up build rabbitmq ## Measure the pipeline; the table lands in .run/bench/results.md (see docs/performance.md).
 	@$(WITH_ENV) bash dev/bench.sh
 
 bench-guard: up build ## A four-minute bench that fails on a cost regression far outside noise, or on plans made on a fresh database (CI runs it).
@@ -173,7 +173,7 @@ bench-docs: ## Copy the latest full bench's table (.run/bench/results.md) into d
 docs: up ## Regenerate docs/configuration.md's flag tables from the CLI's own flags.
 	@$(WITH_ENV) go test -count=1 -run '^TestConfigurationPageMatchesTheFlags$$' ./command/internal/cli -update-docs
 
-chaos: ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
+chaos: rabbitmq ## Prove the invariants under kills, outages and hostile senders on a stack of its own (CHAOS_QUICK=1: short run; CHAOS_SEED=n: replay).
 	@bash dev/chaos.sh
 
 fmt: ## Format the code.

@@ -45,6 +45,10 @@ type deliverWorld struct {
 	bad  []string
 	recv *receiver
 	slow *receiver
+	// offPerEvent is each process's CPU per accepted event in the windows
+	// without endpoints, one figure per pair: the kinds' windows
+	// (deliverkinds.go) are measured beyond it.
+	offPerEvent map[string][]float64
 }
 
 // isoGood is how many of the isolation tenants have good endpoints.
@@ -104,6 +108,7 @@ func (b *bench) deliver(ctx context.Context) error {
 		func() error { return b.deliverSaturated(ctx, p, w, slot) },
 		func() error { return b.deliverLatency(ctx, w) },
 		func() error { return b.deliverIsolation(ctx, w) },
+		func() error { return b.deliverKinds(ctx, p, w, slot) },
 	} {
 		if err := part(); err != nil {
 			b.logPending(ctx)
@@ -117,7 +122,7 @@ func (b *bench) deliver(ctx context.Context) error {
 
 // deliverWorld makes the step's tenants, endpoints and receivers.
 func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
-	w := &deliverWorld{}
+	w := &deliverWorld{offPerEvent: map[string][]float64{}}
 	var err error
 	if w.recv, err = newReceiver(0, deliverTenants+isoGood); err != nil {
 		return nil, err
@@ -288,6 +293,7 @@ func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, 
 		// The CPU beyond what as many accepted events cost without
 		// endpoints, per delivery.
 		for _, name := range []string{"sluice", "postgres", "kafka"} {
+			w.offPerEvent[name] = append(w.offPerEvent[name], float64(off.used[name].Microseconds())/off.ok)
 			extra := float64(on.used[name].Microseconds()) - float64(off.used[name].Microseconds())/off.ok*on.ok
 			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
 		}
@@ -608,14 +614,7 @@ func newReceiver(delay time.Duration, addresses int) (*receiver, error) {
 	rc.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
-		rc.requests.Add(1)
-		rc.mu.Lock()
-		if _, ok := rc.arrived[r.Header.Get("ce-id")]; ok {
-			rc.repeats.Add(1)
-		} else {
-			rc.arrived[r.Header.Get("ce-id")] = at
-		}
-		rc.mu.Unlock()
+		rc.arrive(r.Header.Get("ce-id"), at)
 		if delay > 0 {
 			select {
 			case <-time.After(delay):
@@ -635,6 +634,19 @@ func newReceiver(delay time.Duration, addresses int) (*receiver, error) {
 		go func() { _ = rc.srv.Serve(ln) }()
 	}
 	return rc, nil
+}
+
+// arrive records one delivery of the event ce-id (the CloudEvents id
+// every kind of target carries), arrived at at.
+func (rc *receiver) arrive(ceID string, at time.Time) {
+	rc.requests.Add(1)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if _, ok := rc.arrived[ceID]; ok {
+		rc.repeats.Add(1)
+	} else {
+		rc.arrived[ceID] = at
+	}
 }
 
 // url is the address of endpoint i.

@@ -71,6 +71,9 @@ type receiver struct {
 	// (killed, or its timeout).
 	abandoned int
 	attempts  map[string]int // endpoint name + webhook-id -> requests
+	// badMessageIDs counts RabbitMQ messages whose message id is not their
+	// webhook-id (the id a queue's consumer deduplicates on).
+	badMessageIDs int
 }
 
 func newReceiver() (*receiver, error) {
@@ -274,6 +277,11 @@ func (c *chaos) settleDeliveries(ctx context.Context) (expected, error) {
 		if err := c.pool.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE state = 'pending'`).Scan(&pending); err != nil {
 			return false, err
 		}
+		if c.targets != nil {
+			if err := c.targets.read(ctx, c.receiver); err != nil {
+				return false, err
+			}
+		}
 		x = c.receiver.expect(c.reader.tenantEvents())
 		if n := c.receiver.missing(x); n > 0 || pending > 0 {
 			return false, fmt.Errorf("%d deliveries pending, %d expected receipts missing", pending, n)
@@ -302,7 +310,10 @@ func (c *chaos) checkDestinations(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d := &c.report.Destinations
-	d.Refused503, d.Abandoned = r.refused, r.abandoned
+	d.Refused503, d.Abandoned, d.MessageIDs = r.refused, r.abandoned, r.badMessageIDs
+	if r.badMessageIDs > 0 {
+		c.violate("destinations: %d RabbitMQ messages whose message id is not their webhook-id", r.badMessageIDs)
+	}
 	for _, name := range slices.Sorted(maps.Keys(r.endpoints)) {
 		c.checkEndpoint(r.endpoints[name], r.got[name], x, d)
 	}
@@ -412,4 +423,5 @@ type destinationFigures struct {
 	OutOfOrder         int `json:"out_of_order"`
 	UnstableWebhookIDs int `json:"unstable_webhook_ids"`
 	Unsigned           int `json:"unsigned"`
+	MessageIDs         int `json:"message_ids_not_webhook_ids,omitempty"`
 }

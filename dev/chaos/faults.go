@@ -21,6 +21,7 @@ const (
 	faultPostgres = "postgres_kill"
 	faultLatency  = "consumer_pg_latency"
 	faultCut      = "consumer_pg_cut"
+	faultRabbitMQ = "rabbitmq_kill"
 )
 
 // faultList is the sequence of faults of a run, shuffled by the seed: each
@@ -29,6 +30,9 @@ func (c *chaos) faultList(each int) []string {
 	var list []string
 	for range each {
 		list = append(list, faultIngest, faultLeader, faultStandby, faultConsumer, faultKafka, faultPause, faultLock)
+		if c.targets != nil {
+			list = append(list, faultRabbitMQ)
+		}
 	}
 	// A kafka_outage takes the whole cluster down; on three brokers it
 	// happens once, beside one broker at a time three times, and Postgres
@@ -162,6 +166,18 @@ func (c *chaos) inject(ctx context.Context, kind string, w *window, afterKill fu
 		afterKill()
 		c.wait(ctx, 2000, 4000)
 		return c.stack(ctx, "pg-start")
+	case faultRabbitMQ:
+		// A tenant's queue server crashes: its endpoint's deliveries wait
+		// and retry, the others' go on.
+		c.mu.Lock()
+		c.report.Kills["rabbitmq"]++
+		c.mu.Unlock()
+		if err := c.stack(ctx, "rabbitmq-kill"); err != nil {
+			return err
+		}
+		afterKill()
+		c.wait(ctx, 3000, 3000)
+		return c.stack(ctx, "rabbitmq-start")
 	case faultLatency:
 		c.proxy.delay.Store(int64(200 * time.Millisecond))
 		afterKill()

@@ -58,6 +58,7 @@ type chaos struct {
 	kafkaBack                  time.Time // when the broker answered again after the last outage
 	proxy                      *proxy    // between the consumers and Postgres, full run only
 	receiver                   *receiver // the tenants' endpoints
+	targets                    *targets  // the RabbitMQ and Kafka endpoints' servers; nil in the upgrade run
 	upgrade                    *upgrade  // the upgrade run's (CHAOS_UPGRADE=1); nil otherwise
 	balancer                   *balancer // in front of the ingest instances, upgrade run only
 
@@ -164,6 +165,9 @@ func (c *chaos) close() {
 	}
 	if c.receiver != nil {
 		c.receiver.close()
+	}
+	if c.targets != nil {
+		c.targets.close()
 	}
 	if c.balancer != nil {
 		c.balancer.close()
@@ -272,6 +276,17 @@ func (c *chaos) setup(ctx context.Context, adminURL string) error {
 		return err
 	}
 	c.adm = kadm.NewClient(cl)
+	// Endpoints of other kinds for the first tenant; not in the upgrade
+	// run, whose first release knows only HTTP.
+	if c.upgrade == nil {
+		if c.targets, err = newTargets(c.brokers); err != nil {
+			return err
+		}
+		if err := c.targets.create(ctx, pool, secretKey, c.adm, int16(pick(c.quick, 1, 3)), c.tenants[0].id, c.receiver); err != nil {
+			return err
+		}
+		c.report.Destinations.Endpoints = len(c.receiver.endpoints)
+	}
 	c.plan = newPlan(c.seed, c.tenants, sz, ingestURL)
 	// Full: the consumers reach Postgres through a proxy that adds latency
 	// or cuts their connections.

@@ -9,10 +9,14 @@
 #   stack.sh kafka-kill [i|all]   SIGKILL one broker or all of them (an outage)
 #   stack.sh kafka-start [i|all]  start them again through the normal start path
 #   stack.sh pg-kill | pg-start   SIGKILL Postgres's postmaster; start it again
+#   stack.sh rabbitmq-kill | rabbitmq-start
+#                                 SIGKILL the RabbitMQ node tenants' RabbitMQ
+#                                 endpoints publish to; start it again
 #   stack.sh down                 stop everything
 #
 #   CHAOS_PG_PORT (5633), CHAOS_KAFKA_PORT (9292: node i on 9292+i, its
-#   controller on 19292+i), CHAOS_BROKERS (1, or 3 for the full run)
+#   controller on 19292+i), CHAOS_BROKERS (1, or 3 for the full run),
+#   CHAOS_RABBITMQ_PORT (CHAOS_KAFKA_PORT+100; its Erlang ports the next two)
 set -euo pipefail
 
 export SLUICE_PG_PORT="${CHAOS_PG_PORT:-5633}"
@@ -155,6 +159,14 @@ chaos_pg_start() {
   done
 }
 
+# The RabbitMQ node of the tenants' RabbitMQ endpoints (dev/rabbitmq/rabbitmq.sh,
+# Debian's rabbitmq-server): fresh at each up, like Kafka's storage; a kill
+# is a crash (its durable queue and confirmed messages survive it), a start
+# the normal start path.
+RABBITMQ_DIR="$RUN_DIR/rabbitmq"
+RABBITMQ_PORT="${CHAOS_RABBITMQ_PORT:-$(( SLUICE_KAFKA_PORT + 100 ))}"
+chaos_rabbitmq() { bash "$DEV_DIR/rabbitmq/rabbitmq.sh" "$1" "$RABBITMQ_DIR" "${@:2}"; }
+
 brokers_list() {
   local i out=""
   for i in $(nodes_of all); do out+="${out:+,}127.0.0.1:$(( KAFKA_BASE_PORT + i ))"; done
@@ -174,7 +186,13 @@ case "${1:-}" in
     write_env
     sed -i "s|^SLUICE_KAFKA_BROKERS=.*|SLUICE_KAFKA_BROKERS=$(brokers_list)|" "$ENV_FILE"
     printf 'CHAOS_BROKERS=%s\n' "$BROKERS" >> "$ENV_FILE"
+    log "rabbitmq: starting on 127.0.0.1:$RABBITMQ_PORT"
+    chaos_rabbitmq down
+    chaos_rabbitmq up "$RABBITMQ_PORT" >/dev/null
+    cat "$RABBITMQ_DIR/env" >> "$ENV_FILE"
     ;;
+  rabbitmq-kill) chaos_rabbitmq kill ;;
+  rabbitmq-start) chaos_rabbitmq up "$RABBITMQ_PORT" >/dev/null ;;
   kafka-kill) chaos_kafka_kill "${2:-all}" ;;
   kafka-start) chaos_kafka_start "${2:-all}" ;;
   pg-kill) chaos_pg_kill ;;
@@ -184,9 +202,10 @@ case "${1:-}" in
     # one by one waits out each controlled shutdown: kill the brokers.
     chaos_kafka_kill all
     pg_stop
+    chaos_rabbitmq down
     ;;
   *)
-    echo "usage: $0 up|kafka-kill [i|all]|kafka-start [i|all]|pg-kill|pg-start|down" >&2
+    echo "usage: $0 up|kafka-kill [i|all]|kafka-start [i|all]|pg-kill|pg-start|rabbitmq-kill|rabbitmq-start|down" >&2
     exit 2
     ;;
 esac

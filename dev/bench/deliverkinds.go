@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluicehq/sluice/internal/keyring"
+	"github.com/sluicehq/sluice/internal/store/endpoints"
+)
+
+// The deliver step's kinds: beside its HTTP windows, one saturated window
+// per other way of sending, each to endpoints of its own for the same
+// tenants, with the CPU per delivery beyond the same events without
+// endpoints (the HTTP windows' alternates), so each figure sits beside
+// HTTP's:
+//
+//	rabbitmq       a queue of a RabbitMQ node the step starts (Debian's
+//	               rabbitmq-server, dev/rabbitmq/rabbitmq.sh), publisher
+//	               confirms; the node's own CPU is not in the figures
+//	kafka          a topic of the bench's own Kafka (a tenant's cluster
+//	               would be another): Kafka's figure holds both sides
+//	http_filtered  HTTP, each endpoint with a filter expression over the
+//	               event's body that takes every event, so the fan-out
+//	               loads and evaluates it for every event and endpoint
+//
+// The bench reads the queue and the topic in its process and counts an
+// arrival per CloudEvents id, as the HTTP receiver does.
+type deliverKind struct {
+	name string
+	new  func(tenant string, i int) endpoints.New
+}
+
+// kindFilter takes every event the generator sends (Stripe invoices, and
+// the e-mail intents of their grants), read from the body.
+const kindFilter = `body == null || type != ""`
+
+func (b *bench) deliverKinds(ctx context.Context, p *proc, w *deliverWorld, slot string) error {
+	rmq, err := startBenchRabbitMQ(ctx, b.outDir)
+	if err != nil {
+		return err
+	}
+	defer rmq.down()
+	if err := rmq.consume(ctx, w.recv); err != nil {
+		return err
+	}
+	topic := b.prefix + "-target-events"
+	stopTopic, err := b.consumeTopic(ctx, topic, w.recv)
+	if err != nil {
+		return err
+	}
+	defer stopTopic()
+	ring, err := keyring.Parse(b.secretKey)
+	if err != nil {
+		return err
+	}
+	store := endpoints.Store{Pool: b.pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
+	kinds := []deliverKind{
+		{"rabbitmq", func(string, int) endpoints.New {
+			return endpoints.New{Kind: endpoints.KindRabbitMQ, URL: rmq.url, Settings: endpoints.TargetSettings{RoutingKey: benchQueue},
+				Credentials: &endpoints.TargetCredentials{Username: rmq.user, Password: rmq.password}}
+		}},
+		{"kafka", func(string, int) endpoints.New {
+			return endpoints.New{Kind: endpoints.KindKafka, URL: "kafka://" + strings.Split(b.brokers, ",")[0], Settings: endpoints.TargetSettings{Topic: topic}}
+		}},
+		{"http_filtered", func(_ string, i int) endpoints.New {
+			return endpoints.New{URL: fmt.Sprintf("%s/filtered/%d", w.recv.url(i), i), Expression: kindFilter}
+		}},
+	}
+	current := w.withEndpoints
+	for _, k := range kinds {
+		ids, err := b.kindEndpoints(ctx, store, w, k)
+		if err != nil {
+			return err
+		}
+		if err := b.swapEndpoints(ctx, current, ids); err != nil {
+			return err
+		}
+		current = ids
+		if err := b.kindWindows(ctx, p, w, slot, k.name, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kindEndpoints gives each of the saturated windows' tenants an endpoint of
+// kind k, taking every event, disabled until its windows.
+func (b *bench) kindEndpoints(ctx context.Context, store endpoints.Store, w *deliverWorld, k deliverKind) ([]string, error) {
+	var ids []string
+	for i, s := range w.with {
+		n := k.new(s.tenantID, i)
+		n.TenantID, n.Filters = s.tenantID, []string{"*"}
+		ep, _, err := store.CreateEndpoint(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("deliver %s: endpoint: %w", k.name, err)
+		}
+		ids = append(ids, ep.ID)
+	}
+	_, err := b.pool.Exec(ctx, `UPDATE endpoints SET disabled_at = now(), disabled_reason = 'operator' WHERE id = ANY($1)`, ids)
+	return ids, err
+}
+
+// swapEndpoints disables off and enables on, and waits until the fan-out
+// and the deliverer both see it.
+func (b *bench) swapEndpoints(ctx context.Context, off, on []string) error {
+	if _, err := b.pool.Exec(ctx, `UPDATE endpoints SET disabled_at = now(), disabled_reason = 'operator' WHERE id = ANY($1)`, off); err != nil {
+		return err
+	}
+	if _, err := b.pool.Exec(ctx, `UPDATE endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE id = ANY($1)`, on); err != nil {
+		return err
+	}
+	select {
+	case <-time.After(endpointRefresh):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// kindWindows runs the kind's saturated windows (as many as the HTTP
+// pairs) and reports its CPU per delivery beyond the HTTP windows'
+// alternates without endpoints, and Sluice's against HTTP's.
+func (b *bench) kindWindows(ctx context.Context, p *proc, w *deliverWorld, slot, kind string, ids []string) error {
+	perDelivery := map[string][]float64{}
+	var rates []float64
+	saved := w.withEndpoints
+	w.withEndpoints = ids
+	defer func() { w.withEndpoints = saved }()
+	for range pick(b.quick, 1, 2) {
+		on, err := b.satWindow(ctx, p, w, slot, true, map[string][]float64{})
+		if err != nil {
+			return fmt.Errorf("deliver %s: %w", kind, err)
+		}
+		rates = append(rates, on.rate)
+		for _, name := range []string{"sluice", "postgres", "kafka"} {
+			extra := float64(on.used[name].Microseconds()) - median(w.offPerEvent[name])*on.ok
+			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
+		}
+	}
+	b.results["deliver_"+kind+"_events_per_s"] = median(rates)
+	for _, name := range []string{"sluice", "postgres", "kafka"} {
+		b.results["deliver_"+kind+"_"+name+"_cpu_us_per_delivery"] = median(perDelivery[name])
+	}
+	if h := b.results["deliver_sluice_cpu_us_per_delivery"]; h > 0 {
+		b.results["deliver_"+kind+"_sluice_cpu_ratio_of_http"] = b.results["deliver_"+kind+"_sluice_cpu_us_per_delivery"] / h
+	}
+	log.Printf("deliver %s: %.0f events/s; per delivery sluice %.0f us (%.2fx http's), postgres %.0f us, kafka %.0f us", kind,
+		median(rates), median(perDelivery["sluice"]), b.results["deliver_"+kind+"_sluice_cpu_ratio_of_http"],
+		median(perDelivery["postgres"]), median(perDelivery["kafka"]))
+	return nil
+}
+
+// benchQueue is the queue the RabbitMQ endpoints publish to.
+const benchQueue = "bench-events"
+
+// benchRabbitMQ is the step's RabbitMQ node.
+type benchRabbitMQ struct {
+	dir, url, user, password string
+	conn                     *amqp.Connection
+}
+
+// startBenchRabbitMQ starts a node on free ports (its AMQP port and the
+// two after it) under dir, and declares the queue.
+func startBenchRabbitMQ(ctx context.Context, outDir string) (*benchRabbitMQ, error) {
+	port, err := threeFreePorts()
+	if err != nil {
+		return nil, err
+	}
+	r := &benchRabbitMQ{dir: filepath.Join(outDir, "rabbitmq")}
+	_ = r.script(ctx, "down")
+	if err := r.script(ctx, "up", fmt.Sprint(port)); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(r.dir, "env"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		switch k {
+		case "RABBITMQ_URL":
+			r.url = strings.TrimSuffix(v, "/")
+		case "RABBITMQ_USER":
+			r.user = v
+		case "RABBITMQ_PASSWORD":
+			r.password = v
+		}
+	}
+	if r.conn, err = amqp.DialConfig(r.url, amqp.Config{SASL: []amqp.Authentication{&amqp.PlainAuth{Username: r.user, Password: r.password}}}); err != nil {
+		r.down()
+		return nil, fmt.Errorf("rabbitmq: %w", err)
+	}
+	return r, nil
+}
+
+func (r *benchRabbitMQ) script(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"dev/rabbitmq/rabbitmq.sh", args[0], r.dir}, args[1:]...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("rabbitmq.sh %s: %w: %s", args[0], err, out)
+	}
+	return nil
+}
+
+// consume declares the queue and records every message's arrival at rc.
+func (r *benchRabbitMQ) consume(ctx context.Context, rc *receiver) error {
+	ch, err := r.conn.Channel()
+	if err != nil {
+		return err
+	}
+	if _, err := ch.QueueDeclare(benchQueue, true, false, false, false, nil); err != nil {
+		return fmt.Errorf("rabbitmq queue: %w", err)
+	}
+	if err := ch.Qos(1000, 0, false); err != nil {
+		return err
+	}
+	msgs, err := ch.ConsumeWithContext(ctx, benchQueue, "bench", true, false, false, false, nil)
+	if err != nil {
+		return fmt.Errorf("rabbitmq consume: %w", err)
+	}
+	go func() {
+		for d := range msgs {
+			rc.arrive(fmt.Sprint(d.Headers["ce-id"]), time.Now())
+		}
+	}()
+	return nil
+}
+
+func (r *benchRabbitMQ) down() {
+	if r.conn != nil {
+		_ = r.conn.Close()
+	}
+	if err := r.script(context.Background(), "down"); err != nil {
+		log.Printf("deliver: %v", err)
+	}
+}
+
+// consumeTopic makes topic and records every record's arrival at rc until
+// the returned stop.
+func (b *bench) consumeTopic(ctx context.Context, topic string, rc *receiver) (func(), error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(b.brokers, ",")...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.MetadataMinAge(time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 6, 1, nil, topic); err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("target topic: %w", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for cctx.Err() == nil {
+			cl.PollFetches(cctx).EachRecord(func(rec *kgo.Record) {
+				for _, h := range rec.Headers {
+					if h.Key == "ce-id" {
+						rc.arrive(string(h.Value), time.Now())
+					}
+				}
+			})
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		_, _ = kadm.NewClient(cl).DeleteTopics(context.Background(), topic)
+		cl.Close()
+	}, nil
+}
+
+// threeFreePorts finds a port that, with the two after it, nothing listens
+// on (a RabbitMQ node's AMQP, Erlang distribution and epmd ports).
+func threeFreePorts() (int, error) {
+	for range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		free := port < 65533
+		for i := 1; free && i <= 2; i++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+i))
+			if err != nil {
+				free = false
+				continue
+			}
+			l.Close()
+		}
+		if free {
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("no three free ports in a row for the RabbitMQ node")
+}
