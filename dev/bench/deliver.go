@@ -45,10 +45,6 @@ type deliverWorld struct {
 	bad  []string
 	recv *receiver
 	slow *receiver
-	// offPerEvent is each process's CPU per accepted event in the windows
-	// without endpoints, one figure per pair: the kinds' windows
-	// (deliverkinds.go) are measured beyond it.
-	offPerEvent map[string][]float64
 }
 
 // isoGood is how many of the isolation tenants have good endpoints.
@@ -108,7 +104,7 @@ func (b *bench) deliver(ctx context.Context) error {
 		func() error { return b.deliverSaturated(ctx, p, w, slot) },
 		func() error { return b.deliverLatency(ctx, w) },
 		func() error { return b.deliverIsolation(ctx, w) },
-		func() error { return b.deliverKinds(ctx, p, w, slot) },
+		func() error { return b.deliverKinds(ctx, p, w) },
 	} {
 		if err := part(); err != nil {
 			b.logPending(ctx)
@@ -122,7 +118,7 @@ func (b *bench) deliver(ctx context.Context) error {
 
 // deliverWorld makes the step's tenants, endpoints and receivers.
 func (b *bench) deliverWorld(ctx context.Context) (*deliverWorld, error) {
-	w := &deliverWorld{offPerEvent: map[string][]float64{}}
+	w := &deliverWorld{}
 	var err error
 	if w.recv, err = newReceiver(0, deliverTenants+isoGood); err != nil {
 		return nil, err
@@ -293,7 +289,6 @@ func (b *bench) deliverSaturated(ctx context.Context, p *proc, w *deliverWorld, 
 		// The CPU beyond what as many accepted events cost without
 		// endpoints, per delivery.
 		for _, name := range []string{"sluice", "postgres", "kafka"} {
-			w.offPerEvent[name] = append(w.offPerEvent[name], float64(off.used[name].Microseconds())/off.ok)
 			extra := float64(on.used[name].Microseconds()) - float64(off.used[name].Microseconds())/off.ok*on.ok
 			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
 		}

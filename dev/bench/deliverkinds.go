@@ -20,11 +20,10 @@ import (
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
-// The deliver step's kinds: beside its HTTP windows, one saturated window
-// per other way of sending, each to endpoints of its own for the same
-// tenants, with the CPU per delivery beyond the same events without
-// endpoints (the HTTP windows' alternates), so each figure sits beside
-// HTTP's:
+// The deliver step's kinds: beside its HTTP windows, paced windows per
+// other way of sending, each to endpoints of its own for the same tenants,
+// alternating with the HTTP endpoints (kindWindows), so each figure sits
+// beside HTTP's:
 //
 //	rabbitmq       a queue of a RabbitMQ node the step starts (Debian's
 //	               rabbitmq-server, dev/rabbitmq/rabbitmq.sh), publisher
@@ -46,7 +45,7 @@ type deliverKind struct {
 // the e-mail intents of their grants), read from the body.
 const kindFilter = `body == null || type != ""`
 
-func (b *bench) deliverKinds(ctx context.Context, p *proc, w *deliverWorld, slot string) error {
+func (b *bench) deliverKinds(ctx context.Context, p *proc, w *deliverWorld) error {
 	rmq, err := startBenchRabbitMQ(ctx, b.outDir)
 	if err != nil {
 		return err
@@ -78,17 +77,17 @@ func (b *bench) deliverKinds(ctx context.Context, p *proc, w *deliverWorld, slot
 			return endpoints.New{URL: fmt.Sprintf("%s/filtered/%d", w.recv.url(i), i), Expression: kindFilter}
 		}},
 	}
-	current := w.withEndpoints
+	// The isolation windows may end with the bad endpoints enabled: their
+	// retries would be counted in these windows.
+	if err := b.setBad(ctx, w, false); err != nil {
+		return err
+	}
 	for _, k := range kinds {
 		ids, err := b.kindEndpoints(ctx, store, w, k)
 		if err != nil {
 			return err
 		}
-		if err := b.swapEndpoints(ctx, current, ids); err != nil {
-			return err
-		}
-		current = ids
-		if err := b.kindWindows(ctx, p, w, slot, k.name, ids); err != nil {
+		if err := b.kindWindows(ctx, p, w, k.name, ids); err != nil {
 			return err
 		}
 	}
@@ -129,37 +128,87 @@ func (b *bench) swapEndpoints(ctx context.Context, off, on []string) error {
 	}
 }
 
-// kindWindows runs the kind's saturated windows (as many as the HTTP
-// pairs) and reports its CPU per delivery beyond the HTTP windows'
-// alternates without endpoints, and Sluice's against HTTP's.
-func (b *bench) kindWindows(ctx context.Context, p *proc, w *deliverWorld, slot, kind string, ids []string) error {
-	perDelivery := map[string][]float64{}
+// kindWindows alternates paced windows (kindRate events/s to the same
+// tenants) between the kind's endpoints and the HTTP ones, one pair quick
+// and two full, each counted from its first request to the arrival of the
+// last event it was answered 2xx for: the same load and the same span on
+// both sides, so the difference of their CPU per delivery is the kind's
+// own, and the kind's figure is HTTP's (from the saturated windows) plus
+// it. (A saturated window's count runs on to the vacuum after it, which
+// grows with every window of the step: right for HTTP's figure beside its
+// alternate without endpoints, not for a comparison of windows minutes
+// apart.)
+func (b *bench) kindWindows(ctx context.Context, p *proc, w *deliverWorld, kind string, ids []string) error {
+	diff := map[string][]float64{}
 	var rates []float64
-	saved := w.withEndpoints
-	w.withEndpoints = ids
-	defer func() { w.withEndpoints = saved }()
 	for range pick(b.quick, 1, 2) {
-		on, err := b.satWindow(ctx, p, w, slot, true, map[string][]float64{})
-		if err != nil {
-			return fmt.Errorf("deliver %s: %w", kind, err)
+		if err := b.swapEndpoints(ctx, w.withEndpoints, ids); err != nil {
+			return err
 		}
-		rates = append(rates, on.rate)
+		k, err := b.pacedKindWindow(ctx, p, w, kind)
+		if err != nil {
+			return err
+		}
+		if err := b.swapEndpoints(ctx, ids, w.withEndpoints); err != nil {
+			return err
+		}
+		h, err := b.pacedKindWindow(ctx, p, w, "http")
+		if err != nil {
+			return err
+		}
+		rates = append(rates, k.rate)
 		for _, name := range []string{"sluice", "postgres", "kafka"} {
-			extra := float64(on.used[name].Microseconds()) - median(w.offPerEvent[name])*on.ok
-			perDelivery[name] = append(perDelivery[name], extra/on.deliveries)
+			diff[name] = append(diff[name], k.perDelivery(name)-h.perDelivery(name))
 		}
 	}
 	b.results["deliver_"+kind+"_events_per_s"] = median(rates)
 	for _, name := range []string{"sluice", "postgres", "kafka"} {
-		b.results["deliver_"+kind+"_"+name+"_cpu_us_per_delivery"] = median(perDelivery[name])
+		b.results["deliver_"+kind+"_"+name+"_cpu_us_per_delivery"] = b.results["deliver_"+name+"_cpu_us_per_delivery"] + median(diff[name])
 	}
 	if h := b.results["deliver_sluice_cpu_us_per_delivery"]; h > 0 {
 		b.results["deliver_"+kind+"_sluice_cpu_ratio_of_http"] = b.results["deliver_"+kind+"_sluice_cpu_us_per_delivery"] / h
 	}
-	log.Printf("deliver %s: %.0f events/s; per delivery sluice %.0f us (%.2fx http's), postgres %.0f us, kafka %.0f us", kind,
-		median(rates), median(perDelivery["sluice"]), b.results["deliver_"+kind+"_sluice_cpu_ratio_of_http"],
-		median(perDelivery["postgres"]), median(perDelivery["kafka"]))
+	log.Printf("deliver %s: per delivery beyond HTTP's in the paced windows: sluice %+.0f us, postgres %+.0f us, kafka %+.0f us; sluice %.2fx http's", kind,
+		median(diff["sluice"]), median(diff["postgres"]), median(diff["kafka"]), b.results["deliver_"+kind+"_sluice_cpu_ratio_of_http"])
 	return nil
+}
+
+// kindRate is the kinds' paced windows' rate: below every kind's
+// saturation, so both sides of a pair carry the same load.
+const kindRate = 500
+
+// pacedWindow is one paced window's figures.
+type pacedWindow struct {
+	rate       float64
+	deliveries float64
+	used       cpuSample
+}
+
+func (pw pacedWindow) perDelivery(name string) float64 {
+	return float64(pw.used[name].Microseconds()) / pw.deliveries
+}
+
+// pacedKindWindow paces kindRate events/s to the saturated windows'
+// tenants for the step's window and counts until every event answered 2xx
+// arrived.
+func (b *bench) pacedKindWindow(ctx context.Context, p *proc, w *deliverWorld, kind string) (pacedWindow, error) {
+	g := b.generatorOf(b.stageAddr, conns, w.with)
+	ans := track(g, nil)
+	before, requests := b.cpu.sample(p), w.recv.requests.Load()
+	r := g.paced(kindRate, conns, b.deliverWindow())
+	missing, err := w.recv.waitAll(ctx, ans.ids(), b.stall())
+	if err != nil {
+		return pacedWindow{}, err
+	}
+	b.undelivered(missing)
+	after := b.cpu.sample(p)
+	pw := pacedWindow{rate: r.rate(), deliveries: float64(w.recv.requests.Load() - requests), used: cpuSample{}}
+	for name, t := range after {
+		pw.used[name] = t - before[name]
+	}
+	log.Printf("deliver %s, paced: %.0f accepted/s (%d errors), %.0f delivered; per delivery sluice %.0f us, postgres %.0f us, kafka %.0f us",
+		kind, r.rate(), r.errors, pw.deliveries, pw.perDelivery("sluice"), pw.perDelivery("postgres"), pw.perDelivery("kafka"))
+	return pw, nil
 }
 
 // benchQueue is the queue the RabbitMQ endpoints publish to.
