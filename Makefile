@@ -8,7 +8,7 @@ SHELL := /bin/bash
 
 # Every recipe that talks to the services loads the endpoints `make up` wrote.
 WITH_ENV := set -a; . .run/env; set +a;
-GO_TEST_FLAGS ?= -count=1 -timeout 15m
+GO_TEST_FLAGS ?= -count=1 -timeout 25m
 # Every build and test leaves out gin's MessagePack binding, which Sluice
 # never uses and which is the slowest package of a cold build
 # (docs/dependencies.md); the go commands the recipes and the tests run
