@@ -10,9 +10,10 @@ import (
 	"github.com/sluicehq/sluice/internal/testenv"
 )
 
-// The pools that differ from Connect carry their settings on every
-// connection they open, set by a statement once connected (a pooler may
-// refuse them as startup parameters), and Connect's carry none.
+// Every pool carries its settings on every connection it opens, set by a
+// statement once connected (a pooler may refuse them as startup
+// parameters): none compiles or starts parallel workers, and the pools that
+// differ from Connect add their plan mode and commit mode.
 func TestEachPoolHasItsSettingsOnEveryConnection(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -45,12 +46,14 @@ func TestEachPoolHasItsSettingsOnEveryConnection(t *testing.T) {
 			}
 			defer b.Release()
 			for _, c := range []*pgxpool.Conn{a, b} {
-				var plan, sync string
-				if err := c.QueryRow(ctx, `SELECT current_setting('plan_cache_mode'), current_setting('synchronous_commit')`).Scan(&plan, &sync); err != nil {
+				var plan, sync, jit, workers string
+				if err := c.QueryRow(ctx, `SELECT current_setting('plan_cache_mode'), current_setting('synchronous_commit'),
+					current_setting('jit'), current_setting('max_parallel_workers_per_gather')`).Scan(&plan, &sync, &jit, &workers); err != nil {
 					t.Fatal(err)
 				}
-				if plan != tc.planMode || sync != tc.syncMode {
-					t.Fatalf("plan_cache_mode %s, synchronous_commit %s; want %s, %s", plan, sync, tc.planMode, tc.syncMode)
+				if plan != tc.planMode || sync != tc.syncMode || jit != "off" || workers != "0" {
+					t.Fatalf("plan_cache_mode %s, synchronous_commit %s, jit %s, max_parallel_workers_per_gather %s; want %s, %s, off, 0",
+						plan, sync, jit, workers, tc.planMode, tc.syncMode)
 				}
 			}
 		})
