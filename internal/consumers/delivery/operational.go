@@ -35,8 +35,11 @@ func (d *Deliverer) tell(ctx context.Context, tx pgx.Tx, tr endpoints.Transition
 }
 
 // announceFailing tells, once per streak, that every attempt to t failed
-// since since, once that is FailingNotice ago; a then of the streak wrote
-// it already, and its key makes this write nothing.
+// since since, once that is FailingNotice ago. Every later failed attempt
+// of the streak tries the same key and writes nothing: one probe of the
+// inbox's unique index per failed attempt, and past the notice the breaker
+// lets about one attempt through per cooldown (at most 10 min), so no
+// memory of what was told is kept (it could only be wrong after a crash).
 func (d *Deliverer) announceFailing(ctx context.Context, tx pgx.Tx, t *endpoints.Target, since time.Time, a endpoints.Attempt) error {
 	if time.Since(since) < d.cfg.FailingNotice {
 		return nil
