@@ -121,8 +121,10 @@ var stageTables = map[Stage]map[string][]string{
 		"cdc_parked": {sel, ins, upd},
 	},
 	StageConsumers: {
-		"inbox":               {sel},
-		"inbox_payloads":      {sel},
+		// The deliverer writes operational events (endpoint transitions)
+		// through the same door as ingest: an inbox row and its payload.
+		"inbox":               {sel, ins},
+		"inbox_payloads":      {sel, ins},
 		"outbox":              {ins},
 		"dead_letters":        {sel, ins, upd},
 		"consumer_waiting":    {sel, ins, upd, del},

@@ -19,6 +19,7 @@ type DeliveryFlags struct {
 	EndpointPolicy `embed:""`
 	Horizon        time.Duration `name:"delivery-horizon" env:"SLUICE_DELIVERY_HORIZON" default:"72h" help:"How long a delivery is retried before it is dead for its endpoint (at most the payload horizon)."`
 	FailingHorizon time.Duration `name:"delivery-failing-horizon" env:"SLUICE_DELIVERY_FAILING_HORIZON" default:"120h" help:"An endpoint whose every attempt failed for this long is disabled."`
+	FailingNotice  time.Duration `name:"delivery-failing-notice" env:"SLUICE_DELIVERY_FAILING_NOTICE" default:"1h" help:"An endpoint whose every attempt failed for this long is told to its tenant's other endpoints (sluice.endpoint.failing), once per failure streak."`
 	Timeout        time.Duration `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of one request to an endpoint, its answer included."`
 	Backoff        time.Duration `name:"delivery-backoff" env:"SLUICE_DELIVERY_BACKOFF" default:"5s" help:"Wait after a delivery's first failed attempt; each next is four times longer, up to --delivery-backoff-max, jittered."`
 	BackoffMax     time.Duration `name:"delivery-backoff-max" env:"SLUICE_DELIVERY_BACKOFF_MAX" default:"6h" help:"Longest wait between two attempts of a delivery, and of an endpoint's breaker (at most 10m) before it tries again."`
@@ -90,6 +91,7 @@ func (f DeliveryFlags) config() (delivery.Config, error) {
 		Dial:               egress.NewDialer(egress.Config{Policy: policy}).DialContext,
 		Horizon:            f.Horizon,
 		FailingHorizon:     f.FailingHorizon,
+		FailingNotice:      f.FailingNotice,
 		Timeout:            f.Timeout,
 		BackoffBase:        f.Backoff,
 		BackoffMax:         f.BackoffMax,

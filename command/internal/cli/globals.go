@@ -147,7 +147,8 @@ func (g *Globals) endpointsStore(ctx context.Context, p EndpointPolicy) (endpoin
 		pool.Close()
 		return endpoints.Store{}, nil, err
 	}
-	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}, Limits: limits, CheckURL: check}, pool.Close, nil
+	topics := g.topics()
+	return endpoints.Store{Pool: pool, Ring: ring, Actor: &audit.Actor{}, Limits: limits, CheckURL: check, Topics: &topics}, pool.Close, nil
 }
 
 // Horizons are how long stored events are kept (internal/store/lifecycle).
@@ -204,6 +205,7 @@ type RunFlags struct {
 	ConsumerAttempts int           `name:"consumer-max-attempts" env:"SLUICE_CONSUMER_MAX_ATTEMPTS" default:"1" help:"Attempts, one after the other, before a permanently failing record is dead-lettered (replay it once the cause is fixed); more only hold the partition's other tenants longer."`
 	DispatchURL      string        `name:"dispatch-url" env:"SLUICE_DISPATCH_URL" help:"The deployment's own endpoint for notification intents (POST, Idempotency-Key header), sent by the deliverer; empty: the dispatcher does not run."`
 	DispatchSecret   string        `name:"dispatch-secret" env:"SLUICE_DISPATCH_SECRET" envfile:"" help:"whsec_ secret signing every dispatched request (Standard Webhooks); required with --dispatch-url."`
+	DispatchOps      bool          `name:"dispatch-operational" env:"SLUICE_DISPATCH_OPERATIONAL" help:"Deliver every tenant's operational events (sluice.endpoint.failing, .disabled, .recovered) to --dispatch-url too (off by default: the service receives intents only)."`
 	ShutdownGrace    time.Duration `name:"shutdown-grace" env:"SLUICE_SHUTDOWN_GRACE" default:"20s" help:"How long SIGTERM waits for in-flight requests."`
 	TenantRate       float64       `name:"tenant-rate" env:"SLUICE_TENANT_RATE" default:"1000" help:"Events/s per tenant on this instance, after authentication (429 beyond)."`
 	TenantBurst      int           `name:"tenant-burst" env:"SLUICE_TENANT_BURST" default:"2000" help:"Burst of the per-tenant bucket."`
@@ -241,7 +243,7 @@ func (g *Globals) pipelineConfig(f RunFlags) (pipeline.Config, error) {
 		Catalog:          g.catalog(),
 		TopicSpec:        kafka.TopicSpec{Partitions: f.Partitions, Replication: f.Replication, Retention: f.Retention},
 		Migrate:          f.Migrate,
-		Dispatch:         dispatch.Config{URL: f.DispatchURL, Secret: f.DispatchSecret},
+		Dispatch:         dispatch.Config{URL: f.DispatchURL, Secret: f.DispatchSecret, Operational: f.DispatchOps},
 		ShutdownGrace:    f.ShutdownGrace,
 		Profiling:        f.Pprof,
 		EventTypes:       g.eventTypes(),

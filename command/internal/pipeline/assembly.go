@@ -305,6 +305,9 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 	ends := endpoints.Store{Pool: a.pool}
 	subs := destinations.NewSubscriptions(ends.Subscriptions, cmp.Or(a.cfg.EndpointsRefresh, destinations.Refresh))
 	fanOut := destinations.New(subs, destinations.Telemetry{Log: a.log.With(slog.String("component", "fan-out")), Registerer: a.reg})
+	if a.cfg.Dispatch.URL != "" && a.cfg.Dispatch.Operational {
+		fanOut.Deployment = endpoints.DeploymentEndpointID(a.cfg.Topics.Prefix)
+	}
 	idle := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_consumer_group_idle",
 		Help: "1 while a group is held stopped because it has nothing to do (the fan-out while no endpoint is enabled)."}, []string{"group"})
 	a.reg.MustRegister(idle)
@@ -341,8 +344,14 @@ func (a *assembly) consumerStages(ctx context.Context) error {
 // (destinations.Gate), looking as often as the fan-out re-reads endpoints,
 // but at most once a second; each start reads the endpoints afresh.
 func (a *assembly) fanOutGate(spec groups.Group, ends endpoints.Store, subs *destinations.Subscriptions, idle prometheus.Gauge, run func(context.Context) error) func(context.Context) error {
+	subscribed := ends.AnyEnabled
+	if a.cfg.Dispatch.URL != "" && a.cfg.Dispatch.Operational {
+		// The deployment's endpoint takes every tenant's operational
+		// events: the fan-out always has someone to write for.
+		subscribed = func(context.Context) (bool, error) { return true, nil }
+	}
 	gate := destinations.Gate{
-		Subscribed: ends.AnyEnabled,
+		Subscribed: subscribed,
 		Mark: func(ctx context.Context) (func(context.Context) error, error) {
 			to, err := offsets.Ends(ctx, a.adm, spec.Topics...)
 			if err != nil {
@@ -476,7 +485,7 @@ func (a *assembly) adminAPI(e *gin.Engine, store tenancy.Store) (*admin.API, *op
 	// Kafka routes 503.
 	op := operate.New(a.adminPool, a.adm, operate.Config{Topics: a.cfg.Topics, Groups: groups.Options{Effects: a.effects, Dispatch: a.cfg.Dispatch},
 		Trails: a.cfg.Effects.Trails(), Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
-	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck}
+	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck, Topics: &a.cfg.Topics}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
 		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
 		a.cfg.AdminGroups...)

@@ -107,6 +107,10 @@ type Config struct {
 	// FailingHorizon disables an endpoint whose every attempt failed for
 	// this long. Default 120h.
 	FailingHorizon time.Duration
+	// FailingNotice tells an endpoint's tenant (an operational event,
+	// sluice.endpoint.failing) once its every attempt failed for this
+	// long, once per failure streak. Default 1h.
+	FailingNotice time.Duration
 	// Timeout bounds one request, answer included. Default 15s.
 	Timeout time.Duration
 	// BackoffBase is the wait after a first failure, each next one four
@@ -182,6 +186,7 @@ func (c Config) WithDefaults() Config {
 	}
 	def(&c.Horizon, 72*time.Hour)
 	def(&c.FailingHorizon, 120*time.Hour)
+	def(&c.FailingNotice, time.Hour)
 	def(&c.Timeout, 15*time.Second)
 	def(&c.BackoffBase, 5*time.Second)
 	def(&c.BackoffMax, 6*time.Hour)

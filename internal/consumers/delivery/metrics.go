@@ -13,7 +13,9 @@ type metrics struct {
 	latency  prometheus.Histogram
 	dead     prometheus.Counter
 	disabled *prometheus.CounterVec
-	backlog  prometheus.Gauge
+	// announced counts operational events written, by type.
+	announced *prometheus.CounterVec
+	backlog   prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -35,6 +37,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "sluice_endpoints_disabled_total",
 			Help: "Endpoints the deliverer disabled, by reason: gone (answered 410), failing (every attempt failed for the failing horizon).",
 		}, []string{"reason"}),
+		announced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sluice_endpoint_events_total",
+			Help: "Operational events the deliverer wrote about endpoints, by type (sluice.endpoint.failing, .disabled, .recovered): each once per transition.",
+		}, []string{"type"}),
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "sluice_delivery_backlog_age_seconds",
 			Help: "Age of the oldest pending delivery among the endpoints this process owns (0: none waits); the highest across processes is the deployment's.",
@@ -43,9 +49,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	for _, r := range []string{"gone", "failing"} {
 		m.disabled.WithLabelValues(r)
 	}
+	for _, t := range endpoints.OperationalTypes() {
+		m.announced.WithLabelValues(string(t))
+	}
 	m.attempts.WithLabelValues("delivered")
 	if reg != nil {
-		reg.MustRegister(m.attempts, m.latency, m.dead, m.disabled, m.backlog)
+		reg.MustRegister(m.attempts, m.latency, m.dead, m.disabled, m.announced, m.backlog)
 	}
 	return m
 }

@@ -22,7 +22,7 @@ func (d *Deliverer) delivered(l *loop, t *endpoints.Target, m message, a endpoin
 	if t.FailingSince == nil {
 		return
 	}
-	if _, err := d.pool.Exec(context.WithoutCancel(l.ctx), recoveredSQL, t.ID); err != nil {
+	if err := d.recover(context.WithoutCancel(l.ctx), t); err != nil {
 		l.warn("record recovery", "delivery.record_failed", err)
 		return
 	}
@@ -62,9 +62,13 @@ func (d *Deliverer) recordFailed(ctx context.Context, t *endpoints.Target, m mes
 		if err := tx.QueryRow(ctx, failingSQL, t.ID).Scan(&since); err != nil {
 			return fmt.Errorf("record failure streak: %w", err)
 		}
-		switch {
-		case d.deployment(t):
+		if d.deployment(t) {
 			return nil // the operator's: it waits, it is not turned off
+		}
+		if err := d.announceFailing(ctx, tx, t, since, a); err != nil {
+			return err
+		}
+		switch {
 		case a.Status == http.StatusGone:
 			return d.disable(ctx, tx, t, "gone")
 		case time.Since(since) >= d.cfg.FailingHorizon:
@@ -82,8 +86,12 @@ func (d *Deliverer) recordFailed(ctx context.Context, t *endpoints.Target, m mes
 // disable turns t off for reason, audited as the deliverer's doing (an
 // entry without a token).
 func (d *Deliverer) disable(ctx context.Context, tx pgx.Tx, t *endpoints.Target, reason string) error {
-	var tenant string
-	err := tx.QueryRow(ctx, disableSQL, t.ID, reason).Scan(&tenant)
+	var (
+		tenant string
+		at     time.Time
+		since  *time.Time
+	)
+	err := tx.QueryRow(ctx, disableSQL, t.ID, reason).Scan(&tenant, &at, &since)
 	if err == pgx.ErrNoRows {
 		return nil // disabled already
 	}
@@ -93,7 +101,11 @@ func (d *Deliverer) disable(ctx context.Context, tx pgx.Tx, t *endpoints.Target,
 	d.m.disabled.WithLabelValues(reason).Inc()
 	d.log.Warn("endpoint disabled", slog.String("event", "delivery.endpoint_disabled"), slog.String("endpoint_id", t.ID),
 		slog.String("tenant_id", tenant), slog.String("reason", reason))
-	return (&audit.Actor{}).Record(ctx, tx, audit.Target{Action: "endpoint.auto_disable", Resource: "endpoint", ID: t.ID, TenantID: tenant})
+	if err := (&audit.Actor{}).Record(ctx, tx, audit.Target{Action: "endpoint.auto_disable", Resource: "endpoint", ID: t.ID, TenantID: tenant}); err != nil {
+		return err
+	}
+	return d.tell(ctx, tx, endpoints.Transition{Type: endpoints.EndpointDisabled, TenantID: tenant, EndpointID: t.ID, At: at,
+		Reason: endpoints.DisabledReason(reason), FailingSince: since})
 }
 
 // backoff is the wait after failed attempt n: BackoffBase times 4^(n-1),

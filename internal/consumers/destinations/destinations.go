@@ -18,6 +18,12 @@
 // fan-out never stops for an expression. A rewind evaluates again with the
 // expressions of that moment: an event one took since is not written twice
 // (its webhook-id is unique), one it declines now is not removed.
+//
+// Operational events (sluice.endpoint.*, written by the deliverer) are
+// matched like any event of their tenant, except that none is written for
+// the endpoint it is about: an endpoint failing never receives news of
+// itself, so it cannot feed on them. With Deployment set, each also goes to
+// the deployment's own endpoint.
 package destinations
 
 import (
@@ -27,6 +33,7 @@ import (
 	"encoding/base32"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -46,9 +53,13 @@ const Refresh = 5 * time.Second
 // Handler is the fan-out's consumers.Handler.
 type Handler struct {
 	consumers.Local
-	subs    *Subscriptions
-	log     *slog.Logger
-	verdict *prometheus.CounterVec
+	// Deployment is the deployment's own endpoint (its id) when it takes
+	// every tenant's operational events (--dispatch-operational); "":
+	// none.
+	Deployment string
+	subs       *Subscriptions
+	log        *slog.Logger
+	verdict    *prometheus.CounterVec
 }
 
 // Telemetry is where the fan-out reports its expressions' verdicts; zero
@@ -97,7 +108,7 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 		if rec.Event.TenantID == "" {
 			continue
 		}
-		matched = ix.Match(matched[:0], rec.Event.TenantID, rec.Event.Type)
+		matched = b.h.candidates(ix, matched[:0], rec)
 		var vars *eventfilter.Vars // made once per event, when an expression asks
 		for _, c := range matched {
 			if c.Program != nil {
@@ -116,6 +127,22 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 		}
 	}
 	return rows.Write(ctx, b.tx)
+}
+
+// candidates appends to dst the endpoints whose filters take rec's type:
+// its tenant's, but the one an operational event is about, and the
+// deployment's for an operational event when it takes them.
+func (h *Handler) candidates(ix *endpoints.Index, dst []endpoints.Candidate, rec *consumers.Record) []endpoints.Candidate {
+	ev := rec.Event
+	dst = ix.Match(dst, ev.TenantID, ev.Type)
+	if !endpoints.IsOperational(ev.Type) {
+		return dst
+	}
+	dst = slices.DeleteFunc(dst, func(c endpoints.Candidate) bool { return endpoints.AboutEndpoint(ev.Type, ev.Subject, c.EndpointID) })
+	if h.Deployment != "" {
+		dst = append(dst, endpoints.Candidate{EndpointID: h.Deployment})
+	}
+	return dst
 }
 
 // vars lays out rec's variables, its body loaded if it travelled by claim.

@@ -21,6 +21,7 @@ package dispatch
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"time"
 
@@ -47,11 +48,19 @@ type Config struct {
 	Secret string
 	// Timeout bounds one request. Default 10s.
 	Timeout time.Duration
+	// Operational sends the deployment's endpoint every tenant's
+	// operational events (sluice.endpoint.*) as well, written by the
+	// fan-out (consumers/destinations): the operator hears of endpoints
+	// failing, disabled and recovered. Off: intents only, as before.
+	Operational bool
 }
 
 // Validate refuses a configuration that could not send a signed request.
 func (c Config) Validate() error {
 	if c.URL == "" {
+		if c.Operational {
+			return errors.New("dispatch: SLUICE_DISPATCH_OPERATIONAL needs SLUICE_DISPATCH_URL")
+		}
 		return nil
 	}
 	if _, err := standardwebhooks.Key(c.Secret); err != nil {

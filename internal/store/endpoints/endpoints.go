@@ -448,10 +448,41 @@ func nonEmpty(s string) *string {
 
 // DisableEndpoint stops deliveries to an endpoint (reason operator): its
 // deliveries wait, pending, until it is enabled again; the fan-out keeps
-// no new ones for it once it sees the change (5 s).
+// no new ones for it once it sees the change (5 s). Disabling an enabled
+// endpoint is told to its tenant's other endpoints when Topics is set
+// (sluice.endpoint.disabled, trigger manual).
 func (s Store) DisableEndpoint(ctx context.Context, id string) (Endpoint, error) {
-	return s.update(ctx, id, "endpoint.disable", `UPDATE endpoints SET disabled_at = coalesce(disabled_at, now()), disabled_reason = 'operator', updated_at = now()
-WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`)
+	if err := checkID("endpoint", id); err != nil {
+		return Endpoint{}, err
+	}
+	err := pgx.BeginFunc(ctx, s.Pool, func(tx pgx.Tx) error {
+		var (
+			tenant string
+			at     time.Time
+			was    bool
+			since  *time.Time
+		)
+		err := tx.QueryRow(ctx, disableOperatorSQL, id).Scan(&tenant, &at, &was, &since)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("endpoint", id)
+		}
+		if err != nil {
+			return fmt.Errorf("endpoint.disable: %w", err)
+		}
+		if err := s.record(ctx, tx, "endpoint.disable", id, tenant); err != nil {
+			return err
+		}
+		if !was || s.Topics == nil {
+			return nil // disabled already, or not to be told
+		}
+		_, err = Announce(ctx, tx, *s.Topics, Transition{Type: EndpointDisabled, TenantID: tenant, EndpointID: id, At: at,
+			Reason: ReasonOperator, FailingSince: since})
+		return err
+	})
+	if err != nil {
+		return Endpoint{}, err
+	}
+	return s.GetEndpoint(ctx, id)
 }
 
 // EnableEndpoint undoes a disable, whatever its reason, and forgets the

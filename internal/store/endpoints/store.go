@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicehq/sluice/internal/audit"
+	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/keyring"
 )
 
@@ -36,6 +37,11 @@ type Store struct {
 	// literal private addresses); nil: the syntax checks only. Its error's
 	// text is shown to the caller.
 	CheckURL func(raw string) error
+	// Topics, when set, are the deployment's: an operator's disabling of
+	// an endpoint is then told to its tenant's other endpoints (an
+	// operational event, Announce) in the disabling's transaction. Nil:
+	// not told.
+	Topics *envelope.Topics
 }
 
 // As returns the store acting for actor: its changes are audited as his.

@@ -78,11 +78,17 @@ type EndpointDelivery struct {
 	endpoints.Delivery
 }
 
+// OperationalScheme is the Verification.Scheme of an operational event
+// (sluice.endpoint.*): written by Sluice itself, in the transaction of the
+// endpoint's change, not received from a sender.
+const OperationalScheme = "sluice"
+
 // Verification is the outcome that let the event in.
 type Verification struct {
 	Outcome string `json:"outcome"` // "verified"
 	// Scheme is how: the source's kind (stripe, github, standard_webhooks,
-	// hmac signatures; api: a tenant API key).
+	// hmac signatures; api: a tenant API key; sluice: an operational event,
+	// which Sluice wrote itself).
 	Scheme string `json:"scheme"`
 }
 
@@ -168,6 +174,10 @@ func (o *Operator) Trail(ctx context.Context, scope *Scope, id int64) (Trail, er
 		return Trail{}, err
 	}
 	t := Trail{Event: ev.Event, Verification: Verification{Outcome: "verified", Scheme: ev.kind}}
+	if ev.SourceID == endpoints.OperationalSourceID {
+		// An operational event: Sluice wrote it, no sender signed it.
+		t.Verification.Scheme = OperationalScheme
+	}
 	if t.Deliveries, err = collect(ctx, o, deliveriesSQL, []any{id}, func(r pgx.CollectableRow) (Delivery, error) {
 		var d Delivery
 		return d, r.Scan(&d.ReceivedAt, &d.Outcome)
