@@ -24,8 +24,15 @@ install() {
   command -v mvn >/dev/null || die "mvn is missing: apt-get install -y maven"
   mkdir -p "$ROOT/.run/elasticmq"
   # One install at a time: tests of several packages start servers at once.
+  # The lock's descriptor is closed before any server starts: a server that
+  # inherited it would hold the lock for its life.
   exec 9>"$ROOT/.run/elasticmq/install.lock"
   flock 9
+  resolve
+  exec 9>&-
+}
+
+resolve() {
   local want
   want="$(sha256sum "$HERE/pom.xml" | cut -d' ' -f1)"
   [[ -f "$LIBS/.pom.sha256" && "$(cat "$LIBS/.pom.sha256")" == "$want" ]] && return 0
@@ -60,7 +67,7 @@ include classpath("application.conf")
 node-address { protocol = "http", host = "127.0.0.1", port = $port, context-path = "" }
 rest-sqs { enabled = true, bind-port = $port, bind-hostname = "127.0.0.1", sqs-limits = strict }
 queues-storage { enabled = true, path = "$DIR/queues.conf" }
-messages-storage { enabled = true, uri = "jdbc:h2:$DIR/messages" }
+messages-storage { enabled = true, uri = "jdbc:h2:$DIR/messages;WRITE_DELAY=0" }
 aws { region = "elasticmq", accountId = "000000000000" }
 CONF
     cat > "$DIR/logback.xml" <<'LOG'

@@ -113,6 +113,16 @@ func (q *ElasticMQ) Drain(tb testing.TB, queue string) []types.Message {
 	}
 }
 
+// Count is the queue's approximate counts of messages: visible, in flight.
+func (q *ElasticMQ) Count(tb testing.TB, queue string) string {
+	out, err := q.Client().GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queue),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages, types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out.Attributes["ApproximateNumberOfMessages"] + " visible, " + out.Attributes["ApproximateNumberOfMessagesNotVisible"] + " in flight"
+}
+
 func (q *ElasticMQ) run(args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

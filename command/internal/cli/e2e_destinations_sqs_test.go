@@ -23,8 +23,14 @@ func TestSQSTargetGetsEverythingInOrderThroughKillAndOutage(t *testing.T) {
 	target := targetServer{
 		endpoint: endpoints.New{Kind: endpoints.KindSQS, URL: queue, Settings: endpoints.TargetSettings{Region: "elasticmq"},
 			Credentials: &endpoints.TargetCredentials{Username: "AKIDTENANT", Password: "tenant-secret"}},
-		stop:  mq.Stop,
-		start: mq.Start,
+		stop: func(tb testing.TB) {
+			tb.Logf("queue before the stop: %s", mq.Count(tb, queue))
+			mq.Stop(tb)
+		},
+		start: func(tb testing.TB) {
+			mq.Start(tb)
+			tb.Logf("queue after the start: %s", mq.Count(tb, queue))
+		},
 		messages: func(t *testing.T) []targetMessage {
 			return sqsTargetMessages(t, mq, queue)
 		},
