@@ -2,8 +2,9 @@
 # A local ElasticMQ (an SQS-compatible server, from Maven Central with
 # dev/elasticmq/pom.xml) as a background JVM of this user, for the tests of
 # SQS targets (internal/testenv's StartElasticMQ runs it). Queues and
-# messages are kept under DIR (queues in a file, messages in H2), so a stop
-# and a start find them as they were. No Docker here, as for dev/up.sh.
+# messages are kept under DIR (messages in H2), so a stop and a start find
+# them, though not faithfully under load (messages acknowledged just before
+# a stop may be missing after it). No Docker here, as for dev/up.sh.
 #
 #   elasticmq.sh install        resolve the jars into .run/elasticmq/libs
 #                               (again only when pom.xml changed)
