@@ -65,7 +65,8 @@ func TestSQSTargetHoldsTheMessageInItsResourcesGroupOrFails(t *testing.T) {
 		id := attribute(msg, "webhook-id")
 		if !strings.HasPrefix(attribute(msg, "webhook-signature"), "v1,") || msg.Attributes["MessageDeduplicationId"] != id ||
 			attribute(msg, delivery.PartitionKeyHeader) != msg.Attributes["MessageGroupId"] {
-			t.Errorf("message %v, attributes %v: want signed, deduplicated on its webhook-id, grouped by its resource", msg.MessageAttributes, msg.Attributes)
+			t.Errorf("message %s: signature %q, deduplication id %q, group %q, resource %q; want signed, deduplicated on its webhook-id, grouped by its resource",
+				id, attribute(msg, "webhook-signature"), msg.Attributes["MessageDeduplicationId"], msg.Attributes["MessageGroupId"], attribute(msg, delivery.PartitionKeyHeader))
 		}
 		groups[msg.Attributes["MessageGroupId"]] = append(groups[msg.Attributes["MessageGroupId"]], id)
 	}
