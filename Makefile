@@ -15,7 +15,7 @@ GO_TEST_FLAGS ?= -count=1 -timeout 25m
 # read it from the environment.
 export GOFLAGS := $(strip $(GOFLAGS) -tags=nomsgpack)
 
-.PHONY: help up down clean build run clients test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium strace rabbitmq console-screenshots
+.PHONY: help up down clean build run clients test test-unit monitoring-check bench bench-guard bench-docs docs chaos vet fmt chromium strace rabbitmq elasticmq console-screenshots
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -119,12 +119,15 @@ strace: ## Install strace when it is missing (make run's test records every conn
 rabbitmq: ## Install Debian's rabbitmq-server when it is missing (the tests of RabbitMQ targets start nodes of their own with dev/rabbitmq/rabbitmq.sh).
 	@test -x /usr/lib/rabbitmq/bin/rabbitmq-server || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rabbitmq-server >/dev/null; } || { echo "rabbitmq-server is missing and this is not root: apt-get install -y rabbitmq-server" >&2; exit 1; }
 
+elasticmq: ## Resolve ElasticMQ (an SQS-compatible server) from Maven Central into .run/elasticmq/libs (the tests of SQS targets start servers of their own with dev/elasticmq/elasticmq.sh).
+	@bash dev/elasticmq/elasticmq.sh install
+
 console-screenshots: up chromium $(AXE) ## Write a PNG of every console page, with test data, to .run/console/, and refresh docs/console/'s where their page changed.
 	@mkdir -p docs/console
 	@$(WITH_ENV) SLUICE_CONSOLE_SCREENSHOTS=$(CURDIR)/.run/console SLUICE_CONSOLE_DOCS=$(CURDIR)/docs/console go test -count=1 -run '^TestEveryPageIsAccessible$$' ./command/internal/operator/console/
 	@ls .run/console/*.png; git status --short docs/console
 
-test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) $(OAPI_CODEGEN) $(OPENAPI_PYTHON_CLIENT) $(TS_CLIENT) $(PYCLIENT) chromium strace rabbitmq $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
+test: up monitoring-check $(SCHEMATHESIS) $(SQUAWK) $(PYORDERS) $(OAPI_CODEGEN) $(OPENAPI_PYTHON_CLIENT) $(TS_CLIENT) $(PYCLIENT) chromium strace rabbitmq elasticmq $(AXE) ## Run the monitoring check, gofmt and go vet, the quick chaos run, then every test (unit and integration, the admin API under Schemathesis, the migrations under squawk, the examples, the Python consumer under the kit) against the local services.
 	@go vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; if [ -n "$$unformatted" ]; then echo "gofmt -w these files:"; echo "$$unformatted"; exit 1; fi
 	@for m in . examples/orders examples/python-orders; do (cd $$m && go mod tidy -diff >/dev/null) || { echo "go.mod or go.sum of $$m is not tidy (a dependency the main module added reaches the examples through their replace): cd $$m && go mod tidy" >&2; exit 1; }; done

@@ -143,6 +143,7 @@ const (
 	EndpointKindHttp     EndpointKind = "http"
 	EndpointKindKafka    EndpointKind = "kafka"
 	EndpointKindRabbitmq EndpointKind = "rabbitmq"
+	EndpointKindSqs      EndpointKind = "sqs"
 )
 
 // Valid indicates whether the value is a known member of the EndpointKind enum.
@@ -153,6 +154,8 @@ func (e EndpointKind) Valid() bool {
 	case EndpointKindKafka:
 		return true
 	case EndpointKindRabbitmq:
+		return true
+	case EndpointKindSqs:
 		return true
 	default:
 		return false
@@ -185,6 +188,7 @@ const (
 	EndpointCreatedKindHttp     EndpointCreatedKind = "http"
 	EndpointCreatedKindKafka    EndpointCreatedKind = "kafka"
 	EndpointCreatedKindRabbitmq EndpointCreatedKind = "rabbitmq"
+	EndpointCreatedKindSqs      EndpointCreatedKind = "sqs"
 )
 
 // Valid indicates whether the value is a known member of the EndpointCreatedKind enum.
@@ -195,6 +199,8 @@ func (e EndpointCreatedKind) Valid() bool {
 	case EndpointCreatedKindKafka:
 		return true
 	case EndpointCreatedKindRabbitmq:
+		return true
+	case EndpointCreatedKindSqs:
 		return true
 	default:
 		return false
@@ -248,6 +254,7 @@ const (
 	EndpointDetailKindHttp     EndpointDetailKind = "http"
 	EndpointDetailKindKafka    EndpointDetailKind = "kafka"
 	EndpointDetailKindRabbitmq EndpointDetailKind = "rabbitmq"
+	EndpointDetailKindSqs      EndpointDetailKind = "sqs"
 )
 
 // Valid indicates whether the value is a known member of the EndpointDetailKind enum.
@@ -258,6 +265,8 @@ func (e EndpointDetailKind) Valid() bool {
 	case EndpointDetailKindKafka:
 		return true
 	case EndpointDetailKindRabbitmq:
+		return true
+	case EndpointDetailKindSqs:
 		return true
 	default:
 		return false
@@ -323,6 +332,7 @@ const (
 	NewEndpointBodyKindHttp     NewEndpointBodyKind = "http"
 	NewEndpointBodyKindKafka    NewEndpointBodyKind = "kafka"
 	NewEndpointBodyKindRabbitmq NewEndpointBodyKind = "rabbitmq"
+	NewEndpointBodyKindSqs      NewEndpointBodyKind = "sqs"
 )
 
 // Valid indicates whether the value is a known member of the NewEndpointBodyKind enum.
@@ -333,6 +343,8 @@ func (e NewEndpointBodyKind) Valid() bool {
 	case NewEndpointBodyKindKafka:
 		return true
 	case NewEndpointBodyKindRabbitmq:
+		return true
+	case NewEndpointBodyKindSqs:
 		return true
 	default:
 		return false
@@ -1469,7 +1481,7 @@ type Endpoint struct {
 	// Id Endpoint id.
 	Id string `json:"id"`
 
-	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
 	Kind EndpointKind `json:"kind"`
 
 	// Ordered true: an event waits until every earlier one of its resource is delivered (or given up).
@@ -1482,7 +1494,7 @@ type Endpoint struct {
 	// RatePerSecond Requests per second; absent: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
-	// Settings The rabbitmq or kafka target's settings; absent for http.
+	// Settings The rabbitmq, kafka or sqs target's settings; absent for http.
 	Settings  *TargetSettings `json:"settings,omitempty"`
 	TenantId  string          `json:"tenant_id"`
 	UpdatedAt time.Time       `json:"updated_at"`
@@ -1494,7 +1506,7 @@ type Endpoint struct {
 // EndpointDisabledReason Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon).
 type EndpointDisabledReason string
 
-// EndpointKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+// EndpointKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
 type EndpointKind string
 
 // EndpointCreated defines model for EndpointCreated.
@@ -1530,7 +1542,7 @@ type EndpointCreated struct {
 	// Id Endpoint id.
 	Id string `json:"id"`
 
-	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
 	Kind EndpointCreatedKind `json:"kind"`
 
 	// Ordered true: an event waits until every earlier one of its resource is delivered (or given up).
@@ -1546,7 +1558,7 @@ type EndpointCreated struct {
 	// Secret The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept.
 	Secret string `json:"secret"`
 
-	// Settings The rabbitmq or kafka target's settings; absent for http.
+	// Settings The rabbitmq, kafka or sqs target's settings; absent for http.
 	Settings  *TargetSettings `json:"settings,omitempty"`
 	TenantId  string          `json:"tenant_id"`
 	UpdatedAt time.Time       `json:"updated_at"`
@@ -1558,7 +1570,7 @@ type EndpointCreated struct {
 // EndpointCreatedDisabledReason Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon).
 type EndpointCreatedDisabledReason string
 
-// EndpointCreatedKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+// EndpointCreatedKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
 type EndpointCreatedKind string
 
 // EndpointDelivery defines model for EndpointDelivery.
@@ -1639,7 +1651,7 @@ type EndpointDetail struct {
 	// Id Endpoint id.
 	Id string `json:"id"`
 
-	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+	// Kind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
 	Kind EndpointDetailKind `json:"kind"`
 
 	// Ordered true: an event waits until every earlier one of its resource is delivered (or given up).
@@ -1652,7 +1664,7 @@ type EndpointDetail struct {
 	// RatePerSecond Requests per second; absent: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
-	// Settings The rabbitmq or kafka target's settings; absent for http.
+	// Settings The rabbitmq, kafka or sqs target's settings; absent for http.
 	Settings  *TargetSettings `json:"settings,omitempty"`
 	TenantId  string          `json:"tenant_id"`
 	UpdatedAt time.Time       `json:"updated_at"`
@@ -1664,7 +1676,7 @@ type EndpointDetail struct {
 // EndpointDetailDisabledReason Why it is disabled: operator, gone (it answered 410) or failing (every attempt failed for the failing horizon).
 type EndpointDetailDisabledReason string
 
-// EndpointDetailKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+// EndpointDetailKind What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
 type EndpointDetailKind string
 
 // EndpointHealth defines model for EndpointHealth.
@@ -1940,7 +1952,7 @@ type NewEndpointBody struct {
 	// Concurrency Requests in flight (at most the deployment's cap); absent or 0: the deployment's default.
 	Concurrency *int64 `json:"concurrency,omitempty"`
 
-	// Credentials The user and password a rabbitmq or kafka target is authenticated with: sealed, never shown again.
+	// Credentials The user and password a rabbitmq or kafka target is authenticated with, for sqs the access key id and secret access key (required): sealed, never shown again.
 	Credentials *TargetCredentials `json:"credentials,omitempty"`
 
 	// Description For people (at most 500 characters).
@@ -1955,7 +1967,7 @@ type NewEndpointBody struct {
 	// Headers Static headers sent on every request (sealed, never shown again: reads list their names). At most 20, names and values 4 KiB in all; names are HTTP tokens; webhook-*, ce-*, content-type, content-length, host, traceparent, tracestate, user-agent and hop-by-hop headers are Sluice's (422). Authorization is allowed.
 	Headers *map[string]string `json:"headers,omitempty"`
 
-	// Kind What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes.
+	// Kind What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource), sqs (a message sent to an SQS-compatible queue; on a .fifo queue grouped by resource and deduplicated on the webhook-id). It never changes.
 	Kind *NewEndpointBodyKind `json:"kind,omitempty"`
 
 	// Ordered Deliver in order per resource (default true); false sends in parallel.
@@ -1964,14 +1976,14 @@ type NewEndpointBody struct {
 	// RatePerSecond Requests per second (at most the deployment's cap); absent or 0: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
-	// Settings A rabbitmq or kafka target's settings (required for those kinds; absent for http).
+	// Settings A rabbitmq, kafka or sqs target's settings (required for those kinds; absent for http).
 	Settings *TargetSettings `json:"settings,omitempty"`
 
-	// Url Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka:// without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422).
+	// Url Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422).
 	Url string `json:"url"`
 }
 
-// NewEndpointBodyKind What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes.
+// NewEndpointBodyKind What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource), sqs (a message sent to an SQS-compatible queue; on a .fifo queue grouped by resource and deduplicated on the webhook-id). It never changes.
 type NewEndpointBodyKind string
 
 // NewEventTypeBody defines model for NewEventTypeBody.
@@ -2624,10 +2636,10 @@ type TakerVerdict string
 
 // TargetCredentials defines model for TargetCredentials.
 type TargetCredentials struct {
-	// Password Its password.
+	// Password Its password; sqs: the secret access key.
 	Password string `json:"password"`
 
-	// Username The user name.
+	// Username The user name; sqs: the access key id.
 	Username string `json:"username"`
 }
 
@@ -2638,6 +2650,9 @@ type TargetSettings struct {
 
 	// Exchange rabbitmq: the exchange published to; absent: the default exchange (the routing key is then a queue's name).
 	Exchange *string `json:"exchange,omitempty"`
+
+	// Region sqs: the AWS region requests are signed for (required), e.g. eu-west-1.
+	Region *string `json:"region,omitempty"`
 
 	// RoutingKey rabbitmq: the routing key of every message (required).
 	RoutingKey *string `json:"routing_key,omitempty"`

@@ -1423,10 +1423,10 @@ export interface components {
             /** @description Endpoint id. */
             id: string;
             /**
-             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
              * @enum {string}
              */
-            kind: "http" | "rabbitmq" | "kafka";
+            kind: "http" | "rabbitmq" | "kafka" | "sqs";
             /** @description true: an event waits until every earlier one of its resource is delivered (or given up). */
             ordered: boolean;
             /** @description true: its deliveries are written but none is sent until it is resumed. */
@@ -1438,7 +1438,7 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
-            /** @description The rabbitmq or kafka target's settings; absent for http. */
+            /** @description The rabbitmq, kafka or sqs target's settings; absent for http. */
             settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
             /** Format: date-time */
@@ -1484,10 +1484,10 @@ export interface components {
             /** @description Endpoint id. */
             id: string;
             /**
-             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
              * @enum {string}
              */
-            kind: "http" | "rabbitmq" | "kafka";
+            kind: "http" | "rabbitmq" | "kafka" | "sqs";
             /** @description true: an event waits until every earlier one of its resource is delivered (or given up). */
             ordered: boolean;
             /** @description true: its deliveries are written but none is sent until it is resumed. */
@@ -1501,7 +1501,7 @@ export interface components {
             rate_per_second?: number;
             /** @description The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept. */
             secret: string;
-            /** @description The rabbitmq or kafka target's settings; absent for http. */
+            /** @description The rabbitmq, kafka or sqs target's settings; absent for http. */
             settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
             /** Format: date-time */
@@ -1600,10 +1600,10 @@ export interface components {
             /** @description Endpoint id. */
             id: string;
             /**
-             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+             * @description What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue).
              * @enum {string}
              */
-            kind: "http" | "rabbitmq" | "kafka";
+            kind: "http" | "rabbitmq" | "kafka" | "sqs";
             /** @description true: an event waits until every earlier one of its resource is delivered (or given up). */
             ordered: boolean;
             /** @description true: its deliveries are written but none is sent until it is resumed. */
@@ -1615,7 +1615,7 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
-            /** @description The rabbitmq or kafka target's settings; absent for http. */
+            /** @description The rabbitmq, kafka or sqs target's settings; absent for http. */
             settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
             /** Format: date-time */
@@ -1872,7 +1872,7 @@ export interface components {
              * @description Requests in flight (at most the deployment's cap); absent or 0: the deployment's default.
              */
             concurrency?: number;
-            /** @description The user and password a rabbitmq or kafka target is authenticated with: sealed, never shown again. */
+            /** @description The user and password a rabbitmq or kafka target is authenticated with, for sqs the access key id and secret access key (required): sealed, never shown again. */
             credentials?: components["schemas"]["TargetCredentials"];
             /** @description For people (at most 500 characters). */
             description?: string;
@@ -1885,11 +1885,11 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource). It never changes.
+             * @description What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource), sqs (a message sent to an SQS-compatible queue; on a .fifo queue grouped by resource and deduplicated on the webhook-id). It never changes.
              * @default http
              * @enum {string}
              */
-            kind?: "http" | "rabbitmq" | "kafka";
+            kind?: "http" | "rabbitmq" | "kafka" | "sqs";
             /** @description Deliver in order per resource (default true); false sends in parallel. */
             ordered?: boolean;
             /**
@@ -1897,9 +1897,9 @@ export interface components {
              * @description Requests per second (at most the deployment's cap); absent or 0: the deployment's default.
              */
             rate_per_second?: number;
-            /** @description A rabbitmq or kafka target's settings (required for those kinds; absent for http). */
+            /** @description A rabbitmq, kafka or sqs target's settings (required for those kinds; absent for http). */
             settings?: components["schemas"]["TargetSettings"];
-            /** @description Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka:// without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422). */
+            /** @description Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422). */
             url: string;
         };
         NewEventTypeBody: {
@@ -2610,9 +2610,9 @@ export interface components {
             verdict: "type" | "taken" | "declined" | "failed" | "over_cost" | "unusable";
         };
         TargetCredentials: {
-            /** @description Its password. */
+            /** @description Its password; sqs: the secret access key. */
             password: string;
-            /** @description The user name. */
+            /** @description The user name; sqs: the access key id. */
             username: string;
         };
         TargetSettings: {
@@ -2620,6 +2620,8 @@ export interface components {
             ca?: string;
             /** @description rabbitmq: the exchange published to; absent: the default exchange (the routing key is then a queue's name). */
             exchange?: string;
+            /** @description sqs: the AWS region requests are signed for (required), e.g. eu-west-1. */
+            region?: string;
             /** @description rabbitmq: the routing key of every message (required). */
             routing_key?: string;
             /**

@@ -53,7 +53,7 @@ type endpointAction struct {
 // endpointSettings are the settings of a create (an update takes them
 // under the same names, each optional).
 type endpointSettings struct {
-	URL         string   `name:"url" required:"" help:"Where events are sent: an https URL they are POSTed to (http where the deployment allows it, --delivery-allow-http); amqps://host/vhost for --kind rabbitmq; kafka://seed-broker:port for --kind kafka." input:"max=2048"`
+	URL         string   `name:"url" required:"" help:"Where events are sent: an https URL they are POSTed to (http where the deployment allows it, --delivery-allow-http); amqps://host/vhost for --kind rabbitmq; kafka://seed-broker:port for --kind kafka; the queue URL for --kind sqs." input:"max=2048"`
 	Description string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
 	Filters     []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
 	Expression  string   `name:"expression" help:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events the filters take, only those it yields true for (docs/destinations.md)." input:"max=2048"`
@@ -66,7 +66,7 @@ type endpointSettings struct {
 type EndpointCreateCmd struct {
 	Output
 	Tenant string `required:"" help:"Tenant id." input:"uuid"`
-	Kind   string `name:"kind" enum:"http,rabbitmq,kafka" default:"http" help:"What events are sent to: http (a signed POST), rabbitmq (a message published, confirmed), kafka (a record produced to the tenant's cluster)."`
+	Kind   string `name:"kind" enum:"http,rabbitmq,kafka,sqs" default:"http" help:"What events are sent to: http (a signed POST), rabbitmq (a message published, confirmed), kafka (a record produced to the tenant's cluster), sqs (a message sent to an SQS-compatible queue)."`
 	endpointSettings
 	targetFlags
 	Unordered      bool                               `help:"Send in parallel, not in order per resource."`

@@ -17,9 +17,10 @@ type targetFlags struct {
 	Topic         string `name:"topic" group:"target" help:"kafka: the topic produced to." input:"max=255"`
 	TLS           bool   `name:"tls" group:"target" help:"kafka: connect with TLS (amqps:// says it for rabbitmq)."`
 	SASLMechanism string `name:"sasl-mechanism" group:"target" enum:",plain,scram-sha-256,scram-sha-512" default:"" help:"kafka: the SASL mechanism, with --target-user and its password."`
+	Region        string `name:"region" group:"target" help:"sqs: the AWS region requests are signed for (eu-west-1)." input:"max=64"`
 	CAFile        string `name:"ca-file" group:"target" type:"existingfile" help:"PEM certificates the target's TLS certificate is verified against (a private CA)."`
-	User          string `name:"target-user" group:"target" help:"The user the target is authenticated as (sealed)." input:"max=255"`
-	PasswordFile  string `name:"target-password-file" group:"target" type:"existingfile" help:"A file holding the target user's password (sealed); or SLUICE_TARGET_PASSWORD."`
+	User          string `name:"target-user" group:"target" help:"The user the target is authenticated as (sealed); sqs: the access key id." input:"max=255"`
+	PasswordFile  string `name:"target-password-file" group:"target" type:"existingfile" help:"A file holding the target user's password (sealed), sqs: the secret access key; or SLUICE_TARGET_PASSWORD."`
 }
 
 // given says whether any target flag was given (an update changes the
@@ -30,7 +31,7 @@ func (f targetFlags) given() bool {
 
 // settings are the flags as the store takes them.
 func (f targetFlags) settings() (endpoints.TargetSettings, *endpoints.TargetCredentials, error) {
-	s := endpoints.TargetSettings{Exchange: f.Exchange, RoutingKey: f.RoutingKey, Topic: f.Topic, TLS: f.TLS, SASLMechanism: f.SASLMechanism}
+	s := endpoints.TargetSettings{Exchange: f.Exchange, RoutingKey: f.RoutingKey, Topic: f.Topic, TLS: f.TLS, SASLMechanism: f.SASLMechanism, Region: f.Region}
 	if f.CAFile != "" {
 		ca, err := os.ReadFile(f.CAFile)
 		if err != nil {

@@ -9,7 +9,8 @@ import (
 
 // A sender makes the attempts of one endpoint's loop at its target, of
 // one kind: an HTTP request (send.go), a message published to RabbitMQ
-// (rabbitmq.go), a record produced to the tenant's Kafka (kafkatarget.go).
+// (rabbitmq.go), a record produced to the tenant's Kafka (kafkatarget.go),
+// a message sent to an SQS-compatible queue (sqstarget.go).
 // Everything else is the loop's and the same for every kind: what is sent
 // when (order per resource, concurrency, rate), retries and their backoff,
 // the breaker, the attempts written to the trail, the metrics, the
@@ -38,6 +39,8 @@ func (d *Deliverer) newSender(t endpoints.Target, slots int) sender {
 		return newRabbitSender(d, t, slots)
 	case endpoints.KindKafka:
 		return newKafkaSender(d, t, slots)
+	case endpoints.KindSQS:
+		return newSQSSender(d, t, slots)
 	}
 	return httpSender{d: d}
 }

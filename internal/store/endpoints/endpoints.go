@@ -34,9 +34,9 @@ type Endpoint struct {
 	ID       string `json:"id" doc:"Endpoint id."`
 	TenantID string `json:"tenant_id"`
 	URL      string `json:"url" doc:"Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka)."`
-	Kind     Kind   `json:"kind" enum:"http,rabbitmq,kafka" doc:"What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster)."`
-	// Settings are a rabbitmq or kafka endpoint's; absent for http.
-	Settings *TargetSettings `json:"settings,omitempty" doc:"The rabbitmq or kafka target's settings; absent for http."`
+	Kind     Kind   `json:"kind" enum:"http,rabbitmq,kafka,sqs" doc:"What the events are sent to: http (a signed POST), rabbitmq (a message published to an exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an SQS-compatible queue)."`
+	// Settings are a rabbitmq, kafka or sqs endpoint's; absent for http.
+	Settings *TargetSettings `json:"settings,omitempty" doc:"The rabbitmq, kafka or sqs target's settings; absent for http."`
 	// HasCredentials: the target authenticates with sealed credentials.
 	HasCredentials bool     `json:"has_credentials" doc:"true: the target is authenticated with credentials, sealed and never shown."`
 	Description    string   `json:"description"`

@@ -22,10 +22,14 @@ const (
 	// KindKafka: a record produced to a topic of the tenant's own Kafka
 	// cluster (kafka://seed-broker:port), by an idempotent producer.
 	KindKafka Kind = "kafka"
+	// KindSQS: a message sent to an SQS-compatible queue (its queue URL,
+	// https://sqs.region.amazonaws.com/account/queue), signed with AWS
+	// Signature Version 4; a .fifo queue keeps order per resource.
+	KindSQS Kind = "sqs"
 )
 
 // Kinds are the kinds an endpoint may have, HTTP first.
-func Kinds() []Kind { return []Kind{KindHTTP, KindRabbitMQ, KindKafka} }
+func Kinds() []Kind { return []Kind{KindHTTP, KindRabbitMQ, KindKafka, KindSQS} }
 
 // column is k as stored: NULL for HTTP, what every endpoint was before
 // there were other kinds.
@@ -54,13 +58,17 @@ type TargetSettings struct {
 	// CA is a PEM bundle the target's certificate is verified against
 	// besides the system roots (a tenant's own CA).
 	CA string `json:"ca,omitempty" maxLength:"16384" doc:"PEM certificates the target's TLS certificate is verified against; absent: the system roots."`
+	// Region is the AWS region an SQS request is signed for.
+	Region string `json:"region,omitempty" maxLength:"64" doc:"sqs: the AWS region requests are signed for (required), e.g. eu-west-1."`
 }
 
 // TargetCredentials authenticate to a target that is not HTTP: sealed with the
 // key ring, never shown, never logged.
+// For sqs, Username is the access key id and Password the secret access
+// key.
 type TargetCredentials struct {
-	Username string `json:"username" minLength:"1" maxLength:"255" doc:"The user name."`
-	Password string `json:"password" maxLength:"255" doc:"Its password."`
+	Username string `json:"username" minLength:"1" maxLength:"255" doc:"The user name; sqs: the access key id."`
+	Password string `json:"password" maxLength:"255" doc:"Its password; sqs: the secret access key."`
 }
 
 // Bounds of a target's settings.
@@ -78,9 +86,9 @@ func (s Store) checkKind(k Kind, raw string, set TargetSettings, cred *TargetCre
 			return invalid("settings", "an http endpoint has no target settings nor credentials")
 		}
 		return s.checkURL(raw)
-	case KindRabbitMQ, KindKafka:
+	case KindRabbitMQ, KindKafka, KindSQS:
 	default:
-		return invalid("kind", "must be one of http, rabbitmq, kafka")
+		return invalid("kind", "must be one of http, rabbitmq, kafka, sqs")
 	}
 	if len(headers) > 0 {
 		return invalid("headers", "static headers are HTTP's: a %s endpoint has none", k)
@@ -91,19 +99,27 @@ func (s Store) checkKind(k Kind, raw string, set TargetSettings, cred *TargetCre
 	if err := checkSettings(k, set); err != nil {
 		return err
 	}
-	if cred != nil && (len(cred.Username) > maxSettingLength || len(cred.Password) > maxSettingLength) {
+	return checkCredentials(k, set, cred)
+}
+
+// checkCredentials judges a target's credentials against its kind.
+func checkCredentials(k Kind, set TargetSettings, cred *TargetCredentials) error {
+	switch {
+	case cred != nil && (len(cred.Username) > maxSettingLength || len(cred.Password) > maxSettingLength):
 		return invalid("credentials", "user name and password must be at most %d bytes each", maxSettingLength)
-	}
-	if k == KindKafka && (set.SASLMechanism != "") != (cred != nil) {
+	case k == KindKafka && (set.SASLMechanism != "") != (cred != nil):
 		return invalid("credentials", "a SASL mechanism and credentials go together")
+	case k == KindSQS && cred == nil:
+		return invalid("credentials", "an sqs endpoint signs its requests: give the access key id as username and the secret access key as password")
 	}
 	return nil
 }
 
-// checkTargetURL judges the URL of a target that is not HTTP: amqp(s)://
-// or kafka://, a host and port, no user (credentials are sealed apart),
-// no query nor fragment; plain text (amqp://, kafka:// without TLS) only
-// where the deployment allows plain http. Its host passes the deployment's
+// checkTargetURL judges the URL of a target that is not HTTP: amqp(s)://,
+// kafka:// or an SQS queue's https:// URL, a host and port, no user
+// (credentials are sealed apart), no query nor fragment; plain text
+// (amqp://, kafka:// without TLS, http://) only where the deployment
+// allows plain http. Its host passes the deployment's
 // address check as an https URL's would.
 func (s Store) checkTargetURL(k Kind, raw string, set TargetSettings) error {
 	switch {
@@ -134,18 +150,20 @@ func (s Store) checkTargetURL(k Kind, raw string, set TargetSettings) error {
 // checkTargetParts judges a parsed target URL's scheme, user, query,
 // fragment, path and port.
 func (s Store) checkTargetParts(k Kind, u *url.URL, raw string, set TargetSettings) error {
-	plain := u.Scheme == "amqp" || u.Scheme == "kafka" && !set.TLS
+	plain := u.Scheme == "amqp" || u.Scheme == "kafka" && !set.TLS || u.Scheme == "http"
 	switch {
-	case k == KindRabbitMQ && u.Scheme != "amqp" && u.Scheme != "amqps", k == KindKafka && u.Scheme != "kafka":
+	case !kindScheme(k, u.Scheme):
 		return invalid("url", "a %s endpoint's URL is %s", k, schemes(k))
 	case plain && !s.Limits.AllowHTTP:
-		return invalid("url", "must be encrypted (amqps://, or kafka:// with tls): this deployment refuses plain-text targets (its setting --delivery-allow-http, SLUICE_DELIVERY_ALLOW_HTTP)")
+		return invalid("url", "must be encrypted (amqps://, kafka:// with tls, https://): this deployment refuses plain-text targets (its setting --delivery-allow-http, SLUICE_DELIVERY_ALLOW_HTTP)")
 	case u.User != nil:
 		return invalid("url", "must not hold a user or password: give them as the endpoint's credentials, which are sealed")
 	case u.RawQuery != "" || u.Fragment != "" || strings.Contains(raw, "#"):
 		return invalid("url", "must have no query nor fragment")
 	case k == KindKafka && strings.Trim(u.Path, "/") != "":
 		return invalid("url", "a kafka endpoint's URL names its seed broker only (kafka://host:port); the topic is a setting")
+	case k == KindSQS && !sqsQueuePath(u.Path):
+		return invalid("url", "an sqs endpoint's URL is its queue URL, %s", schemes(k))
 	}
 	return checkPort(u.Port())
 }
@@ -160,15 +178,35 @@ func checkPort(p string) error {
 	return nil
 }
 
+// kindScheme says whether scheme is one of k's URLs'.
+func kindScheme(k Kind, scheme string) bool {
+	switch k {
+	case KindRabbitMQ:
+		return scheme == "amqp" || scheme == "amqps"
+	case KindKafka:
+		return scheme == "kafka"
+	}
+	return scheme == "https" || scheme == "http"
+}
+
+// sqsQueuePath says whether p is a queue URL's path: /account/queue.
+func sqsQueuePath(p string) bool {
+	account, queue, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	return ok && account != "" && queue != "" && !strings.Contains(queue, "/")
+}
+
 func schemes(k Kind) string {
-	if k == KindKafka {
+	switch k {
+	case KindKafka:
 		return "kafka://host:port"
+	case KindSQS:
+		return "https://host[:port]/account/queue (http:// where plain text is allowed)"
 	}
 	return "amqps://host[:port][/vhost] or amqp://"
 }
 
 func checkSettings(k Kind, set TargetSettings) error {
-	for name, v := range map[string]string{"exchange": set.Exchange, "routing_key": set.RoutingKey, "topic": set.Topic} {
+	for name, v := range map[string]string{"exchange": set.Exchange, "routing_key": set.RoutingKey, "topic": set.Topic, "region": set.Region} {
 		if len(v) > maxSettingLength || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' }) {
 			return invalid("settings."+name, "must be at most %d bytes of text", maxSettingLength)
 		}
@@ -178,14 +216,17 @@ func checkSettings(k Kind, set TargetSettings) error {
 			return invalid("settings.ca", "must be PEM certificates, at most %d bytes", maxCALength)
 		}
 	}
-	if k == KindRabbitMQ {
+	switch k {
+	case KindRabbitMQ:
 		return checkRabbitMQ(set)
+	case KindSQS:
+		return checkSQS(set)
 	}
 	return checkKafka(set)
 }
 
 func checkRabbitMQ(set TargetSettings) error {
-	if set.Topic != "" || set.TLS || set.SASLMechanism != "" {
+	if set.Topic != "" || set.TLS || set.SASLMechanism != "" || set.Region != "" {
 		return invalid("settings", "a rabbitmq endpoint takes exchange, routing_key and ca")
 	}
 	if set.RoutingKey == "" {
@@ -194,8 +235,23 @@ func checkRabbitMQ(set TargetSettings) error {
 	return nil
 }
 
+// checkSQS judges an sqs endpoint's settings: a region (the signature's
+// scope), and a CA at most.
+func checkSQS(set TargetSettings) error {
+	if set.Exchange != "" || set.RoutingKey != "" || set.Topic != "" || set.TLS || set.SASLMechanism != "" {
+		return invalid("settings", "an sqs endpoint takes region and ca")
+	}
+	if set.Region == "" {
+		return invalid("settings.region", "an sqs endpoint needs the AWS region its requests are signed for")
+	}
+	if strings.ContainsFunc(set.Region, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') }) {
+		return invalid("settings.region", "must be a region name: lower-case letters, digits and hyphens (eu-west-1)")
+	}
+	return nil
+}
+
 func checkKafka(set TargetSettings) error {
-	if set.Exchange != "" || set.RoutingKey != "" {
+	if set.Exchange != "" || set.RoutingKey != "" || set.Region != "" {
 		return invalid("settings", "a kafka endpoint takes topic, tls, sasl_mechanism and ca")
 	}
 	if set.Topic == "" {

@@ -62,13 +62,14 @@ func TestTargetOutsideItsKindsRulesIsRefused(t *testing.T) {
 	rabbit := endpoints.TargetSettings{RoutingKey: "q"}
 	kafka := endpoints.TargetSettings{Topic: "t", TLS: true}
 	cred := &endpoints.TargetCredentials{Username: "u", Password: "p"}
+	queue, region := "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo", endpoints.TargetSettings{Region: "eu-west-1"}
 	for _, c := range []struct {
 		name  string
 		n     endpoints.New
 		field string
 	}{
 		{"http with settings", endpoints.New{URL: "https://r.example/", Settings: rabbit}, "settings"},
-		{"unknown kind", endpoints.New{URL: "https://r.example/", Kind: "sqs"}, "kind"},
+		{"unknown kind", endpoints.New{URL: "https://r.example/", Kind: "sns"}, "kind"},
 		{"rabbitmq over https", endpoints.New{URL: "https://r.example/", Kind: endpoints.KindRabbitMQ, Settings: rabbit}, "url"},
 		{"plain amqp", endpoints.New{URL: "amqp://mq.example/", Kind: endpoints.KindRabbitMQ, Settings: rabbit}, "url"},
 		{"user in the URL", endpoints.New{URL: "amqps://u:p@mq.example/", Kind: endpoints.KindRabbitMQ, Settings: rabbit}, "url"},
@@ -81,6 +82,16 @@ func TestTargetOutsideItsKindsRulesIsRefused(t *testing.T) {
 		{"kafka without a topic", endpoints.New{URL: "kafka://k.example:9093", Kind: endpoints.KindKafka, Settings: endpoints.TargetSettings{TLS: true}}, "settings.topic"},
 		{"sasl without credentials", endpoints.New{URL: "kafka://k.example:9093", Kind: endpoints.KindKafka, Settings: endpoints.TargetSettings{Topic: "t", TLS: true, SASLMechanism: "plain"}}, "credentials"},
 		{"unknown sasl", endpoints.New{URL: "kafka://k.example:9093", Kind: endpoints.KindKafka, Settings: endpoints.TargetSettings{Topic: "t", TLS: true, SASLMechanism: "gssapi"}, Credentials: cred}, "settings.sasl_mechanism"},
+		{"sqs over amqps", endpoints.New{URL: "amqps://sqs.example/1/q", Kind: endpoints.KindSQS, Settings: region, Credentials: cred}, "url"},
+		{"plain sqs", endpoints.New{URL: "http://sqs.example/1/q", Kind: endpoints.KindSQS, Settings: region, Credentials: cred}, "url"},
+		{"sqs without a queue", endpoints.New{URL: "https://sqs.eu-west-1.amazonaws.com/", Kind: endpoints.KindSQS, Settings: region, Credentials: cred}, "url"},
+		{"sqs with a query", endpoints.New{URL: queue + "?Action=SendMessage", Kind: endpoints.KindSQS, Settings: region, Credentials: cred}, "url"},
+		{"sqs on loopback", endpoints.New{URL: "https://127.0.0.1/1/q", Kind: endpoints.KindSQS, Settings: region, Credentials: cred}, "url"},
+		{"sqs without a region", endpoints.New{URL: queue, Kind: endpoints.KindSQS, Credentials: cred}, "settings.region"},
+		{"sqs with an odd region", endpoints.New{URL: queue, Kind: endpoints.KindSQS, Settings: endpoints.TargetSettings{Region: "EU West"}, Credentials: cred}, "settings.region"},
+		{"sqs with a topic", endpoints.New{URL: queue, Kind: endpoints.KindSQS, Settings: endpoints.TargetSettings{Region: "eu-west-1", Topic: "t"}, Credentials: cred}, "settings"},
+		{"sqs without credentials", endpoints.New{URL: queue, Kind: endpoints.KindSQS, Settings: region}, "credentials"},
+		{"kafka with a region", endpoints.New{URL: "kafka://k.example:9093", Kind: endpoints.KindKafka, Settings: endpoints.TargetSettings{Topic: "t", TLS: true, Region: "eu-west-1"}}, "settings"},
 		{"a CA that is none", endpoints.New{URL: "kafka://k.example:9093", Kind: endpoints.KindKafka, Settings: endpoints.TargetSettings{Topic: "t", TLS: true, CA: "nope"}}, "settings.ca"},
 	} {
 		c.n.TenantID, c.n.Filters = tenant, []string{"*"}
@@ -88,5 +99,9 @@ func TestTargetOutsideItsKindsRulesIsRefused(t *testing.T) {
 		if !errors.Is(err, refusal.ErrInvalid) || !strings.HasPrefix(err.Error(), c.field+":") {
 			t.Errorf("%s: %v; want invalid %s", c.name, err, c.field)
 		}
+	}
+	if _, _, err := strict.CreateEndpoint(context.Background(), endpoints.New{TenantID: tenant, Filters: []string{"*"}, URL: queue,
+		Kind: endpoints.KindSQS, Settings: region, Credentials: cred}); err != nil {
+		t.Errorf("an sqs endpoint with its queue URL, region and access key: %v; want it created", err)
 	}
 }

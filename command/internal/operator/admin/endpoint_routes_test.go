@@ -270,10 +270,11 @@ func TestEndpointExpressionIsCheckedAndPauseResumes(t *testing.T) {
 	}
 }
 
-// A rabbitmq endpoint is made through the API with its settings and
-// credentials: the answer (checked against the document) shows the kind,
-// the settings and has_credentials, never the password; a kind the
-// document does not list is refused before the store.
+// A rabbitmq or sqs endpoint is made through the API with its settings
+// and credentials: the answer (checked against the document) shows the
+// kind, the settings and has_credentials, never the password or secret
+// key; a kind the document does not list is refused before the store, a
+// kind's missing setting is a 422 naming it.
 func TestEndpointOfAnotherKindShowsItsSettingsNeverItsPassword(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -287,8 +288,19 @@ func TestEndpointOfAnotherKindShowsItsSettingsNeverItsPassword(t *testing.T) {
 		!strings.Contains(string(got), `"has_credentials":true`) || strings.Contains(string(got), "never-shown") {
 		t.Fatalf("create: %d %s; want 201 with kind, settings and has_credentials, no password", status, got)
 	}
-	if status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "https://r.example/", "filters": []string{"*"}, "kind": "sqs"}); status != http.StatusUnprocessableEntity {
-		t.Errorf("create of kind sqs: %d %s, want 422", status, got)
+	if status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "https://r.example/", "filters": []string{"*"}, "kind": "sns"}); status != http.StatusUnprocessableEntity {
+		t.Errorf("create of kind sns: %d %s, want 422", status, got)
+	}
+	queue := "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo"
+	status, got = b.do(t, tok, http.MethodPost, create, map[string]any{"url": queue, "filters": []string{"*"}, "kind": "sqs",
+		"settings": map[string]any{"region": "eu-west-1"}, "credentials": map[string]any{"username": "AKIDORDERS", "password": "never-shown"}})
+	if status != http.StatusCreated || !strings.Contains(string(got), `"kind":"sqs"`) || !strings.Contains(string(got), `"region":"eu-west-1"`) ||
+		!strings.Contains(string(got), `"has_credentials":true`) || strings.Contains(string(got), "never-shown") {
+		t.Errorf("create of an sqs endpoint: %d %s; want 201 with kind, region and has_credentials, no secret", status, got)
+	}
+	if status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": queue, "filters": []string{"*"}, "kind": "sqs",
+		"credentials": map[string]any{"username": "AKIDORDERS", "password": "s"}}); status != http.StatusUnprocessableEntity || !strings.Contains(string(got), "settings.region") {
+		t.Errorf("create of an sqs endpoint without a region: %d %s, want 422 naming it", status, got)
 	}
 	if status, got := b.do(t, tok, http.MethodPost, create, map[string]any{"url": "amqps://mq.example/", "filters": []string{"*"}, "kind": "rabbitmq"}); status != http.StatusUnprocessableEntity || !strings.Contains(string(got), "routing_key") {
 		t.Errorf("create of a rabbitmq endpoint without a routing key: %d %s, want 422 naming it", status, got)

@@ -38,7 +38,8 @@ class Endpoint:
             headers (list[str]): Names of the static headers sent on every request (their values are never shown).
             id (str): Endpoint id.
             kind (EndpointKind): What the events are sent to: http (a signed POST), rabbitmq (a message published to an
-                exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
+                exchange, confirmed), kafka (a record produced to a topic of the tenant's cluster) or sqs (a message sent to an
+                SQS-compatible queue).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
             tenant_id (str):

@@ -4,6 +4,7 @@ class EndpointCreatedKind(StrEnum):
     HTTP = "http"
     KAFKA = "kafka"
     RABBITMQ = "rabbitmq"
+    SQS = "sqs"
 
     def __str__(self) -> str:
         return str(self.value)

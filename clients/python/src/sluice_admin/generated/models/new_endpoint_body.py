@@ -31,9 +31,10 @@ class NewEndpointBody:
         Attributes:
             filters (list[str]): The event types delivered (repeats are dropped).
             url (str): Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment
-                allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port (amqp:// and kafka://
-                without TLS only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment;
-                private and loopback addresses are refused (422).
+                allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's
+                URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain
+                http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback
+                addresses are refused (422).
             concurrency (int | Unset): Requests in flight (at most the deployment's cap); absent or 0: the deployment's
                 default.
             credentials (TargetCredentials | Unset):
@@ -48,7 +49,8 @@ class NewEndpointBody:
                 Authorization is allowed.
             kind (NewEndpointBodyKind | Unset): What events are sent to: http (a signed POST), rabbitmq (a persistent
                 message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's
-                cluster, keyed by resource). It never changes. Default: NewEndpointBodyKind.HTTP.
+                cluster, keyed by resource), sqs (a message sent to an SQS-compatible queue; on a .fifo queue grouped by
+                resource and deduplicated on the webhook-id). It never changes. Default: NewEndpointBodyKind.HTTP.
             ordered (bool | Unset): Deliver in order per resource (default true); false sends in parallel.
             rate_per_second (int | Unset): Requests per second (at most the deployment's cap); absent or 0: the deployment's
                 default.

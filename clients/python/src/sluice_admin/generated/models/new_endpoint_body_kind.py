@@ -4,6 +4,7 @@ class NewEndpointBodyKind(StrEnum):
     HTTP = "http"
     KAFKA = "kafka"
     RABBITMQ = "rabbitmq"
+    SQS = "sqs"
 
     def __str__(self) -> str:
         return str(self.value)

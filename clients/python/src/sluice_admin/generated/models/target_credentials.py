@@ -22,8 +22,8 @@ T = TypeVar("T", bound="TargetCredentials")
 class TargetCredentials:
     """ 
         Attributes:
-            password (str): Its password.
-            username (str): The user name.
+            password (str): Its password; sqs: the secret access key.
+            username (str): The user name; sqs: the access key id.
      """
 
     password: str

@@ -27,6 +27,7 @@ class TargetSettings:
             ca (str | Unset): PEM certificates the target's TLS certificate is verified against; absent: the system roots.
             exchange (str | Unset): rabbitmq: the exchange published to; absent: the default exchange (the routing key is
                 then a queue's name).
+            region (str | Unset): sqs: the AWS region requests are signed for (required), e.g. eu-west-1.
             routing_key (str | Unset): rabbitmq: the routing key of every message (required).
             sasl_mechanism (TargetSettingsSaslMechanism | Unset): kafka: SASL mechanism, with the credentials; absent: no
                 SASL.
@@ -36,6 +37,7 @@ class TargetSettings:
 
     ca: str | Unset = UNSET
     exchange: str | Unset = UNSET
+    region: str | Unset = UNSET
     routing_key: str | Unset = UNSET
     sasl_mechanism: TargetSettingsSaslMechanism | Unset = UNSET
     tls: bool | Unset = UNSET
@@ -49,6 +51,8 @@ class TargetSettings:
         ca = self.ca
 
         exchange = self.exchange
+
+        region = self.region
 
         routing_key = self.routing_key
 
@@ -70,6 +74,8 @@ class TargetSettings:
             field_dict["ca"] = ca
         if exchange is not UNSET:
             field_dict["exchange"] = exchange
+        if region is not UNSET:
+            field_dict["region"] = region
         if routing_key is not UNSET:
             field_dict["routing_key"] = routing_key
         if sasl_mechanism is not UNSET:
@@ -90,6 +96,8 @@ class TargetSettings:
 
         exchange = d.pop("exchange", UNSET)
 
+        region = d.pop("region", UNSET)
+
         routing_key = d.pop("routing_key", UNSET)
 
         _sasl_mechanism = d.pop("sasl_mechanism", UNSET)
@@ -109,6 +117,7 @@ class TargetSettings:
         target_settings = cls(
             ca=ca,
             exchange=exchange,
+            region=region,
             routing_key=routing_key,
             sasl_mechanism=sasl_mechanism,
             tls=tls,
