@@ -84,8 +84,8 @@ func TestApplyFailsWithItsReason(t *testing.T) {
 		says  string
 	}{
 		{`{"id": data.object.nothing}`, invoice, "failed", "no such key"},
-		{`data.object.id`, invoice, "failed", "not a map"},        // dyn: known at evaluation
-		{`data.object.lines`, invoice, "", ""},                     // dyn, and a map: fine
+		{`data.object.id`, invoice, "failed", "not a map"}, // dyn: known at evaluation
+		{`data.object.lines`, invoice, "", ""},             // dyn, and a map: fine
 		{`{"n": ` + list + `.map(a, ` + list + `.map(b, ` + list + `.map(c, ` + list + `.map(d, ` + list + `.map(e, a+b+c+d+e)))))}`,
 			invoice, "over_cost", "cost limit"},
 		{`{"a": data.s, "b": data.s, "c": data.s}`, big, "too_large", "at most 262144"},
