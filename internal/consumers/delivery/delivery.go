@@ -230,6 +230,8 @@ type Deliverer struct {
 	ownPIDs []int32
 	mu      sync.Mutex
 	loops   map[string]*loop
+	// transforms are the endpoints' transformations, compiled.
+	transforms transforms
 }
 
 // New builds a deliverer over pool; store reads the endpoints.
