@@ -35,6 +35,9 @@ const answerKept = 1 << 10
 // delivery. The attempt names the rules' version it sent with.
 func (d *Deliverer) send(ctx context.Context, s sender, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
 	ctx, span := d.startAttempt(ctx, t, m)
+	if m.rulesVersion > t.RulesVersion {
+		t = d.newerRules(ctx, t)
+	}
 	var (
 		a    endpoints.Attempt
 		wait time.Duration

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -39,6 +40,21 @@ func (x *transforms) program(t *endpoints.Target) (*eventtransform.Program, erro
 		x.byEndpoint[t.ID] = c
 	}
 	return c.prg, c.err
+}
+
+// newerRules is t with the endpoint's rules read now: a delivery created
+// under rules newer than those the loop holds (an edit within the last
+// refresh) is never sent with older ones. The loop keeps them; a read that
+// fails leaves t as it is (its refresh reads them soon).
+func (d *Deliverer) newerRules(ctx context.Context, t *endpoints.Target) *endpoints.Target {
+	now, ok, err := d.store.Target(ctx, t.ID)
+	if err != nil || !ok || now.RulesVersion <= t.RulesVersion {
+		return t
+	}
+	newer := *t
+	newer.Transformation, newer.RulesVersion = now.Transformation, now.RulesVersion
+	d.replaceTarget(newer)
+	return &newer
 }
 
 // transform is m as t's transformation makes it: its body the JSON object
