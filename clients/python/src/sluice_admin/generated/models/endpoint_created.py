@@ -16,6 +16,7 @@ import datetime
 
 if TYPE_CHECKING:
   from ..models.target_settings import TargetSettings
+  from ..models.trial import Trial
 
 
 
@@ -41,6 +42,8 @@ class EndpointCreated:
                 an exchange, confirmed) or kafka (a record produced to a topic of the tenant's cluster).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
+            rules_version (int): The version of the endpoint's rules, its expression and its transformation together: 1 at
+                creation, the next at every change of either.
             secret (str): The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept.
             tenant_id (str):
             updated_at (datetime.datetime):
@@ -58,6 +61,9 @@ class EndpointCreated:
             paused_at (datetime.datetime | Unset):
             rate_per_second (int | Unset): Requests per second; absent: the deployment's default.
             settings (TargetSettings | Unset):
+            transformation (str | Unset): A CEL expression over the event yielding a map: the JSON object sent (and signed)
+                in place of the event's body. Absent: the body as received.
+            transformation_trial (Trial | Unset):
      """
 
     active_secrets: int
@@ -71,6 +77,7 @@ class EndpointCreated:
     kind: EndpointCreatedKind
     ordered: bool
     paused: bool
+    rules_version: int
     secret: str
     tenant_id: str
     updated_at: datetime.datetime
@@ -83,6 +90,8 @@ class EndpointCreated:
     paused_at: datetime.datetime | Unset = UNSET
     rate_per_second: int | Unset = UNSET
     settings: TargetSettings | Unset = UNSET
+    transformation: str | Unset = UNSET
+    transformation_trial: Trial | Unset = UNSET
 
 
 
@@ -90,6 +99,7 @@ class EndpointCreated:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.target_settings import TargetSettings # noqa: PLC0415
+        from ..models.trial import Trial # noqa: PLC0415
         active_secrets = self.active_secrets
 
         created_at = self.created_at.isoformat()
@@ -115,6 +125,8 @@ class EndpointCreated:
         ordered = self.ordered
 
         paused = self.paused
+
+        rules_version = self.rules_version
 
         secret = self.secret
 
@@ -151,6 +163,12 @@ class EndpointCreated:
         if not isinstance(self.settings, Unset):
             settings = self.settings.to_dict()
 
+        transformation = self.transformation
+
+        transformation_trial: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation_trial, Unset):
+            transformation_trial = self.transformation_trial.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -166,6 +184,7 @@ class EndpointCreated:
             "kind": kind,
             "ordered": ordered,
             "paused": paused,
+            "rules_version": rules_version,
             "secret": secret,
             "tenant_id": tenant_id,
             "updated_at": updated_at,
@@ -187,6 +206,10 @@ class EndpointCreated:
             field_dict["rate_per_second"] = rate_per_second
         if settings is not UNSET:
             field_dict["settings"] = settings
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
+        if transformation_trial is not UNSET:
+            field_dict["transformation_trial"] = transformation_trial
 
         return field_dict
 
@@ -195,6 +218,7 @@ class EndpointCreated:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.target_settings import TargetSettings # noqa: PLC0415
+        from ..models.trial import Trial # noqa: PLC0415
         d = dict(src_dict)
         active_secrets = d.pop("active_secrets")
 
@@ -225,6 +249,8 @@ class EndpointCreated:
         ordered = d.pop("ordered")
 
         paused = d.pop("paused")
+
+        rules_version = d.pop("rules_version")
 
         secret = d.pop("secret")
 
@@ -293,6 +319,18 @@ class EndpointCreated:
 
 
 
+        transformation = d.pop("transformation", UNSET)
+
+        _transformation_trial = d.pop("transformation_trial", UNSET)
+        transformation_trial: Trial | Unset
+        if isinstance(_transformation_trial,  Unset):
+            transformation_trial = UNSET
+        else:
+            transformation_trial = Trial.from_dict(_transformation_trial)
+
+
+
+
         endpoint_created = cls(
             active_secrets=active_secrets,
             created_at=created_at,
@@ -305,6 +343,7 @@ class EndpointCreated:
             kind=kind,
             ordered=ordered,
             paused=paused,
+            rules_version=rules_version,
             secret=secret,
             tenant_id=tenant_id,
             updated_at=updated_at,
@@ -317,6 +356,8 @@ class EndpointCreated:
             paused_at=paused_at,
             rate_per_second=rate_per_second,
             settings=settings,
+            transformation=transformation,
+            transformation_trial=transformation_trial,
         )
 
         return endpoint_created
