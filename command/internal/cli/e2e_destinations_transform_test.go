@@ -225,7 +225,7 @@ func TestAnEditBetweenTwoEventsShowsTwoVersions(t *testing.T) {
 		d, err = store.Delivery(ctx, first)
 	}
 	if err != nil || deref(d.RulesVersion) != 1 || deref(d.SentRulesVersion) != 2 {
-		t.Errorf("the retried delivery: created under %v, sent with %v (%v), want 1 and 2", d.RulesVersion, d.SentRulesVersion, err)
+		t.Errorf("the retried delivery: created under %d, sent with %d (%v), want 1 and 2", deref(d.RulesVersion), deref(d.SentRulesVersion), err)
 	}
 	if n := count(t, `SELECT count(*) FROM endpoint_rule_versions WHERE endpoint_id = $1`, e.ID); n != 2 {
 		t.Errorf("%d versions kept, want 2", n)
