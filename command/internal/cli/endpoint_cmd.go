@@ -124,11 +124,15 @@ func printTrial(t *endpoints.Trial) error {
 	if t == nil {
 		return nil
 	}
+	if t.On == endpoints.TriedOnNone {
+		_, err := fmt.Println("transformation checked, not tried: the tenant has no event of the endpoint's types yet")
+		return err
+	}
 	on := t.On
 	if t.EventID != "" {
 		on += " " + t.EventID
 	}
-	_, err := fmt.Printf("transformation tried on %s: %s\n", on, orDash(string(t.Output)))
+	_, err := fmt.Printf("transformation tried on %s: %s\n", on, t.Output)
 	return err
 }
 
