@@ -91,6 +91,29 @@ func Env() (*cel.Env, error) {
 	)
 }
 
+// Check is the first steps of compiling any expression over an event, a
+// filter's and a transformation's: expr, at most maxLength characters,
+// parsed and type-checked in Env. A refusal (refusal.Invalid) names field
+// and says where (line:column) and why in CEL's words; the caller judges
+// the output type and makes the program.
+func Check(field, expr string, maxLength int) (*cel.Env, *cel.Ast, error) {
+	if strings.TrimSpace(expr) == "" {
+		return nil, nil, refusal.InvalidField(field, "empty")
+	}
+	if n := len([]rune(expr)); n > maxLength {
+		return nil, nil, refusal.InvalidField(field, "%d characters, at most %d", n, maxLength)
+	}
+	e, err := Env()
+	if err != nil {
+		return nil, nil, fmt.Errorf("expression environment: %w", err)
+	}
+	ast, iss := e.Compile(expr)
+	if iss.Err() != nil {
+		return nil, nil, refusal.InvalidField(field, "%s", OneLine(iss.Err().Error()))
+	}
+	return e, ast, nil
+}
+
 // invalid is Compile's refusal: the expression, not the process, is at
 // fault (refusal.Invalid, field "expression"); its text says where and why.
 func invalid(format string, args ...any) error {
@@ -102,19 +125,9 @@ func invalid(format string, args ...any) error {
 // not is refused (refusal.Invalid, field "expression"), saying where
 // (line:column) and why in CEL's words.
 func Compile(expr string) (*Program, error) {
-	if strings.TrimSpace(expr) == "" {
-		return nil, invalid("empty")
-	}
-	if n := len([]rune(expr)); n > MaxLength {
-		return nil, invalid("%d characters, at most %d", n, MaxLength)
-	}
-	e, err := Env()
+	e, ast, err := Check("expression", expr, MaxLength)
 	if err != nil {
-		return nil, fmt.Errorf("filter environment: %w", err)
-	}
-	ast, iss := e.Compile(expr)
-	if iss.Err() != nil {
-		return nil, invalid("%s", OneLine(iss.Err().Error()))
+		return nil, err
 	}
 	if out := ast.OutputType(); !out.IsExactType(types.BoolType) && !out.IsExactType(types.DynType) {
 		return nil, invalid("it yields %s, not a bool (true: the endpoint takes the event)", out)

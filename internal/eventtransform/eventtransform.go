@@ -65,19 +65,9 @@ func invalid(format string, args ...any) error {
 // only known at evaluation: a field of the body). One that does not is
 // refused (refusal.Invalid, field "transformation"), saying where and why.
 func Compile(expr string) (*Program, error) {
-	if strings.TrimSpace(expr) == "" {
-		return nil, invalid("empty")
-	}
-	if n := len([]rune(expr)); n > MaxLength {
-		return nil, invalid("%d characters, at most %d", n, MaxLength)
-	}
-	e, err := eventfilter.Env()
+	e, ast, err := eventfilter.Check("transformation", expr, MaxLength)
 	if err != nil {
-		return nil, fmt.Errorf("transformation environment: %w", err)
-	}
-	ast, iss := e.Compile(expr)
-	if iss.Err() != nil {
-		return nil, invalid("%s", eventfilter.OneLine(iss.Err().Error()))
+		return nil, err
 	}
 	if out := ast.OutputType(); out.Kind() != types.MapKind && !out.IsExactType(types.DynType) {
 		return nil, invalid("it yields %s, not a map (the JSON object sent as the body)", out)

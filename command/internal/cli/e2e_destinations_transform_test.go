@@ -21,6 +21,20 @@ import (
 // in a wrapper.
 const projection = `{"invoice": {"id": data.object.id, "paid": data.object.amount_paid}, "kind": type, "event": id}`
 
+// transforming gives a new tenant an endpoint taking its invoices through
+// transformation (tried on sample, when not nil), at a receiver of its own.
+func transforming(t *testing.T, transformation string, sample []byte) (tenantFixture, endpoints.Endpoint, string, *endpointServer) {
+	t.Helper()
+	f := newTenant(t)
+	rc := newEndpointServer(t, nil)
+	e, secret, err := endpointsStore(t).CreateEndpoint(context.Background(), endpoints.New{TenantID: f.tenantID, URL: rc.URL,
+		Filters: []string{"stripe.invoice.*"}, Transformation: transformation, TransformationSample: sample})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, e, secret, rc
+}
+
 // A transforming endpoint's receiver gets exactly the transformed body,
 // signed over those bytes (Svix's library verifies it), with the same
 // webhook-id the delivery keeps; the transformation was tried at creation
@@ -28,16 +42,9 @@ const projection = `{"invoice": {"id": data.object.id, "paid": data.object.amoun
 // event, whose failure there is refused with its reason.
 func TestTransformingEndpointReceivesTheTransformedBodySigned(t *testing.T) {
 	t.Parallel()
-	f := newTenant(t)
 	store := endpointsStore(t)
 	ctx := context.Background()
-	rc := newEndpointServer(t, nil)
-	sample := []byte(`{"data":{"object":{"id":"in_sample","amount_paid":7}}}`)
-	e, secret, err := store.CreateEndpoint(ctx, endpoints.New{TenantID: f.tenantID, URL: rc.URL, Filters: []string{"stripe.invoice.*"},
-		Transformation: projection, TransformationSample: sample})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, e, secret, rc := transforming(t, projection, []byte(`{"data":{"object":{"id":"in_sample","amount_paid":7}}}`))
 	if e.Trial == nil || e.Trial.On != endpoints.TriedOnSample ||
 		string(e.Trial.Output) != `{"event":"sample","invoice":{"id":"in_sample","paid":7},"kind":"stripe.invoice.*"}` {
 		t.Fatalf("trial %+v, want the sample's projection", e.Trial)
@@ -107,15 +114,9 @@ func TestTransformingEndpointReceivesTheTransformedBodySigned(t *testing.T) {
 // endpoint's next event is delivered.
 func TestAFailingTransformationMakesADeadDeliveryWithItsReason(t *testing.T) {
 	t.Parallel()
-	f := newTenant(t)
 	store := endpointsStore(t)
 	ctx := context.Background()
-	rc := newEndpointServer(t, nil)
-	e, _, err := store.CreateEndpoint(ctx, endpoints.New{TenantID: f.tenantID, URL: rc.URL, Filters: []string{"stripe.invoice.*"},
-		Transformation: `{"discount": data.object.discount.id}`, TransformationSample: []byte(`{"data":{"object":{"discount":{"id":"di_1"}}}}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, e, _, rc := transforming(t, `{"discount": data.object.discount.id}`, []byte(`{"data":{"object":{"discount":{"id":"di_1"}}}}`))
 	s := testenv.RandomSuffix()
 	if code := f.sendSigned(t, invoicePaid("evt_nodiscount_"+s, "in_nodiscount_"+s, f.customer, 100)); code/100 != 2 {
 		t.Fatalf("invoice: %d", code)
@@ -157,22 +158,16 @@ func TestAFailingTransformationMakesADeadDeliveryWithItsReason(t *testing.T) {
 // after the edit sends with the rules current then (its creation's stays).
 func TestAnEditBetweenTwoEventsShowsTwoVersions(t *testing.T) {
 	t.Parallel()
-	f := newTenant(t)
 	store := endpointsStore(t)
 	ctx := context.Background()
-	rc := newEndpointServer(t, nil)
-	e, _, err := store.CreateEndpoint(ctx, endpoints.New{TenantID: f.tenantID, URL: rc.URL, Filters: []string{"stripe.invoice.*"},
-		Transformation: `{"v": 1, "id": data.object.id}`})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, e, _, rc := transforming(t, `{"v": 1, "id": data.object.id}`, nil)
 	s := testenv.RandomSuffix()
 	if code := f.sendSigned(t, invoicePaid("evt_v1_"+s, "in_v1_"+s, f.customer, 100)); code/100 != 2 {
 		t.Fatalf("first invoice: %d", code)
 	}
 	waitDelivered(t, e.ID, 1, 30*time.Second)
 	v2 := `{"v": 2, "id": data.object.id}`
-	e, err = store.UpdateEndpoint(ctx, e.ID, endpoints.Patch{Transformation: &v2})
+	e, err := store.UpdateEndpoint(ctx, e.ID, endpoints.Patch{Transformation: &v2})
 	if err != nil {
 		t.Fatal(err)
 	}
