@@ -69,7 +69,7 @@ type Event struct {
 }
 
 // Env declares the variables every expression over an event sees, a
-// filter's and a transformation's (internal/eventtransform) alike, with
+// filter's and a transformation's (internal/eventfilter/eventtransform) alike, with
 // the parser's limits. It is built by each Compile, which costs far more
 // than an evaluation: the fan-out compiles an expression only when its
 // text is new (endpoints.NewIndex reuses the programs), the deliverer

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/sluicehq/sluice/internal/eventfilter"
-	"github.com/sluicehq/sluice/internal/eventtransform"
+	"github.com/sluicehq/sluice/internal/eventfilter/eventtransform"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 

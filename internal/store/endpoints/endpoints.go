@@ -75,7 +75,7 @@ type New struct {
 	// empty: every event of the filters' types.
 	Expression string
 	// Transformation is a CEL expression yielding the body sent
-	// (internal/eventtransform); empty: the body as received. It is tried
+	// (internal/eventfilter/eventtransform); empty: the body as received. It is tried
 	// on TransformationSample (a JSON body), or else on the tenant's last
 	// event of a type the filters take.
 	Transformation       string

@@ -14,7 +14,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/eventfilter"
-	"github.com/sluicehq/sluice/internal/eventtransform"
+	"github.com/sluicehq/sluice/internal/eventfilter/eventtransform"
 )
 
 var (

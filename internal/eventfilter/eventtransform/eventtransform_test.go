@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/internal/eventfilter"
-	"github.com/sluicehq/sluice/internal/eventtransform"
+	"github.com/sluicehq/sluice/internal/eventfilter/eventtransform"
 	"github.com/sluicehq/sluice/internal/refusal"
 )
 
