@@ -66,6 +66,7 @@ const (
 	DeadSelectionBodyErrorClassStatus         DeadSelectionBodyErrorClass = "status"
 	DeadSelectionBodyErrorClassTimeout        DeadSelectionBodyErrorClass = "timeout"
 	DeadSelectionBodyErrorClassTls            DeadSelectionBodyErrorClass = "tls"
+	DeadSelectionBodyErrorClassTransformation DeadSelectionBodyErrorClass = "transformation"
 )
 
 // Valid indicates whether the value is a known member of the DeadSelectionBodyErrorClass enum.
@@ -90,6 +91,8 @@ func (e DeadSelectionBodyErrorClass) Valid() bool {
 	case DeadSelectionBodyErrorClassTimeout:
 		return true
 	case DeadSelectionBodyErrorClassTls:
+		return true
+	case DeadSelectionBodyErrorClassTransformation:
 		return true
 	default:
 		return false
@@ -942,6 +945,27 @@ func (e TokenCreatedRole) Valid() bool {
 	}
 }
 
+// Defines values for TrialOn.
+const (
+	TrialOnEvent  TrialOn = "event"
+	TrialOnNone   TrialOn = "none"
+	TrialOnSample TrialOn = "sample"
+)
+
+// Valid indicates whether the value is a known member of the TrialOn enum.
+func (e TrialOn) Valid() bool {
+	switch e {
+	case TrialOnEvent:
+		return true
+	case TrialOnNone:
+		return true
+	case TrialOnSample:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAuditParamsOutcome.
 const (
 	ListAuditParamsOutcomeConflict  ListAuditParamsOutcome = "conflict"
@@ -1026,6 +1050,7 @@ const (
 	CountDeadDeliveriesParamsErrorClassStatus         CountDeadDeliveriesParamsErrorClass = "status"
 	CountDeadDeliveriesParamsErrorClassTimeout        CountDeadDeliveriesParamsErrorClass = "timeout"
 	CountDeadDeliveriesParamsErrorClassTls            CountDeadDeliveriesParamsErrorClass = "tls"
+	CountDeadDeliveriesParamsErrorClassTransformation CountDeadDeliveriesParamsErrorClass = "transformation"
 )
 
 // Valid indicates whether the value is a known member of the CountDeadDeliveriesParamsErrorClass enum.
@@ -1050,6 +1075,8 @@ func (e CountDeadDeliveriesParamsErrorClass) Valid() bool {
 	case CountDeadDeliveriesParamsErrorClassTimeout:
 		return true
 	case CountDeadDeliveriesParamsErrorClassTls:
+		return true
+	case CountDeadDeliveriesParamsErrorClassTransformation:
 		return true
 	default:
 		return false
@@ -1153,6 +1180,9 @@ type Attempt struct {
 	// ErrorClass Why it failed: status, timeout, connect, tls, dns, refused_address, ...; absent for a 2xx.
 	ErrorClass *string `json:"error_class,omitempty"`
 	LatencyMs  int64   `json:"latency_ms"`
+
+	// RulesVersion The version of the endpoint's rules whose transformation this request used; absent for requests made before versions.
+	RulesVersion *int64 `json:"rules_version,omitempty"`
 
 	// Status The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka targets, which confirm or refuse).
 	Status *int64 `json:"status,omitempty"`
@@ -1421,9 +1451,15 @@ type DeliveryView struct {
 	NextAt *time.Time `json:"next_at,omitempty"`
 
 	// PartitionKey The resource key: an ordered endpoint gets a key's deliveries in order.
-	PartitionKey string            `json:"partition_key"`
-	State        DeliveryViewState `json:"state"`
-	TenantId     string            `json:"tenant_id"`
+	PartitionKey string `json:"partition_key"`
+
+	// RulesVersion The version of the endpoint's rules (filter expression and transformation) the delivery was created under: its filter took the event then. Absent for deliveries written before versions.
+	RulesVersion *int64 `json:"rules_version,omitempty"`
+
+	// SentRulesVersion The version of the endpoint's rules whose transformation the latest request used (a retry or a replay sends with the rules current then). Absent until a request is made.
+	SentRulesVersion *int64            `json:"sent_rules_version,omitempty"`
+	State            DeliveryViewState `json:"state"`
+	TenantId         string            `json:"tenant_id"`
 
 	// WebhookId The webhook-id header: the same on every retry, replay and rewind.
 	WebhookId string `json:"webhook_id"`
@@ -1494,10 +1530,19 @@ type Endpoint struct {
 	// RatePerSecond Requests per second; absent: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
+	// RulesVersion The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either.
+	RulesVersion int64 `json:"rules_version"`
+
 	// Settings The rabbitmq, kafka or sqs target's settings; absent for http.
-	Settings  *TargetSettings `json:"settings,omitempty"`
-	TenantId  string          `json:"tenant_id"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	Settings *TargetSettings `json:"settings,omitempty"`
+	TenantId string          `json:"tenant_id"`
+
+	// Transformation A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received.
+	Transformation *string `json:"transformation,omitempty"`
+
+	// TransformationTrial What the transformation yielded when it was set, and over what (create and update only).
+	TransformationTrial *Trial    `json:"transformation_trial,omitempty"`
+	UpdatedAt           time.Time `json:"updated_at"`
 
 	// Url Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka).
 	Url string `json:"url"`
@@ -1555,13 +1600,22 @@ type EndpointCreated struct {
 	// RatePerSecond Requests per second; absent: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
+	// RulesVersion The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either.
+	RulesVersion int64 `json:"rules_version"`
+
 	// Secret The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept.
 	Secret string `json:"secret"`
 
 	// Settings The rabbitmq, kafka or sqs target's settings; absent for http.
-	Settings  *TargetSettings `json:"settings,omitempty"`
-	TenantId  string          `json:"tenant_id"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	Settings *TargetSettings `json:"settings,omitempty"`
+	TenantId string          `json:"tenant_id"`
+
+	// Transformation A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received.
+	Transformation *string `json:"transformation,omitempty"`
+
+	// TransformationTrial What the transformation yielded when it was set, and over what (create and update only).
+	TransformationTrial *Trial    `json:"transformation_trial,omitempty"`
+	UpdatedAt           time.Time `json:"updated_at"`
 
 	// Url Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka).
 	Url string `json:"url"`
@@ -1604,9 +1658,15 @@ type EndpointDelivery struct {
 	NextAt *time.Time `json:"next_at,omitempty"`
 
 	// PartitionKey The resource key: an ordered endpoint gets a key's deliveries in order.
-	PartitionKey string                `json:"partition_key"`
-	State        EndpointDeliveryState `json:"state"`
-	TenantId     string                `json:"tenant_id"`
+	PartitionKey string `json:"partition_key"`
+
+	// RulesVersion The version of the endpoint's rules (filter expression and transformation) the delivery was created under: its filter took the event then. Absent for deliveries written before versions.
+	RulesVersion *int64 `json:"rules_version,omitempty"`
+
+	// SentRulesVersion The version of the endpoint's rules whose transformation the latest request used (a retry or a replay sends with the rules current then). Absent until a request is made.
+	SentRulesVersion *int64                `json:"sent_rules_version,omitempty"`
+	State            EndpointDeliveryState `json:"state"`
+	TenantId         string                `json:"tenant_id"`
 
 	// WebhookId The webhook-id header: the same on every retry, replay and rewind.
 	WebhookId string `json:"webhook_id"`
@@ -1664,10 +1724,19 @@ type EndpointDetail struct {
 	// RatePerSecond Requests per second; absent: the deployment's default.
 	RatePerSecond *int64 `json:"rate_per_second,omitempty"`
 
+	// RulesVersion The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either.
+	RulesVersion int64 `json:"rules_version"`
+
 	// Settings The rabbitmq, kafka or sqs target's settings; absent for http.
-	Settings  *TargetSettings `json:"settings,omitempty"`
-	TenantId  string          `json:"tenant_id"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	Settings *TargetSettings `json:"settings,omitempty"`
+	TenantId string          `json:"tenant_id"`
+
+	// Transformation A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received.
+	Transformation *string `json:"transformation,omitempty"`
+
+	// TransformationTrial What the transformation yielded when it was set, and over what (create and update only).
+	TransformationTrial *Trial    `json:"transformation_trial,omitempty"`
+	UpdatedAt           time.Time `json:"updated_at"`
 
 	// Url Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka).
 	Url string `json:"url"`
@@ -1726,6 +1795,12 @@ type EndpointPatchBody struct {
 
 	// Settings Replace a rabbitmq or kafka target's settings.
 	Settings *TargetSettings `json:"settings,omitempty"`
+
+	// Transformation Replace the transformation (the rules of the create: checked, then tried); empty removes it. A change of it or of the expression is the rules' next version.
+	Transformation *string `json:"transformation,omitempty"`
+
+	// TransformationSample An event body to try the new transformation on (as in the create).
+	TransformationSample *map[string]interface{} `json:"transformation_sample,omitempty"`
 
 	// Url A new URL (the rules of the create).
 	Url *string `json:"url,omitempty"`
@@ -1978,6 +2053,12 @@ type NewEndpointBody struct {
 
 	// Settings A rabbitmq, kafka or sqs target's settings (required for those kinds; absent for http).
 	Settings *TargetSettings `json:"settings,omitempty"`
+
+	// Transformation A CEL expression over the event (the variables of expression) yielding a map: the JSON object sent, and signed, in place of the event's body, e.g. {"id": data.object.id, "amount": data.object.amount_paid, "kind": type}. Checked now (one that does not compile or yields no map is refused, 422) and tried on transformation_sample, or else on the tenant's last event of a type the endpoint takes: one that fails there is refused (422) with its reason. At most 256 KiB of output, and the filters' cost limit. Absent: the body as received.
+	Transformation *string `json:"transformation,omitempty"`
+
+	// TransformationSample An event body (a JSON object) to try the transformation on, its envelope id sample, type the first filter, tenant_id the tenant's. Absent: the tenant's last event of a type the endpoint takes, if any.
+	TransformationSample *map[string]interface{} `json:"transformation_sample,omitempty"`
 
 	// Url Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422).
 	Url string `json:"url"`
@@ -2752,6 +2833,21 @@ type Trail struct {
 	Verification              Verification `json:"verification"`
 	Waiting                   *[]Waiting   `json:"waiting"`
 }
+
+// Trial defines model for Trial.
+type Trial struct {
+	// EventId The event tried on (on: event).
+	EventId *string `json:"event_id,omitempty"`
+
+	// On What the transformation was tried on: sample (the transformation_sample of the request), event (the tenant's last event of a type the endpoint takes) or none (the tenant has no such event yet: it was only checked).
+	On TrialOn `json:"on"`
+
+	// Output The body it yielded: what the endpoint would have been sent.
+	Output interface{} `json:"output,omitempty"`
+}
+
+// TrialOn What the transformation was tried on: sample (the transformation_sample of the request), event (the tenant's last event of a type the endpoint takes) or none (the tenant has no such event yet: it was only checked).
+type TrialOn string
 
 // Verification defines model for Verification.
 type Verification struct {

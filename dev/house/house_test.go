@@ -67,7 +67,7 @@ var folders = map[string]int{
 	"internal/standardwebhooks": plumbing,
 	"internal/listen":           plumbing,
 	"internal/egress":           plumbing, // an HTTP client that dials only public addresses
-	"internal/eventfilter":      plumbing, // endpoints' filter expressions (CEL)
+	"internal/eventfilter":      plumbing, // endpoints' filter expressions and transformations (CEL, one set of variables)
 	// Signals the loops of production code carry, inert until a test
 	// starts one: plumbing, not a test helper.
 	"internal/testsignal": plumbing,

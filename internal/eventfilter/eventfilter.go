@@ -68,10 +68,13 @@ type Event struct {
 	Body []byte
 }
 
-// env declares the variables; it is built by each Compile, which costs far
-// more than an evaluation: the fan-out compiles an expression only when its
-// text is new (endpoints.NewIndex reuses the programs).
-func env() (*cel.Env, error) {
+// Env declares the variables every expression over an event sees, a
+// filter's and a transformation's (internal/eventfilter/eventtransform) alike, with
+// the parser's limits. It is built by each Compile, which costs far more
+// than an evaluation: the fan-out compiles an expression only when its
+// text is new (endpoints.NewIndex reuses the programs), the deliverer
+// when a target's transformation changes.
+func Env() (*cel.Env, error) {
 	return cel.NewEnv(
 		cel.Variable("id", cel.StringType),
 		cel.Variable("type", cel.StringType),
@@ -88,6 +91,29 @@ func env() (*cel.Env, error) {
 	)
 }
 
+// Check is the first steps of compiling any expression over an event, a
+// filter's and a transformation's: expr, at most maxLength characters,
+// parsed and type-checked in Env. A refusal (refusal.Invalid) names field
+// and says where (line:column) and why in CEL's words; the caller judges
+// the output type and makes the program.
+func Check(field, expr string, maxLength int) (*cel.Env, *cel.Ast, error) {
+	if strings.TrimSpace(expr) == "" {
+		return nil, nil, refusal.InvalidField(field, "empty")
+	}
+	if n := len([]rune(expr)); n > maxLength {
+		return nil, nil, refusal.InvalidField(field, "%d characters, at most %d", n, maxLength)
+	}
+	e, err := Env()
+	if err != nil {
+		return nil, nil, fmt.Errorf("expression environment: %w", err)
+	}
+	ast, iss := e.Compile(expr)
+	if iss.Err() != nil {
+		return nil, nil, refusal.InvalidField(field, "%s", OneLine(iss.Err().Error()))
+	}
+	return e, ast, nil
+}
+
 // invalid is Compile's refusal: the expression, not the process, is at
 // fault (refusal.Invalid, field "expression"); its text says where and why.
 func invalid(format string, args ...any) error {
@@ -99,33 +125,23 @@ func invalid(format string, args ...any) error {
 // not is refused (refusal.Invalid, field "expression"), saying where
 // (line:column) and why in CEL's words.
 func Compile(expr string) (*Program, error) {
-	if strings.TrimSpace(expr) == "" {
-		return nil, invalid("empty")
-	}
-	if n := len([]rune(expr)); n > MaxLength {
-		return nil, invalid("%d characters, at most %d", n, MaxLength)
-	}
-	e, err := env()
+	e, ast, err := Check("expression", expr, MaxLength)
 	if err != nil {
-		return nil, fmt.Errorf("filter environment: %w", err)
-	}
-	ast, iss := e.Compile(expr)
-	if iss.Err() != nil {
-		return nil, invalid("%s", oneLine(iss.Err().Error()))
+		return nil, err
 	}
 	if out := ast.OutputType(); !out.IsExactType(types.BoolType) && !out.IsExactType(types.DynType) {
 		return nil, invalid("it yields %s, not a bool (true: the endpoint takes the event)", out)
 	}
 	prg, err := e.Program(ast, cel.CostLimit(CostLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
-		return nil, invalid("%s", oneLine(err.Error()))
+		return nil, invalid("%s", OneLine(err.Error()))
 	}
 	return &Program{text: expr, prg: prg}, nil
 }
 
-// oneLine keeps the first line of CEL's message (where and why, not its
+// OneLine keeps the first line of CEL's message (where and why, not its
 // caret drawing), for a JSON problem and a terminal line.
-func oneLine(s string) string {
+func OneLine(s string) string {
 	s = strings.TrimPrefix(s, "ERROR: ")
 	s = strings.Replace(s, "<input>:", "at ", 1)
 	lines := strings.Split(s, "\n")
@@ -184,13 +200,21 @@ func NewVars(ev Event) Vars {
 		"tenant_id": ev.TenantID, "source_account": ev.SourceAccount, "body": body, "data": data}}
 }
 
+// Activation is v as a CEL program's input: the variables Env declares.
+func (v Vars) Activation() map[string]any { return v.m }
+
+// IsOverCost says whether err is an evaluation stopped at its cost limit.
+func IsOverCost(err error) bool {
+	var cancelled interpreter.EvalCancelledError
+	return errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded
+}
+
 // Eval evaluates p over v; the error says why when the verdict is Failed
 // or OverCost.
 func (p *Program) Eval(v Vars) (Verdict, error) {
 	out, _, err := p.prg.Eval(v.m)
 	if err != nil {
-		var cancelled interpreter.EvalCancelledError
-		if errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded {
+		if IsOverCost(err) {
 			return OverCost, err
 		}
 		return Failed, err

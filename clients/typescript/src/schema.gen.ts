@@ -1081,6 +1081,11 @@ export interface components {
             latency_ms: number;
             /**
              * Format: int64
+             * @description The version of the endpoint's rules whose transformation this request used; absent for requests made before versions.
+             */
+            rules_version?: number;
+            /**
+             * Format: int64
              * @description The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka targets, which confirm or refuse).
              */
             status?: number;
@@ -1298,7 +1303,7 @@ export interface components {
              * @description Only deliveries whose last failed request failed so; absent: any.
              * @enum {string}
              */
-            error_class?: "status" | "request" | "refused_address" | "dns" | "connect" | "timeout" | "tls" | "reset" | "canceled" | "other";
+            error_class?: "status" | "request" | "refused_address" | "dns" | "connect" | "timeout" | "tls" | "reset" | "canceled" | "transformation" | "other";
             /** @description Only deliveries of these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *; absent: any. */
             event_type?: string;
             /**
@@ -1362,6 +1367,16 @@ export interface components {
             next_at?: string;
             /** @description The resource key: an ordered endpoint gets a key's deliveries in order. */
             partition_key: string;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules (filter expression and transformation) the delivery was created under: its filter took the event then. Absent for deliveries written before versions.
+             */
+            rules_version?: number;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules whose transformation the latest request used (a retry or a replay sends with the rules current then). Absent until a request is made.
+             */
+            sent_rules_version?: number;
             /** @enum {string} */
             state: "pending" | "delivered" | "dead";
             tenant_id: string;
@@ -1438,9 +1453,18 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either.
+             */
+            rules_version: number;
             /** @description The rabbitmq, kafka or sqs target's settings; absent for http. */
             settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
+            /** @description A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received. */
+            transformation?: string;
+            /** @description What the transformation yielded when it was set, and over what (create and update only). */
+            transformation_trial?: components["schemas"]["Trial"];
             /** Format: date-time */
             updated_at: string;
             /** @description Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka). */
@@ -1499,11 +1523,20 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either.
+             */
+            rules_version: number;
             /** @description The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept. */
             secret: string;
             /** @description The rabbitmq, kafka or sqs target's settings; absent for http. */
             settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
+            /** @description A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received. */
+            transformation?: string;
+            /** @description What the transformation yielded when it was set, and over what (create and update only). */
+            transformation_trial?: components["schemas"]["Trial"];
             /** Format: date-time */
             updated_at: string;
             /** @description Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka). */
@@ -1554,6 +1587,16 @@ export interface components {
             next_at?: string;
             /** @description The resource key: an ordered endpoint gets a key's deliveries in order. */
             partition_key: string;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules (filter expression and transformation) the delivery was created under: its filter took the event then. Absent for deliveries written before versions.
+             */
+            rules_version?: number;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules whose transformation the latest request used (a retry or a replay sends with the rules current then). Absent until a request is made.
+             */
+            sent_rules_version?: number;
             /** @enum {string} */
             state: "pending" | "delivered" | "dead";
             tenant_id: string;
@@ -1615,9 +1658,18 @@ export interface components {
              * @description Requests per second; absent: the deployment's default.
              */
             rate_per_second?: number;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either.
+             */
+            rules_version: number;
             /** @description The rabbitmq, kafka or sqs target's settings; absent for http. */
             settings?: components["schemas"]["TargetSettings"];
             tenant_id: string;
+            /** @description A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received. */
+            transformation?: string;
+            /** @description What the transformation yielded when it was set, and over what (create and update only). */
+            transformation_trial?: components["schemas"]["Trial"];
             /** Format: date-time */
             updated_at: string;
             /** @description Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server (rabbitmq) or a kafka:// seed broker (kafka). */
@@ -1681,6 +1733,12 @@ export interface components {
             rate_per_second?: number;
             /** @description Replace a rabbitmq or kafka target's settings. */
             settings?: components["schemas"]["TargetSettings"];
+            /** @description Replace the transformation (the rules of the create: checked, then tried); empty removes it. A change of it or of the expression is the rules' next version. */
+            transformation?: string;
+            /** @description An event body to try the new transformation on (as in the create). */
+            transformation_sample?: {
+                [key: string]: unknown;
+            };
             /** @description A new URL (the rules of the create). */
             url?: string;
         };
@@ -1899,6 +1957,12 @@ export interface components {
             rate_per_second?: number;
             /** @description A rabbitmq, kafka or sqs target's settings (required for those kinds; absent for http). */
             settings?: components["schemas"]["TargetSettings"];
+            /** @description A CEL expression over the event (the variables of expression) yielding a map: the JSON object sent, and signed, in place of the event's body, e.g. {"id": data.object.id, "amount": data.object.amount_paid, "kind": type}. Checked now (one that does not compile or yields no map is refused, 422) and tried on transformation_sample, or else on the tenant's last event of a type the endpoint takes: one that fails there is refused (422) with its reason. At most 256 KiB of output, and the filters' cost limit. Absent: the body as received. */
+            transformation?: string;
+            /** @description An event body (a JSON object) to try the transformation on, its envelope id sample, type the first filter, tenant_id the tenant's. Absent: the tenant's last event of a type the endpoint takes, if any. */
+            transformation_sample?: {
+                [key: string]: unknown;
+            };
             /** @description Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422). */
             url: string;
         };
@@ -2701,6 +2765,17 @@ export interface components {
             taken_now_by_todays_endpoints: components["schemas"]["Taker"][] | null;
             verification: components["schemas"]["Verification"];
             waiting: components["schemas"]["Waiting"][] | null;
+        };
+        Trial: {
+            /** @description The event tried on (on: event). */
+            event_id?: string;
+            /**
+             * @description What the transformation was tried on: sample (the transformation_sample of the request), event (the tenant's last event of a type the endpoint takes) or none (the tenant has no such event yet: it was only checked).
+             * @enum {string}
+             */
+            on: "sample" | "event" | "none";
+            /** @description The body it yielded: what the endpoint would have been sent. */
+            output?: unknown;
         };
         Verification: {
             outcome: string;
@@ -5371,7 +5446,7 @@ export interface operations {
                 /** @description Only deliveries of these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *. */
                 event_type?: string;
                 /** @description Only deliveries whose last failed request failed so: status (the endpoint answered, not 2xx), timeout, connect, tls, dns, reset, refused_address, request, canceled, other. */
-                error_class?: "status" | "request" | "refused_address" | "dns" | "connect" | "timeout" | "tls" | "reset" | "canceled" | "other";
+                error_class?: "status" | "request" | "refused_address" | "dns" | "connect" | "timeout" | "tls" | "reset" | "canceled" | "transformation" | "other";
             };
             header?: never;
             path?: never;

@@ -44,9 +44,9 @@ func (c *DeliveryListCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printList(c.Output, items, next, "ID\tCREATED\tENDPOINT\tEVENT\tTYPE\tSTATE\tATTEMPTS\tLAST STATUS\tLAST ERROR", func(d endpoints.Delivery) []any {
+	return printList(c.Output, items, next, "ID\tCREATED\tENDPOINT\tEVENT\tTYPE\tSTATE\tATTEMPTS\tRULES\tLAST STATUS\tLAST ERROR", func(d endpoints.Delivery) []any {
 		return []any{d.ID, d.CreatedAt.UTC().Format(time.RFC3339), d.EndpointID, d.EventID, d.EventType, d.State, d.Attempts,
-			statusOrDash(d.LastStatus), oneLine(orDash(d.LastError))}
+			rules(d), statusOrDash(d.LastStatus), oneLine(orDash(d.LastError))}
 	})
 }
 
@@ -128,7 +128,7 @@ type DeliveryRetryDeadCmd struct {
 	Since      time.Time     `name:"since" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Deliveries created from this time (RFC 3339), inclusive."`
 	Until      time.Time     `name:"until" required:"" format:"2006-01-02T15:04:05Z07:00" help:"Deliveries created before this time; at most --payload-horizon after --since."`
 	Type       string        `name:"type" help:"Only these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *." input:"max=200"`
-	ErrorClass string        `name:"error-class" enum:",status,request,refused_address,dns,connect,timeout,tls,reset,canceled,other" default:"" help:"Only deliveries whose last request failed so: status, timeout, connect, tls, dns, reset, refused_address, request, canceled, other."`
+	ErrorClass string        `name:"error-class" enum:",status,request,refused_address,dns,connect,timeout,tls,reset,canceled,transformation,other" default:"" help:"Only deliveries whose last request failed so: status, timeout, connect, tls, dns, reset, refused_address, request, canceled, transformation (the endpoint's transformation failed over the event), other."`
 	Execute    bool          `name:"execute" help:"Send them again; without it, only count them (a dry run)."`
 	Horizon    time.Duration `name:"payload-horizon" env:"SLUICE_PAYLOAD_HORIZON" default:"168h" help:"The deployment's payload horizon: the longest window retried (nothing older is kept)."`
 }
@@ -178,16 +178,37 @@ func printDelivery(o Output, d endpoints.Delivery) error {
 		field{"webhook id", d.WebhookID}, field{"event", d.EventID + " (" + d.EventType + ")"}, field{"partition key", d.PartitionKey},
 		field{"state", d.State}, field{"attempts", d.Attempts}, field{"next at", timeOrDash(d.NextAt)},
 		field{"created", d.CreatedAt.UTC().Format(time.RFC3339Nano)}, field{"delivered", timeOrDash(d.DeliveredAt)},
-		field{"last status", statusOrDash(d.LastStatus)}, field{"last error", orDash(d.LastError)}); err != nil || o.Output == "json" {
+		field{"last status", statusOrDash(d.LastStatus)}, field{"last error", orDash(d.LastError)},
+		field{"rules version", versionOrDash(d.RulesVersion)}, field{"sent with rules version", versionOrDash(d.SentRulesVersion)}); err != nil || o.Output == "json" {
 		return err
 	}
-	section("requests", len(d.History), "ATTEMPT\tAT\tSTATUS\tLATENCY MS\tERROR\tANSWER", func(tb *table) {
+	section("requests", len(d.History), "ATTEMPT\tAT\tSTATUS\tLATENCY MS\tRULES\tERROR\tANSWER", func(tb *table) {
 		for _, a := range d.History {
-			tb.row(a.Attempt, a.At.UTC().Format(time.RFC3339Nano), statusOrDash(a.Status), a.LatencyMS,
+			tb.row(a.Attempt, a.At.UTC().Format(time.RFC3339Nano), statusOrDash(a.Status), a.LatencyMS, versionOrDash(&a.RulesVersion),
 				oneLine(orDash(strings.TrimSpace(a.ErrorClass+" "+a.Error))), oneLine(orDash(a.Answer)))
 		}
 	})
 	return nil
+}
+
+// rules is the rules' versions of a delivery in one cell: the one it was
+// created under, and the one its latest request sent with when they differ
+// ("2>3").
+func rules(d endpoints.Delivery) string {
+	created, sent := versionOrDash(d.RulesVersion), versionOrDash(d.SentRulesVersion)
+	if sent == "-" || sent == created {
+		return created
+	}
+	return created + ">" + sent
+}
+
+// versionOrDash is a rules' version, or "-" when unknown (written before
+// versions).
+func versionOrDash(v *int64) string {
+	if v == nil || *v == 0 {
+		return "-"
+	}
+	return fmt.Sprint(*v)
 }
 
 func statusOrDash(status int) string {

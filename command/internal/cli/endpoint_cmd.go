@@ -53,13 +53,15 @@ type endpointAction struct {
 // endpointSettings are the settings of a create (an update takes them
 // under the same names, each optional).
 type endpointSettings struct {
-	URL         string   `name:"url" required:"" help:"Where events are sent: an https URL they are POSTed to (http where the deployment allows it, --delivery-allow-http); amqps://host/vhost for --kind rabbitmq; kafka://seed-broker:port for --kind kafka; the queue URL for --kind sqs." input:"max=2048"`
-	Description string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
-	Filters     []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
-	Expression  string   `name:"expression" help:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events the filters take, only those it yields true for (docs/destinations.md)." input:"max=2048"`
-	Rate        int      `name:"rate" help:"Requests per second (at most the cap); 0: the deployment's default."`
-	Concurrency int      `name:"concurrency" help:"Requests in flight (at most the cap); 0: the deployment's default."`
-	Headers     []string `name:"header" placeholder:"NAME=VALUE" help:"A static header sent on every request (sealed; never shown again); repeat for several." input:"max=512"`
+	URL                  string   `name:"url" required:"" help:"Where events are sent: an https URL they are POSTed to (http where the deployment allows it, --delivery-allow-http); amqps://host/vhost for --kind rabbitmq; kafka://seed-broker:port for --kind kafka; the queue URL for --kind sqs." input:"max=2048"`
+	Description          string   `name:"description" help:"For people (at most 500 characters)." input:"max=500"`
+	Filters              []string `name:"filter" required:"" help:"An event type to deliver: an exact name, a prefix ending in .* (stripe.invoice.*), or *; repeat for several."`
+	Expression           string   `name:"expression" help:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events the filters take, only those it yields true for (docs/destinations.md)." input:"max=2048"`
+	Transformation       string   `name:"transformation" help:"A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body, e.g. '{\"id\": data.object.id, \"kind\": type}' (docs/destinations.md). Tried on --transformation-sample, or else on the tenant's last event of a type the endpoint takes." input:"max=4096"`
+	TransformationSample string   `name:"transformation-sample" type:"existingfile" placeholder:"FILE" help:"A JSON file holding an event body to try the transformation on."`
+	Rate                 int      `name:"rate" help:"Requests per second (at most the cap); 0: the deployment's default."`
+	Concurrency          int      `name:"concurrency" help:"Requests in flight (at most the cap); 0: the deployment's default."`
+	Headers              []string `name:"header" placeholder:"NAME=VALUE" help:"A static header sent on every request (sealed; never shown again); repeat for several." input:"max=512"`
 }
 
 // EndpointCreateCmd creates an endpoint.
@@ -87,13 +89,51 @@ func (c *EndpointCreateCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	e, secret, err := s.CreateEndpoint(ctx, endpoints.New{TenantID: c.Tenant, URL: c.URL, Description: c.Description, Filters: c.Filters,
-		Expression: c.Expression, Unordered: c.Unordered, Rate: c.Rate, Concurrency: c.Concurrency, Headers: headers,
-		Kind: endpoints.Kind(c.Kind), Settings: settings, Credentials: cred})
+	sample, err := readSample(c.TransformationSample)
 	if err != nil {
 		return err
 	}
-	return c.secret(e, secret, "signing secret: store it now, it is shown only once")
+	e, secret, err := s.CreateEndpoint(ctx, endpoints.New{TenantID: c.Tenant, URL: c.URL, Description: c.Description, Filters: c.Filters,
+		Expression: c.Expression, Unordered: c.Unordered, Rate: c.Rate, Concurrency: c.Concurrency, Headers: headers,
+		Kind: endpoints.Kind(c.Kind), Settings: settings, Credentials: cred,
+		Transformation: c.Transformation, TransformationSample: sample})
+	if err != nil {
+		return err
+	}
+	if err := c.secret(e, secret, "signing secret: store it now, it is shown only once"); err != nil || c.Output.Output == "json" {
+		return err
+	}
+	return printTrial(e.Trial)
+}
+
+// readSample reads a transformation's sample from file (none: nil).
+func readSample(file string) ([]byte, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("transformation sample: %w", err)
+	}
+	return b, nil
+}
+
+// printTrial says, after a create or an update that set a transformation,
+// what it was tried on and what it yielded.
+func printTrial(t *endpoints.Trial) error {
+	if t == nil {
+		return nil
+	}
+	if t.On == endpoints.TriedOnNone {
+		_, err := fmt.Println("transformation checked, not tried: the tenant has no event of the endpoint's types yet")
+		return err
+	}
+	on := t.On
+	if t.EventID != "" {
+		on += " " + t.EventID
+	}
+	_, err := fmt.Printf("transformation tried on %s: %s\n", on, t.Output)
+	return err
 }
 
 // secret prints an endpoint and the secret just made for it: the id and
@@ -194,7 +234,9 @@ func (c *EndpointGetCmd) Run(ctx context.Context, g *Globals) error {
 	}{e, st}
 	return printOne(c.Output, v, e.ID,
 		field{"tenant", e.TenantID}, field{"kind", e.Kind}, field{"url", e.URL}, field{"description", orDash(e.Description)},
-		field{"filters", strings.Join(e.Filters, ",")}, field{"expression", orDash(e.Expression)}, field{"ordered", e.Ordered}, field{"rate", perDefault(e.RatePerSecond)},
+		field{"filters", strings.Join(e.Filters, ",")}, field{"expression", orDash(e.Expression)},
+		field{"transformation", orDash(e.Transformation)}, field{"rules version", e.RulesVersion},
+		field{"ordered", e.Ordered}, field{"rate", perDefault(e.RatePerSecond)},
 		field{"concurrency", perDefault(e.Concurrency)}, field{"headers", orDash(strings.Join(e.Headers, ","))},
 		field{"state", state(e)}, field{"active secrets", e.ActiveSecrets},
 		field{"delivered", fmt.Sprintf("%d of the newest %d", st.Delivered, st.Window)}, field{"dead", st.Dead}, field{"pending", pending},
@@ -213,16 +255,18 @@ func perDefault(n *int) string {
 type EndpointUpdateCmd struct {
 	Output
 	endpointRef
-	URL          *string  `name:"url" help:"A new URL: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
-	Description  *string  `name:"description" help:"A new description; empty clears it." input:"max=500"`
-	Filters      []string `name:"filter" help:"Replace the filters; repeat for several."`
-	Expression   *string  `name:"expression" help:"Replace the filter expression; empty removes it." input:"max=2048"`
-	Rate         *int     `name:"rate" help:"A new rate; 0: the deployment's default."`
-	Concurrency  *int     `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
-	Headers      []string `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
-	ClearHeaders bool     `name:"clear-headers" xor:"headers" help:"Remove every static header."`
-	Unordered    bool     `xor:"order" help:"Send in parallel from now on."`
-	Ordered      bool     `xor:"order" help:"Send in order per resource from now on."`
+	URL                  *string  `name:"url" help:"A new URL: https, or http where the deployment allows it (--delivery-allow-http)." input:"max=2048"`
+	Description          *string  `name:"description" help:"A new description; empty clears it." input:"max=500"`
+	Filters              []string `name:"filter" help:"Replace the filters; repeat for several."`
+	Expression           *string  `name:"expression" help:"Replace the filter expression; empty removes it." input:"max=2048"`
+	Transformation       *string  `name:"transformation" help:"Replace the transformation (checked, then tried as at creation); empty removes it. A change of it or of the expression is the rules' next version." input:"max=4096"`
+	TransformationSample string   `name:"transformation-sample" type:"existingfile" placeholder:"FILE" help:"A JSON file holding an event body to try the new transformation on."`
+	Rate                 *int     `name:"rate" help:"A new rate; 0: the deployment's default."`
+	Concurrency          *int     `name:"concurrency" help:"A new concurrency; 0: the deployment's default."`
+	Headers              []string `name:"header" placeholder:"NAME=VALUE" xor:"headers" help:"Replace every static header; repeat for several." input:"max=512"`
+	ClearHeaders         bool     `name:"clear-headers" xor:"headers" help:"Remove every static header."`
+	Unordered            bool     `xor:"order" help:"Send in parallel from now on."`
+	Ordered              bool     `xor:"order" help:"Send in order per resource from now on."`
 	// targetFlags, when any is given, replace a rabbitmq or kafka
 	// endpoint's settings (and its credentials, with --target-user).
 	targetFlags
@@ -243,11 +287,19 @@ func (c *EndpointUpdateCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return printEndpoint(c.Output, e, "updated")
+	if err := printEndpoint(c.Output, e, "updated"); err != nil || c.Output.Output == "json" {
+		return err
+	}
+	return printTrial(e.Trial)
 }
 
 func (c *EndpointUpdateCmd) patch() (endpoints.Patch, error) {
-	p := endpoints.Patch{URL: c.URL, Description: c.Description, Filters: c.Filters, Expression: c.Expression, Rate: c.Rate, Concurrency: c.Concurrency}
+	p := endpoints.Patch{URL: c.URL, Description: c.Description, Filters: c.Filters, Expression: c.Expression, Rate: c.Rate, Concurrency: c.Concurrency,
+		Transformation: c.Transformation}
+	var err error
+	if p.TransformationSample, err = readSample(c.TransformationSample); err != nil {
+		return p, err
+	}
 	// kong refuses --ordered with --unordered, and --header with
 	// --clear-headers (xor), before this runs.
 	if c.Ordered || c.Unordered {

@@ -235,6 +235,8 @@ type Deliverer struct {
 	ownPIDs []int32
 	mu      sync.Mutex
 	loops   map[string]*loop
+	// transforms are the endpoints' transformations, compiled.
+	transforms transforms
 }
 
 // New builds a deliverer over pool; store reads the endpoints.
@@ -558,6 +560,10 @@ func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Atte
 	body := fmt.Appendf(nil, `{"type":"sluice.test","endpoint_id":%q,"sent_at":%q}`, id, now.Format(time.RFC3339Nano))
 	m := message{webhookID: "msg_" + eventID, attempt: 1, body: body, eventID: eventID, eventType: "sluice.test",
 		src: "/tenants/" + t.TenantID + "/endpoints/" + id, eventTime: &now, contentType: "application/json", tenantID: t.TenantID}
+	// The synthetic event is of no type the endpoint takes: sent as it is,
+	// never through the endpoint's transformation (which would fail over
+	// it, and hide whether the endpoint is reachable).
+	t.Transformation = ""
 	s := d.newSender(t, 1)
 	defer s.close()
 	a, _ := d.send(ctx, s, &t, m)

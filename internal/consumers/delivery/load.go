@@ -22,6 +22,9 @@ type message struct {
 	eventTime                *time.Time
 	traceparent, contentType string
 	tenantID                 string
+	// rulesVersion is the version of the endpoint's rules the delivery
+	// was created under (0: unknown).
+	rulesVersion int64
 	// missing: the body is no longer kept (payload horizon, erasure).
 	missing bool
 	// parked: held from below the endpoint's mark (its exceptions, a
@@ -88,7 +91,7 @@ func (d *Deliverer) keyAfter(ctx context.Context, endpoint, key string, after in
 // order.
 func (m *message) fields() []any {
 	return []any{&m.id, &m.webhookID, &m.attempt, &m.nextAt, &m.createdAt, &m.key, &m.inboxID, &m.body, &m.eventID,
-		&m.eventType, &m.src, &m.subject, &m.eventTime, &m.traceparent, &m.contentType, &m.tenantID}
+		&m.eventType, &m.src, &m.subject, &m.eventTime, &m.traceparent, &m.contentType, &m.tenantID, &m.rulesVersion}
 }
 
 func collectMessages(rows pgx.Rows) ([]message, error) {

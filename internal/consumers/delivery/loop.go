@@ -133,7 +133,13 @@ func (l *loop) sameShape(t endpoints.Target) bool {
 		old.SameConnection(t)
 }
 
-func (l *loop) update(t endpoints.Target) { l.target.Store(&t) }
+func (l *loop) update(t endpoints.Target) {
+	if cur := l.target.Load(); cur != nil && cur.RulesVersion > t.RulesVersion {
+		// A send read newer rules than this read (newerRules): they stay.
+		t.Transformation, t.RulesVersion = cur.Transformation, cur.RulesVersion
+	}
+	l.target.Store(&t)
+}
 
 // stop ends the loop and waits for it: requests in flight are interrupted
 // and stay pending in Postgres, for the next owner.

@@ -18,7 +18,7 @@ import (
 // one statement; the endpoint's failure streak, if it had one, ends now.
 func (d *Deliverer) delivered(l *loop, t *endpoints.Target, m message, a endpoints.Attempt) {
 	d.m.outcome(a, false)
-	d.writer.add(written{loop: l, id: m.id, status: a.Status, latencyMS: a.LatencyMS, attempt: m.attempt, at: a.At})
+	d.writer.add(written{loop: l, id: m.id, status: a.Status, latencyMS: a.LatencyMS, attempt: m.attempt, at: a.At, rulesVersion: a.RulesVersion})
 	if t.FailingSince == nil {
 		return
 	}
@@ -44,8 +44,8 @@ func (d *Deliverer) nextTry(m message, retryAfter time.Duration) time.Time {
 // delivery is dead.
 func (d *Deliverer) recordFailed(ctx context.Context, t *endpoints.Target, m message, a endpoints.Attempt, next time.Time) (bool, error) {
 	horizon := d.cfg.Horizon
-	if m.missing {
-		horizon = 0 // nothing to send, ever
+	if m.missing || a.ErrorClass == endpoints.ErrorClassTransformation {
+		horizon = 0 // nothing to send, ever; or rules that fail over this event
 	}
 	var status *int
 	if a.Status != 0 {
@@ -54,7 +54,7 @@ func (d *Deliverer) recordFailed(ctx context.Context, t *endpoints.Target, m mes
 	var died bool
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, failedSQL, m.id, m.attempt, t.ID, next, status, a.LatencyMS, a.ErrorClass, a.Error,
-			horizon.Seconds(), a.Answer).Scan(&died)
+			horizon.Seconds(), a.Answer, nonZero(a.RulesVersion)).Scan(&died)
 		if err != nil && err != pgx.ErrNoRows {
 			return fmt.Errorf("record failed attempt: %w", err)
 		}
@@ -106,6 +106,14 @@ func (d *Deliverer) disable(ctx context.Context, tx pgx.Tx, t *endpoints.Target,
 	}
 	return d.tell(ctx, tx, endpoints.Transition{Type: endpoints.EndpointDisabled, TenantID: tenant, EndpointID: t.ID, At: at,
 		Reason: endpoints.DisabledReason(reason), FailingSince: since})
+}
+
+// nonZero is v, or NULL when it is 0 (unknown).
+func nonZero(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
 }
 
 // backoff is the wait after failed attempt n: BackoffBase times 4^(n-1),

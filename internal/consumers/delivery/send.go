@@ -29,10 +29,25 @@ const answerKept = 1 << 10
 
 // send makes one attempt of m with s, t's sender, in a span of its own, and
 // says how it went, and how long the target asked to wait (Retry-After),
-// if it did.
+// if it did. The body is transformed first, for every kind of target (the
+// signature covers what is sent); a transformation that fails sends
+// nothing and makes an attempt of class transformation, which kills the
+// delivery. The attempt names the rules' version it sent with.
 func (d *Deliverer) send(ctx context.Context, s sender, t *endpoints.Target, m message) (endpoints.Attempt, time.Duration) {
 	ctx, span := d.startAttempt(ctx, t, m)
-	a, wait := s.send(ctx, t, m)
+	if m.rulesVersion > t.RulesVersion {
+		t = d.newerRules(ctx, t)
+	}
+	var (
+		a    endpoints.Attempt
+		wait time.Duration
+	)
+	if sent, err := d.transform(t, m); err != nil {
+		a = endpoints.Attempt{Attempt: m.attempt, At: time.Now(), ErrorClass: endpoints.ErrorClassTransformation, Error: err.Error()}
+	} else {
+		a, wait = s.send(ctx, t, sent)
+	}
+	a.RulesVersion = t.RulesVersion
 	endAttempt(span, a)
 	return a, wait
 }

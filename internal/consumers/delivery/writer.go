@@ -12,6 +12,7 @@ type written struct {
 	id                         int64
 	status, latencyMS, attempt int
 	at                         time.Time
+	rulesVersion               int64 // of the rules the send used; 0: unknown
 }
 
 // writer records the 2xx outcomes of every loop, many in one statement:
@@ -83,8 +84,10 @@ func (w *writer) flush(batch []written, last bool) {
 	}
 	n := len(batch)
 	ids, statuses, latencies, attempts, ats := make([]int64, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]time.Time, n)
+	versions := make([]int64, n)
 	for i, o := range batch {
 		ids[i], statuses[i], latencies[i], attempts[i], ats[i] = o.id, int32(o.status), int32(o.latencyMS), int32(o.attempt), o.at
+		versions[i] = o.rulesVersion
 	}
 	var rows *string
 	if js := figs.json(); js != nil {
@@ -93,7 +96,7 @@ func (w *writer) flush(batch []written, last bool) {
 	}
 	wait := 100 * time.Millisecond
 	for try := 1; ; try++ {
-		_, err := w.d.pool.Exec(context.Background(), deliveredSQL, ids, statuses, latencies, attempts, ats, rows)
+		_, err := w.d.pool.Exec(context.Background(), deliveredSQL, ids, statuses, latencies, attempts, ats, rows, versions)
 		if err == nil {
 			break
 		}

@@ -123,7 +123,9 @@ func (b *batch) Apply(ctx context.Context, recs []consumers.Record) error {
 					continue
 				}
 			}
-			rows.Add(delivery(c.EndpointID, rec))
+			d := delivery(c.EndpointID, rec)
+			d.RulesVersion = c.RulesVersion
+			rows.Add(d)
 		}
 	}
 	return rows.Write(ctx, b.tx)

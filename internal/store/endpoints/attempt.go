@@ -14,7 +14,16 @@ type Attempt struct {
 	Error      string `json:"error,omitempty"`
 	// Answer is the first 1 KiB of the answer's body.
 	Answer string `json:"answer,omitempty" doc:"The first 1 KiB of the answer."`
+	// RulesVersion is the version of the endpoint's rules whose
+	// transformation the attempt sent with (0: unknown, an attempt of a
+	// release before versions).
+	RulesVersion int64 `json:"rules_version,omitempty" doc:"The version of the endpoint's rules whose transformation this request used; absent for requests made before versions."`
 }
+
+// ErrorClassTransformation is the error class of an attempt whose
+// transformation failed over the event: nothing was sent, and the
+// delivery is dead at once (the same rules would fail it again).
+const ErrorClassTransformation = "transformation"
 
 // OK says whether the target took the delivery: an HTTP endpoint answered
 // 2xx, a RabbitMQ server confirmed the message, a Kafka cluster

@@ -25,10 +25,11 @@ var (
 
 // ErrorClasses are the classes of a failed attempt (Attempt.ErrorClass):
 // "status" (the endpoint answered, not 2xx), "request" (no request could be
-// made of it: an unusable URL, a body no longer kept) and the egress
+// made of it: an unusable URL, a body no longer kept), "transformation"
+// (the endpoint's transformation failed over the event) and the egress
 // client's.
 var ErrorClasses = []string{"status", "request", egress.ClassRefusedAddress, egress.ClassDNS, egress.ClassConnect,
-	egress.ClassTimeout, egress.ClassTLS, egress.ClassReset, egress.ClassCanceled, egress.ClassOther}
+	egress.ClassTimeout, egress.ClassTLS, egress.ClassReset, egress.ClassCanceled, ErrorClassTransformation, egress.ClassOther}
 
 // DeadSelection selects an endpoint's dead deliveries to retry: created in
 // the window, of the event types EventType matches (a filter: "*", a type

@@ -73,6 +73,12 @@ type Delivery struct {
 	LastError    string        `json:"last_error,omitempty"`
 	LatencyMS    *int          `json:"latency_ms,omitempty" doc:"The latest request's latency."`
 	InboxID      *int64        `json:"inbox_id,omitempty" doc:"The event's inbox id (its trail); absent for events with no inbox row (the built-in intents, test events)."`
+	// RulesVersion is the version of the endpoint's rules the fan-out
+	// created it under (its filter expression took the event then);
+	// SentRulesVersion the version whose transformation the latest send
+	// used. Absent: written by a release before versions.
+	RulesVersion     *int64 `json:"rules_version,omitempty" doc:"The version of the endpoint's rules (filter expression and transformation) the delivery was created under: its filter took the event then. Absent for deliveries written before versions."`
+	SentRulesVersion *int64 `json:"sent_rules_version,omitempty" doc:"The version of the endpoint's rules whose transformation the latest request used (a retry or a replay sends with the rules current then). Absent until a request is made."`
 	// History is filled by Delivery (one delivery), not by a list.
 	History []Attempt `json:"history,omitempty" doc:"Every request, oldest first: the failed ones, and for a delivered delivery its successful one (one delivery's view only)."`
 }
@@ -217,7 +223,8 @@ func scanDelivery(r pgx.CollectableRow) (Delivery, error) {
 		lastEr *string
 	)
 	err := r.Scan(&d.ID, &d.EndpointID, &d.TenantID, &d.WebhookID, &d.EventID, &d.EventType, &d.PartitionKey, &d.State,
-		&d.Attempts, &d.NextAt, &d.CreatedAt, &d.AcceptedAt, &d.DeliveredAt, &status, &lastEr, &d.LatencyMS, &d.InboxID)
+		&d.Attempts, &d.NextAt, &d.CreatedAt, &d.AcceptedAt, &d.DeliveredAt, &status, &lastEr, &d.LatencyMS, &d.InboxID,
+		&d.RulesVersion, &d.SentRulesVersion)
 	if status != nil {
 		d.LastStatus = *status
 	}
@@ -304,7 +311,7 @@ func (s Store) attempts(ctx context.Context, ids []int64) (map[int64][]Attempt, 
 			status *int
 			lat    *int
 		)
-		if err := rows.Scan(&id, &a.Attempt, &a.At, &status, &lat, &a.ErrorClass, &a.Error, &a.Answer); err != nil {
+		if err := rows.Scan(&id, &a.Attempt, &a.At, &status, &lat, &a.ErrorClass, &a.Error, &a.Answer, &a.RulesVersion); err != nil {
 			return nil, fmt.Errorf("read attempts: %w", err)
 		}
 		if status != nil {
@@ -329,7 +336,7 @@ func WithSuccess(d Delivery, failed []Attempt) []Attempt {
 	if d.State != Delivered || d.Attempts < 1 {
 		return failed
 	}
-	ok := Attempt{Attempt: d.Attempts, Status: d.LastStatus}
+	ok := Attempt{Attempt: d.Attempts, Status: d.LastStatus, RulesVersion: deref(d.SentRulesVersion)}
 	if d.DeliveredAt != nil {
 		ok.At = *d.DeliveredAt
 	}

@@ -42,9 +42,14 @@ type Endpoint struct {
 	Description    string   `json:"description"`
 	Filters        []string `json:"filters" nullable:"false" doc:"Event types delivered: exact names, prefixes ending in .* (stripe.invoice.*), or *."`
 	Expression     string   `json:"expression,omitempty" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters name, the endpoint takes those it yields true for. Absent: all of them."`
-	Ordered        bool     `json:"ordered" doc:"true: an event waits until every earlier one of its resource is delivered (or given up)."`
-	RatePerSecond  *int     `json:"rate_per_second,omitempty" doc:"Requests per second; absent: the deployment's default."`
-	Concurrency    *int     `json:"concurrency,omitempty" doc:"Requests in flight; absent: the deployment's default."`
+	Transformation string   `json:"transformation,omitempty" doc:"A CEL expression over the event yielding a map: the JSON object sent (and signed) in place of the event's body. Absent: the body as received."`
+	RulesVersion   int64    `json:"rules_version" doc:"The version of the endpoint's rules, its expression and its transformation together: 1 at creation, the next at every change of either."`
+	// Trial is what the transformation made of an event when it was set:
+	// filled by a create or an update that sets one, never by a read.
+	Trial         *Trial `json:"transformation_trial,omitempty" doc:"What the transformation yielded when it was set, and over what (create and update only)."`
+	Ordered       bool   `json:"ordered" doc:"true: an event waits until every earlier one of its resource is delivered (or given up)."`
+	RatePerSecond *int   `json:"rate_per_second,omitempty" doc:"Requests per second; absent: the deployment's default."`
+	Concurrency   *int   `json:"concurrency,omitempty" doc:"Requests in flight; absent: the deployment's default."`
 	// Headers are the static headers' names; their values are sealed and
 	// never shown.
 	Headers        []string       `json:"headers" nullable:"false" doc:"Names of the static headers sent on every request (their values are never shown)."`
@@ -69,6 +74,12 @@ type New struct {
 	// Expression is a CEL expression over the event (internal/eventfilter);
 	// empty: every event of the filters' types.
 	Expression string
+	// Transformation is a CEL expression yielding the body sent
+	// (internal/eventfilter/eventtransform); empty: the body as received. It is tried
+	// on TransformationSample (a JSON body), or else on the tenant's last
+	// event of a type the filters take.
+	Transformation       string
+	TransformationSample []byte
 	// Unordered sends the endpoint's events in parallel, not in order per
 	// resource.
 	Unordered   bool
@@ -117,6 +128,10 @@ func (s Store) CreateEndpoint(ctx context.Context, n New) (Endpoint, string, err
 	if err != nil {
 		return Endpoint{}, "", err
 	}
+	trial, err := s.tryTransformation(ctx, n.TenantID, filters, n.Transformation, n.TransformationSample)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
 	id := uuid.NewString()
 	headersKey, headersSealed, err := s.sealHeaders(id, headers)
 	if err != nil {
@@ -139,11 +154,15 @@ func (s Store) CreateEndpoint(ctx context.Context, n New) (Endpoint, string, err
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO endpoints (id, tenant_id, url, description, filters, ordered, rate_per_second, concurrency,
-  headers_key_id, headers_sealed, filter_expression, target_kind, target_settings, target_key_id, target_sealed)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+  headers_key_id, headers_sealed, filter_expression, target_kind, target_settings, target_key_id, target_sealed, transformation)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 			id, n.TenantID, n.URL, n.Description, filters, !n.Unordered, positive(n.Rate), positive(n.Concurrency),
-			headersKey, headersSealed, nonEmpty(n.Expression), n.Kind.column(), settings, credKey, credSealed); err != nil {
+			headersKey, headersSealed, nonEmpty(n.Expression), n.Kind.column(), settings, credKey, credSealed,
+			nonEmpty(n.Transformation)); err != nil {
 			return fmt.Errorf("create endpoint: %w", err)
+		}
+		if _, err := tx.Exec(ctx, ruleVersionSQL, id); err != nil {
+			return fmt.Errorf("create endpoint: keep its rules' version: %w", err)
 		}
 		if err := s.addSecret(ctx, tx, id, secret, nil); err != nil {
 			return err
@@ -154,6 +173,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 		return Endpoint{}, "", err
 	}
 	e, err := s.GetEndpoint(ctx, id)
+	e.Trial = trial
 	return e, secret, err
 }
 
@@ -171,6 +191,9 @@ func (s Store) checkNew(n New) ([]string, map[string]string, error) {
 		return nil, nil, err
 	}
 	if err := checkExpression(n.Expression); err != nil {
+		return nil, nil, err
+	}
+	if err := checkTransformation(n.Transformation, n.TransformationSample); err != nil {
 		return nil, nil, err
 	}
 	if err := s.Limits.check(&n.Rate, &n.Concurrency); err != nil {
@@ -214,7 +237,8 @@ func positive(n int) *int {
 const endpointColumns = `SELECT e.id::text, e.tenant_id::text, e.url, e.description, e.filters, coalesce(e.filter_expression, ''), e.ordered,
        e.rate_per_second, e.concurrency, e.headers_key_id, e.headers_sealed, coalesce(e.disabled_reason, ''), e.disabled_at, e.paused_at, e.failing_since,
        (SELECT count(*) FROM endpoint_secrets k WHERE k.endpoint_id = e.id AND (k.expires_at IS NULL OR k.expires_at > now()))::int,
-       e.created_at, e.updated_at, coalesce(e.target_kind, 'http'), e.target_settings, e.target_key_id IS NOT NULL
+       e.created_at, e.updated_at, coalesce(e.target_kind, 'http'), e.target_settings, e.target_key_id IS NOT NULL,
+       coalesce(e.transformation, ''), e.rules_version
 FROM endpoints e`
 
 // scan reads one row of endpointColumns, the headers' names opened.
@@ -226,7 +250,7 @@ func (s Store) scan(row pgx.CollectableRow) (Endpoint, error) {
 	)
 	if err := row.Scan(&e.ID, &e.TenantID, &e.URL, &e.Description, &e.Filters, &e.Expression, &e.Ordered, &e.RatePerSecond, &e.Concurrency,
 		&headersKey, &sealed, &e.DisabledReason, &e.DisabledAt, &e.PausedAt, &e.FailingSince, &e.ActiveSecrets, &e.CreatedAt, &e.UpdatedAt,
-		&e.Kind, &e.Settings, &e.HasCredentials); err != nil {
+		&e.Kind, &e.Settings, &e.HasCredentials, &e.Transformation, &e.RulesVersion); err != nil {
 		return e, err
 	}
 	e.Enabled, e.Paused = e.DisabledAt == nil, e.PausedAt != nil
@@ -340,7 +364,12 @@ type Patch struct {
 	// Expression replaces the filter expression; a pointer to "" removes
 	// it; nil: unchanged.
 	Expression *string
-	Ordered    *bool
+	// Transformation replaces the transformation, tried on
+	// TransformationSample or the tenant's last event of a type the
+	// endpoint takes; a pointer to "" removes it; nil: unchanged.
+	Transformation       *string
+	TransformationSample []byte
+	Ordered              *bool
 	// Rate and Concurrency: 0 returns to the deployment's default.
 	Rate        *int
 	Concurrency *int
@@ -366,7 +395,16 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
 	if err := s.checkTargetPatch(ctx, id, p, &c); err != nil {
 		return Endpoint{}, err
 	}
-	err = s.change(ctx, id, "endpoint.update", `UPDATE endpoints SET url = coalesce($2, url), description = coalesce($3, description),
+	trial, err := s.tryPatchedTransformation(ctx, id, p, c.filters)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	// A change of the expression or the transformation is the rules' next
+	// version, kept in endpoint_rule_versions (the version in force is
+	// written there by every update: an endpoint of the release before
+	// versions gets its version 1 kept at its first update).
+	err = s.change(ctx, id, "endpoint.update", `WITH up AS (
+UPDATE endpoints SET url = coalesce($2, url), description = coalesce($3, description),
   filters = coalesce($4, filters), ordered = coalesce($5, ordered),
   filter_expression = CASE WHEN $13 THEN $14 ELSE filter_expression END,
   rate_per_second = CASE WHEN $6 THEN $7 ELSE rate_per_second END,
@@ -376,15 +414,27 @@ func (s Store) UpdateEndpoint(ctx context.Context, id string, p Patch) (Endpoint
   target_settings = CASE WHEN $15 THEN $16 ELSE target_settings END,
   target_key_id = CASE WHEN $17 THEN $18 ELSE target_key_id END,
   target_sealed = CASE WHEN $17 THEN $19 ELSE target_sealed END,
+  transformation = CASE WHEN $20 THEN $21 ELSE transformation END,
+  rules_version = rules_version + CASE WHEN ($13 AND $14 IS DISTINCT FROM filter_expression)
+                                         OR ($20 AND $21 IS DISTINCT FROM transformation) THEN 1 ELSE 0 END,
   updated_at = now()
-WHERE id = $1 AND tenant_id IS NOT NULL RETURNING tenant_id::text`,
+WHERE id = $1 AND tenant_id IS NOT NULL RETURNING id, tenant_id, rules_version, filter_expression, transformation
+), kept AS (
+  INSERT INTO endpoint_rule_versions (endpoint_id, version, filter_expression, transformation)
+  SELECT id, rules_version, filter_expression, transformation FROM up
+  ON CONFLICT (endpoint_id, version) DO NOTHING
+)
+SELECT tenant_id::text FROM up`,
 		p.URL, p.Description, c.filters, p.Ordered, p.Rate != nil, positive(deref(p.Rate)), p.Concurrency != nil, positive(deref(p.Concurrency)),
 		p.Headers != nil, c.headersKey, c.headersSealed, p.Expression != nil, nonEmpty(deref(p.Expression)),
-		p.Settings != nil, c.settings, p.Credentials != nil, c.credKey, c.credSealed)
+		p.Settings != nil, c.settings, p.Credentials != nil, c.credKey, c.credSealed,
+		p.Transformation != nil, nonEmpty(deref(p.Transformation)))
 	if err != nil {
 		return Endpoint{}, err
 	}
-	return s.GetEndpoint(ctx, id)
+	e, err := s.GetEndpoint(ctx, id)
+	e.Trial = trial
+	return e, err
 }
 
 // patched is a patch's columns as stored.
@@ -414,6 +464,13 @@ func (s Store) checkPatch(id string, p Patch) (patched, error) {
 		if err := checkExpression(*p.Expression); err != nil {
 			return c, err
 		}
+	}
+	if p.Transformation != nil {
+		if err := checkTransformation(*p.Transformation, p.TransformationSample); err != nil {
+			return c, err
+		}
+	} else if p.TransformationSample != nil {
+		return c, invalid("transformation_sample", "is tried on a transformation: set one with it")
 	}
 	if err := s.Limits.check(p.Rate, p.Concurrency); err != nil {
 		return c, err

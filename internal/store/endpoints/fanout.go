@@ -33,6 +33,9 @@ type NewDelivery struct {
 	// AcceptedAt is the event's Kafka timestamp: where accepted-to-delivered
 	// starts.
 	AcceptedAt time.Time
+	// RulesVersion is the version of the endpoint's rules that took the
+	// event (Subscription.RulesVersion).
+	RulesVersion int64
 }
 
 // Fanout is a batch of deliveries to write in one statement.
@@ -46,6 +49,7 @@ type Fanout struct {
 	partition                           []int32
 	offset                              []int64
 	accepted                            []time.Time
+	rulesVersion                        []int64
 }
 
 // Add appends d to the batch.
@@ -67,6 +71,7 @@ func (f *Fanout) Add(d NewDelivery) {
 	f.partition = append(f.partition, d.Partition)
 	f.offset = append(f.offset, d.Offset)
 	f.accepted = append(f.accepted, d.AcceptedAt)
+	f.rulesVersion = append(f.rulesVersion, d.RulesVersion)
 }
 
 // Len is the number of deliveries in the batch.
@@ -81,7 +86,7 @@ func (f *Fanout) Write(ctx context.Context, tx pgx.Tx) error {
 	}
 	var told int
 	err := tx.QueryRow(ctx, fanOutSQL, f.endpoint, f.tenant, f.webhookID, f.key, f.inbox, f.payload, f.eventID, f.eventType,
-		f.source, f.subject, f.eventTime, f.traceparent, f.contentType, f.topic, f.partition, f.offset, f.accepted).Scan(&told)
+		f.source, f.subject, f.eventTime, f.traceparent, f.contentType, f.topic, f.partition, f.offset, f.accepted, f.rulesVersion).Scan(&told)
 	if err != nil {
 		return fmt.Errorf("write %d deliveries: %w", f.Len(), err)
 	}

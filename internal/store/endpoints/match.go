@@ -74,13 +74,17 @@ type Subscription struct {
 	Filters    []string
 	// Expression is the endpoint's filter expression; empty: none.
 	Expression string
+	// RulesVersion is the version of the endpoint's rules read: each
+	// delivery the fan-out writes names it.
+	RulesVersion int64
 }
 
 // Candidate is an endpoint whose filters take an event's type: it takes
 // the event if it has no Program or its Program yields true.
 type Candidate struct {
-	EndpointID string
-	Program    *eventfilter.Program
+	EndpointID   string
+	Program      *eventfilter.Program
+	RulesVersion int64
 }
 
 // Index answers "which of a tenant's enabled endpoints take this type?"
@@ -136,7 +140,7 @@ func NewIndex(subs []Subscription, prev *Index) *Index {
 func (ix *Index) Match(dst []Candidate, tenant, t string) []Candidate {
 	for _, s := range ix.byTenant[tenant] {
 		if !s.unusable && MatchesAny(s.Filters, t) {
-			dst = append(dst, Candidate{EndpointID: s.EndpointID, Program: s.prg})
+			dst = append(dst, Candidate{EndpointID: s.EndpointID, Program: s.prg, RulesVersion: s.RulesVersion})
 		}
 	}
 	return dst

@@ -28,14 +28,14 @@ func (s Store) TenantSubscriptions(ctx context.Context, tenantID string) ([]Subs
 }
 
 func (s Store) subscriptions(ctx context.Context, tenant string) ([]Subscription, error) {
-	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters, coalesce(filter_expression, '') FROM endpoints
+	rows, err := s.Pool.Query(ctx, `SELECT id::text, tenant_id::text, filters, coalesce(filter_expression, ''), rules_version FROM endpoints
 WHERE disabled_at IS NULL AND tenant_id IS NOT NULL AND ($1 = '' OR tenant_id::text = $1) ORDER BY id`, tenant)
 	if err != nil {
 		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
 	subs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Subscription, error) {
 		var sub Subscription
-		err := r.Scan(&sub.EndpointID, &sub.TenantID, &sub.Filters, &sub.Expression)
+		err := r.Scan(&sub.EndpointID, &sub.TenantID, &sub.Filters, &sub.Expression, &sub.RulesVersion)
 		return sub, err
 	})
 	if err != nil {
@@ -79,6 +79,11 @@ type Target struct {
 	Kind        Kind
 	Settings    TargetSettings
 	Credentials *TargetCredentials
+	// Transformation is the endpoint's (empty: the body as received), of
+	// its rules' version RulesVersion: the deliverer sends with the rules
+	// it read last, and records their version on each outcome.
+	Transformation string
+	RulesVersion   int64
 }
 
 // SameConnection says whether t and u reach their target the same way:
@@ -120,6 +125,7 @@ func (s Store) targets(ctx context.Context, only string) ([]Target, error) {
 SELECT e.id::text, e.tenant_id::text, e.url, e.ordered, coalesce(e.rate_per_second, 0), coalesce(e.concurrency, 0),
        e.headers_key_id, e.headers_sealed, e.failing_since,
        coalesce(e.target_kind, 'http'), coalesce(e.target_settings, '{}'), e.target_key_id, e.target_sealed,
+       coalesce(e.transformation, ''), e.rules_version,
        coalesce(array_agg(k.key_id ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}'),
        coalesce(array_agg(k.ciphertext ORDER BY k.id DESC) FILTER (WHERE k.id IS NOT NULL), '{}')
 FROM endpoints e
@@ -146,7 +152,7 @@ ORDER BY e.id`, only)
 			cred       []byte
 		)
 		if err := rows.Scan(&t.ID, &t.TenantID, &t.URL, &t.Ordered, &t.Rate, &t.Concurrency, &headersKey, &headers,
-			&t.FailingSince, &t.Kind, &t.Settings, &credKey, &cred, &keyIDs, &sealed); err != nil {
+			&t.FailingSince, &t.Kind, &t.Settings, &credKey, &cred, &t.Transformation, &t.RulesVersion, &keyIDs, &sealed); err != nil {
 			return nil, fmt.Errorf("read targets: %w", err)
 		}
 		err := s.open(&t, headersKey, headers, keyIDs, sealed)

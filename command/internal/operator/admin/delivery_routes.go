@@ -143,7 +143,7 @@ type DeadSelectionQuery struct {
 	Since      time.Time `query:"since" required:"true" doc:"Deliveries created from this time (RFC 3339), inclusive."`
 	Until      time.Time `query:"until" required:"true" doc:"Deliveries created before this time; after since, and at most the payload horizon after it."`
 	EventType  string    `query:"event_type" maxLength:"200" pattern:"^(\\*|[a-z0-9_-]+(\\.[a-z0-9_-]+)*(\\.\\*)?)$" doc:"Only deliveries of these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *."`
-	ErrorClass string    `query:"error_class" enum:"status,request,refused_address,dns,connect,timeout,tls,reset,canceled,other" doc:"Only deliveries whose last failed request failed so: status (the endpoint answered, not 2xx), timeout, connect, tls, dns, reset, refused_address, request, canceled, other."`
+	ErrorClass string    `query:"error_class" enum:"status,request,refused_address,dns,connect,timeout,tls,reset,canceled,transformation,other" doc:"Only deliveries whose last failed request failed so: status (the endpoint answered, not 2xx), timeout, connect, tls, dns, reset, refused_address, request, canceled, other."`
 }
 
 // DeadSelectionBody is a bulk retry's selection.
@@ -152,7 +152,7 @@ type DeadSelectionBody struct {
 	Since      time.Time `json:"since" doc:"Deliveries created from this time (RFC 3339), inclusive."`
 	Until      time.Time `json:"until" doc:"Deliveries created before this time; after since, and at most the payload horizon (default 7 days) after it."`
 	EventType  string    `json:"event_type,omitempty" maxLength:"200" pattern:"^(\\*|[a-z0-9_-]+(\\.[a-z0-9_-]+)*(\\.\\*)?)$" doc:"Only deliveries of these event types: an exact type, a prefix ending in .* (stripe.invoice.*), or *; absent: any."`
-	ErrorClass string    `json:"error_class,omitempty" enum:"status,request,refused_address,dns,connect,timeout,tls,reset,canceled,other" doc:"Only deliveries whose last failed request failed so; absent: any."`
+	ErrorClass string    `json:"error_class,omitempty" enum:"status,request,refused_address,dns,connect,timeout,tls,reset,canceled,transformation,other" doc:"Only deliveries whose last failed request failed so; absent: any."`
 }
 
 // Resolve refuses since at or after until.

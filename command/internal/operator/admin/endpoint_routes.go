@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -110,17 +111,19 @@ func filters(fs []EndpointFilter) []string {
 
 // NewEndpointBody is an endpoint to create.
 type NewEndpointBody struct {
-	URL         string                       `json:"url" maxLength:"2048" pattern:"^(https?|amqps?|kafka)://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s), amqp(s) or kafka URL without user info or fragment" doc:"Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422)."`
-	Description string                       `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"For people (at most 500 characters)."`
-	Filters     []EndpointFilter             `json:"filters" nullable:"false" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
-	Ordered     *bool                        `json:"ordered,omitempty" doc:"Deliver in order per resource (default true); false sends in parallel."`
-	Rate        int                          `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
-	Concurrency int                          `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
-	Headers     EndpointHeaders              `json:"headers,omitempty"`
-	Expression  string                       `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters."`
-	Kind        endpoints.Kind               `json:"kind,omitempty" enum:"http,rabbitmq,kafka,sqs" default:"http" doc:"What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource), sqs (a message sent to an SQS-compatible queue; on a .fifo queue grouped by resource and deduplicated on the webhook-id). It never changes."`
-	Settings    *endpoints.TargetSettings    `json:"settings,omitempty" doc:"A rabbitmq, kafka or sqs target's settings (required for those kinds; absent for http)."`
-	Credentials *endpoints.TargetCredentials `json:"credentials,omitempty" doc:"The user and password a rabbitmq or kafka target is authenticated with, for sqs the access key id and secret access key (required): sealed, never shown again."`
+	URL                  string                       `json:"url" maxLength:"2048" pattern:"^(https?|amqps?|kafka)://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s), amqp(s) or kafka URL without user info or fragment" doc:"Where events are sent: for kind http an https URL they are POSTed to (http only where the deployment allows it); for rabbitmq amqps://host[:port][/vhost]; for kafka kafka://seed-broker:port; for sqs the queue's URL, https://sqs.region.amazonaws.com/account/queue (amqp://, kafka:// without TLS and http:// only where plain http is allowed). No user info (credentials are given apart, sealed), no fragment; private and loopback addresses are refused (422)."`
+	Description          string                       `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"For people (at most 500 characters)."`
+	Filters              []EndpointFilter             `json:"filters" nullable:"false" minItems:"1" maxItems:"64" doc:"The event types delivered (repeats are dropped)."`
+	Ordered              *bool                        `json:"ordered,omitempty" doc:"Deliver in order per resource (default true); false sends in parallel."`
+	Rate                 int                          `json:"rate_per_second,omitempty" minimum:"0" doc:"Requests per second (at most the deployment's cap); absent or 0: the deployment's default."`
+	Concurrency          int                          `json:"concurrency,omitempty" minimum:"0" doc:"Requests in flight (at most the deployment's cap); absent or 0: the deployment's default."`
+	Headers              EndpointHeaders              `json:"headers,omitempty"`
+	Expression           string                       `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"A CEL expression over the event (id, type, source, subject, time, tenant_id, source_account, body, data): of the events its filters take, the endpoint takes those it yields true for. Checked now: one that does not compile or yields no bool is refused (422) with where and why. Absent: every event of its filters."`
+	Transformation       string                       `json:"transformation,omitempty" minLength:"0" maxLength:"4096" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"A CEL expression over the event (the variables of expression) yielding a map: the JSON object sent, and signed, in place of the event's body, e.g. {\"id\": data.object.id, \"amount\": data.object.amount_paid, \"kind\": type}. Checked now (one that does not compile or yields no map is refused, 422) and tried on transformation_sample, or else on the tenant's last event of a type the endpoint takes: one that fails there is refused (422) with its reason. At most 256 KiB of output, and the filters' cost limit. Absent: the body as received."`
+	TransformationSample map[string]any               `json:"transformation_sample,omitempty" doc:"An event body (a JSON object) to try the transformation on, its envelope id sample, type the first filter, tenant_id the tenant's. Absent: the tenant's last event of a type the endpoint takes, if any."`
+	Kind                 endpoints.Kind               `json:"kind,omitempty" enum:"http,rabbitmq,kafka,sqs" default:"http" doc:"What events are sent to: http (a signed POST), rabbitmq (a persistent message published to an exchange, confirmed by the server), kafka (a record produced to a topic of the tenant's cluster, keyed by resource), sqs (a message sent to an SQS-compatible queue; on a .fifo queue grouped by resource and deduplicated on the webhook-id). It never changes."`
+	Settings             *endpoints.TargetSettings    `json:"settings,omitempty" doc:"A rabbitmq, kafka or sqs target's settings (required for those kinds; absent for http)."`
+	Credentials          *endpoints.TargetCredentials `json:"credentials,omitempty" doc:"The user and password a rabbitmq or kafka target is authenticated with, for sqs the access key id and secret access key (required): sealed, never shown again."`
 }
 
 // target is the body's kind, settings and credentials as the store takes
@@ -135,26 +138,42 @@ func (b NewEndpointBody) target() (endpoints.Kind, endpoints.TargetSettings, *en
 
 // EndpointPatchBody changes an endpoint: absent fields stay as they are.
 type EndpointPatchBody struct {
-	URL         *string                      `json:"url,omitempty" maxLength:"2048" pattern:"^(https?|amqps?|kafka)://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s), amqp(s) or kafka URL without user info or fragment" doc:"A new URL (the rules of the create)."`
-	Description *string                      `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"A new description; empty clears it."`
-	Filters     []EndpointFilter             `json:"filters,omitempty" nullable:"false" minItems:"1" maxItems:"64" doc:"Replace the filters."`
-	Ordered     *bool                        `json:"ordered,omitempty"`
-	Rate        *int                         `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
-	Concurrency *int                         `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`
-	Headers     EndpointHeaders              `json:"headers,omitempty" doc:"Replace every static header; {} clears them."`
-	Expression  *string                      `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"Replace the filter expression (the rules of the create); empty removes it."`
-	Settings    *endpoints.TargetSettings    `json:"settings,omitempty" doc:"Replace a rabbitmq or kafka target's settings."`
-	Credentials *endpoints.TargetCredentials `json:"credentials,omitempty" doc:"Replace a rabbitmq or kafka target's credentials (sealed, never shown again)."`
+	URL                  *string                      `json:"url,omitempty" maxLength:"2048" pattern:"^(https?|amqps?|kafka)://([A-Za-z0-9._~-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?([/?][^\\s#\\x00-\\x1F\\x7F-\\x9F]*)?$" patternDescription:"an absolute http(s), amqp(s) or kafka URL without user info or fragment" doc:"A new URL (the rules of the create)."`
+	Description          *string                      `json:"description,omitempty" minLength:"0" maxLength:"500" doc:"A new description; empty clears it."`
+	Filters              []EndpointFilter             `json:"filters,omitempty" nullable:"false" minItems:"1" maxItems:"64" doc:"Replace the filters."`
+	Ordered              *bool                        `json:"ordered,omitempty"`
+	Rate                 *int                         `json:"rate_per_second,omitempty" minimum:"0" doc:"A new rate; 0: back to the deployment's default."`
+	Concurrency          *int                         `json:"concurrency,omitempty" minimum:"0" doc:"A new concurrency; 0: back to the deployment's default."`
+	Headers              EndpointHeaders              `json:"headers,omitempty" doc:"Replace every static header; {} clears them."`
+	Expression           *string                      `json:"expression,omitempty" minLength:"0" maxLength:"2048" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"Replace the filter expression (the rules of the create); empty removes it."`
+	Transformation       *string                      `json:"transformation,omitempty" minLength:"0" maxLength:"4096" pattern:"^[^\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x9F]*$" patternDescription:"text without NUL or control characters but tab and line breaks" doc:"Replace the transformation (the rules of the create: checked, then tried); empty removes it. A change of it or of the expression is the rules' next version."`
+	TransformationSample map[string]any               `json:"transformation_sample,omitempty" doc:"An event body to try the new transformation on (as in the create)."`
+	Settings             *endpoints.TargetSettings    `json:"settings,omitempty" doc:"Replace a rabbitmq or kafka target's settings."`
+	Credentials          *endpoints.TargetCredentials `json:"credentials,omitempty" doc:"Replace a rabbitmq or kafka target's credentials (sealed, never shown again)."`
 }
 
 func (b EndpointPatchBody) patch() endpoints.Patch {
 	p := endpoints.Patch{URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Expression: b.Expression, Ordered: b.Ordered,
-		Rate: b.Rate, Concurrency: b.Concurrency, Settings: b.Settings, Credentials: b.Credentials}
+		Rate: b.Rate, Concurrency: b.Concurrency, Settings: b.Settings, Credentials: b.Credentials,
+		Transformation: b.Transformation, TransformationSample: sample(b.TransformationSample)}
 	if b.Headers != nil {
 		h := map[string]string(b.Headers)
 		p.Headers = &h
 	}
 	return p
+}
+
+// sample is a transformation's sample as the store takes it: its JSON
+// (nil: none).
+func sample(m map[string]any) []byte {
+	if m == nil {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil // decoded from JSON: it encodes
+	}
+	return b
 }
 
 // EndpointDetail is an endpoint with its figures.
@@ -191,7 +210,8 @@ func (r endpointRouter) create() {
 		func(ctx context.Context, c Call, in *createIn) (*created[EndpointCreated], error) {
 			b := in.Body
 			n := endpoints.New{TenantID: in.TenantID, URL: b.URL, Description: b.Description, Filters: filters(b.Filters), Expression: b.Expression,
-				Unordered: b.Ordered != nil && !*b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency, Headers: b.Headers}
+				Unordered: b.Ordered != nil && !*b.Ordered, Rate: b.Rate, Concurrency: b.Concurrency, Headers: b.Headers,
+				Transformation: b.Transformation, TransformationSample: sample(b.TransformationSample)}
 			n.Kind, n.Settings, n.Credentials = b.target()
 			e, secret, err := r.as(c).CreateEndpoint(ctx, n)
 			if err != nil {

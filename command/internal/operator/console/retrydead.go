@@ -13,7 +13,8 @@ import (
 var errorClasses = []struct{ Value, Label string }{
 	{"status", "the endpoint answered, not 2xx"}, {"timeout", "timed out"}, {"connect", "could not connect"}, {"tls", "TLS failed"},
 	{"dns", "the name did not resolve"}, {"reset", "connection reset"}, {"refused_address", "an address the policy refuses"},
-	{"request", "the request could not be made"}, {"canceled", "canceled"}, {"other", "another error"},
+	{"request", "the request could not be made"}, {"canceled", "canceled"},
+	{"transformation", "the endpoint's transformation failed over the event"}, {"other", "another error"},
 }
 
 // retryDead is the bulk retry of an endpoint's dead deliveries: the

@@ -1,4 +1,5 @@
--- A batch of 2xx outcomes ($1-$5), and the endpoints' figures per minute
+-- A batch of 2xx outcomes ($1-$5, and $7 the rules' version each send
+-- used, 0: unknown), and the endpoints' figures per minute
 -- ($6, JSON rows of delivery_minutes' columns). Each delivery is done, its
 -- figures on its row: a heap-only update (no index covers them), the
 -- success path's only write. While queue rows are written (a deliverer of
@@ -8,8 +9,9 @@
 WITH done AS (
     UPDATE deliveries d
     SET state = 'delivered', delivered_at = o.at, last_status = o.status, latency_ms = o.latency_ms,
-        attempts = o.attempt, last_error = NULL
-    FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::timestamptz[]) AS o(id, status, latency_ms, attempt, at)
+        attempts = o.attempt, last_error = NULL, sent_rules_version = nullif(o.rules_version, 0)
+    FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::timestamptz[], $7::bigint[])
+         AS o(id, status, latency_ms, attempt, at, rules_version)
     WHERE d.id = o.id AND d.state = 'pending'
     RETURNING d.endpoint_id, d.id
 ), dequeued AS (

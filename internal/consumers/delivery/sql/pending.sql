@@ -11,7 +11,7 @@
 -- after, so only its primary key serves.
 SELECT d.id, d.webhook_id, d.attempts, d.next_at, d.created_at, d.partition_key, d.inbox_id,
        CASE WHEN d.inbox_id IS NULL THEN d.payload WHEN b.tenant_id = d.tenant_id THEN b.body END, d.event_id,
-       d.event_type, d.source, d.subject, d.event_time, d.traceparent, d.content_type, d.tenant_id::text,
+       d.event_type, d.source, d.subject, d.event_time, d.traceparent, d.content_type, d.tenant_id::text, coalesce(d.rules_version, 0),
        coalesce(b.tenant_id = d.tenant_id, false)
 FROM deliveries d
 LEFT JOIN LATERAL (

@@ -15,18 +15,18 @@ WITH xact AS (
 ), rows AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::text[],
                          $8::text[], $9::text[], $10::text[], $11::timestamptz[], $12::text[], $13::text[],
-                         $14::text[], $15::int[], $16::bigint[], $17::timestamptz[])
+                         $14::text[], $15::int[], $16::bigint[], $17::timestamptz[], $18::bigint[])
         WITH ORDINALITY AS r(endpoint_id, tenant_id, webhook_id, partition_key, inbox_id, payload, event_id,
                              event_type, source, subject, event_time, traceparent, content_type,
-                             topic, partition, "offset", accepted_at, n)
+                             topic, partition, "offset", accepted_at, rules_version, n)
     WHERE (SELECT xid FROM xact) IS NOT NULL
 ), inserted AS (
     INSERT INTO deliveries (endpoint_id, tenant_id, webhook_id, partition_key, inbox_id, payload, event_id,
                             event_type, source, subject, event_time, traceparent, content_type,
-                            topic, partition, "offset", accepted_at)
+                            topic, partition, "offset", accepted_at, rules_version)
     SELECT endpoint_id, tenant_id, webhook_id, partition_key, inbox_id, payload, event_id,
            event_type, source, subject, event_time, traceparent, content_type,
-           topic, partition, "offset", accepted_at
+           topic, partition, "offset", accepted_at, nullif(rules_version, 0)
     FROM rows ORDER BY n
     ON CONFLICT (endpoint_id, webhook_id) DO NOTHING
     RETURNING endpoint_id, id

@@ -44,6 +44,7 @@ from .endpoint_health import EndpointHealth
 from .endpoint_kind import EndpointKind
 from .endpoint_patch_body import EndpointPatchBody
 from .endpoint_patch_body_headers import EndpointPatchBodyHeaders
+from .endpoint_patch_body_transformation_sample import EndpointPatchBodyTransformationSample
 from .entry import Entry
 from .entry_outcome import EntryOutcome
 from .error_detail import ErrorDetail
@@ -77,6 +78,7 @@ from .minute_counts_by_status import MinuteCountsByStatus
 from .new_endpoint_body import NewEndpointBody
 from .new_endpoint_body_headers import NewEndpointBodyHeaders
 from .new_endpoint_body_kind import NewEndpointBodyKind
+from .new_endpoint_body_transformation_sample import NewEndpointBodyTransformationSample
 from .new_event_type_body import NewEventTypeBody
 from .new_event_type_body_event_time_format import NewEventTypeBodyEventTimeFormat
 from .new_event_type_body_resource_type import NewEventTypeBodyResourceType
@@ -151,6 +153,8 @@ from .token_created_role import TokenCreatedRole
 from .token_portal_scope import TokenPortalScope
 from .token_role import TokenRole
 from .trail import Trail
+from .trial import Trial
+from .trial_on import TrialOn
 from .verification import Verification
 from .waiting import Waiting
 from .workspace import Workspace
@@ -201,6 +205,7 @@ __all__ = (
     "EndpointKind",
     "EndpointPatchBody",
     "EndpointPatchBodyHeaders",
+    "EndpointPatchBodyTransformationSample",
     "Entry",
     "EntryOutcome",
     "ErrorDetail",
@@ -234,6 +239,7 @@ __all__ = (
     "NewEndpointBody",
     "NewEndpointBodyHeaders",
     "NewEndpointBodyKind",
+    "NewEndpointBodyTransformationSample",
     "NewEventTypeBody",
     "NewEventTypeBodyEventTimeFormat",
     "NewEventTypeBodyResourceType",
@@ -308,6 +314,8 @@ __all__ = (
     "TokenPortalScope",
     "TokenRole",
     "Trail",
+    "Trial",
+    "TrialOn",
     "Verification",
     "Waiting",
     "Workspace",

@@ -32,6 +32,8 @@ class Attempt:
             error (str | Unset):
             error_class (str | Unset): Why it failed: status, timeout, connect, tls, dns, refused_address, ...; absent for a
                 2xx.
+            rules_version (int | Unset): The version of the endpoint's rules whose transformation this request used; absent
+                for requests made before versions.
             status (int | Unset): The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka
                 targets, which confirm or refuse).
      """
@@ -42,6 +44,7 @@ class Attempt:
     answer: str | Unset = UNSET
     error: str | Unset = UNSET
     error_class: str | Unset = UNSET
+    rules_version: int | Unset = UNSET
     status: int | Unset = UNSET
 
 
@@ -61,6 +64,8 @@ class Attempt:
 
         error_class = self.error_class
 
+        rules_version = self.rules_version
+
         status = self.status
 
 
@@ -77,6 +82,8 @@ class Attempt:
             field_dict["error"] = error
         if error_class is not UNSET:
             field_dict["error_class"] = error_class
+        if rules_version is not UNSET:
+            field_dict["rules_version"] = rules_version
         if status is not UNSET:
             field_dict["status"] = status
 
@@ -102,6 +109,8 @@ class Attempt:
 
         error_class = d.pop("error_class", UNSET)
 
+        rules_version = d.pop("rules_version", UNSET)
+
         status = d.pop("status", UNSET)
 
         attempt = cls(
@@ -111,6 +120,7 @@ class Attempt:
             answer=answer,
             error=error,
             error_class=error_class,
+            rules_version=rules_version,
             status=status,
         )
 

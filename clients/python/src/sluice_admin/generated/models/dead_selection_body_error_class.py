@@ -11,6 +11,7 @@ class DeadSelectionBodyErrorClass(StrEnum):
     STATUS = "status"
     TIMEOUT = "timeout"
     TLS = "tls"
+    TRANSFORMATION = "transformation"
 
     def __str__(self) -> str:
         return str(self.value)

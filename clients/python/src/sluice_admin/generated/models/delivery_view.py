@@ -48,6 +48,10 @@ class DeliveryView:
             last_status (int | Unset): The endpoint's HTTP status on the latest request; absent when none answered.
             latency_ms (int | Unset): The latest request's latency.
             next_at (datetime.datetime | Unset): When the next request is due (pending only).
+            rules_version (int | Unset): The version of the endpoint's rules (filter expression and transformation) the
+                delivery was created under: its filter took the event then. Absent for deliveries written before versions.
+            sent_rules_version (int | Unset): The version of the endpoint's rules whose transformation the latest request
+                used (a retry or a replay sends with the rules current then). Absent until a request is made.
      """
 
     attempts: int
@@ -68,6 +72,8 @@ class DeliveryView:
     last_status: int | Unset = UNSET
     latency_ms: int | Unset = UNSET
     next_at: datetime.datetime | Unset = UNSET
+    rules_version: int | Unset = UNSET
+    sent_rules_version: int | Unset = UNSET
 
 
 
@@ -128,6 +134,10 @@ class DeliveryView:
         if not isinstance(self.next_at, Unset):
             next_at = self.next_at.isoformat()
 
+        rules_version = self.rules_version
+
+        sent_rules_version = self.sent_rules_version
+
 
         field_dict: dict[str, Any] = {}
 
@@ -159,6 +169,10 @@ class DeliveryView:
             field_dict["latency_ms"] = latency_ms
         if next_at is not UNSET:
             field_dict["next_at"] = next_at
+        if rules_version is not UNSET:
+            field_dict["rules_version"] = rules_version
+        if sent_rules_version is not UNSET:
+            field_dict["sent_rules_version"] = sent_rules_version
 
         return field_dict
 
@@ -257,6 +271,10 @@ class DeliveryView:
 
 
 
+        rules_version = d.pop("rules_version", UNSET)
+
+        sent_rules_version = d.pop("sent_rules_version", UNSET)
+
         delivery_view = cls(
             attempts=attempts,
             created_at=created_at,
@@ -276,6 +294,8 @@ class DeliveryView:
             last_status=last_status,
             latency_ms=latency_ms,
             next_at=next_at,
+            rules_version=rules_version,
+            sent_rules_version=sent_rules_version,
         )
 
         return delivery_view

@@ -16,6 +16,7 @@ import datetime
 
 if TYPE_CHECKING:
   from ..models.target_settings import TargetSettings
+  from ..models.trial import Trial
 
 
 
@@ -42,6 +43,8 @@ class EndpointCreated:
                 an SQS-compatible queue).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
+            rules_version (int): The version of the endpoint's rules, its expression and its transformation together: 1 at
+                creation, the next at every change of either.
             secret (str): The signing secret (whsec_..., Standard Webhooks): shown this once, only its sealed form is kept.
             tenant_id (str):
             updated_at (datetime.datetime):
@@ -59,6 +62,9 @@ class EndpointCreated:
             paused_at (datetime.datetime | Unset):
             rate_per_second (int | Unset): Requests per second; absent: the deployment's default.
             settings (TargetSettings | Unset):
+            transformation (str | Unset): A CEL expression over the event yielding a map: the JSON object sent (and signed)
+                in place of the event's body. Absent: the body as received.
+            transformation_trial (Trial | Unset):
      """
 
     active_secrets: int
@@ -72,6 +78,7 @@ class EndpointCreated:
     kind: EndpointCreatedKind
     ordered: bool
     paused: bool
+    rules_version: int
     secret: str
     tenant_id: str
     updated_at: datetime.datetime
@@ -84,6 +91,8 @@ class EndpointCreated:
     paused_at: datetime.datetime | Unset = UNSET
     rate_per_second: int | Unset = UNSET
     settings: TargetSettings | Unset = UNSET
+    transformation: str | Unset = UNSET
+    transformation_trial: Trial | Unset = UNSET
 
 
 
@@ -91,6 +100,7 @@ class EndpointCreated:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.target_settings import TargetSettings # noqa: PLC0415
+        from ..models.trial import Trial # noqa: PLC0415
         active_secrets = self.active_secrets
 
         created_at = self.created_at.isoformat()
@@ -116,6 +126,8 @@ class EndpointCreated:
         ordered = self.ordered
 
         paused = self.paused
+
+        rules_version = self.rules_version
 
         secret = self.secret
 
@@ -152,6 +164,12 @@ class EndpointCreated:
         if not isinstance(self.settings, Unset):
             settings = self.settings.to_dict()
 
+        transformation = self.transformation
+
+        transformation_trial: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation_trial, Unset):
+            transformation_trial = self.transformation_trial.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -167,6 +185,7 @@ class EndpointCreated:
             "kind": kind,
             "ordered": ordered,
             "paused": paused,
+            "rules_version": rules_version,
             "secret": secret,
             "tenant_id": tenant_id,
             "updated_at": updated_at,
@@ -188,6 +207,10 @@ class EndpointCreated:
             field_dict["rate_per_second"] = rate_per_second
         if settings is not UNSET:
             field_dict["settings"] = settings
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
+        if transformation_trial is not UNSET:
+            field_dict["transformation_trial"] = transformation_trial
 
         return field_dict
 
@@ -196,6 +219,7 @@ class EndpointCreated:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.target_settings import TargetSettings # noqa: PLC0415
+        from ..models.trial import Trial # noqa: PLC0415
         d = dict(src_dict)
         active_secrets = d.pop("active_secrets")
 
@@ -226,6 +250,8 @@ class EndpointCreated:
         ordered = d.pop("ordered")
 
         paused = d.pop("paused")
+
+        rules_version = d.pop("rules_version")
 
         secret = d.pop("secret")
 
@@ -294,6 +320,18 @@ class EndpointCreated:
 
 
 
+        transformation = d.pop("transformation", UNSET)
+
+        _transformation_trial = d.pop("transformation_trial", UNSET)
+        transformation_trial: Trial | Unset
+        if isinstance(_transformation_trial,  Unset):
+            transformation_trial = UNSET
+        else:
+            transformation_trial = Trial.from_dict(_transformation_trial)
+
+
+
+
         endpoint_created = cls(
             active_secrets=active_secrets,
             created_at=created_at,
@@ -306,6 +344,7 @@ class EndpointCreated:
             kind=kind,
             ordered=ordered,
             paused=paused,
+            rules_version=rules_version,
             secret=secret,
             tenant_id=tenant_id,
             updated_at=updated_at,
@@ -318,6 +357,8 @@ class EndpointCreated:
             paused_at=paused_at,
             rate_per_second=rate_per_second,
             settings=settings,
+            transformation=transformation,
+            transformation_trial=transformation_trial,
         )
 
         return endpoint_created

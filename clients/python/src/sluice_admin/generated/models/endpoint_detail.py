@@ -17,6 +17,7 @@ import datetime
 if TYPE_CHECKING:
   from ..models.stats import Stats
   from ..models.target_settings import TargetSettings
+  from ..models.trial import Trial
 
 
 
@@ -44,6 +45,8 @@ class EndpointDetail:
                 an SQS-compatible queue).
             ordered (bool): true: an event waits until every earlier one of its resource is delivered (or given up).
             paused (bool): true: its deliveries are written but none is sent until it is resumed.
+            rules_version (int): The version of the endpoint's rules, its expression and its transformation together: 1 at
+                creation, the next at every change of either.
             tenant_id (str):
             updated_at (datetime.datetime):
             url (str): Where the tenant's matching events are sent: an https URL they are POSTed to, an amqps:// server
@@ -60,6 +63,9 @@ class EndpointDetail:
             paused_at (datetime.datetime | Unset):
             rate_per_second (int | Unset): Requests per second; absent: the deployment's default.
             settings (TargetSettings | Unset):
+            transformation (str | Unset): A CEL expression over the event yielding a map: the JSON object sent (and signed)
+                in place of the event's body. Absent: the body as received.
+            transformation_trial (Trial | Unset):
      """
 
     active_secrets: int
@@ -74,6 +80,7 @@ class EndpointDetail:
     kind: EndpointDetailKind
     ordered: bool
     paused: bool
+    rules_version: int
     tenant_id: str
     updated_at: datetime.datetime
     url: str
@@ -85,6 +92,8 @@ class EndpointDetail:
     paused_at: datetime.datetime | Unset = UNSET
     rate_per_second: int | Unset = UNSET
     settings: TargetSettings | Unset = UNSET
+    transformation: str | Unset = UNSET
+    transformation_trial: Trial | Unset = UNSET
 
 
 
@@ -93,6 +102,7 @@ class EndpointDetail:
     def to_dict(self) -> dict[str, Any]:
         from ..models.stats import Stats # noqa: PLC0415
         from ..models.target_settings import TargetSettings # noqa: PLC0415
+        from ..models.trial import Trial # noqa: PLC0415
         active_secrets = self.active_secrets
 
         created_at = self.created_at.isoformat()
@@ -120,6 +130,8 @@ class EndpointDetail:
         ordered = self.ordered
 
         paused = self.paused
+
+        rules_version = self.rules_version
 
         tenant_id = self.tenant_id
 
@@ -154,6 +166,12 @@ class EndpointDetail:
         if not isinstance(self.settings, Unset):
             settings = self.settings.to_dict()
 
+        transformation = self.transformation
+
+        transformation_trial: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation_trial, Unset):
+            transformation_trial = self.transformation_trial.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -170,6 +188,7 @@ class EndpointDetail:
             "kind": kind,
             "ordered": ordered,
             "paused": paused,
+            "rules_version": rules_version,
             "tenant_id": tenant_id,
             "updated_at": updated_at,
             "url": url,
@@ -190,6 +209,10 @@ class EndpointDetail:
             field_dict["rate_per_second"] = rate_per_second
         if settings is not UNSET:
             field_dict["settings"] = settings
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
+        if transformation_trial is not UNSET:
+            field_dict["transformation_trial"] = transformation_trial
 
         return field_dict
 
@@ -199,6 +222,7 @@ class EndpointDetail:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.stats import Stats # noqa: PLC0415
         from ..models.target_settings import TargetSettings # noqa: PLC0415
+        from ..models.trial import Trial # noqa: PLC0415
         d = dict(src_dict)
         active_secrets = d.pop("active_secrets")
 
@@ -234,6 +258,8 @@ class EndpointDetail:
         ordered = d.pop("ordered")
 
         paused = d.pop("paused")
+
+        rules_version = d.pop("rules_version")
 
         tenant_id = d.pop("tenant_id")
 
@@ -300,6 +326,18 @@ class EndpointDetail:
 
 
 
+        transformation = d.pop("transformation", UNSET)
+
+        _transformation_trial = d.pop("transformation_trial", UNSET)
+        transformation_trial: Trial | Unset
+        if isinstance(_transformation_trial,  Unset):
+            transformation_trial = UNSET
+        else:
+            transformation_trial = Trial.from_dict(_transformation_trial)
+
+
+
+
         endpoint_detail = cls(
             active_secrets=active_secrets,
             created_at=created_at,
@@ -313,6 +351,7 @@ class EndpointDetail:
             kind=kind,
             ordered=ordered,
             paused=paused,
+            rules_version=rules_version,
             tenant_id=tenant_id,
             updated_at=updated_at,
             url=url,
@@ -324,6 +363,8 @@ class EndpointDetail:
             paused_at=paused_at,
             rate_per_second=rate_per_second,
             settings=settings,
+            transformation=transformation,
+            transformation_trial=transformation_trial,
         )
 
         return endpoint_detail

@@ -13,6 +13,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders
+  from ..models.endpoint_patch_body_transformation_sample import EndpointPatchBodyTransformationSample
   from ..models.target_credentials import TargetCredentials
   from ..models.target_settings import TargetSettings
 
@@ -37,6 +38,10 @@ class EndpointPatchBody:
             ordered (bool | Unset):
             rate_per_second (int | Unset): A new rate; 0: back to the deployment's default.
             settings (TargetSettings | Unset):
+            transformation (str | Unset): Replace the transformation (the rules of the create: checked, then tried); empty
+                removes it. A change of it or of the expression is the rules' next version.
+            transformation_sample (EndpointPatchBodyTransformationSample | Unset): An event body to try the new
+                transformation on (as in the create).
             url (str | Unset): A new URL (the rules of the create).
      """
 
@@ -49,6 +54,8 @@ class EndpointPatchBody:
     ordered: bool | Unset = UNSET
     rate_per_second: int | Unset = UNSET
     settings: TargetSettings | Unset = UNSET
+    transformation: str | Unset = UNSET
+    transformation_sample: EndpointPatchBodyTransformationSample | Unset = UNSET
     url: str | Unset = UNSET
 
 
@@ -57,6 +64,7 @@ class EndpointPatchBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders # noqa: PLC0415
+        from ..models.endpoint_patch_body_transformation_sample import EndpointPatchBodyTransformationSample # noqa: PLC0415
         from ..models.target_credentials import TargetCredentials # noqa: PLC0415
         from ..models.target_settings import TargetSettings # noqa: PLC0415
         concurrency = self.concurrency
@@ -87,6 +95,12 @@ class EndpointPatchBody:
         if not isinstance(self.settings, Unset):
             settings = self.settings.to_dict()
 
+        transformation = self.transformation
+
+        transformation_sample: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation_sample, Unset):
+            transformation_sample = self.transformation_sample.to_dict()
+
         url = self.url
 
 
@@ -112,6 +126,10 @@ class EndpointPatchBody:
             field_dict["rate_per_second"] = rate_per_second
         if settings is not UNSET:
             field_dict["settings"] = settings
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
+        if transformation_sample is not UNSET:
+            field_dict["transformation_sample"] = transformation_sample
         if url is not UNSET:
             field_dict["url"] = url
 
@@ -122,6 +140,7 @@ class EndpointPatchBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.endpoint_patch_body_headers import EndpointPatchBodyHeaders # noqa: PLC0415
+        from ..models.endpoint_patch_body_transformation_sample import EndpointPatchBodyTransformationSample # noqa: PLC0415
         from ..models.target_credentials import TargetCredentials # noqa: PLC0415
         from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
@@ -168,6 +187,18 @@ class EndpointPatchBody:
 
 
 
+        transformation = d.pop("transformation", UNSET)
+
+        _transformation_sample = d.pop("transformation_sample", UNSET)
+        transformation_sample: EndpointPatchBodyTransformationSample | Unset
+        if isinstance(_transformation_sample,  Unset):
+            transformation_sample = UNSET
+        else:
+            transformation_sample = EndpointPatchBodyTransformationSample.from_dict(_transformation_sample)
+
+
+
+
         url = d.pop("url", UNSET)
 
         endpoint_patch_body = cls(
@@ -180,6 +211,8 @@ class EndpointPatchBody:
             ordered=ordered,
             rate_per_second=rate_per_second,
             settings=settings,
+            transformation=transformation,
+            transformation_sample=transformation_sample,
             url=url,
         )
 

@@ -14,6 +14,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders
+  from ..models.new_endpoint_body_transformation_sample import NewEndpointBodyTransformationSample
   from ..models.target_credentials import TargetCredentials
   from ..models.target_settings import TargetSettings
 
@@ -55,6 +56,15 @@ class NewEndpointBody:
             rate_per_second (int | Unset): Requests per second (at most the deployment's cap); absent or 0: the deployment's
                 default.
             settings (TargetSettings | Unset):
+            transformation (str | Unset): A CEL expression over the event (the variables of expression) yielding a map: the
+                JSON object sent, and signed, in place of the event's body, e.g. {"id": data.object.id, "amount":
+                data.object.amount_paid, "kind": type}. Checked now (one that does not compile or yields no map is refused, 422)
+                and tried on transformation_sample, or else on the tenant's last event of a type the endpoint takes: one that
+                fails there is refused (422) with its reason. At most 256 KiB of output, and the filters' cost limit. Absent:
+                the body as received.
+            transformation_sample (NewEndpointBodyTransformationSample | Unset): An event body (a JSON object) to try the
+                transformation on, its envelope id sample, type the first filter, tenant_id the tenant's. Absent: the tenant's
+                last event of a type the endpoint takes, if any.
      """
 
     filters: list[str]
@@ -68,6 +78,8 @@ class NewEndpointBody:
     ordered: bool | Unset = UNSET
     rate_per_second: int | Unset = UNSET
     settings: TargetSettings | Unset = UNSET
+    transformation: str | Unset = UNSET
+    transformation_sample: NewEndpointBodyTransformationSample | Unset = UNSET
 
 
 
@@ -75,6 +87,7 @@ class NewEndpointBody:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders # noqa: PLC0415
+        from ..models.new_endpoint_body_transformation_sample import NewEndpointBodyTransformationSample # noqa: PLC0415
         from ..models.target_credentials import TargetCredentials # noqa: PLC0415
         from ..models.target_settings import TargetSettings # noqa: PLC0415
         filters = self.filters
@@ -110,6 +123,12 @@ class NewEndpointBody:
         if not isinstance(self.settings, Unset):
             settings = self.settings.to_dict()
 
+        transformation = self.transformation
+
+        transformation_sample: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation_sample, Unset):
+            transformation_sample = self.transformation_sample.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -135,6 +154,10 @@ class NewEndpointBody:
             field_dict["rate_per_second"] = rate_per_second
         if settings is not UNSET:
             field_dict["settings"] = settings
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
+        if transformation_sample is not UNSET:
+            field_dict["transformation_sample"] = transformation_sample
 
         return field_dict
 
@@ -143,6 +166,7 @@ class NewEndpointBody:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.new_endpoint_body_headers import NewEndpointBodyHeaders # noqa: PLC0415
+        from ..models.new_endpoint_body_transformation_sample import NewEndpointBodyTransformationSample # noqa: PLC0415
         from ..models.target_credentials import TargetCredentials # noqa: PLC0415
         from ..models.target_settings import TargetSettings # noqa: PLC0415
         d = dict(src_dict)
@@ -201,6 +225,18 @@ class NewEndpointBody:
 
 
 
+        transformation = d.pop("transformation", UNSET)
+
+        _transformation_sample = d.pop("transformation_sample", UNSET)
+        transformation_sample: NewEndpointBodyTransformationSample | Unset
+        if isinstance(_transformation_sample,  Unset):
+            transformation_sample = UNSET
+        else:
+            transformation_sample = NewEndpointBodyTransformationSample.from_dict(_transformation_sample)
+
+
+
+
         new_endpoint_body = cls(
             filters=filters,
             url=url,
@@ -213,6 +249,8 @@ class NewEndpointBody:
             ordered=ordered,
             rate_per_second=rate_per_second,
             settings=settings,
+            transformation=transformation,
+            transformation_sample=transformation_sample,
         )
 
         return new_endpoint_body
