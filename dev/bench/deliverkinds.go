@@ -33,6 +33,8 @@ import (
 //	http_filtered  HTTP, each endpoint with a filter expression over the
 //	               event's body that takes every event, so the fan-out
 //	               loads and evaluates it for every event and endpoint
+//	http_transformed HTTP, each endpoint with a transformation wrapping
+//	               the event's data, evaluated at every send
 //
 // The bench reads the queue and the topic in its process and counts an
 // arrival per CloudEvents id, as the HTTP receiver does.
@@ -40,6 +42,10 @@ type deliverKind struct {
 	name string
 	new  func(tenant string, i int) endpoints.New
 }
+
+// kindTransformation reshapes every body: a wrapper around the event's
+// data with fields of its envelope.
+const kindTransformation = `{"id": id, "kind": type, "subject": subject, "data": data}`
 
 // kindFilter takes every event the generator sends (Stripe invoices, and
 // the e-mail intents of their grants), read from the body.
@@ -75,6 +81,9 @@ func (b *bench) deliverKinds(ctx context.Context, p *proc, w *deliverWorld) erro
 		}},
 		{"http_filtered", func(_ string, i int) endpoints.New {
 			return endpoints.New{URL: fmt.Sprintf("%s/filtered/%d", w.recv.url(i), i), Expression: kindFilter}
+		}},
+		{"http_transformed", func(_ string, i int) endpoints.New {
+			return endpoints.New{URL: fmt.Sprintf("%s/transformed/%d", w.recv.url(i), i), Transformation: kindTransformation}
 		}},
 	}
 	// The isolation windows may end with the bad endpoints enabled: their

@@ -483,6 +483,8 @@ func (b *bench) report() {
 		{"deliver_kafka_kafka_cpu_us_per_delivery", "    Kafka CPU per delivery (the pipeline's records and the endpoints' both)", "us"},
 		{"deliver_http_filtered_sluice_cpu_us_per_delivery", "  HTTP endpoints with a filter expression over the body: Sluice CPU per delivery, the same way", "us"},
 		{"deliver_http_filtered_sluice_cpu_ratio_of_http", "    / HTTP's without one", "ratio"},
+		{"deliver_http_transformed_sluice_cpu_us_per_delivery", "  HTTP endpoints with a transformation (a wrapper of the event's data): Sluice CPU per delivery, the same way", "us"},
+		{"deliver_http_transformed_sluice_cpu_ratio_of_http", "    / HTTP's without one", "ratio"},
 		{"deliver_p50_ms_at_1000", "2xx -> arrival at the endpoint, p50 at 1,000/s", "ms"},
 		{"deliver_p99_ms_at_1000", "2xx -> arrival at the endpoint, p99 at 1,000/s (target < 250)", "ms"},
 		{"deliver_isolation_p99_ms_without_bad", "ten endpoints at 500/s in all, 2xx -> arrival p99", "ms"},
