@@ -73,6 +73,11 @@ type Delivery struct {
 	LastError    string        `json:"last_error,omitempty"`
 	LatencyMS    *int          `json:"latency_ms,omitempty" doc:"The latest request's latency."`
 	InboxID      *int64        `json:"inbox_id,omitempty" doc:"The event's inbox id (its trail); absent for events with no inbox row (the built-in intents, test events)."`
+	// Topic, Partition and Offset are the Kafka record the fan-out read:
+	// where the relay published the event.
+	Topic     string `json:"topic" doc:"The Kafka record the fan-out read the event from: where the relay published it."`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
 	// History is filled by Delivery (one delivery), not by a list.
 	History []Attempt `json:"history,omitempty" doc:"Every request, oldest first: the failed ones, and for a delivered delivery its successful one (one delivery's view only)."`
 }
@@ -217,7 +222,8 @@ func scanDelivery(r pgx.CollectableRow) (Delivery, error) {
 		lastEr *string
 	)
 	err := r.Scan(&d.ID, &d.EndpointID, &d.TenantID, &d.WebhookID, &d.EventID, &d.EventType, &d.PartitionKey, &d.State,
-		&d.Attempts, &d.NextAt, &d.CreatedAt, &d.AcceptedAt, &d.DeliveredAt, &status, &lastEr, &d.LatencyMS, &d.InboxID)
+		&d.Attempts, &d.NextAt, &d.CreatedAt, &d.AcceptedAt, &d.DeliveredAt, &status, &lastEr, &d.LatencyMS, &d.InboxID,
+		&d.Topic, &d.Partition, &d.Offset)
 	if status != nil {
 		d.LastStatus = *status
 	}
