@@ -110,7 +110,7 @@ func request(ctx context.Context, t *endpoints.Target, m message, now time.Time)
 // the trace it belongs to: the same for every kind of target, so a
 // receiver verifies and deduplicates a message as it does a request; the
 // list is endpoints.Envelope's, which a rebuilt request shows too.
-func fields(t *endpoints.Target, m message, now time.Time) []endpoints.Header {
+func fields(t *endpoints.Target, m message, now time.Time) []endpoints.SentHeader {
 	env := endpoints.Envelope{WebhookID: m.webhookID, EventID: m.eventID, EventType: m.eventType, Source: m.src,
 		Subject: m.subject, Traceparent: m.traceparent, EventTime: m.eventTime}
 	return env.Headers(now, signatures(t.Keys, m, now))

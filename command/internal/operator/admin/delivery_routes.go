@@ -94,7 +94,7 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 	Handle(a, Route{Op: op("get-delivery-request", http.MethodGet, "/deliveries/{delivery_id}/request",
 		"A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited)", "deliveries"),
 		Scope: ScopeTenant, Resource: "delivery", Action: "delivery.read_request", Payload: true},
-		func(ctx context.Context, c Call, in *DeliveryPath) (*body[endpoints.Request], error) {
+		func(ctx context.Context, c Call, in *DeliveryPath) (*body[endpoints.RequestAsSent], error) {
 			r, err := s.SentRequest(ctx, in.DeliveryID)
 			return reply(r), err
 		})

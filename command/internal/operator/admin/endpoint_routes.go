@@ -307,14 +307,15 @@ func (r endpointRouter) secrets() {
 			EventType string `json:"event_type,omitempty" maxLength:"200" doc:"The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test."`
 		}
 	}
-	type tested struct {
+	// EndpointTest is the answer: the attempt, and what was sent.
+	type EndpointTest struct {
 		endpoints.Attempt
 		testevent.Example
 	}
 	Handle(r.a, Route{Op: op("test-endpoint", http.MethodPost, "/endpoints/{endpoint_id}/test",
 		"Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)", "endpoints"),
 		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.test"},
-		func(ctx context.Context, c Call, in *testIn) (*body[tested], error) {
+		func(ctx context.Context, c Call, in *testIn) (*body[EndpointTest], error) {
 			if r.tester == nil {
 				return nil, refusal.New(refusal.Unavailable, "this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
 			}
@@ -322,7 +323,7 @@ func (r endpointRouter) secrets() {
 			if err != nil {
 				return nil, err
 			}
-			out := tested{Example: testevent.Synthetic()}
+			out := EndpointTest{Example: testevent.Synthetic()}
 			if in.Body != nil && in.Body.EventType != "" && in.Body.EventType != endpoints.SyntheticTestType {
 				if r.examples == nil {
 					return nil, refusal.New(refusal.Unavailable, "this process builds no test event of a chosen type")

@@ -74,7 +74,7 @@ func (c *Console) delivery(w http.ResponseWriter, r *http.Request, s Session) er
 // answer its endpoint gave.
 type requestData struct {
 	D   endpoints.Delivery
-	Req endpoints.Request
+	Req endpoints.RequestAsSent
 	// Text is the body as sent when it is UTF-8 (it is shown as it went,
 	// not indented: its signatures are over these bytes).
 	Text string
