@@ -276,6 +276,27 @@ func (e EndpointDetailKind) Valid() bool {
 	}
 }
 
+// Defines values for EndpointTestFrom.
+const (
+	LastEvent EndpointTestFrom = "last_event"
+	Schema    EndpointTestFrom = "schema"
+	Synthetic EndpointTestFrom = "synthetic"
+)
+
+// Valid indicates whether the value is a known member of the EndpointTestFrom enum.
+func (e EndpointTestFrom) Valid() bool {
+	switch e {
+	case LastEvent:
+		return true
+	case Schema:
+		return true
+	case Synthetic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EntryOutcome.
 const (
 	EntryOutcomeConflict  EntryOutcome = "conflict"
@@ -1448,7 +1469,9 @@ type DeliveryView struct {
 	LatencyMs *int64 `json:"latency_ms,omitempty"`
 
 	// NextAt When the next request is due (pending only).
-	NextAt *time.Time `json:"next_at,omitempty"`
+	NextAt    *time.Time `json:"next_at,omitempty"`
+	Offset    int64      `json:"offset"`
+	Partition int32      `json:"partition"`
 
 	// PartitionKey The resource key: an ordered endpoint gets a key's deliveries in order.
 	PartitionKey string `json:"partition_key"`
@@ -1460,6 +1483,9 @@ type DeliveryView struct {
 	SentRulesVersion *int64            `json:"sent_rules_version,omitempty"`
 	State            DeliveryViewState `json:"state"`
 	TenantId         string            `json:"tenant_id"`
+
+	// Topic The Kafka record the fan-out read the event from: where the relay published it.
+	Topic string `json:"topic"`
 
 	// WebhookId The webhook-id header: the same on every retry, replay and rewind.
 	WebhookId string `json:"webhook_id"`
@@ -1655,7 +1681,9 @@ type EndpointDelivery struct {
 	LatencyMs *int64 `json:"latency_ms,omitempty"`
 
 	// NextAt When the next request is due (pending only).
-	NextAt *time.Time `json:"next_at,omitempty"`
+	NextAt    *time.Time `json:"next_at,omitempty"`
+	Offset    int64      `json:"offset"`
+	Partition int32      `json:"partition"`
 
 	// PartitionKey The resource key: an ordered endpoint gets a key's deliveries in order.
 	PartitionKey string `json:"partition_key"`
@@ -1667,6 +1695,9 @@ type EndpointDelivery struct {
 	SentRulesVersion *int64                `json:"sent_rules_version,omitempty"`
 	State            EndpointDeliveryState `json:"state"`
 	TenantId         string                `json:"tenant_id"`
+
+	// Topic The Kafka record the fan-out read the event from: where the relay published it.
+	Topic string `json:"topic"`
 
 	// WebhookId The webhook-id header: the same on every retry, replay and rewind.
 	WebhookId string `json:"webhook_id"`
@@ -1805,6 +1836,45 @@ type EndpointPatchBody struct {
 	// Url A new URL (the rules of the create).
 	Url *string `json:"url,omitempty"`
 }
+
+// EndpointTest defines model for EndpointTest.
+type EndpointTest struct {
+	// Answer The first 1 KiB of the answer.
+	Answer *string   `json:"answer,omitempty"`
+	At     time.Time `json:"at"`
+
+	// Attempt 1 for the first request of a delivery.
+	Attempt int64 `json:"attempt"`
+
+	// BasedOn The id of the event the body was taken from (from last_event).
+	BasedOn *string `json:"based_on,omitempty"`
+
+	// Body The body sent.
+	Body  *string `json:"body,omitempty"`
+	Error *string `json:"error,omitempty"`
+
+	// ErrorClass Why it failed: status, timeout, connect, tls, dns, refused_address, ...; absent for a 2xx.
+	ErrorClass *string `json:"error_class,omitempty"`
+
+	// EventType The event type sent (ce-type).
+	EventType string `json:"event_type"`
+
+	// From Where the body came from: synthetic (sluice.test, no type chosen), last_event (the tenant's newest event of the type, masked) or schema (a minimal example its schema accepts, when the tenant has none).
+	From      EndpointTestFrom `json:"from"`
+	LatencyMs int64            `json:"latency_ms"`
+
+	// Masked JSON pointers of the string values replaced by "masked" (from last_event): every string except the values of type, object, status, currency, api_version, action and event; numbers, booleans and nulls are kept.
+	Masked *[]string `json:"masked,omitempty"`
+
+	// RulesVersion The version of the endpoint's rules whose transformation this request used; absent for requests made before versions.
+	RulesVersion *int64 `json:"rules_version,omitempty"`
+
+	// Status The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka targets, which confirm or refuse).
+	Status *int64 `json:"status,omitempty"`
+}
+
+// EndpointTestFrom Where the body came from: synthetic (sluice.test, no type chosen), last_event (the tenant's newest event of the type, masked) or schema (a minimal example its schema accepts, when the tenant has none).
+type EndpointTestFrom string
 
 // Entry defines model for Entry.
 type Entry struct {
@@ -2521,6 +2591,27 @@ type Replayed struct {
 	TenantId string `json:"tenant_id"`
 }
 
+// RequestAsSent defines model for RequestAsSent.
+type RequestAsSent struct {
+	// At The latest request's time, which its webhook-timestamp and signatures carry; absent before the first request.
+	At *time.Time `json:"at,omitempty"`
+
+	// Body The body exactly as sent: the event as received.
+	Body *string `json:"body,omitempty"`
+
+	// BodyKept False once the event's body is gone (past the payload horizon, or erased): no request can send it again.
+	BodyKept bool `json:"body_kept"`
+
+	// Headers Every header sent: the endpoint's static headers (values masked), Content-Type, User-Agent, the Standard Webhooks headers (each signature masked) and the CloudEvents attributes; an endpoint's own headers never replace Sluice's.
+	Headers []SentHeader `json:"headers"`
+
+	// Method POST for an http endpoint; empty for rabbitmq and kafka targets, which get a message or a record with the same headers.
+	Method string `json:"method"`
+
+	// Url The endpoint's URL now (or its target, for rabbitmq and kafka); a request made before the URL was changed went to the one of its time.
+	Url string `json:"url"`
+}
+
 // RewindBody defines model for RewindBody.
 type RewindBody struct {
 	// DryRun Say what would move and commit nothing; false executes. Default true.
@@ -2601,6 +2692,14 @@ type Send struct {
 	SentAt         time.Time `json:"sent_at"`
 	Status         int64     `json:"status"`
 	Topic          string    `json:"topic"`
+}
+
+// SentHeader defines model for SentHeader.
+type SentHeader struct {
+	// Masked The value is a secret (a signature, a static header's value) and is not shown: value says what stands there.
+	Masked *bool  `json:"masked,omitempty"`
+	Name   string `json:"name"`
+	Value  string `json:"value"`
 }
 
 // SlotStatus defines model for SlotStatus.
@@ -2763,6 +2862,12 @@ type Tenant struct {
 type TenantCreateInBody struct {
 	// Name A name for people (at most 200 characters).
 	Name string `json:"name"`
+}
+
+// TestInBody defines model for TestInBody.
+type TestInBody struct {
+	// EventType The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test.
+	EventType *string `json:"event_type,omitempty"`
 }
 
 // Token defines model for Token.
@@ -3275,6 +3380,9 @@ type UpdateEndpointJSONRequestBody = EndpointPatchBody
 
 // RotateEndpointSecretJSONRequestBody defines body for RotateEndpointSecret for application/json ContentType.
 type RotateEndpointSecretJSONRequestBody = RotateInBody
+
+// TestEndpointJSONRequestBody defines body for TestEndpoint for application/json ContentType.
+type TestEndpointJSONRequestBody = TestInBody
 
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = NewSourceBody
@@ -3972,6 +4080,11 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/v1/deliveries/{delivery_id} (the `GetDelivery` operationId).
 	GetDelivery(ctx context.Context, deliveryId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetDeliveryRequest A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited)
+	//
+	// Corresponds with GET /admin/v1/deliveries/{delivery_id}/request (the `GetDeliveryRequest` operationId).
+	GetDeliveryRequest(ctx context.Context, deliveryId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RetryDelivery Send a delivery again now, whatever its state, with the same webhook-id (audited)
 	//
 	// Corresponds with POST /admin/v1/deliveries/{delivery_id}/retry (the `RetryDelivery` operationId).
@@ -4040,10 +4153,19 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/secret/rotate (the `RotateEndpointSecret` operationId).
 	RotateEndpointSecret(ctx context.Context, endpointId openapi_types.UUID, body RotateEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestEndpoint Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)
+	// TestEndpointWithBody Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
+	//
+	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
-	TestEndpoint(ctx context.Context, endpointId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	TestEndpointWithBody(ctx context.Context, endpointId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestEndpoint Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
+	TestEndpoint(ctx context.Context, endpointId openapi_types.UUID, body TestEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SearchEvents Search the inbox, newest first (name an event or object id, a tenant, a source, a status other than published, or since; or nothing: the newest events)
 	//
@@ -4843,6 +4965,21 @@ func (c *RawClient) GetDelivery(ctx context.Context, deliveryId int64, reqEditor
 	return c.Client.Do(req)
 }
 
+// GetDeliveryRequest A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited)
+//
+// Corresponds with GET /admin/v1/deliveries/{delivery_id}/request (the `GetDeliveryRequest` operationId).
+func (c *RawClient) GetDeliveryRequest(ctx context.Context, deliveryId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDeliveryRequestRequest(c.Server, deliveryId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RetryDelivery Send a delivery again now, whatever its state, with the same webhook-id (audited)
 //
 // Corresponds with POST /admin/v1/deliveries/{delivery_id}/retry (the `RetryDelivery` operationId).
@@ -5031,11 +5168,30 @@ func (c *RawClient) RotateEndpointSecret(ctx context.Context, endpointId openapi
 	return c.Client.Do(req)
 }
 
-// TestEndpoint Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)
+// TestEndpointWithBody Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
+//
+// Takes any type of body and a specified content type.
 //
 // Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
-func (c *RawClient) TestEndpoint(ctx context.Context, endpointId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewTestEndpointRequest(c.Server, endpointId)
+func (c *RawClient) TestEndpointWithBody(ctx context.Context, endpointId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestEndpointRequestWithBody(c.Server, endpointId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestEndpoint Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
+func (c *RawClient) TestEndpoint(ctx context.Context, endpointId openapi_types.UUID, body TestEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestEndpointRequest(c.Server, endpointId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7341,6 +7497,40 @@ func NewGetDeliveryRequest(server string, deliveryId int64) (*http.Request, erro
 	return req, nil
 }
 
+// NewGetDeliveryRequestRequest constructs an http.Request for the GetDeliveryRequest method
+func NewGetDeliveryRequestRequest(server string, deliveryId int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "delivery_id", deliveryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/deliveries/%s/request", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRetryDeliveryRequest constructs an http.Request for the RetryDelivery method
 func NewRetryDeliveryRequest(server string, deliveryId int64) (*http.Request, error) {
 	var err error
@@ -7734,8 +7924,19 @@ func NewRotateEndpointSecretRequestWithBody(server string, endpointId openapi_ty
 	return req, nil
 }
 
-// NewTestEndpointRequest constructs an http.Request for the TestEndpoint method
-func NewTestEndpointRequest(server string, endpointId openapi_types.UUID) (*http.Request, error) {
+// NewTestEndpointRequest calls the generic TestEndpoint builder with application/json body
+func NewTestEndpointRequest(server string, endpointId openapi_types.UUID, body TestEndpointJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTestEndpointRequestWithBody(server, endpointId, "application/json", bodyReader)
+}
+
+// NewTestEndpointRequestWithBody constructs an http.Request for the TestEndpoint method, with any body, and a specified content type
+func NewTestEndpointRequestWithBody(server string, endpointId openapi_types.UUID, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7760,10 +7961,12 @@ func NewTestEndpointRequest(server string, endpointId openapi_types.UUID) (*http
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -9876,6 +10079,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/v1/deliveries/{delivery_id} (the `GetDelivery` operationId).
 	GetDeliveryWithResponse(ctx context.Context, deliveryId int64, reqEditors ...RequestEditorFn) (*GetDeliveryResponse, error)
 
+	// GetDeliveryRequestWithResponse A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/deliveries/{delivery_id}/request (the `GetDeliveryRequest` operationId).
+	GetDeliveryRequestWithResponse(ctx context.Context, deliveryId int64, reqEditors ...RequestEditorFn) (*GetDeliveryRequestResponse, error)
+
 	// RetryDeliveryWithResponse Send a delivery again now, whatever its state, with the same webhook-id (audited)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -9960,12 +10170,19 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/secret/rotate (the `RotateEndpointSecret` operationId).
 	RotateEndpointSecretWithResponse(ctx context.Context, endpointId openapi_types.UUID, body RotateEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateEndpointSecretResponse, error)
 
-	// TestEndpointWithResponse Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)
+	// TestEndpointWithBodyWithResponse Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
-	TestEndpointWithResponse(ctx context.Context, endpointId openapi_types.UUID, reqEditors ...RequestEditorFn) (*TestEndpointResponse, error)
+	TestEndpointWithBodyWithResponse(ctx context.Context, endpointId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestEndpointResponse, error)
+
+	// TestEndpointWithResponse Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
+	TestEndpointWithResponse(ctx context.Context, endpointId openapi_types.UUID, body TestEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*TestEndpointResponse, error)
 
 	// SearchEventsWithResponse Search the inbox, newest first (name an event or object id, a tenant, a source, a status other than published, or since; or nothing: the newest events)
 	//
@@ -13312,6 +13529,110 @@ func (r GetDeliveryResponse) ContentType() string {
 	return ""
 }
 
+// GetDeliveryRequestResponse429Headers the declared response headers of an HTTP 429 response for GetDeliveryRequest
+type GetDeliveryRequestResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDeliveryRequestResponse503Headers the declared response headers of an HTTP 503 response for GetDeliveryRequest
+type GetDeliveryRequestResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDeliveryRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RequestAsSent
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDeliveryRequestResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDeliveryRequestResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDeliveryRequestResponse) GetJSON200() *RequestAsSent {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetDeliveryRequestResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDeliveryRequestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDeliveryRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDeliveryRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDeliveryRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RetryDeliveryResponse429Headers the declared response headers of an HTTP 429 response for RetryDelivery
 type RetryDeliveryResponse429Headers struct {
 	RetryAfter *int
@@ -14457,7 +14778,9 @@ type TestEndpointResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Attempt
+	JSON200 *EndpointTest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -14466,6 +14789,10 @@ type TestEndpointResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14481,8 +14808,13 @@ type TestEndpointResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r TestEndpointResponse) GetJSON200() *Attempt {
+func (r TestEndpointResponse) GetJSON200() *EndpointTest {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TestEndpointResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -14503,6 +14835,16 @@ func (r TestEndpointResponse) GetApplicationproblemJSON404() *Problem {
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r TestEndpointResponse) GetApplicationproblemJSON409() *Problem {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TestEndpointResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TestEndpointResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18792,6 +19134,19 @@ func (c *ClientWithResponses) GetDeliveryWithResponse(ctx context.Context, deliv
 	return ParseGetDeliveryResponse(rsp)
 }
 
+// GetDeliveryRequestWithResponse A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/deliveries/{delivery_id}/request (the `GetDeliveryRequest` operationId).
+func (c *ClientWithResponses) GetDeliveryRequestWithResponse(ctx context.Context, deliveryId int64, reqEditors ...RequestEditorFn) (*GetDeliveryRequestResponse, error) {
+	rsp, err := c.GetDeliveryRequest(ctx, deliveryId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDeliveryRequestResponse(rsp)
+}
+
 // RetryDeliveryWithResponse Send a delivery again now, whatever its state, with the same webhook-id (audited)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -18948,13 +19303,26 @@ func (c *ClientWithResponses) RotateEndpointSecretWithResponse(ctx context.Conte
 	return ParseRotateEndpointSecretResponse(rsp)
 }
 
-// TestEndpointWithResponse Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)
+// TestEndpointWithBodyWithResponse Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
-func (c *ClientWithResponses) TestEndpointWithResponse(ctx context.Context, endpointId openapi_types.UUID, reqEditors ...RequestEditorFn) (*TestEndpointResponse, error) {
-	rsp, err := c.TestEndpoint(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) TestEndpointWithBodyWithResponse(ctx context.Context, endpointId openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestEndpointResponse, error) {
+	rsp, err := c.TestEndpointWithBody(ctx, endpointId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestEndpointResponse(rsp)
+}
+
+// TestEndpointWithResponse Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/v1/endpoints/{endpoint_id}/test (the `TestEndpoint` operationId).
+func (c *ClientWithResponses) TestEndpointWithResponse(ctx context.Context, endpointId openapi_types.UUID, body TestEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*TestEndpointResponse, error) {
+	rsp, err := c.TestEndpoint(ctx, endpointId, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -22407,6 +22775,104 @@ func ParseGetDeliveryResponse(rsp *http.Response) (*GetDeliveryResponse, error) 
 	return response, nil
 }
 
+// ParseGetDeliveryRequestResponse parses an HTTP response from a GetDeliveryRequestWithResponse call
+func ParseGetDeliveryRequestResponse(rsp *http.Response) (*GetDeliveryRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDeliveryRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RequestAsSent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDeliveryRequestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDeliveryRequestResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRetryDeliveryResponse parses an HTTP response from a RetryDeliveryWithResponse call
 func ParseRetryDeliveryResponse(rsp *http.Response) (*RetryDeliveryResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23496,11 +23962,18 @@ func ParseTestEndpointResponse(rsp *http.Response) (*TestEndpointResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Attempt
+		var dest EndpointTest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -23529,6 +24002,20 @@ func ParseTestEndpointResponse(rsp *http.Response) (*TestEndpointResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem

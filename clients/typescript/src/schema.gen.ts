@@ -431,6 +431,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/deliveries/{delivery_id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited) */
+        get: operations["get-delivery-request"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/deliveries/{delivery_id}/retry": {
         parameters: {
             query?: never;
@@ -578,7 +595,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver) */
+        /** Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver) */
         post: operations["test-endpoint"];
         delete?: never;
         options?: never;
@@ -1365,6 +1382,10 @@ export interface components {
              * @description When the next request is due (pending only).
              */
             next_at?: string;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int32 */
+            partition: number;
             /** @description The resource key: an ordered endpoint gets a key's deliveries in order. */
             partition_key: string;
             /**
@@ -1380,6 +1401,8 @@ export interface components {
             /** @enum {string} */
             state: "pending" | "delivered" | "dead";
             tenant_id: string;
+            /** @description The Kafka record the fan-out read the event from: where the relay published it. */
+            topic: string;
             /** @description The webhook-id header: the same on every retry, replay and rewind. */
             webhook_id: string;
         };
@@ -1585,6 +1608,10 @@ export interface components {
              * @description When the next request is due (pending only).
              */
             next_at?: string;
+            /** Format: int64 */
+            offset: number;
+            /** Format: int32 */
+            partition: number;
             /** @description The resource key: an ordered endpoint gets a key's deliveries in order. */
             partition_key: string;
             /**
@@ -1600,6 +1627,8 @@ export interface components {
             /** @enum {string} */
             state: "pending" | "delivered" | "dead";
             tenant_id: string;
+            /** @description The Kafka record the fan-out read the event from: where the relay published it. */
+            topic: string;
             /** @description The webhook-id header: the same on every retry, replay and rewind. */
             webhook_id: string;
         };
@@ -1741,6 +1770,45 @@ export interface components {
             };
             /** @description A new URL (the rules of the create). */
             url?: string;
+        };
+        EndpointTest: {
+            /** @description The first 1 KiB of the answer. */
+            answer?: string;
+            /** Format: date-time */
+            at: string;
+            /**
+             * Format: int64
+             * @description 1 for the first request of a delivery.
+             */
+            attempt: number;
+            /** @description The id of the event the body was taken from (from last_event). */
+            based_on?: string;
+            /** @description The body sent. */
+            body?: string;
+            error?: string;
+            /** @description Why it failed: status, timeout, connect, tls, dns, refused_address, ...; absent for a 2xx. */
+            error_class?: string;
+            /** @description The event type sent (ce-type). */
+            event_type: string;
+            /**
+             * @description Where the body came from: synthetic (sluice.test, no type chosen), last_event (the tenant's newest event of the type, masked) or schema (a minimal example its schema accepts, when the tenant has none).
+             * @enum {string}
+             */
+            from: "synthetic" | "last_event" | "schema";
+            /** Format: int64 */
+            latency_ms: number;
+            /** @description JSON pointers of the string values replaced by "masked" (from last_event): every string except the values of type, object, status, currency, api_version, action and event; numbers, booleans and nulls are kept. */
+            masked?: string[] | null;
+            /**
+             * Format: int64
+             * @description The version of the endpoint's rules whose transformation this request used; absent for requests made before versions.
+             */
+            rules_version?: number;
+            /**
+             * Format: int64
+             * @description The endpoint's HTTP status; absent when no HTTP answer came (and for rabbitmq and kafka targets, which confirm or refuse).
+             */
+            status?: number;
         };
         Entry: {
             action: string;
@@ -2475,6 +2543,23 @@ export interface components {
             replayed: number;
             tenant_id: string;
         };
+        RequestAsSent: {
+            /**
+             * Format: date-time
+             * @description The latest request's time, which its webhook-timestamp and signatures carry; absent before the first request.
+             */
+            at?: string;
+            /** @description The body exactly as sent: the event as received. */
+            body?: string;
+            /** @description False once the event's body is gone (past the payload horizon, or erased): no request can send it again. */
+            body_kept: boolean;
+            /** @description Every header sent: the endpoint's static headers (values masked), Content-Type, User-Agent, the Standard Webhooks headers (each signature masked) and the CloudEvents attributes; an endpoint's own headers never replace Sluice's. */
+            headers: components["schemas"]["SentHeader"][];
+            /** @description POST for an http endpoint; empty for rabbitmq and kafka targets, which get a message or a record with the same headers. */
+            method: string;
+            /** @description The endpoint's URL now (or its target, for rabbitmq and kafka); a request made before the URL was changed went to the one of its time. */
+            url: string;
+        };
         RewindBody: {
             /**
              * @description Say what would move and commit nothing; false executes. Default true.
@@ -2552,6 +2637,12 @@ export interface components {
             /** Format: int64 */
             status: number;
             topic: string;
+        };
+        SentHeader: {
+            /** @description The value is a secret (a signature, a static header's value) and is not shown: value says what stands there. */
+            masked?: boolean;
+            name: string;
+            value: string;
         };
         SlotStatus: {
             active: boolean;
@@ -2708,6 +2799,10 @@ export interface components {
         TenantCreateInBody: {
             /** @description A name for people (at most 200 characters). */
             name: string;
+        };
+        TestInBody: {
+            /** @description The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test. */
+            event_type?: string;
         };
         Token: {
             /** Format: date-time */
@@ -5622,6 +5717,96 @@ export interface operations {
             };
         };
     };
+    "get-delivery-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id (the id a list of deliveries returns). */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestAsSent"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again (429 always; 503 when waiting helps). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "retry-delivery": {
         parameters: {
             query?: never;
@@ -6667,7 +6852,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestInBody"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -6675,7 +6864,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Attempt"];
+                    "application/json": components["schemas"]["EndpointTest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -6707,6 +6905,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,13 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluicehq/sluice/command/internal/operator/testevent"
 
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
 	"github.com/sluicehq/sluice/internal/egress"
 
+	"github.com/sluicehq/sluice/internal/store/catalog"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/schemas"
 )
 
 // EndpointCmd groups the administration of tenants' endpoints (their
@@ -418,7 +423,24 @@ type EndpointTestCmd struct {
 	Output
 	endpointRef
 	Timeout        time.Duration                      `name:"delivery-timeout" env:"SLUICE_DELIVERY_TIMEOUT" default:"15s" help:"Bound of the request, its answer included."`
+	Type           string                             `name:"type" help:"Send an event of this type (kind.type, as filters name it: stripe.invoice.paid): the tenant's last event of the type, masked, or a minimal example of its schema; default: the synthetic sluice.test."`
 	EndpointPolicy `embed:"" group:"endpoint-policy"` // policyGroup
+}
+
+// example is the test event --type names (the zero one: sluice.test).
+func (c *EndpointTestCmd) example(ctx context.Context, g *Globals, pool *pgxpool.Pool, tenant string) (testevent.Example, error) {
+	if c.Type == "" || c.Type == endpoints.SyntheticTestType {
+		return testevent.Synthetic(), nil
+	}
+	builtin, err := schemas.Load(g.eventTypes()...)
+	if err != nil {
+		return testevent.Example{}, err
+	}
+	types, err := catalog.New(pool, g.catalog())
+	if err != nil {
+		return testevent.Example{}, err
+	}
+	return testevent.Builder{Pool: pool, Builtin: builtin, Types: types}.Build(ctx, tenant, c.Type)
 }
 
 func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger) error {
@@ -438,7 +460,11 @@ func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	if err != nil {
 		return err
 	}
-	a, err := delivery.New(cfg, log, s.Pool, s).TestEndpoint(ctx, c.ID)
+	ex, err := c.example(ctx, g, s.Pool, tenant)
+	if err != nil {
+		return err
+	}
+	a, err := delivery.New(cfg, log, s.Pool, s).TestEndpoint(ctx, c.ID, ex.Event())
 	if err != nil {
 		return err
 	}
@@ -458,9 +484,20 @@ func (c *EndpointTestCmd) Run(ctx context.Context, g *Globals, log *slog.Logger)
 	if a.ErrorClass == "refused_address" {
 		outcome += " (this deployment dials only public addresses and those of --delivery-allow-networks)"
 	}
-	_, err = fmt.Printf("sent sluice.test to endpoint %s: %s in %d ms\n", c.ID, shown(outcome), a.LatencyMS)
+	_, err = fmt.Printf("sent %s (%s) to endpoint %s: %s in %d ms\n", ex.Type, testFrom(ex), c.ID, shown(outcome), a.LatencyMS)
 	if err == nil && !a.OK() {
 		return fmt.Errorf("endpoint %s did not accept the test event", c.ID)
 	}
 	return err
+}
+
+// testFrom says where a test event's body came from.
+func testFrom(ex testevent.Example) string {
+	switch ex.From {
+	case testevent.FromLastEvent:
+		return fmt.Sprintf("the tenant's last event of the type, %s, %d strings masked", ex.EventID, len(ex.Masked))
+	case testevent.FromSchema:
+		return "a minimal example of its schema: the tenant has no event of the type"
+	}
+	return "synthetic"
 }

@@ -32,6 +32,7 @@ type CLI struct {
 	Source     SourceCmd     `cmd:"" help:"Administer sources (verified webhook senders)."`
 	APIKey     APIKeyCmd     `cmd:"" name:"apikey" help:"Administer tenant API keys (POST /v1/events)."`
 	AdminToken AdminTokenCmd `cmd:"" name:"admintoken" help:"Administer the admin API's bearer tokens (/admin/v1 on the admin listener)."`
+	PortalLink PortalLinkCmd `cmd:"" name:"portallink" help:"Mint portal links: a tenant's own view of the console, for one visitor, once (served on --portal-addr)."`
 	Workspace  WorkspaceCmd  `cmd:"" help:"Administer workspaces and their provider customers."`
 	EventType  EventTypeCmd  `cmd:"" name:"eventtype" help:"Administer tenants' own event types (schemas, versions, release of kept events)."`
 	Endpoint   EndpointCmd   `cmd:"" help:"Administer tenants' endpoints (destinations their events are delivered to)."`

@@ -21,6 +21,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/admin"
 	"github.com/sluicehq/sluice/command/internal/operator/console"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/command/internal/operator/testevent"
 	"github.com/sluicehq/sluice/internal/cdc"
 	"github.com/sluicehq/sluice/internal/consumers"
 	"github.com/sluicehq/sluice/internal/consumers/delivery"
@@ -487,7 +488,7 @@ func (a *assembly) adminAPI(e *gin.Engine, store tenancy.Store) (*admin.API, *op
 		Trails: a.cfg.Effects.Trails(), Slot: a.cfg.CDCConfig.WithDefaults().Slot, Metrics: a.reg})
 	ends := &endpoints.Store{Pool: a.adminPool, Ring: store.Ring, Limits: a.cfg.EndpointLimits, CheckURL: a.cfg.EndpointURLCheck, Topics: &a.cfg.Topics}
 	apiGroups := append([]func(*admin.API){admin.OperateRoutes(op, a.log.With(slog.String("component", "admin"))), admin.CatalogRoutes(types),
-		admin.DestinationRoutes(ends, a.endpointTester(*ends)), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
+		admin.DestinationRoutes(ends, a.endpointTester(*ends), testevent.Builder{Pool: a.adminPool, Builtin: a.catalogue, Types: types}), admin.DeliveryRoutes(ends, a.cfg.Lifecycle.WithDefaults().PayloadHorizon)},
 		a.cfg.AdminGroups...)
 	api := admin.New(e, admin.Config{Pool: a.adminPool, Store: store, Groups: apiGroups, Reconciler: a.reconciler, Metrics: a.reg,
 		FailedAuthRate: a.cfg.AdminFailedAuthRate, FailedAuthBurst: a.cfg.AdminFailedAuthBurst, Portal: a.cfg.Portal.adminPortal()}, a.log)

@@ -539,11 +539,15 @@ func parseNote(p string) (string, span, bool) {
 	return f[0], span{lo, hi}, true
 }
 
-// TestEndpoint posts a signed synthetic sluice.test event to endpoint id
-// and returns the attempt; nothing is stored. An endpoint that is no
-// target (disabled, deleted, no signing secret in force) is a conflict
-// (refusal.Conflict) that says why when the store does.
-func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Attempt, error) {
+// TestEndpoint posts a signed test event to endpoint id, straight from
+// here, and returns the attempt: ev's type and body, or with none the
+// synthetic sluice.test. It is a delivery of its own, not one of the
+// endpoint's: nothing is stored, it waits for no earlier delivery and
+// holds none back, and its ids (test_..., msg_test_...) are no event's.
+// An endpoint that is no target (disabled, deleted, no signing secret in
+// force) is a conflict (refusal.Conflict) that says why when the store
+// does.
+func (d *Deliverer) TestEndpoint(ctx context.Context, id string, ev endpoints.TestEvent) (endpoints.Attempt, error) {
 	t, ok, err := d.store.Target(ctx, id)
 	if !ok {
 		if err != nil && !errors.Is(err, endpoints.ErrNoSecret) {
@@ -557,8 +561,11 @@ func (d *Deliverer) TestEndpoint(ctx context.Context, id string) (endpoints.Atte
 	}
 	now := time.Now().UTC()
 	eventID := "test_" + strconv.FormatInt(now.UnixNano(), 36)
-	body := fmt.Appendf(nil, `{"type":"sluice.test","endpoint_id":%q,"sent_at":%q}`, id, now.Format(time.RFC3339Nano))
-	m := message{webhookID: "msg_" + eventID, attempt: 1, body: body, eventID: eventID, eventType: "sluice.test",
+	if ev.Type == "" {
+		ev.Type = endpoints.SyntheticTestType
+		ev.Body = fmt.Appendf(nil, `{"type":"sluice.test","endpoint_id":%q,"sent_at":%q}`, id, now.Format(time.RFC3339Nano))
+	}
+	m := message{webhookID: "msg_" + eventID, attempt: 1, body: ev.Body, eventID: eventID, eventType: ev.Type,
 		src: "/tenants/" + t.TenantID + "/endpoints/" + id, eventTime: &now, contentType: "application/json", tenantID: t.TenantID}
 	// The synthetic event is of no type the endpoint takes: sent as it is,
 	// never through the endpoint's transformation (which would fail over

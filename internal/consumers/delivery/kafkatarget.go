@@ -149,7 +149,7 @@ func (s *kafkaSender) send(ctx context.Context, t *endpoints.Target, m message) 
 	rec := &kgo.Record{Key: []byte(m.key), Value: m.body, Timestamp: now,
 		Headers: []kgo.RecordHeader{{Key: PartitionKeyHeader, Value: []byte(m.key)}, {Key: "content-type", Value: []byte(m.contentType)}}}
 	for _, f := range fields(t, m, now) {
-		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: f.name, Value: []byte(f.value)})
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: f.Name, Value: []byte(f.Value)})
 	}
 	err = produce(ctx, cl, rec)
 	a.LatencyMS = int(time.Since(now).Milliseconds())

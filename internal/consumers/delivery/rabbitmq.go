@@ -150,7 +150,7 @@ func (s *rabbitSender) publish(ctx context.Context, t *endpoints.Target, m messa
 		Type: m.eventType, AppId: "sluice", Headers: amqp.Table{PartitionKeyHeader: m.key}, Body: m.body,
 	}
 	for _, f := range fields(t, m, now) {
-		msg.Headers[f.name] = f.value
+		msg.Headers[f.Name] = f.Value
 	}
 	dc, err := rc.ch.PublishWithDeferredConfirmWithContext(ctx, s.setting.Exchange, s.setting.RoutingKey, true, false, msg)
 	if err != nil {

@@ -59,7 +59,7 @@ func TestRabbitMQTargetIsConfirmedOrFails(t *testing.T) {
 	}
 	d := deliverer(netip.MustParsePrefix("127.0.0.1/32"))
 
-	a, err := d.TestEndpoint(ctx, routed)
+	a, err := d.TestEndpoint(ctx, routed, endpoints.TestEvent{})
 	if err != nil || !a.OK() {
 		t.Fatalf("test of a routed rabbitmq endpoint: %+v, %v; want confirmed", a, err)
 	}
@@ -72,10 +72,10 @@ func TestRabbitMQTargetIsConfirmedOrFails(t *testing.T) {
 		t.Errorf("message: mode %d, id %q, headers %v; want persistent, the webhook-id as its id, signed, the resource key", msg.DeliveryMode, msg.MessageId, msg.Headers)
 	}
 
-	if a, err := d.TestEndpoint(ctx, unrouted); err != nil || a.OK() || a.ErrorClass != "status" || !strings.Contains(a.Error, "returned") {
+	if a, err := d.TestEndpoint(ctx, unrouted, endpoints.TestEvent{}); err != nil || a.OK() || a.ErrorClass != "status" || !strings.Contains(a.Error, "returned") {
 		t.Errorf("test of an unrouted rabbitmq endpoint: %+v, %v; want a failed attempt saying the server returned it", a, err)
 	}
-	if a, err := deliverer().TestEndpoint(ctx, routed); err != nil || a.ErrorClass != egress.ClassRefusedAddress {
+	if a, err := deliverer().TestEndpoint(ctx, routed, endpoints.TestEvent{}); err != nil || a.ErrorClass != egress.ClassRefusedAddress {
 		t.Errorf("test under a policy refusing loopback: %+v, %v; want refused_address", a, err)
 	}
 	if _, ok, _ := ch.Get("orders", true); ok {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ import (
 )
 
 // UserAgent names Sluice to receivers.
-const UserAgent = "Sluice-Destinations/1"
+const UserAgent = endpoints.UserAgent
 
 // answerKept is how much of an answer an attempt keeps.
 const answerKept = 1 << 10
@@ -116,35 +115,20 @@ func request(ctx context.Context, t *endpoints.Target, m message, now time.Time)
 	h.Set("Content-Type", m.contentType)
 	h.Set("User-Agent", UserAgent)
 	for _, f := range fields(t, m, now) {
-		h.Set(f.name, f.value)
+		h.Set(f.Name, f.Value)
 	}
 	return req, nil
 }
 
-// field is one header of a delivery, whatever carries it: an HTTP header,
-// an AMQP message header, a Kafka record header.
-type field struct{ name, value string }
-
 // fields are m's Standard Webhooks headers (id, timestamp, signatures
 // with every key of t) and its CloudEvents binary-mode attributes, with
 // the trace it belongs to: the same for every kind of target, so a
-// receiver verifies and deduplicates a message as it does a request.
-func fields(t *endpoints.Target, m message, now time.Time) []field {
-	f := make([]field, 0, 10)
-	f = append(f, field{standardwebhooks.IDHeader, m.webhookID},
-		field{standardwebhooks.TimestampHeader, strconv.FormatInt(now.Unix(), 10)},
-		field{standardwebhooks.SignatureHeader, signatures(t.Keys, m, now)},
-		field{"ce-specversion", "1.0"}, field{"ce-id", m.eventID}, field{"ce-type", m.eventType}, field{"ce-source", m.src})
-	if m.subject != "" {
-		f = append(f, field{"ce-subject", m.subject})
-	}
-	if m.eventTime != nil {
-		f = append(f, field{"ce-time", m.eventTime.UTC().Format(time.RFC3339Nano)})
-	}
-	if m.traceparent != "" {
-		f = append(f, field{"traceparent", m.traceparent})
-	}
-	return f
+// receiver verifies and deduplicates a message as it does a request; the
+// list is endpoints.Envelope's, which a rebuilt request shows too.
+func fields(t *endpoints.Target, m message, now time.Time) []endpoints.SentHeader {
+	env := endpoints.Envelope{WebhookID: m.webhookID, EventID: m.eventID, EventType: m.eventType, Source: m.src,
+		Subject: m.subject, Traceparent: m.traceparent, EventTime: m.eventTime}
+	return env.Headers(now, signatures(t.Keys, m, now))
 }
 
 // errPayloadGone: the event's body is no longer kept (past the payload

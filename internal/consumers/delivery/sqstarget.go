@@ -117,8 +117,8 @@ func sqsMessage(queue string, t *endpoints.Target, m message, now time.Time) *sq
 		}
 	}
 	for _, f := range fields(t, m, now) {
-		if f.name != "ce-specversion" {
-			attr(f.name, f.value)
+		if f.Name != "ce-specversion" {
+			attr(f.Name, f.Value)
 		}
 	}
 	attr(PartitionKeyHeader, m.key)

@@ -79,6 +79,11 @@ type Delivery struct {
 	// used. Absent: written by a release before versions.
 	RulesVersion     *int64 `json:"rules_version,omitempty" doc:"The version of the endpoint's rules (filter expression and transformation) the delivery was created under: its filter took the event then. Absent for deliveries written before versions."`
 	SentRulesVersion *int64 `json:"sent_rules_version,omitempty" doc:"The version of the endpoint's rules whose transformation the latest request used (a retry or a replay sends with the rules current then). Absent until a request is made."`
+	// Topic, Partition and Offset are the Kafka record the fan-out read:
+	// where the relay published the event.
+	Topic     string `json:"topic" doc:"The Kafka record the fan-out read the event from: where the relay published it."`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
 	// History is filled by Delivery (one delivery), not by a list.
 	History []Attempt `json:"history,omitempty" doc:"Every request, oldest first: the failed ones, and for a delivered delivery its successful one (one delivery's view only)."`
 }
@@ -224,7 +229,7 @@ func scanDelivery(r pgx.CollectableRow) (Delivery, error) {
 	)
 	err := r.Scan(&d.ID, &d.EndpointID, &d.TenantID, &d.WebhookID, &d.EventID, &d.EventType, &d.PartitionKey, &d.State,
 		&d.Attempts, &d.NextAt, &d.CreatedAt, &d.AcceptedAt, &d.DeliveredAt, &status, &lastEr, &d.LatencyMS, &d.InboxID,
-		&d.RulesVersion, &d.SentRulesVersion)
+		&d.RulesVersion, &d.SentRulesVersion, &d.Topic, &d.Partition, &d.Offset)
 	if status != nil {
 		d.LastStatus = *status
 	}

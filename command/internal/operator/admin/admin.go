@@ -70,6 +70,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluicehq/sluice/command/internal/operator/addrlimit"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
@@ -163,7 +164,7 @@ type API struct {
 	log    *slog.Logger
 	tokens admintoken.Store
 	owners map[string]owner
-	fails  *failures
+	fails  *addrlimit.Limiter
 	keys   keys
 	// refusals counts refused authentications by outcome: unauthenticated
 	// (401) and limited (429).
@@ -205,7 +206,7 @@ func New(e *gin.Engine, cfg Config, log *slog.Logger) *API {
 		log:    log.With(slog.String("component", "admin")),
 		tokens: admintoken.Store{Pool: cfg.Pool},
 		owners: map[string]owner{},
-		fails:  newFailures(cfg.FailedAuthRate, cfg.FailedAuthBurst),
+		fails:  addrlimit.New(cfg.FailedAuthRate, cfg.FailedAuthBurst),
 		keys:   keys{pool: cfg.Pool},
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sluice_admin_auth_refusals_total",
 			Help: "Admin API requests refused at authentication: unauthenticated (401: a missing, unknown, revoked or expired token), limited (429: past the address's failure budget)."},

@@ -4,18 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
-	"net"
 	"net/http"
-	"net/netip"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"golang.org/x/time/rate"
 
+	"github.com/sluicehq/sluice/command/internal/operator/addrlimit"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/refusal"
@@ -82,9 +77,9 @@ func (a *API) identify(hc huma.Context) (admintoken.Token, bool) {
 	case err == nil:
 		return tok, true
 	case errors.Is(err, refusal.ErrUnauthenticated):
-		if wait, limited := a.fails.fail(clientAddr(hc.RemoteAddr()), time.Now()); limited {
+		if wait, limited := a.fails.Take(addrlimit.ClientAddr(hc.RemoteAddr()), time.Now()); limited {
 			a.refusals.WithLabelValues("limited").Inc()
-			hc.SetHeader("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+			hc.SetHeader("Retry-After", addrlimit.RetryAfter(wait))
 			a.refuse(hc, refusal.New(refusal.Limited, "too many failed authentications from this address; retry later"))
 			return admintoken.Token{}, false
 		}
@@ -207,74 +202,4 @@ func bearer(header string) string {
 		return ""
 	}
 	return strings.TrimSpace(token)
-}
-
-// clientAddr is the peer's address, an IPv6 one cut to its /64 (what one
-// host is given: otherwise a guesser would get a fresh budget per
-// address of its prefix). The admin listener is private and no proxy
-// stands before it, so X-Forwarded-For is never believed here.
-func clientAddr(remote string) netip.Addr {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	addr, _ := netip.ParseAddr(host)
-	addr = addr.Unmap()
-	if addr.Is6() {
-		if p, err := addr.Prefix(64); err == nil {
-			return p.Addr()
-		}
-	}
-	return addr
-}
-
-// maxFailureBuckets bounds the addresses remembered.
-const maxFailureBuckets = 10_000
-
-// failures keeps a token bucket of failed authentications per client
-// address: each failure spends a token, and a failure with none left is
-// answered 429 instead of 401. Successes neither spend nor need one.
-type failures struct {
-	limit rate.Limit
-	burst int
-
-	mu      sync.Mutex
-	buckets map[netip.Addr]*rate.Limiter
-}
-
-func newFailures(perSecond float64, burst int) *failures {
-	return &failures{limit: rate.Limit(perSecond), burst: burst, buckets: map[netip.Addr]*rate.Limiter{}}
-}
-
-// fail charges a failure to ip: false when its budget had one, else true
-// with how long until it has one again.
-func (f *failures) fail(ip netip.Addr, now time.Time) (time.Duration, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	b, ok := f.buckets[ip]
-	if !ok {
-		if len(f.buckets) >= maxFailureBuckets {
-			f.forget(now)
-		}
-		b = rate.NewLimiter(f.limit, f.burst)
-		f.buckets[ip] = b
-	}
-	if b.AllowN(now, 1) {
-		return 0, false
-	}
-	return time.Duration((1 - b.TokensAt(now)) / float64(f.limit) * float64(time.Second)), true
-}
-
-// forget drops the buckets that refilled (nothing is lost), or, when every
-// one is still spending, all of them: memory stays bounded under a flood
-// of addresses, at the price of forgetting their budgets.
-func (f *failures) forget(now time.Time) {
-	for ip, b := range f.buckets {
-		if b.TokensAt(now) >= float64(f.burst) {
-			delete(f.buckets, ip)
-		}
-	}
-	if len(f.buckets) >= maxFailureBuckets {
-		clear(f.buckets)
-	}
 }

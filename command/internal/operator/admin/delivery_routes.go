@@ -91,6 +91,13 @@ func deliveryRoutes(a *API, s *endpoints.Store, horizon time.Duration) {
 			d, err := s.Delivery(ctx, in.DeliveryID)
 			return reply(DeliveryView{d}), err
 		})
+	Handle(a, Route{Op: op("get-delivery-request", http.MethodGet, "/deliveries/{delivery_id}/request",
+		"A delivery's latest request as sent, rebuilt from the event and the signing inputs: method, URL, headers (signature and static header values masked) and body (a payload read, audited)", "deliveries"),
+		Scope: ScopeTenant, Resource: "delivery", Action: "delivery.read_request", Payload: true},
+		func(ctx context.Context, c Call, in *DeliveryPath) (*body[endpoints.RequestAsSent], error) {
+			r, err := s.SentRequest(ctx, in.DeliveryID)
+			return reply(r), err
+		})
 	Handle(a, Route{Op: op("retry-delivery", http.MethodPost, "/deliveries/{delivery_id}/retry",
 		"Send a delivery again now, whatever its state, with the same webhook-id (audited)", "deliveries"),
 		Scope: ScopeTenant, Resource: "delivery", Action: "delivery.retry"},

@@ -10,15 +10,23 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/sluicehq/sluice/command/internal/operator/input"
+	"github.com/sluicehq/sluice/command/internal/operator/testevent"
 	"github.com/sluicehq/sluice/internal/audit"
 	"github.com/sluicehq/sluice/internal/refusal"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
-// EndpointTester sends a signed synthetic sluice.test event to an endpoint
-// and returns the attempt (the deliverer implements it).
+// EndpointTester sends a signed test event to an endpoint, a delivery of
+// its own, and returns the attempt (the deliverer implements it); the
+// zero TestEvent is the synthetic sluice.test.
 type EndpointTester interface {
-	TestEndpoint(ctx context.Context, endpointID string) (endpoints.Attempt, error)
+	TestEndpoint(ctx context.Context, endpointID string, ev endpoints.TestEvent) (endpoints.Attempt, error)
+}
+
+// TestExamples builds a test event's body of a chosen type
+// (testevent.Builder implements it).
+type TestExamples interface {
+	Build(ctx context.Context, tenant, eventType string) (testevent.Example, error)
 }
 
 // DestinationRoutes is the resource group of tenants' endpoints
@@ -28,13 +36,13 @@ type EndpointTester interface {
 // 503). Every route is tenant-scoped: a scoped token manages its own
 // tenant's endpoints, within the deployment's caps like everyone else
 // (the store enforces them).
-func DestinationRoutes(s *endpoints.Store, t EndpointTester) func(*API) {
+func DestinationRoutes(s *endpoints.Store, t EndpointTester, ex TestExamples) func(*API) {
 	return func(a *API) {
 		a.Owner("endpoint_id", "endpoint", func(ctx context.Context, id string) (string, error) {
 			tenant, err := s.TenantOf(ctx, id)
 			return tenant, err
 		})
-		r := endpointRouter{a: a, s: s, tester: t}
+		r := endpointRouter{a: a, s: s, tester: t, examples: ex}
 		r.create()
 		r.read()
 		r.change()
@@ -190,9 +198,10 @@ type EndpointCreated struct {
 }
 
 type endpointRouter struct {
-	a      *API
-	s      *endpoints.Store
-	tester EndpointTester
+	a        *API
+	s        *endpoints.Store
+	tester   EndpointTester
+	examples TestExamples
 }
 
 // as is the store acting for the call's token.
@@ -312,10 +321,21 @@ func (r endpointRouter) secrets() {
 			out.Secret, out.OldSecretsExpireAt, err = r.as(c).RotateSecret(ctx, in.EndpointID, overlap)
 			return reply(out), err
 		})
+	type testIn struct {
+		EndpointPath
+		Body *struct {
+			EventType string `json:"event_type,omitempty" maxLength:"200" doc:"The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test."`
+		}
+	}
+	// EndpointTest is the answer: the attempt, and what was sent.
+	type EndpointTest struct {
+		endpoints.Attempt
+		testevent.Example
+	}
 	Handle(r.a, Route{Op: op("test-endpoint", http.MethodPost, "/endpoints/{endpoint_id}/test",
-		"Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this process does not deliver)", "endpoints"),
+		"Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or trail), and return the attempt and what was sent (503 where this process does not deliver)", "endpoints"),
 		Scope: ScopeTenant, Resource: "endpoint", Action: "endpoint.test"},
-		func(ctx context.Context, c Call, in *EndpointPath) (*body[endpoints.Attempt], error) {
+		func(ctx context.Context, c Call, in *testIn) (*body[EndpointTest], error) {
 			if r.tester == nil {
 				return nil, refusal.New(refusal.Unavailable, "this process does not deliver to endpoints: ask the admin listener of a process that runs the deliverer")
 			}
@@ -323,11 +343,19 @@ func (r endpointRouter) secrets() {
 			if err != nil {
 				return nil, err
 			}
-			at, err := r.tester.TestEndpoint(ctx, in.EndpointID)
-			if err != nil {
+			out := EndpointTest{Example: testevent.Synthetic()}
+			if in.Body != nil && in.Body.EventType != "" && in.Body.EventType != endpoints.SyntheticTestType {
+				if r.examples == nil {
+					return nil, refusal.New(refusal.Unavailable, "this process builds no test event of a chosen type")
+				}
+				if out.Example, err = r.examples.Build(ctx, tenant, in.Body.EventType); err != nil {
+					return nil, err
+				}
+			}
+			if out.Attempt, err = r.tester.TestEndpoint(ctx, in.EndpointID, out.Event()); err != nil {
 				return nil, err
 			}
 			r.a.record(ctx, c, audit.Target{Action: "endpoint.test", Resource: "endpoint", ID: in.EndpointID, TenantID: tenant})
-			return reply(at), nil
+			return reply(out), nil
 		})
 }

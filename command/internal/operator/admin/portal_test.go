@@ -16,7 +16,7 @@ import (
 
 // payloadRoutes are the operations that return an event's body (Route's
 // Payload): a read-only portal session reads none of them.
-var payloadRoutes = []string{"get-event-payload", "get-dead-letter", "get-conflict"}
+var payloadRoutes = []string{"get-event-payload", "get-dead-letter", "get-conflict", "get-delivery-request"}
 
 // portalKind is one kind of portal session.
 type portalKind struct {

@@ -41,6 +41,7 @@ var requestBodies = map[string]string{
 	"create-endpoint":        `{"url":"https://receiver.example/walk","filters":["*"],"headers":{"Authorization":"Bearer walk"}}`,
 	"update-endpoint":        `{"description":"walked","rate_per_second":5}`,
 	"rotate-endpoint-secret": `{"overlap_seconds":60}`,
+	"test-endpoint":          `{"event_type":"sluice.test"}`,
 	"replay-deliveries":      `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z"}`,
 	"retry-dead-deliveries":  `{"endpoint_id":"ENDPOINT","since":"2026-01-01T00:00:00Z","until":"2026-01-02T00:00:00Z","event_type":"stripe.*","error_class":"status"}`,
 	"create-portal-link":     `{"scope":"destinations","access":"manage"}`,

@@ -28,6 +28,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
 	"github.com/sluicehq/sluice/command/internal/operator/portallink"
+	"github.com/sluicehq/sluice/command/internal/operator/testevent"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
@@ -136,7 +137,7 @@ func setupWith(t *testing.T, p process, groups ...func(*admin.API)) *bundle {
 	op := operate.New(pool, p.kafka, operate.Config{Topics: topics, Groups: builtintest.Options(t, topics), Trails: builtintest.Trails()})
 	// Plain http is allowed: the tests' receivers are httptest servers.
 	ends := endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
-	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{}),
+	groups = append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(&ends, testSender{}, testevent.Builder{Pool: pool, Builtin: testCatalogue(t), Types: types}),
 		admin.DeliveryRoutes(&ends, deliveryHorizon)}, groups...)
 	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
 	if p.ingests {
@@ -290,11 +291,21 @@ func (b *bundle) newTenant(t *testing.T) string {
 	return id
 }
 
+// testCatalogue is Sluice's own event types.
+func testCatalogue(t testing.TB) *schemas.Catalogue {
+	t.Helper()
+	c, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // testSender answers the test route as a deliverer whose endpoint took
 // the test event would.
 type testSender struct{}
 
-func (testSender) TestEndpoint(ctx context.Context, endpointID string) (endpoints.Attempt, error) {
+func (testSender) TestEndpoint(context.Context, string, endpoints.TestEvent) (endpoints.Attempt, error) {
 	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusNoContent, LatencyMS: 1}, nil
 }
 

@@ -27,6 +27,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -39,6 +40,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sluicehq/sluice/command/internal/operator/addrlimit"
 )
 
 // Prefix is where the console lives on the admin listener.
@@ -96,6 +99,9 @@ type Console struct {
 	sessions sessions
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
+	// opens charges each use of a portal link to its client's address
+	// (nil: no portal).
+	opens *addrlimit.Limiter
 }
 
 // Register serves the console under Prefix on e, the admin listener's
@@ -132,6 +138,10 @@ func New(cfg Config, log *slog.Logger) (*Console, error) {
 	}
 	c := &Console{cfg: cfg, log: log.With(slog.String("component", "console")), sessions: sessions{pool: cfg.Pool},
 		mux: http.NewServeMux()}
+	if p := cfg.Portal; p != nil {
+		p.OpenRate, p.OpenBurst = cmp.Or(p.OpenRate, DefaultOpenRate), cmp.Or(p.OpenBurst, DefaultOpenBurst)
+		c.opens = addrlimit.New(p.OpenRate, p.OpenBurst)
+	}
 	if err := c.parse(); err != nil {
 		return nil, err
 	}

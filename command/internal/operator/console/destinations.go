@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/sluicehq/sluice/command/internal/operator/testevent"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
 )
 
@@ -16,6 +18,7 @@ func (c *Console) destinationRoutes() {
 	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}/replay", c.signedIn(c.confirmReplayWindow))
 	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/replay", c.signedIn(c.replayEndpointWindow))
 	c.mux.HandleFunc("GET "+Prefix+"/deliveries/{id}", c.signedIn(c.delivery))
+	c.mux.HandleFunc("GET "+Prefix+"/deliveries/{id}/request", c.signedIn(c.deliveryRequest))
 	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}", c.signedIn(c.endpoint))
 	c.mux.HandleFunc("GET "+Prefix+"/destinations/{id}/retry-dead", c.signedIn(c.confirmRetryDead))
 	c.mux.HandleFunc("POST "+Prefix+"/destinations/{id}/retry-dead", c.signedIn(c.retryDeadDeliveries))
@@ -67,26 +70,64 @@ func (c *Console) delivery(w http.ResponseWriter, r *http.Request, s Session) er
 	return nil
 }
 
-// testData is what the endpoint answered a test event.
+// requestData is a delivery's latest request as sent, rebuilt, and every
+// answer its endpoint gave.
+type requestData struct {
+	D   endpoints.Delivery
+	Req endpoints.RequestAsSent
+	// Text is the body as sent when it is UTF-8 (it is shown as it went,
+	// not indented: its signatures are over these bytes).
+	Text string
+}
+
+// deliveryRequest shows a delivery's request as sent (the API rebuilds it;
+// reading it is a payload read, audited) above the endpoint's answers.
+func (c *Console) deliveryRequest(w http.ResponseWriter, r *http.Request, s Session) error {
+	var d requestData
+	path := "/deliveries/" + url.PathEscape(r.PathValue("id"))
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, path, nil, nil, &d.D); err != nil {
+		return err
+	}
+	if err := c.call(r.Context(), r, s.Token, http.MethodGet, path+"/request", nil, nil, &d.Req); err != nil {
+		return err
+	}
+	if utf8.Valid(d.Req.Body) {
+		d.Text = string(d.Req.Body)
+	}
+	c.render(w, r, http.StatusOK, "request", view{Title: "The request of delivery " + strconv.FormatInt(d.D.ID, 10), Nav: "destinations",
+		Session: &s, Data: d})
+	return nil
+}
+
+// testData is what the endpoint answered a test event, and what was sent.
 type testData struct {
 	EndpointID, TenantID string
 	Attempt              endpoints.Attempt
+	Sent                 testevent.Example
 }
 
 // testEndpoint sends the endpoint a test event through the API and shows
 // the request's outcome: status, duration, error and the answer's start.
 func (c *Console) testEndpoint(w http.ResponseWriter, r *http.Request, s Session) error {
 	id := r.PathValue("id")
-	var at endpoints.Attempt
-	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/endpoints/"+url.PathEscape(id)+"/test", nil, struct{}{}, &at); err != nil {
+	var out struct {
+		endpoints.Attempt
+		testevent.Example
+	}
+	body := map[string]string{}
+	if t := strings.TrimSpace(r.PostFormValue("event_type")); t != "" {
+		body["event_type"] = t
+	}
+	if err := c.call(r.Context(), r, s.Token, http.MethodPost, "/endpoints/"+url.PathEscape(id)+"/test", nil, body, &out); err != nil {
 		return err
 	}
+	at := out.Attempt
 	title := "Test event: the endpoint answered " + strconv.Itoa(at.Status)
 	if !at.OK() {
 		title = "Test event failed"
 	}
 	c.render(w, r, http.StatusOK, "test", view{Title: title, Nav: "destinations", Session: &s,
-		Data: testData{EndpointID: id, TenantID: r.PostFormValue("tenant_id"), Attempt: at}})
+		Data: testData{EndpointID: id, TenantID: r.PostFormValue("tenant_id"), Attempt: at, Sent: out.Example}})
 	return nil
 }
 

@@ -43,7 +43,7 @@ func (c *Console) trail(w http.ResponseWriter, r *http.Request, s Session) error
 	if err := c.call(r.Context(), r, s.Token, http.MethodGet, "/events/"+url.PathEscape(r.PathValue("id")), nil, nil, &d.Trail); err != nil {
 		return err
 	}
-	d.Timeline = timeline(d.Trail)
+	d.Timeline = timeline(d.Trail, s.TenantID == "")
 	c.render(w, r, http.StatusOK, "trail", view{Title: "Event " + d.Event.EventID, Nav: "events", Session: &s, Data: d})
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/command/internal/operator/addrlimit"
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/portallink"
 )
@@ -44,7 +45,21 @@ type Portal struct {
 	FrameAncestors []string
 	// Brand is the deployment's branding; zero: Sluice's.
 	Brand Brand
+	// OpenRate and OpenBurst bound the uses of links per client address
+	// (each use, a guess or not, costs a look-up): a token bucket of
+	// OpenBurst refilled OpenRate a second; past it, 429 with Retry-After.
+	// Zero: DefaultOpenRate, DefaultOpenBurst.
+	OpenRate  float64
+	OpenBurst int
 }
+
+// The default budget of link uses per client address: 20 at once, then
+// one a second. A visitor uses one link per session; behind a proxy every
+// visitor is the proxy's address, so the budget is the deployment's.
+const (
+	DefaultOpenRate  = 1.0
+	DefaultOpenBurst = 20
+)
 
 // Brand is a deployment's branding of the portal.
 type Brand struct {
@@ -185,6 +200,12 @@ func (c *Console) portalRoutes() {
 func (c *Console) portalOpen(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
 		c.render(w, r, http.StatusForbidden, "portal-ended", view{Title: "Refused", Error: "A portal link opened from another site is refused."})
+		return
+	}
+	if wait, limited := c.opens.Take(addrlimit.ClientAddr(r.RemoteAddr), time.Now()); limited {
+		w.Header().Set("Retry-After", addrlimit.RetryAfter(wait))
+		c.render(w, r, http.StatusTooManyRequests, "portal-ended", view{Title: "Too many links opened",
+			Error: "Too many portal links were opened from this address: wait a moment, then open the link again."})
 		return
 	}
 	used, err := c.cfg.Portal.Links.Use(r.Context(), r.PostFormValue("link"))

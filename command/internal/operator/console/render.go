@@ -149,6 +149,8 @@ func (c *Console) funcs() template.FuncMap {
 	f["list"] = func(s ...string) []string { return s }
 	f["act"] = actOf
 	f["conflictID"] = operate.ConflictID
+	// testable: a filter naming one type, offered for a test event.
+	f["testable"] = func(filter string) bool { return !strings.Contains(filter, "*") }
 	// retryRest is the query that counts what a bulk retry left: the same
 	// selection from where it stopped.
 	f["retryRest"] = func(d retryDead, next *time.Time) template.URL {

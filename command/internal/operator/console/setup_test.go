@@ -26,6 +26,7 @@ import (
 	"github.com/sluicehq/sluice/command/internal/operator/admintoken"
 	"github.com/sluicehq/sluice/command/internal/operator/console"
 	"github.com/sluicehq/sluice/command/internal/operator/operate"
+	"github.com/sluicehq/sluice/command/internal/operator/testevent"
 	"github.com/sluicehq/sluice/internal/envelope"
 	"github.com/sluicehq/sluice/internal/ingest"
 	"github.com/sluicehq/sluice/internal/ingest/reconcile"
@@ -95,8 +96,11 @@ func (a *recordingAPI) take() []string {
 // endpoint took the test event would.
 type testSender struct{}
 
-func (testSender) TestEndpoint(context.Context, string) (endpoints.Attempt, error) {
-	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusAccepted, LatencyMS: 7, Answer: `{"received":"sluice.test"}`}, nil
+func (testSender) TestEndpoint(_ context.Context, _ string, ev endpoints.TestEvent) (endpoints.Attempt, error) {
+	if ev.Type == "" {
+		ev.Type = endpoints.SyntheticTestType
+	}
+	return endpoints.Attempt{Attempt: 1, At: time.Now(), Status: http.StatusAccepted, LatencyMS: 7, Answer: `{"received":"` + ev.Type + `"}`}, nil
 }
 
 // groupsFunc adds resource groups to the API (the operate routes are
@@ -152,7 +156,7 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 		t.Fatal(err)
 	}
 	ends := &endpoints.Store{Pool: pool, Ring: ring, Limits: endpoints.Limits{AllowHTTP: true}}
-	groups := append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(ends, testSender{}),
+	groups := append([]func(*admin.API){admin.OperateRoutes(op, log), admin.CatalogRoutes(types), admin.DestinationRoutes(ends, testSender{}, testevent.Builder{Pool: pool, Builtin: catalogue(t), Types: types}),
 		admin.DeliveryRoutes(ends, 48*time.Hour)}, extra...)
 	cfg := admin.Config{Pool: pool, Store: store, Groups: groups}
 	if p.ingests {
@@ -166,6 +170,16 @@ func setupProcess(t testing.TB, p process, extra ...func(*admin.API)) *bundle {
 	b := &bundle{pool: pool, store: store, ends: ends, api: api, op: op, srv: httptest.NewServer(srv.Engine)}
 	t.Cleanup(b.srv.Close)
 	return b
+}
+
+// catalogue is Sluice's own event types.
+func catalogue(t testing.TB) *schemas.Catalogue {
+	t.Helper()
+	c, err := schemas.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // reconciler is the runner of an ingesting process, as the pipeline

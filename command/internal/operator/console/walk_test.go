@@ -83,14 +83,15 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		"replay-set": "/dead-letters/replay?reason=workspace", "dead-letters-filtered": "/dead-letters?group=sluice.credits&replayed=true", "conflicts": "/conflicts", "conflict": strings.TrimPrefix(conflict, console.Prefix),
 		"sources": "/sources", "event-types": "/event-types?tenant_id=" + w.tenant, "destinations": "/destinations?tenant_id=" + w.tenant,
 		"deliveries": "/deliveries", "reconciliation": "/reconciliation", "audit": "/audit", "consumer-groups": "/consumer-groups",
-		"consumer-group": "/consumer-groups/" + topics.Resource("credits"),
-		"delivery":       "/deliveries/" + w.delivery,
-		"endpoint":       "/destinations/" + w.endpoint,
-		"event-type":     "/event-types/" + w.tenant + "/api/" + worldType,
-		"source":         "/sources/" + w.source,
-		"replay-window":  "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
-		"retry-dead":     "/destinations/" + w.endpoint + "/retry-dead?" + window.Encode(),
-		"tenant-pick":    "/dead-letters?tenant_id=t-",
+		"consumer-group":   "/consumer-groups/" + topics.Resource("credits"),
+		"delivery":         "/deliveries/" + w.delivery,
+		"delivery-request": "/deliveries/" + w.delivery + "/request",
+		"endpoint":         "/destinations/" + w.endpoint,
+		"event-type":       "/event-types/" + w.tenant + "/api/" + worldType,
+		"source":           "/sources/" + w.source,
+		"replay-window":    "/destinations/" + w.endpoint + "/replay?" + window.Encode(),
+		"retry-dead":       "/destinations/" + w.endpoint + "/retry-dead?" + window.Encode(),
+		"tenant-pick":      "/dead-letters?tenant_id=t-",
 	} {
 		t.Run(name, func(t *testing.T) { b.walkPage(t, ctx, axe, shots, name, console.Prefix+path) })
 	}
@@ -113,6 +114,27 @@ func TestEveryPageIsAccessible(t *testing.T) {
 		}
 		b.checkPage(t, ctx, axe, shots, "test-event", "the test event's answer")
 	})
+	// The tenant's view through a portal link: the portal's own listener,
+	// a link minted by the API, used once by its page's script.
+	t.Run("portal", func(t *testing.T) { b.walkPortal(t, ctx, axe, shots, w, token) })
+}
+
+// walkPortal opens a portal link of w's tenant (destinations, manage) and
+// checks the pages its visitor sees: the destinations and an endpoint.
+func (b *bundle) walkPortal(t *testing.T, ctx context.Context, axe, shots string, w world, operator string) {
+	t.Helper()
+	portal := b.portalServer(t)
+	link := b.mintLink(t, operator, w.tenant, "destinations", "manage")
+	if err := chromedp.Run(ctx, chromedp.Navigate(portal.URL+link.URL), chromedp.WaitVisible(`a[href="`+console.Prefix+`/destinations/`+w.endpoint+`"]`)); err != nil {
+		t.Fatalf("the portal link: %v", err)
+	}
+	b.checkPage(t, ctx, axe, shots, "portal-destinations", "the portal's destinations")
+	for name, path := range map[string]string{"portal-endpoint": "/destinations/" + w.endpoint, "portal-delivery": "/deliveries/" + w.delivery} {
+		if err := chromedp.Run(ctx, chromedp.Navigate(portal.URL+console.Prefix+path)); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		b.checkPage(t, ctx, axe, shots, name, "the portal's "+path)
+	}
 }
 
 // firstLink is the first link under prefix on the page at path.
@@ -212,7 +234,8 @@ func (b *bundle) tabThrough(t *testing.T, ctx context.Context, path string) {
 
 // docShots are the pages docs/console.md shows, as a window of 1280x900
 // shows them.
-var docShots = map[string]bool{"overview": true, "trail": true, "dead-letters": true, "replay-set": true, "destinations": true, "endpoint": true, "delivery": true}
+var docShots = map[string]bool{"overview": true, "trail": true, "dead-letters": true, "replay-set": true, "destinations": true, "endpoint": true, "delivery": true,
+	"portal-destinations": true, "portal-endpoint": true}
 
 // docShot writes the window's screenshot to path unless the one there
 // already differs from it in under 5% of its pixels (times and ids of the

@@ -45,6 +45,8 @@ from .endpoint_kind import EndpointKind
 from .endpoint_patch_body import EndpointPatchBody
 from .endpoint_patch_body_headers import EndpointPatchBodyHeaders
 from .endpoint_patch_body_transformation_sample import EndpointPatchBodyTransformationSample
+from .endpoint_test import EndpointTest
+from .endpoint_test_from import EndpointTestFrom
 from .entry import Entry
 from .entry_outcome import EntryOutcome
 from .error_detail import ErrorDetail
@@ -121,6 +123,7 @@ from .replay_body import ReplayBody
 from .replay_count import ReplayCount
 from .replay_result import ReplayResult
 from .replayed import Replayed
+from .request_as_sent import RequestAsSent
 from .rewind_body_type_0 import RewindBodyType0
 from .rewind_body_type_1 import RewindBodyType1
 from .rewind_body_type_2 import RewindBodyType2
@@ -131,6 +134,7 @@ from .rotated import Rotated
 from .runs_out_body import RunsOutBody
 from .search_events_status import SearchEventsStatus
 from .send import Send
+from .sent_header import SentHeader
 from .slot_status import SlotStatus
 from .source import Source
 from .source_body_limit_in_body import SourceBodyLimitInBody
@@ -146,6 +150,7 @@ from .target_settings import TargetSettings
 from .target_settings_sasl_mechanism import TargetSettingsSaslMechanism
 from .tenant import Tenant
 from .tenant_create_in_body import TenantCreateInBody
+from .test_in_body import TestInBody
 from .token import Token
 from .token_created import TokenCreated
 from .token_created_portal_scope import TokenCreatedPortalScope
@@ -206,6 +211,8 @@ __all__ = (
     "EndpointPatchBody",
     "EndpointPatchBodyHeaders",
     "EndpointPatchBodyTransformationSample",
+    "EndpointTest",
+    "EndpointTestFrom",
     "Entry",
     "EntryOutcome",
     "ErrorDetail",
@@ -282,6 +289,7 @@ __all__ = (
     "ReplayCount",
     "Replayed",
     "ReplayResult",
+    "RequestAsSent",
     "RewindBodyType0",
     "RewindBodyType1",
     "RewindBodyType2",
@@ -292,6 +300,7 @@ __all__ = (
     "RunsOutBody",
     "SearchEventsStatus",
     "Send",
+    "SentHeader",
     "SlotStatus",
     "Source",
     "SourceBodyLimitInBody",
@@ -307,6 +316,7 @@ __all__ = (
     "TargetSettingsSaslMechanism",
     "Tenant",
     "TenantCreateInBody",
+    "TestInBody",
     "Token",
     "TokenCreated",
     "TokenCreatedPortalScope",

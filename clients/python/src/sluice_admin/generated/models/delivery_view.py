@@ -34,9 +34,12 @@ class DeliveryView:
             event_id (str):
             event_type (str):
             id (int):
+            offset (int):
+            partition (int):
             partition_key (str): The resource key: an ordered endpoint gets a key's deliveries in order.
             state (DeliveryViewState):
             tenant_id (str):
+            topic (str): The Kafka record the fan-out read the event from: where the relay published it.
             webhook_id (str): The webhook-id header: the same on every retry, replay and rewind.
             accepted_at (datetime.datetime | Unset): When ingest accepted the event.
             delivered_at (datetime.datetime | Unset):
@@ -60,9 +63,12 @@ class DeliveryView:
     event_id: str
     event_type: str
     id: int
+    offset: int
+    partition: int
     partition_key: str
     state: DeliveryViewState
     tenant_id: str
+    topic: str
     webhook_id: str
     accepted_at: datetime.datetime | Unset = UNSET
     delivered_at: datetime.datetime | Unset = UNSET
@@ -93,11 +99,17 @@ class DeliveryView:
 
         id = self.id
 
+        offset = self.offset
+
+        partition = self.partition
+
         partition_key = self.partition_key
 
         state = self.state.value
 
         tenant_id = self.tenant_id
+
+        topic = self.topic
 
         webhook_id = self.webhook_id
 
@@ -148,9 +160,12 @@ class DeliveryView:
             "event_id": event_id,
             "event_type": event_type,
             "id": id,
+            "offset": offset,
+            "partition": partition,
             "partition_key": partition_key,
             "state": state,
             "tenant_id": tenant_id,
+            "topic": topic,
             "webhook_id": webhook_id,
         })
         if accepted_at is not UNSET:
@@ -197,6 +212,10 @@ class DeliveryView:
 
         id = d.pop("id")
 
+        offset = d.pop("offset")
+
+        partition = d.pop("partition")
+
         partition_key = d.pop("partition_key")
 
         state = DeliveryViewState(d.pop("state"))
@@ -205,6 +224,8 @@ class DeliveryView:
 
 
         tenant_id = d.pop("tenant_id")
+
+        topic = d.pop("topic")
 
         webhook_id = d.pop("webhook_id")
 
@@ -282,9 +303,12 @@ class DeliveryView:
             event_id=event_id,
             event_type=event_type,
             id=id,
+            offset=offset,
+            partition=partition,
             partition_key=partition_key,
             state=state,
             tenant_id=tenant_id,
+            topic=topic,
             webhook_id=webhook_id,
             accepted_at=accepted_at,
             delivered_at=delivered_at,

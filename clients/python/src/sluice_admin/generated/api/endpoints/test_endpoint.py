@@ -8,8 +8,10 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
-from ...models.attempt import Attempt
+from ...models.endpoint_test import EndpointTest
 from ...models.problem import Problem
+from ...models.test_in_body import TestInBody
+from ...types import UNSET, Unset
 from typing import cast
 from uuid import UUID
 
@@ -17,9 +19,12 @@ from uuid import UUID
 
 def _get_kwargs(
     endpoint_id: UUID,
+    *,
+    body: TestInBody | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+
 
     
 
@@ -30,18 +35,31 @@ def _get_kwargs(
         "url": "/admin/v1/endpoints/{endpoint_id}/test".format(endpoint_id=quote(str(endpoint_id), safe=""),),
     }
 
+    
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
 
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
     return _kwargs
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Attempt | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> EndpointTest | Problem | None:
     if response.status_code == 200:
-        response_200 = Attempt.from_dict(response.json())
+        response_200 = EndpointTest.from_dict(response.json())
 
 
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -70,6 +88,20 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
         return response_409
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+
+
+        return response_415
 
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
@@ -105,7 +137,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Attempt | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[EndpointTest | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -118,25 +150,28 @@ def sync_detailed(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient | Client,
+    body: TestInBody | Unset = UNSET,
 
-) -> Response[Attempt | Problem]:
-    """ Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this
-    process does not deliver)
+) -> Response[EndpointTest | Problem]:
+    """ Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or
+    trail), and return the attempt and what was sent (503 where this process does not deliver)
 
     Args:
         endpoint_id (UUID): Endpoint id.
+        body (TestInBody | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Attempt | Problem]
+        Response[EndpointTest | Problem]
      """
 
 
     kwargs = _get_kwargs(
         endpoint_id=endpoint_id,
+body=body,
 
     )
 
@@ -150,26 +185,29 @@ def sync(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient | Client,
+    body: TestInBody | Unset = UNSET,
 
-) -> Attempt | Problem | None:
-    """ Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this
-    process does not deliver)
+) -> EndpointTest | Problem | None:
+    """ Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or
+    trail), and return the attempt and what was sent (503 where this process does not deliver)
 
     Args:
         endpoint_id (UUID): Endpoint id.
+        body (TestInBody | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Attempt | Problem
+        EndpointTest | Problem
      """
 
 
     return sync_detailed(
         endpoint_id=endpoint_id,
 client=client,
+body=body,
 
     ).parsed
 
@@ -177,25 +215,28 @@ async def asyncio_detailed(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient | Client,
+    body: TestInBody | Unset = UNSET,
 
-) -> Response[Attempt | Problem]:
-    """ Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this
-    process does not deliver)
+) -> Response[EndpointTest | Problem]:
+    """ Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or
+    trail), and return the attempt and what was sent (503 where this process does not deliver)
 
     Args:
         endpoint_id (UUID): Endpoint id.
+        body (TestInBody | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Attempt | Problem]
+        Response[EndpointTest | Problem]
      """
 
 
     kwargs = _get_kwargs(
         endpoint_id=endpoint_id,
+body=body,
 
     )
 
@@ -209,25 +250,28 @@ async def asyncio(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient | Client,
+    body: TestInBody | Unset = UNSET,
 
-) -> Attempt | Problem | None:
-    """ Send a signed synthetic sluice.test event to an endpoint now and return the attempt (503 where this
-    process does not deliver)
+) -> EndpointTest | Problem | None:
+    """ Send a signed test event to an endpoint now, a delivery of its own (stored nowhere, in no order or
+    trail), and return the attempt and what was sent (503 where this process does not deliver)
 
     Args:
         endpoint_id (UUID): Endpoint id.
+        body (TestInBody | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Attempt | Problem
+        EndpointTest | Problem
      """
 
 
     return (await asyncio_detailed(
         endpoint_id=endpoint_id,
 client=client,
+body=body,
 
     )).parsed
