@@ -21,10 +21,21 @@ type ResyncResult struct {
 	Published int64
 }
 
+// ResyncMargin is how much earlier than its `since` a resync re-publishes
+// from. A row's created_at is its transaction's start, while the time
+// cdc_slots keeps is the commit time of the last transaction the relay
+// confirmed: a transaction that began before that commit and committed
+// after it (a group commit under load, a process paused mid-transaction)
+// has rows older than T that were never confirmed, and a resync from T
+// exactly would skip them. Sluice's transactions last seconds; the rows a
+// minute before T are published again, which consumers take as the
+// redeliveries they are.
+const ResyncMargin = time.Minute
+
 // Resync rebuilds the relay's slot after it was lost or invalidated. Holding
 // the slot's lock (relays stand by meanwhile), it drops the slot if it still
 // exists, creates it again exporting a snapshot, and publishes every outbox
-// row created since `since` that the snapshot sees, in id order, through the
+// row created since `since` (less ResyncMargin) that the snapshot sees, in id order, through the
 // relay's own publishing path, waiting for every acknowledgement. Rows
 // committed after the snapshot are the new slot's to stream: nothing falls in
 // between, and for a resource key the re-published rows all precede the
@@ -98,7 +109,7 @@ func (r *Relay) republish(ctx context.Context, tx pgx.Tx, pos pglogrepl.LSN, sin
 	pub := newPublisher(pubCtx, producer, wm, newParker(r.pool, r.log, r.metrics), r.metrics, r.traces(), r.topicPolicy())
 	all := wm.begin(time.Time{}) // no commit time: these rows are not read off the slot
 
-	rows, err := tx.Query(ctx, resyncRowsSQL, since)
+	rows, err := tx.Query(ctx, resyncRowsSQL, since.Add(-ResyncMargin))
 	if err != nil {
 		return 0, fmt.Errorf("read outbox: %w", err)
 	}

@@ -64,8 +64,10 @@ func TestResyncRestoresTheStreamAfterTheSlotWasDropped(t *testing.T) {
 		t.Fatalf("sluice cdc resync: %v\n%s", err, out)
 	}
 	published, err := strconv.Atoi(strings.SplitN(string(out), "\n", 2)[0])
-	if err != nil || published != 100 {
-		t.Fatalf("resync printed %q, want 100 rows re-published first", out)
+	// The 100 committed while no slot existed, and the 50 before T, within
+	// the margin a resync takes before it.
+	if err != nil || published != 150 {
+		t.Fatalf("resync printed %q, want 150 rows re-published first", out)
 	}
 	insertRows(t, b, "c", 50) // streamed by the relay from the new slot
 	dups := c.waitForAll(t, b.outbox(since), time.Minute)
@@ -91,4 +93,38 @@ func insertRows(t *testing.T, b *bundle, batch string, n int) {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A transaction that began before the relay's last confirmed commit and
+// committed after it holds rows created before T (created_at is the
+// transaction's start) that no relay confirmed: `sluice cdc resync --since
+// T` re-publishes them too (ResyncMargin), not only the rows created since.
+func TestResyncPublishesRowsCreatedBeforeTAndCommittedAfter(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "resynclate")
+	c := b.collect()
+	ctx := context.Background()
+	late, err := b.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = late.Rollback(ctx) }()
+	if err := insertRow(ctx, late, b.topic, "tenant/thing/late", 0); err != nil {
+		t.Fatal(err)
+	}
+	insertRows(t, b, "early", 10)
+	var since time.Time
+	if err := b.pool.QueryRow(ctx, `SELECT now()`).Scan(&since); err != nil {
+		t.Fatal(err)
+	}
+	if err := late.Commit(ctx); err != nil { // after T, created before it
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sluiceBin(t), "cdc", "resync", "--since", since.Format(time.RFC3339Nano))
+	cmd.Env = append(os.Environ(), "SLUICE_DATABASE_URL="+b.db.URL, "SLUICE_KAFKA_BROKERS="+b.brokers[0],
+		"SLUICE_SLOT="+b.slot, "SLUICE_LOG_LEVEL=warn")
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("sluice cdc resync: %v\n%s", err, out)
+	}
+	c.waitForAll(t, b.outbox(time.Time{}), 30*time.Second)
 }
