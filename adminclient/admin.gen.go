@@ -2866,7 +2866,7 @@ type TenantCreateInBody struct {
 
 // TestInBody defines model for TestInBody.
 type TestInBody struct {
-	// EventType The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test.
+	// EventType The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. A type the tenant never received and no schema declares: 404. Absent: the synthetic sluice.test.
 	EventType *string `json:"event_type,omitempty"`
 }
 

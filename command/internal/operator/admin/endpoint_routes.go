@@ -324,7 +324,7 @@ func (r endpointRouter) secrets() {
 	type testIn struct {
 		EndpointPath
 		Body *struct {
-			EventType string `json:"event_type,omitempty" maxLength:"200" doc:"The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test."`
+			EventType string `json:"event_type,omitempty" maxLength:"200" pattern:"^[A-Za-z0-9_-]+\\.[A-Za-z0-9._-]+$" patternDescription:"a kind and a type: stripe.invoice.paid" doc:"The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the tenant's last event of the type, masked, or a minimal example of its schema. A type the tenant never received and no schema declares: 404. Absent: the synthetic sluice.test."`
 		}
 	}
 	// EndpointTest is the answer: the attempt, and what was sent.

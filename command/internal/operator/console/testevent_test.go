@@ -56,5 +56,5 @@ VALUES ($1, $2, $3, $4 || '_last', 'invoice.paid', 'invoice', $5, 'published', '
 	contains(t, "a test of a type never received", schema, "A signed <code>api.order.shipped</code> event was sent",
 		"a minimal example of the type's schema", `{"order_id":null}`)
 	unknown := send("stripe.nothing.such")
-	contains(t, "a test of an unknown type", unknown, "no event of this type was received and no schema declares it")
+	contains(t, "a test of an unknown type", unknown, "none received, and no schema declares it")
 }

@@ -83,7 +83,8 @@ func Synthetic() Example {
 // Build is the body of a test of eventType (kind.type, as endpoints'
 // filters name it) for tenant: its newest event of the type among its
 // newest 10,000, masked, or the type's minimal example. A type neither
-// the deployment nor the tenant declares, and none received, is invalid.
+// the deployment nor the tenant declares, and none received, names
+// nothing: not found.
 func (b Builder) Build(ctx context.Context, tenant, eventType string) (Example, error) {
 	kind, typ, ok := strings.Cut(eventType, ".")
 	if !ok || kind == "" || typ == "" {
@@ -128,7 +129,7 @@ func (b Builder) schema(ctx context.Context, tenant, kind, typ string) (*schemas
 			return e, nil
 		}
 	}
-	return nil, refusal.InvalidField("event_type", "%s.%s: no event of this type was received and no schema declares it", kind, typ)
+	return nil, refusal.NoSuch("event type", kind+"."+typ+" (none received, and no schema declares it)")
 }
 
 // mask replaces every string of a JSON body by Masked, except the values

@@ -24,7 +24,8 @@ class TestInBody:
     """ 
         Attributes:
             event_type (str | Unset): The type to send (kind.type, as filters name it: stripe.invoice.paid); its body is the
-                tenant's last event of the type, masked, or a minimal example of its schema. Absent: the synthetic sluice.test.
+                tenant's last event of the type, masked, or a minimal example of its schema. A type the tenant never received
+                and no schema declares: 404. Absent: the synthetic sluice.test.
      """
 
     event_type: str | Unset = UNSET
