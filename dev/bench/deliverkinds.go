@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log"
-	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/sluicehq/sluice/internal/keyring"
 	"github.com/sluicehq/sluice/internal/store/endpoints"
+	"github.com/sluicehq/sluice/internal/testenv"
 )
 
 // The deliver step's kinds: beside its HTTP windows, paced windows per
@@ -232,32 +230,20 @@ type benchRabbitMQ struct {
 // startBenchRabbitMQ starts a node on free ports (its AMQP port and the
 // two after it) under dir, and declares the queue.
 func startBenchRabbitMQ(ctx context.Context, outDir string) (*benchRabbitMQ, error) {
-	port, err := threeFreePorts()
+	port, err := testenv.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
 	r := &benchRabbitMQ{dir: filepath.Join(outDir, "rabbitmq")}
 	_ = r.script(ctx, "down")
-	if err := r.script(ctx, "up", fmt.Sprint(port)); err != nil {
+	if err := r.script(ctx, "up", port); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(r.dir, "env"))
+	env, err := testenv.ReadEnv(filepath.Join(r.dir, "env"))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		switch k {
-		case "RABBITMQ_URL":
-			r.url = strings.TrimSuffix(v, "/")
-		case "RABBITMQ_USER":
-			r.user = v
-		case "RABBITMQ_PASSWORD":
-			r.password = v
-		}
-	}
+	r.url, r.user, r.password = strings.TrimSuffix(env["RABBITMQ_URL"], "/"), env["RABBITMQ_USER"], env["RABBITMQ_PASSWORD"]
 	if r.conn, err = amqp.DialConfig(r.url, amqp.Config{SASL: []amqp.Authentication{&amqp.PlainAuth{Username: r.user, Password: r.password}}}); err != nil {
 		r.down()
 		return nil, fmt.Errorf("rabbitmq: %w", err)
@@ -338,30 +324,4 @@ func (b *bench) consumeTopic(ctx context.Context, topic string, rc *receiver) (f
 		_, _ = kadm.NewClient(cl).DeleteTopics(context.Background(), topic)
 		cl.Close()
 	}, nil
-}
-
-// threeFreePorts finds a port that, with the two after it, nothing listens
-// on (a RabbitMQ node's AMQP, Erlang distribution and epmd ports).
-func threeFreePorts() (int, error) {
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		free := port < 65533
-		for i := 1; free && i <= 2; i++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+i))
-			if err != nil {
-				free = false
-				continue
-			}
-			l.Close()
-		}
-		if free {
-			return port, nil
-		}
-	}
-	return 0, fmt.Errorf("no three free ports in a row for the RabbitMQ node")
 }

@@ -36,7 +36,7 @@ func StartElasticMQ(tb testing.TB) *ElasticMQ {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	port, err := freePorts(1)
+	port, err := FreePorts(1)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -37,14 +37,14 @@ func StartRabbitMQ(tb testing.TB) *RabbitMQ {
 	}
 	port := os.Getenv("SLUICE_TEST_RABBITMQ_PORT")
 	if port == "" {
-		if port, err = freePorts(3); err != nil {
+		if port, err = FreePorts(3); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	r := &RabbitMQ{dir: filepath.Join(tb.TempDir(), "rabbitmq"), port: port, script: filepath.Join(root, "dev/rabbitmq/rabbitmq.sh")}
 	tb.Cleanup(func() { _, _ = r.run("down") })
 	r.Start(tb)
-	env, err := readEnv(filepath.Join(r.dir, "env"))
+	env, err := ReadEnv(filepath.Join(r.dir, "env"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -82,9 +82,9 @@ func (r *RabbitMQ) run(args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-// freePorts finds n consecutive free ports on 127.0.0.1 and returns the
+// FreePorts finds n consecutive free ports on 127.0.0.1 and returns the
 // first.
-func freePorts(n int) (string, error) {
+func FreePorts(n int) (string, error) {
 	for range 50 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -106,8 +106,8 @@ func freePorts(n int) (string, error) {
 	return "", fmt.Errorf("no %d consecutive free ports", n)
 }
 
-// readEnv reads KEY=VALUE lines.
-func readEnv(path string) (map[string]string, error) {
+// ReadEnv reads KEY=VALUE lines (the env files dev/ scripts write).
+func ReadEnv(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

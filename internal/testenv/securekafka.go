@@ -116,7 +116,7 @@ func startSecureStack(env []string) (map[string]string, error) {
 			name = v
 		}
 	}
-	written, err := readEnv(filepath.Join(root, ".run", name, "env"))
+	written, err := ReadEnv(filepath.Join(root, ".run", name, "env"))
 	if err != nil {
 		return nil, err
 	}

@@ -41,10 +41,10 @@ func StartTenantKafka(tb testing.TB) *TenantKafka {
 	port := os.Getenv("SLUICE_TEST_TENANT_KAFKA_PORT")
 	controller := os.Getenv("SLUICE_TEST_TENANT_KAFKA_CONTROLLER_PORT")
 	if port == "" {
-		if port, err = freePorts(3); err != nil {
+		if port, err = FreePorts(3); err != nil {
 			tb.Fatal(err)
 		}
-		if controller, err = freePorts(1); err != nil {
+		if controller, err = FreePorts(1); err != nil {
 			tb.Fatal(err)
 		}
 	}
